@@ -1,0 +1,84 @@
+import { Option, type Command } from 'commander';
+import type { ApiKeyRecord } from '../../domain/api-key.js';
+import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
+import { CliError, withServices } from '../run-command.js';
+
+/** The JSON form of a key for `keys list --json`; never the key or its hash. */
+function keyView(key: ApiKeyRecord) {
+  return {
+    id: key.id,
+    name: key.name,
+    environment: key.environment,
+    access: key.access,
+    created_at: key.createdAt,
+    last_used_at: key.lastUsedAt,
+    revoked_at: key.revokedAt,
+  };
+}
+
+function printTable(rows: Record<string, string>[]): void {
+  const first = rows[0];
+  if (!first) return;
+  const columns = Object.keys(first);
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  console.log(line(columns.map((c) => c.toUpperCase())));
+  for (const row of rows) console.log(line(columns.map((c) => row[c] ?? '')));
+}
+
+export function keysCommand(program: Command): void {
+  const keys = program.command('keys').description('create, list and revoke API keys');
+
+  keys
+    .command('create')
+    .description('create an API key; the key itself is the last line of output and is shown only once')
+    .addOption(new Option('--environment <environment>', 'environment of the groups the key sees and creates').choices(ENVIRONMENTS).default('Customer'))
+    .option('--read-only', 'the key may read existing groups but not create, update or rotate', false)
+    .option('--name <text>', 'a label to recognise the key by')
+    .action(async (options: { environment: Environment; readOnly: boolean; name?: string }) => {
+      await withServices(async ({ apiKeys }) => {
+        const { record, key } = await apiKeys.create({
+          environment: options.environment,
+          access: options.readOnly ? 'read-only' : 'read-write',
+          name: options.name ?? null,
+        });
+        console.log(`Created ${record.access} API key ${record.id} for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
+        console.log('Store it now: it cannot be shown again. Use it as "Authorization: Token <key>".');
+        console.log(key);
+      });
+    });
+
+  keys
+    .command('list')
+    .description('list API keys (never the keys themselves)')
+    .option('--json', 'print a JSON array')
+    .action(async (options: { json?: boolean }) => {
+      await withServices(async ({ apiKeys }) => {
+        const all = (await apiKeys.list()).map(keyView);
+        if (options.json) return console.log(JSON.stringify(all, null, 2));
+        if (all.length === 0) return console.log('No API keys yet: create one with `ugs keys create`.');
+        printTable(
+          all.map((k) => ({
+            id: k.id,
+            name: k.name ?? '',
+            environment: k.environment,
+            access: k.access,
+            created: k.created_at,
+            'last used': k.last_used_at ?? 'never',
+            revoked: k.revoked_at ?? '',
+          })),
+        );
+      });
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke an API key; it stops working at once, also on a running server')
+    .argument('<id>', 'the key id shown by `ugs keys list`')
+    .action(async (id: string) => {
+      await withServices(async ({ apiKeys }) => {
+        if (!(await apiKeys.revoke(id))) throw new CliError(`No API key with id ${JSON.stringify(id)}; see \`ugs keys list\`.`);
+        console.log(`Revoked ${id}.`);
+      });
+    });
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { keysCommand } from './commands/keys.js';
+import { migrateCommand } from './commands/migrate.js';
+import { serveCommand } from './commands/serve.js';
+import { reportFailure } from './run-command.js';
+
+const program = new Command()
+  .name('ugs')
+  .description('User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, LOG_LEVEL.')
+  .showHelpAfterError();
+
+serveCommand(program);
+keysCommand(program);
+migrateCommand(program);
+
+program.parseAsync(process.argv).catch(reportFailure);

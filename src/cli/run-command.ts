@@ -1,0 +1,29 @@
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { StartupError } from '../domain/errors.js';
+import { openServices, type Services } from '../services.js';
+
+/** A failure worth one line on stderr, not a stack trace. */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+/** Prints what went wrong in one line and sets a failing exit code. */
+export function reportFailure(error: unknown): void {
+  const expected = error instanceof CliError || error instanceof ConfigError || error instanceof StartupError;
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (expected) console.error(`ugs: ${(error as Error).message}`);
+  else if (code === 'EADDRINUSE') console.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
+  else console.error(error);
+  process.exitCode = 1;
+}
+
+/** Runs `body` with the configured services open, closing them afterwards whatever happens. */
+export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const services = await openServices(config);
+  try {
+    return await body(services, config);
+  } finally {
+    await services.close();
+  }
+}

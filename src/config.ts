@@ -1,0 +1,63 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { resolve } from 'node:path';
+
+/**
+ * Every setting, read from the environment once and validated at start. A bad
+ * value is one clear line naming the variable, never a stack trace.
+ */
+const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'TCP port to listen on.' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to bind; 0.0.0.0 in a container.' }),
+  UGS_DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Folder of the SQLite file and the generated server secret.' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'pino log level.' },
+  ),
+  UGS_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'Server secret (at least 32 characters); generated into the data dir when unset.' })),
+  UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
+});
+
+type RawConfig = Static<typeof ConfigSchema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  logLevel: RawConfig['LOG_LEVEL'];
+  secret: string | undefined;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const known = Object.fromEntries(
+    Object.keys(ConfigSchema.properties)
+      .filter((name) => env[name] !== undefined && env[name] !== '')
+      .map((name) => [name, env[name]]),
+  );
+  const raw = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, known));
+  const error = Value.Errors(ConfigSchema, raw).First();
+  if (error) {
+    const name = error.path.replace(/^\//, '');
+    const shown = name === 'UGS_SECRET' ? '(hidden)' : JSON.stringify(env[name]);
+    throw new ConfigError(`Invalid ${name}=${shown}: ${error.message}. ${describeSetting(name)}`);
+  }
+  const config = raw as RawConfig;
+  return {
+    port: config.PORT,
+    host: config.HOST,
+    dataDir: resolve(config.UGS_DATA_DIR),
+    logLevel: config.LOG_LEVEL,
+    secret: config.UGS_SECRET,
+    shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+function describeSetting(name: string): string {
+  const schema = (ConfigSchema.properties as Record<string, { description?: string }>)[name];
+  return schema?.description ?? '';
+}

@@ -1,0 +1,82 @@
+import type { Store } from '../store/store.js';
+import { apiKeyFormat, newApiKeyId, type Access, type ApiKeyRecord, type Principal } from './api-key.js';
+import type { Environment } from './environment.js';
+import { unauthenticated } from './errors.js';
+import { hashSecret, sameHash } from './secret-format.js';
+
+export interface CreatedApiKey {
+  record: ApiKeyRecord;
+  /** The key itself: shown once, never stored. */
+  key: string;
+}
+
+export interface ApiKeyServiceDeps {
+  store: Store;
+  now?: () => Date;
+  /** How stale `last_used_at` may be; bounds the writes that recording use costs. */
+  lastUsedResolutionMs?: number;
+}
+
+/** Creating, listing, revoking and checking API keys. */
+export class ApiKeyService {
+  private readonly store: Store;
+  private readonly now: () => Date;
+  private readonly lastUsedResolutionMs: number;
+  /** When this process last recorded each key's use, so a busy key costs one write a minute, not one a request. */
+  private readonly lastRecordedUse = new Map<string, number>();
+
+  constructor(deps: ApiKeyServiceDeps) {
+    this.store = deps.store;
+    this.now = deps.now ?? (() => new Date());
+    this.lastUsedResolutionMs = deps.lastUsedResolutionMs ?? 60_000;
+  }
+
+  async create(options: { environment: Environment; access: Access; name?: string | null }): Promise<CreatedApiKey> {
+    const key = apiKeyFormat.generate();
+    const record: ApiKeyRecord = {
+      id: newApiKeyId(),
+      name: options.name ?? null,
+      environment: options.environment,
+      access: options.access,
+      keyHash: hashSecret(key),
+      createdAt: this.now().toISOString(),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await this.store.insertApiKey(record);
+    return { record, key };
+  }
+
+  list(): Promise<ApiKeyRecord[]> {
+    return this.store.listApiKeys();
+  }
+
+  /** False when no key has this id. Revoking twice keeps the first time. */
+  revoke(id: string): Promise<boolean> {
+    return this.store.revokeApiKey(id, this.now().toISOString());
+  }
+
+  /**
+   * The principal for a presented key. Malformed keys are refused before any
+   * store lookup; the stored hash is compared again in constant time.
+   */
+  async authenticate(presentedKey: string): Promise<Principal> {
+    if (!apiKeyFormat.isWellFormed(presentedKey)) {
+      throw unauthenticated('The API key is malformed: expected "Authorization: Token ugsk_..." with a key from `ugs keys create`.');
+    }
+    const hash = hashSecret(presentedKey);
+    const record = await this.store.findApiKeyByHash(hash);
+    if (!record || !sameHash(record.keyHash, hash)) throw unauthenticated('The API key is not recognised.');
+    if (record.revokedAt !== null) throw unauthenticated('The API key has been revoked; create a new one with `ugs keys create`.');
+    await this.noteUse(record.id);
+    return { keyId: record.id, environment: record.environment, access: record.access };
+  }
+
+  private async noteUse(id: string): Promise<void> {
+    const now = this.now();
+    const last = this.lastRecordedUse.get(id);
+    if (last !== undefined && now.getTime() - last < this.lastUsedResolutionMs) return;
+    this.lastRecordedUse.set(id, now.getTime());
+    await this.store.recordApiKeyUse(id, now.toISOString());
+  }
+}

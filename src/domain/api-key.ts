@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import type { Environment } from './environment.js';
+import { secretFormat } from './secret-format.js';
+
+/** API keys: `ugsk_` then 49 base62 characters. */
+export const apiKeyFormat = secretFormat('ugsk_');
+
+export const ACCESS_LEVELS = ['read-write', 'read-only'] as const;
+export type Access = (typeof ACCESS_LEVELS)[number];
+
+/** An API key as stored: never the key itself, only its hash. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string | null;
+  environment: Environment;
+  access: Access;
+  keyHash: Buffer;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** Who is calling: the authenticated key, as the domain needs it. */
+export interface Principal {
+  keyId: string;
+  environment: Environment;
+  access: Access;
+}
+
+/** Public, non-secret identifier of a key, shown by `ugs keys list` and used by `ugs keys revoke`. */
+export function newApiKeyId(): string {
+  return `key_${randomBytes(8).toString('hex')}`;
+}

@@ -1,0 +1,45 @@
+/**
+ * The closed set of failures the service reports. Every code has exactly one
+ * HTTP status, declared in `src/http/error-status.ts`; a test proves the two
+ * lists match and that each code is documented in docs/errors.md.
+ */
+export const ERROR_CODES = [
+  'invalid_request',
+  'unauthenticated',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'payload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'unavailable',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** An expected failure with a message that tells the caller what to fix. */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra response headers, e.g. `Allow` for method_not_allowed. */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+export const invalidRequest = (message: string): ServiceError => new ServiceError('invalid_request', message);
+export const unauthenticated = (message: string): ServiceError => new ServiceError('unauthenticated', message);
+export const forbidden = (message: string): ServiceError => new ServiceError('forbidden', message);
+export const notFound = (message: string): ServiceError => new ServiceError('not_found', message);
+
+/** Raised at start-up when configuration or stored state makes running unsafe. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}

@@ -1,0 +1,71 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+/**
+ * Shared shape of every secret the service hands out: `<prefix><body><checksum>`.
+ * - body: 32 bytes from the CSPRNG (256 bits) in base62, always 43 characters;
+ * - checksum: CRC32 of prefix + body in base62, always 6 characters.
+ * Base62 keeps the value URL-safe and selectable with a double click; the fixed
+ * prefix and the checksum let us refuse a mistyped value without a store lookup,
+ * and let secret scanners recognise a leaked one with no false positives.
+ */
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const BODY_BYTES = 32;
+const BODY_LENGTH = 43; // ceil(256 / log2(62))
+const CHECKSUM_LENGTH = 6; // ceil(32 / log2(62))
+
+function toBase62(bytes: Buffer, length: number): string {
+  let value = BigInt(`0x${bytes.toString('hex') || '0'}`);
+  let out = '';
+  while (value > 0n) {
+    out = ALPHABET[Number(value % 62n)] + out;
+    value /= 62n;
+  }
+  return out.padStart(length, '0');
+}
+
+function checksumOf(prefixAndBody: string): string {
+  const sum = Buffer.alloc(4);
+  sum.writeUInt32BE(crc32(prefixAndBody) >>> 0);
+  return toBase62(sum, CHECKSUM_LENGTH);
+}
+
+export interface SecretFormat {
+  readonly prefix: string;
+  /** A new random secret in this format. */
+  generate(): string;
+  /** True when `value` has this prefix, the right length and alphabet, and a valid checksum. */
+  isWellFormed(value: string): boolean;
+}
+
+export function secretFormat(prefix: string): SecretFormat {
+  const totalLength = prefix.length + BODY_LENGTH + CHECKSUM_LENGTH;
+  const shape = new RegExp(`^${prefix}[0-9A-Za-z]{${BODY_LENGTH + CHECKSUM_LENGTH}}$`);
+  return {
+    prefix,
+    generate() {
+      const body = toBase62(randomBytes(BODY_BYTES), BODY_LENGTH);
+      return prefix + body + checksumOf(prefix + body);
+    },
+    isWellFormed(value) {
+      if (value.length !== totalLength || !shape.test(value)) return false;
+      const head = value.slice(0, -CHECKSUM_LENGTH);
+      const expected = Buffer.from(checksumOf(head));
+      return timingSafeEqual(expected, Buffer.from(value.slice(-CHECKSUM_LENGTH)));
+    },
+  };
+}
+
+/**
+ * The lookup hash of a secret. Plain SHA-256 is enough: the secrets carry 256
+ * random bits, so there is nothing to brute-force, and hashes stay valid when
+ * the server secret is rotated.
+ */
+export function hashSecret(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Constant-time equality for two secret hashes. */
+export function sameHash(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,43 @@
+import type { Environment } from './environment.js';
+
+/** Mapping from schema id to a data source name or id. */
+export type Mapping = Record<string, string | number>;
+export type Properties = Record<string, unknown>;
+
+/** A user group as the store keeps it. The token exists only as a hash and a ciphertext. */
+export interface UserGroupRecord {
+  teamId: number;
+  environment: Environment;
+  providedId: string;
+  name: string;
+  mapping: Mapping | null;
+  properties: Properties | null;
+  tokenHash: Buffer;
+  tokenCiphertext: Buffer;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A user group with its token decrypted, ready to be returned to its owner. */
+export interface UserGroup {
+  teamId: number;
+  environment: Environment;
+  providedId: string;
+  name: string;
+  mapping: Mapping | null;
+  properties: Properties | null;
+  token: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Limits the wire schema enforces; kept here so the domain and docs agree on them. */
+export const LIMITS = {
+  idMaxLength: 255,
+  nameMaxLength: 255,
+  mappingMaxEntries: 100,
+  mappingKeyMaxLength: 255,
+  mappingValueMaxLength: 255,
+  propertiesMaxBytes: 64 * 1024,
+  bodyMaxBytes: 1024 * 1024,
+} as const;

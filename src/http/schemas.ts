@@ -1,0 +1,106 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { ENVIRONMENTS } from '../domain/environment.js';
+import { ERROR_CODES } from '../domain/errors.js';
+import { LIMITS } from '../domain/user-group.js';
+
+/**
+ * The wire, described once: these schemas validate requests, serialize
+ * responses and give the handlers their types.
+ */
+
+// C0 controls and DEL are refused in identifiers: they break logs and some databases.
+const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]+$';
+
+export const UserGroupId = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.idMaxLength,
+  pattern: PRINTABLE,
+  description: 'The id of the user group in your own database; unique per environment.',
+  examples: ['acme'],
+});
+
+export const Name = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.nameMaxLength,
+  pattern: PRINTABLE,
+  description: 'Display name of the user group.',
+  examples: ['Acme Inc.'],
+});
+
+export const Mapping = Type.Record(
+  Type.String(),
+  Type.Union([
+    Type.String({ maxLength: LIMITS.mappingValueMaxLength }),
+    Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+  ]),
+  {
+    maxProperties: LIMITS.mappingMaxEntries,
+    propertyNames: { minLength: 1, maxLength: LIMITS.mappingKeyMaxLength },
+    description: 'Schema id to data source (name or id).',
+    examples: [{ '40': '213' }],
+  },
+);
+
+export const Properties = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free-form JSON object exposed as dashboard and SQL variables; at most 64 KiB serialized.',
+  examples: [{ region: 'eu' }],
+});
+
+export const EnvironmentTag = Type.Union(ENVIRONMENTS.map((e) => Type.Literal(e)));
+
+export const GetOrCreateBody = Type.Object({
+  user_group_id: UserGroupId,
+  name: Type.Optional(Name),
+  mapping: Type.Optional(Mapping),
+  properties: Type.Optional(Properties),
+});
+export type GetOrCreateBody = Static<typeof GetOrCreateBody>;
+
+export const UpdateBody = Type.Object({
+  user_group_id: UserGroupId,
+  name: Type.Optional(Name),
+  mapping: Type.Optional(Mapping),
+  properties: Type.Optional(Type.Union([Properties, Type.Null()], { description: 'null clears the stored properties.' })),
+});
+export type UpdateBody = Static<typeof UpdateBody>;
+
+export const RotateBody = Type.Object({
+  current_token: Type.String({ minLength: 1, maxLength: 1024, description: 'The token currently held for the group.' }),
+});
+export type RotateBody = Static<typeof RotateBody>;
+
+const groupFields = {
+  team_id: Type.Integer({ minimum: 1 }),
+  token: Type.String(),
+  name: Type.String(),
+  provided_id: Type.String(),
+};
+
+export const GetOrCreateResponse = Type.Object({
+  success: Type.Literal(1),
+  new_user_group: Type.Boolean(),
+  user_group: Type.Object({ ...groupFields, properties: Type.Optional(Properties) }),
+});
+
+export const UpdateResponse = Type.Object({
+  success: Type.Literal(1),
+  user_group: Type.Object({ ...groupFields, properties: Type.Optional(Properties), api_environment_tag: EnvironmentTag }),
+});
+
+export const RotateResponse = Type.Object({
+  success: Type.Literal(1),
+  user_group: Type.Object({ ...groupFields, api_environment_tag: EnvironmentTag }),
+});
+
+export const ErrorResponse = Type.Object({
+  success: Type.Literal(0),
+  error: Type.Object({
+    code: Type.Union(ERROR_CODES.map((code) => Type.Literal(code))),
+    message: Type.String(),
+  }),
+});
+
+export const StatusResponse = Type.Object({ success: Type.Literal(1), status: Type.String() });
+
+/** Responses every authenticated route can give besides its own success body. */
+export const errorResponses = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;

@@ -1,0 +1,36 @@
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config.js';
+import { openServices } from '../services.js';
+import { buildApp } from './app.js';
+import { createLogger } from './logger.js';
+import type { TypedApp } from './typed-app.js';
+
+export interface RunningServer {
+  app: TypedApp;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish, then closes the store. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel);
+  const services = await openServices(config);
+  if (services.appliedMigrations.length > 0) logger.info({ migrations: services.appliedMigrations }, 'applied migrations');
+  try {
+    const app = await buildApp(services, { logger });
+    await app.listen({ port: config.port, host: config.host });
+    const { address, port } = app.server.address() as AddressInfo;
+    const host = address.includes(':') ? `[${address}]` : address;
+    return {
+      app,
+      url: `http://${host}:${port}`,
+      close: async () => {
+        await app.close();
+        await services.close();
+      },
+    };
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
+}

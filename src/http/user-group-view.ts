@@ -1,0 +1,26 @@
+import type { UserGroup } from '../domain/user-group.js';
+
+/** The `user_group` object of each operation, field for field as the spec lists them. */
+export function getOrCreateView(group: UserGroup) {
+  return {
+    team_id: group.teamId,
+    token: group.token,
+    name: group.name,
+    provided_id: group.providedId,
+    ...(group.properties === null ? {} : { properties: group.properties }),
+  };
+}
+
+export function updateView(group: UserGroup) {
+  return { ...getOrCreateView(group), api_environment_tag: group.environment };
+}
+
+export function rotateView(group: UserGroup) {
+  return {
+    team_id: group.teamId,
+    token: group.token,
+    name: group.name,
+    provided_id: group.providedId,
+    api_environment_tag: group.environment,
+  };
+}

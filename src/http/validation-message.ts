@@ -1,0 +1,40 @@
+import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+
+/**
+ * Turns Ajv's findings into one sentence that says which field is wrong and
+ * how to fix it, e.g. `"name" must NOT have more than 255 characters`.
+ */
+export function describeValidationFailure(errors: readonly FastifySchemaValidationError[]): string {
+  const anyOf = errors.find((e) => e.keyword === 'anyOf');
+  if (anyOf) {
+    const path = anyOf.instancePath;
+    const alternatives = errors.filter((e) => e.instancePath === path && e.keyword !== 'anyOf').map(alternative);
+    return `${field(path)} ${[...new Set(alternatives)].join(', or ')}.`;
+  }
+  const first = errors[0];
+  if (!first) return 'The request body is invalid.';
+  if (first.keyword === 'required') {
+    const missing = String((first.params as { missingProperty?: string }).missingProperty);
+    return `${field(`${first.instancePath}/${missing}`)} is required.`;
+  }
+  if (first.instancePath === '' && first.keyword === 'type') return 'The request body must be a JSON object.';
+  if (first.keyword === 'pattern') return `${field(first.instancePath)} must not contain control characters.`;
+  if (first.keyword === 'propertyNames') return `${field(first.instancePath)} keys must be 1 to 255 characters long.`;
+  if (first.keyword === 'maxProperties') return `${field(first.instancePath)} ${first.message} (entries).`;
+  return `${field(first.instancePath)} ${first.message}.`;
+}
+
+function alternative(error: FastifySchemaValidationError): string {
+  if (error.keyword === 'type') return `must be ${(error.params as { type?: string }).type}`;
+  return error.message ?? 'is invalid';
+}
+
+/** `/mapping/40` becomes `"mapping.40"`: the field as the caller wrote it. */
+function field(instancePath: string): string {
+  const path = instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
+  return path ? `"${path}"` : 'The request body';
+}

@@ -1,0 +1,61 @@
+import type { Access, ApiKeyRecord } from '../../domain/api-key.js';
+import type { Environment } from '../../domain/environment.js';
+import type { UserGroupRecord } from '../../domain/user-group.js';
+
+/** Rows exactly as SQLite returns them. */
+export interface UserGroupRow {
+  team_id: number;
+  environment: string;
+  provided_id: string;
+  name: string;
+  mapping: string | null;
+  properties: string | null;
+  token_hash: Buffer;
+  token_ciphertext: Buffer;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  name: string | null;
+  environment: string;
+  access: string;
+  key_hash: Buffer;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export function toUserGroupRecord(row: UserGroupRow): UserGroupRecord {
+  return {
+    teamId: row.team_id,
+    environment: row.environment as Environment,
+    providedId: row.provided_id,
+    name: row.name,
+    mapping: row.mapping === null ? null : JSON.parse(row.mapping),
+    properties: row.properties === null ? null : JSON.parse(row.properties),
+    tokenHash: row.token_hash,
+    tokenCiphertext: row.token_ciphertext,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    environment: row.environment as Environment,
+    access: row.access as Access,
+    keyHash: row.key_hash,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** JSON text for a nullable JSON column. */
+export function jsonOrNull(value: unknown): string | null {
+  return value === null || value === undefined ? null : JSON.stringify(value);
+}

@@ -1,0 +1,170 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ApiKeyRecord } from '../../domain/api-key.js';
+import type { Environment } from '../../domain/environment.js';
+import type { UserGroupRecord } from '../../domain/user-group.js';
+import type { NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
+import { migrateSqlite } from './migrate-sqlite.js';
+import { jsonOrNull, toApiKeyRecord, toUserGroupRecord, type ApiKeyRow, type UserGroupRow } from './sqlite-rows.js';
+
+export interface SqliteStoreOptions {
+  /** Path of the database file; its folder is created when missing. */
+  path: string;
+  /** How long a write waits for another process's lock (the CLI and the server share the file). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The embedded default store: one SQLite file in WAL mode with
+ * synchronous=FULL, so an acknowledged write survives a crash or power loss.
+ * better-sqlite3 is synchronous; each method is one short statement, so the
+ * event loop is held for microseconds, and the single connection makes every
+ * statement atomic with respect to this process's other requests.
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  private constructor(db: Database.Database) {
+    this.db = db;
+    this.statements = {
+      getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
+      putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
+      findGroup: db.prepare<[string, string], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND provided_id = ?'),
+      findGroupByToken: db.prepare<[string, Buffer], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND token_hash = ?'),
+      insertGroup: db.prepare<unknown[], UserGroupRow>(
+        `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (environment, provided_id) DO NOTHING
+         RETURNING *`,
+      ),
+      updateGroup: db.prepare<unknown[], UserGroupRow>(
+        `UPDATE user_groups SET
+           name       = CASE WHEN ? THEN ? ELSE name END,
+           mapping    = CASE WHEN ? THEN ? ELSE mapping END,
+           properties = CASE WHEN ? THEN ? ELSE properties END,
+           updated_at = ?
+         WHERE environment = ? AND provided_id = ?
+         RETURNING *`,
+      ),
+      replaceToken: db.prepare<unknown[], UserGroupRow>(
+        `UPDATE user_groups SET token_hash = ?, token_ciphertext = ?, updated_at = ?
+         WHERE team_id = ? AND token_hash = ?
+         RETURNING *`,
+      ),
+      insertKey: db.prepare(
+        `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
+         VALUES (@id, @name, @environment, @access, @keyHash, @createdAt, @lastUsedAt, @revokedAt)`,
+      ),
+      findKeyByHash: db.prepare<[Buffer], ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ?'),
+      listKeys: db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
+      revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
+      recordKeyUse: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+      ping: db.prepare('SELECT 1'),
+    };
+  }
+
+  /** Opens (creating when missing) and migrates the database at `options.path`. */
+  static async open(options: SqliteStoreOptions): Promise<{ store: SqliteStore; appliedMigrations: string[] }> {
+    mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+    const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    try {
+      // Hashes and ciphertexts only, but still nobody else's business; WAL files inherit this mode.
+      chmodSync(options.path, 0o600);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      const appliedMigrations = await migrateSqlite(options.path);
+      return { store: new SqliteStore(db), appliedMigrations };
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  async ping(): Promise<void> {
+    this.statements.ping.get();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  async getSetting(name: string): Promise<string | null> {
+    return this.statements.getSetting.get(name)?.value ?? null;
+  }
+
+  async putSettingIfAbsent(name: string, value: string): Promise<string> {
+    this.statements.putSettingIfAbsent.run(name, value);
+    return this.statements.getSetting.get(name)!.value;
+  }
+
+  async findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
+    const row = this.statements.findGroup.get(environment, providedId);
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
+    const row = this.statements.findGroupByToken.get(environment, tokenHash);
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async insertUserGroupIfAbsent(group: NewUserGroup): Promise<{ group: UserGroupRecord; created: boolean }> {
+    const inserted = this.statements.insertGroup.get(
+      group.environment,
+      group.providedId,
+      group.name,
+      jsonOrNull(group.mapping),
+      jsonOrNull(group.properties),
+      group.tokenHash,
+      group.tokenCiphertext,
+      group.createdAt,
+      group.updatedAt,
+    );
+    if (inserted) return { group: toUserGroupRecord(inserted), created: true };
+    const existing = this.statements.findGroup.get(group.environment, group.providedId);
+    if (!existing) throw new Error('user group vanished between conflict and read');
+    return { group: toUserGroupRecord(existing), created: false };
+  }
+
+  async updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges): Promise<UserGroupRecord | null> {
+    const row = this.statements.updateGroup.get(
+      changes.name !== undefined ? 1 : 0,
+      changes.name ?? null,
+      changes.mapping !== undefined ? 1 : 0,
+      jsonOrNull(changes.mapping),
+      changes.properties !== undefined ? 1 : 0,
+      jsonOrNull(changes.properties),
+      changes.updatedAt,
+      environment,
+      providedId,
+    );
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async replaceToken(r: TokenReplacement): Promise<UserGroupRecord | null> {
+    const row = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async insertApiKey(key: ApiKeyRecord): Promise<void> {
+    this.statements.insertKey.run(key);
+  }
+
+  async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
+    const row = this.statements.findKeyByHash.get(keyHash);
+    return row ? toApiKeyRecord(row) : null;
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return this.statements.listKeys.all().map(toApiKeyRecord);
+  }
+
+  async revokeApiKey(id: string, revokedAt: string): Promise<boolean> {
+    return this.statements.revokeKey.run(revokedAt, id).changes > 0;
+  }
+
+  async recordApiKeyUse(id: string, usedAt: string): Promise<void> {
+    this.statements.recordKeyUse.run(usedAt, id);
+  }
+}

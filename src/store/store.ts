@@ -1,0 +1,60 @@
+import type { ApiKeyRecord } from '../domain/api-key.js';
+import type { Environment } from '../domain/environment.js';
+import type { Mapping, Properties, UserGroupRecord } from '../domain/user-group.js';
+
+/** A group about to be inserted: everything but the id the store assigns. */
+export type NewUserGroup = Omit<UserGroupRecord, 'teamId'>;
+
+/** Fields an update replaces; an absent field keeps its stored value. */
+export interface UserGroupChanges {
+  name?: string;
+  mapping?: Mapping | null;
+  properties?: Properties | null;
+  updatedAt: string;
+}
+
+export interface TokenReplacement {
+  teamId: number;
+  /** The hash the row must still hold: a concurrent rotation makes this one lose. */
+  expectedTokenHash: Buffer;
+  tokenHash: Buffer;
+  tokenCiphertext: Buffer;
+  updatedAt: string;
+}
+
+/**
+ * Everything the service persists. One implementation per database
+ * (`sqlite/`, later `postgres/`), all passing the conformance suite in
+ * test/store/store-conformance.ts. Every SQL dialect detail stays behind this
+ * interface. Methods are async so a networked database fits the same shape.
+ */
+export interface Store {
+  /** Answers when the database answers; used by /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  /** A value from the store's own settings (e.g. the server secret check), or null. */
+  getSetting(name: string): Promise<string | null>;
+  /** Stores `value` under `name` unless one is there already; returns the value now stored. */
+  putSettingIfAbsent(name: string, value: string): Promise<string>;
+
+  findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null>;
+  findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null>;
+  /**
+   * Inserts the group unless its (environment, providedId) exists. Atomic: of
+   * many concurrent calls for one id exactly one reports `created: true`, and
+   * all return the same row.
+   */
+  insertUserGroupIfAbsent(group: NewUserGroup): Promise<{ group: UserGroupRecord; created: boolean }>;
+  /** Applies `changes`; null when the group does not exist. */
+  updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges): Promise<UserGroupRecord | null>;
+  /** Swaps the token if the row still holds `expectedTokenHash`; null otherwise. */
+  replaceToken(replacement: TokenReplacement): Promise<UserGroupRecord | null>;
+
+  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null>;
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  /** Marks the key revoked (keeping the first revocation time); false when no such key. */
+  revokeApiKey(id: string, revokedAt: string): Promise<boolean>;
+  recordApiKeyUse(id: string, usedAt: string): Promise<void>;
+}
