@@ -1,0 +1,58 @@
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import type { Access } from '../../src/domain/api-key.js';
+import type { Environment } from '../../src/domain/environment.js';
+import { buildApp } from '../../src/http/app.js';
+import { createLogger } from '../../src/http/logger.js';
+import type { TypedApp } from '../../src/http/typed-app.js';
+import { openServices, type Services } from '../../src/services.js';
+import { ApiClient } from './http-client.js';
+import { makeTempDir } from './temp-dir.js';
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  services: Services;
+  app: TypedApp;
+  /** Every log line the server wrote, as text. */
+  logs: string[];
+  /** A new API key and a client that uses it. */
+  client(options?: { environment?: Environment; access?: Access }): Promise<ApiClient & { keyId: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real application on a real socket (127.0.0.1, random port) over a real
+ * SQLite file in a temp dir. Pass `dataDir` to reopen an existing store.
+ */
+export async function startTestServer(options: { dataDir?: string; secret?: string } = {}): Promise<TestServer> {
+  const temp = options.dataDir ? undefined : makeTempDir();
+  const dataDir = options.dataDir ?? temp!.path;
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const services = await openServices({ dataDir, secret: options.secret });
+  const app = await buildApp(services, { logger: createLogger('info', sink) });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return {
+    url,
+    dataDir,
+    services,
+    app,
+    logs,
+    async client({ environment = 'Customer', access = 'read-write' } = {}) {
+      const { record, key } = await services.apiKeys.create({ environment, access });
+      return Object.assign(new ApiClient(url, key), { keyId: record.id });
+    },
+    async close() {
+      await app.close();
+      await services.close();
+      temp?.remove();
+    },
+  };
+}
