@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ApiKeyService } from '../../src/domain/api-key-service.js';
+import { apiKeyFormat } from '../../src/domain/api-key.js';
+import { ServiceError } from '../../src/domain/errors.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+const unauthenticated = (error: unknown) => error instanceof ServiceError && error.code === 'unauthenticated';
+
+describe('ApiKeyService', () => {
+  const dir = makeTempDir('ugs-keys');
+  let store: SqliteStore;
+  let now = new Date('2026-01-01T00:00:00Z');
+  let keys: ApiKeyService;
+  before(async () => {
+    store = (await SqliteStore.open({ path: join(dir.path, 'k.sqlite') })).store;
+    keys = new ApiKeyService({ store, now: () => now });
+  });
+  after(async () => {
+    await store.close();
+    dir.remove();
+  });
+
+  it('stores only the hash of a new key and authenticates it', async () => {
+    const { record, key } = await keys.create({ environment: 'Testing', access: 'read-only', name: 'ci' });
+    assert.equal(JSON.stringify(await store.listApiKeys()).includes(key), false);
+    const principal = await keys.authenticate(key);
+    assert.deepEqual(principal, { keyId: record.id, environment: 'Testing', access: 'read-only' });
+  });
+
+  it('refuses malformed, unknown and revoked keys', async () => {
+    await assert.rejects(keys.authenticate('nope'), unauthenticated);
+    await assert.rejects(keys.authenticate(apiKeyFormat.generate()), unauthenticated, 'well-formed but never issued');
+    const { record, key } = await keys.create({ environment: 'Customer', access: 'read-write' });
+    assert.equal(await keys.revoke(record.id), true);
+    await assert.rejects(keys.authenticate(key), /revoked/);
+  });
+
+  it('records use at most once per resolution window', async () => {
+    const { record, key } = await keys.create({ environment: 'Customer', access: 'read-write' });
+    await keys.authenticate(key);
+    const firstUse = (await store.findApiKeyByHash(record.keyHash))?.lastUsedAt;
+    assert.equal(firstUse, now.toISOString());
+    now = new Date(now.getTime() + 30_000);
+    await keys.authenticate(key);
+    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, firstUse);
+    now = new Date(now.getTime() + 60_000);
+    await keys.authenticate(key);
+    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, now.toISOString());
+  });
+});

@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { ApiKeyRecord } from '../../src/domain/api-key.js';
+import type { Environment } from '../../src/domain/environment.js';
+import type { NewUserGroup, Store } from '../../src/store/store.js';
+
+/** How a conformance run gets a fresh, migrated, empty store of one kind. */
+export interface StoreFixture {
+  name: string;
+  open(): Promise<Store>;
+  /** Removes whatever `open` created. */
+  cleanup(): Promise<void>;
+}
+
+let seq = 0;
+function newGroup(environment: Environment, providedId: string, overrides: Partial<NewUserGroup> = {}): NewUserGroup {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, seq++)).toISOString();
+  return {
+    environment,
+    providedId,
+    name: `Group ${providedId}`,
+    mapping: { '40': '213', '41': 7 },
+    properties: { region: 'eu', nested: { list: [1, 'two', null] } },
+    tokenHash: randomBytes(32),
+    tokenCiphertext: randomBytes(60),
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
+}
+
+function newKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  return {
+    id: `key_${randomBytes(8).toString('hex')}`,
+    name: 'ci',
+    environment: 'Customer',
+    access: 'read-write',
+    keyHash: randomBytes(32),
+    createdAt: new Date().toISOString(),
+    lastUsedAt: null,
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+/**
+ * Every behaviour the domain relies on, run against each store
+ * implementation: one suite, so the databases cannot drift apart.
+ */
+export function storeConformance(fixture: StoreFixture): void {
+  describe(`Store conformance: ${fixture.name}`, () => {
+    let store: Store;
+    before(async () => {
+      store = await fixture.open();
+    });
+    after(async () => {
+      await store.close();
+      await fixture.cleanup();
+    });
+
+    it('answers ping', async () => {
+      await store.ping();
+    });
+
+    it('keeps settings, first writer wins', async () => {
+      assert.equal(await store.getSetting('s1'), null);
+      assert.equal(await store.putSettingIfAbsent('s1', 'first'), 'first');
+      assert.equal(await store.putSettingIfAbsent('s1', 'second'), 'first');
+      assert.equal(await store.getSetting('s1'), 'first');
+    });
+
+    it('inserts a group and reads it back field for field', async () => {
+      const group = newGroup('Customer', 'roundtrip');
+      const { group: stored, created } = await store.insertUserGroupIfAbsent(group);
+      assert.equal(created, true);
+      assert.ok(Number.isInteger(stored.teamId) && stored.teamId > 0);
+      const { teamId, ...rest } = stored;
+      assert.deepEqual(rest, group);
+      assert.deepEqual(await store.findUserGroup('Customer', 'roundtrip'), stored);
+      assert.deepEqual(await store.findUserGroupByTokenHash('Customer', group.tokenHash), stored);
+      assert.ok(teamId);
+    });
+
+    it('keeps null mapping and properties as null', async () => {
+      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'nulls', { mapping: null, properties: null }));
+      assert.equal(group.mapping, null);
+      assert.equal(group.properties, null);
+    });
+
+    it('does not insert a second group with the same id in one environment', async () => {
+      const first = await store.insertUserGroupIfAbsent(newGroup('Customer', 'dup'));
+      const second = await store.insertUserGroupIfAbsent(newGroup('Customer', 'dup', { name: 'Another' }));
+      assert.equal(second.created, false);
+      assert.deepEqual(second.group, first.group);
+    });
+
+    it('allows the same id once per environment, as separate groups', async () => {
+      const customer = await store.insertUserGroupIfAbsent(newGroup('Customer', 'shared'));
+      const testing = await store.insertUserGroupIfAbsent(newGroup('Testing', 'shared'));
+      assert.equal(testing.created, true);
+      assert.notEqual(customer.group.teamId, testing.group.teamId);
+      assert.equal((await store.findUserGroup('Testing', 'shared'))?.teamId, testing.group.teamId);
+    });
+
+    it('scopes token lookups to the environment', async () => {
+      const { group } = await store.insertUserGroupIfAbsent(newGroup('Testing', 'scoped'));
+      assert.equal(await store.findUserGroupByTokenHash('Customer', group.tokenHash), null);
+    });
+
+    it('creates exactly once under concurrent inserts of one id', async () => {
+      const results = await Promise.all(Array.from({ length: 50 }, () => store.insertUserGroupIfAbsent(newGroup('Customer', 'race'))));
+      assert.equal(results.filter((r) => r.created).length, 1);
+      assert.equal(new Set(results.map((r) => r.group.teamId)).size, 1);
+      assert.equal(new Set(results.map((r) => r.group.tokenHash.toString('hex'))).size, 1);
+    });
+
+    it('never reuses a team_id', async () => {
+      const ids = [];
+      for (let i = 0; i < 5; i++) ids.push((await store.insertUserGroupIfAbsent(newGroup('Customer', `seq-${i}`))).group.teamId);
+      assert.equal(new Set(ids).size, ids.length);
+      assert.deepEqual([...ids].sort((a, b) => a - b), ids);
+    });
+
+    it('updates only the given fields and can clear properties', async () => {
+      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'upd'));
+      const renamed = await store.updateUserGroup('Customer', 'upd', { name: 'Renamed', updatedAt: '2026-02-01T00:00:00.000Z' });
+      assert.equal(renamed?.name, 'Renamed');
+      assert.deepEqual(renamed?.mapping, group.mapping);
+      assert.deepEqual(renamed?.properties, group.properties);
+      assert.equal(renamed?.updatedAt, '2026-02-01T00:00:00.000Z');
+      assert.equal(renamed?.createdAt, group.createdAt);
+      assert.deepEqual(renamed?.tokenHash, group.tokenHash);
+
+      const remapped = await store.updateUserGroup('Customer', 'upd', { mapping: { x: 'y' }, properties: null, updatedAt: group.updatedAt });
+      assert.deepEqual(remapped?.mapping, { x: 'y' });
+      assert.equal(remapped?.properties, null);
+      assert.equal(remapped?.name, 'Renamed');
+    });
+
+    it('updates nothing and returns null for an unknown group or the wrong environment', async () => {
+      await store.insertUserGroupIfAbsent(newGroup('Customer', 'only-customer'));
+      assert.equal(await store.updateUserGroup('Testing', 'only-customer', { name: 'x', updatedAt: 'now' }), null);
+      assert.equal(await store.updateUserGroup('Customer', 'missing', { name: 'x', updatedAt: 'now' }), null);
+      assert.equal((await store.findUserGroup('Customer', 'only-customer'))?.name, 'Group only-customer');
+    });
+
+    it('replaces a token only while the expected one is current', async () => {
+      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'rot'));
+      const next = { tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60) };
+      const rotated = await store.replaceToken({ teamId: group.teamId, expectedTokenHash: group.tokenHash, ...next, updatedAt: 'later' });
+      assert.deepEqual(rotated?.tokenHash, next.tokenHash);
+      assert.deepEqual(rotated?.tokenCiphertext, next.tokenCiphertext);
+      assert.equal(await store.findUserGroupByTokenHash('Customer', group.tokenHash), null, 'old token no longer finds the group');
+      const stale = await store.replaceToken({
+        teamId: group.teamId,
+        expectedTokenHash: group.tokenHash,
+        tokenHash: randomBytes(32),
+        tokenCiphertext: randomBytes(60),
+        updatedAt: 'later',
+      });
+      assert.equal(stale, null, 'a superseded token cannot rotate again');
+    });
+
+    it('lets exactly one of many concurrent rotations with one token win', async () => {
+      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'rot-race'));
+      const attempts = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          store.replaceToken({
+            teamId: group.teamId,
+            expectedTokenHash: group.tokenHash,
+            tokenHash: randomBytes(32),
+            tokenCiphertext: randomBytes(60),
+            updatedAt: 'x',
+          }),
+        ),
+      );
+      const winners = attempts.filter((a) => a !== null);
+      assert.equal(winners.length, 1);
+      assert.deepEqual((await store.findUserGroup('Customer', 'rot-race'))?.tokenHash, winners[0]?.tokenHash);
+    });
+
+    it('creates, finds, lists, revokes and records use of API keys', async () => {
+      const key = newKey({ name: null, environment: 'Testing', access: 'read-only' });
+      await store.insertApiKey(key);
+      assert.deepEqual(await store.findApiKeyByHash(key.keyHash), key);
+      assert.equal(await store.findApiKeyByHash(randomBytes(32)), null);
+      assert.ok((await store.listApiKeys()).some((k) => k.id === key.id));
+
+      await store.recordApiKeyUse(key.id, '2026-03-01T00:00:00.000Z');
+      assert.equal((await store.findApiKeyByHash(key.keyHash))?.lastUsedAt, '2026-03-01T00:00:00.000Z');
+
+      assert.equal(await store.revokeApiKey(key.id, '2026-03-02T00:00:00.000Z'), true);
+      assert.equal(await store.revokeApiKey(key.id, '2026-03-03T00:00:00.000Z'), true);
+      assert.equal((await store.findApiKeyByHash(key.keyHash))?.revokedAt, '2026-03-02T00:00:00.000Z', 'first revocation time is kept');
+      assert.equal(await store.revokeApiKey('key_missing', 'now'), false);
+    });
+
+    it('lists keys oldest first', async () => {
+      const a = newKey({ createdAt: '2020-01-01T00:00:00.000Z' });
+      const b = newKey({ createdAt: '2020-01-02T00:00:00.000Z' });
+      await store.insertApiKey(b);
+      await store.insertApiKey(a);
+      const ids = (await store.listApiKeys()).map((k) => k.id);
+      assert.ok(ids.indexOf(a.id) < ids.indexOf(b.id));
+    });
+
+    it('refuses a second key with the same hash', async () => {
+      const key = newKey();
+      await store.insertApiKey(key);
+      await assert.rejects(store.insertApiKey({ ...key, id: 'key_other' }));
+    });
+
+    it('keeps unicode, long strings and JSON edge values intact', async () => {
+      const providedId = 'ünïcødé-😀-'.padEnd(200, 'x');
+      const properties = { emoji: '😀', quote: '"\\', big: 9007199254740991, neg: -1.5, deep: { a: [[[{ b: null }]]] }, nul: 'a\u0000b' };
+      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', providedId, { properties }));
+      assert.deepEqual((await store.findUserGroup('Customer', providedId))?.properties, properties);
+      assert.equal(group.providedId, providedId);
+    });
+  });
+}
