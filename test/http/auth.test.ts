@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { apiKeyFormat } from '../../src/domain/api-key.js';
+import { ApiClient, rawRequest } from '../helpers/http-client.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const body = { user_group_id: 'auth-target', name: 'Target' };
+
+describe('authentication and access', () => {
+  let server: TestServer;
+  let token: string;
+  before(async () => {
+    server = await startTestServer();
+    token = (await (await server.client()).getOrCreate(body)).json.user_group.token;
+  });
+  after(() => server.close());
+
+  async function expect401(headers: Record<string, string>) {
+    const res = await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { 'content-type': 'application/json', ...headers }, body });
+    assert.equal(res.status, 401, JSON.stringify(headers));
+    assert.equal(res.json.success, 0);
+    assert.equal(res.json.error.code, 'unauthenticated');
+    assert.ok(res.json.error.message.length > 0);
+  }
+
+  it('refuses a missing Authorization header', () => expect401({}));
+  it('refuses an empty or schemeless header', async () => {
+    await expect401({ authorization: '' });
+    await expect401({ authorization: apiKeyFormat.generate() });
+    await expect401({ authorization: `Basic ${apiKeyFormat.generate()}` });
+  });
+  it('refuses a malformed key', () => expect401({ authorization: 'Token ugsk_nope' }));
+  it('refuses a well-formed key that was never issued', () => expect401({ authorization: `Token ${apiKeyFormat.generate()}` }));
+
+  it('refuses a revoked key at once', async () => {
+    const api = await server.client();
+    assert.equal((await api.getOrCreate(body)).status, 200);
+    await server.services.apiKeys.revoke(api.keyId);
+    await expect401({ authorization: `Token ${api.key}` });
+  });
+
+  it('accepts Token and Bearer, any case', async () => {
+    const api = await server.client();
+    for (const scheme of ['Token', 'Bearer', 'token', 'BEARER']) {
+      const res = await rawRequest(server.url, {
+        method: 'GET',
+        path: '/api/user',
+        headers: { 'content-type': 'application/json', authorization: `${scheme} ${api.key}` },
+        body,
+      });
+      assert.equal(res.status, 200, scheme);
+    }
+  });
+
+  it('checks the key before reading the body', async () => {
+    const res = await rawRequest(server.url, { method: 'PUT', path: '/api/user', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    assert.equal(res.status, 401);
+  });
+
+  describe('read-only keys', () => {
+    let reader: ApiClient;
+    before(async () => {
+      reader = await server.client({ access: 'read-only' });
+    });
+
+    it('may get an existing group', async () => {
+      const res = await reader.getOrCreate(body);
+      assert.equal(res.status, 200);
+      assert.equal(res.json.new_user_group, false);
+      assert.equal(res.json.user_group.token, token);
+    });
+
+    it('may not create, update or rotate (403)', async () => {
+      for (const res of [
+        await reader.getOrCreate({ user_group_id: 'ro-new', name: 'New' }),
+        await reader.update({ user_group_id: body.user_group_id, name: 'Renamed' }),
+        await reader.rotate(token),
+      ]) {
+        assert.equal(res.status, 403);
+        assert.equal(res.json.success, 0);
+        assert.equal(res.json.error.code, 'forbidden');
+      }
+      const writer = await server.client();
+      const after = (await writer.getOrCreate(body)).json.user_group;
+      assert.equal(after.name, 'Target', 'the refused update changed nothing');
+      assert.equal(after.token, token, 'the refused rotation changed nothing');
+      assert.equal((await writer.getOrCreate({ user_group_id: 'ro-new', name: 'x' })).json.new_user_group, true);
+    });
+  });
+
+  it('needs no key for health checks', async () => {
+    assert.equal((await rawRequest(server.url, { method: 'GET', path: '/healthz' })).status, 200);
+    assert.equal((await rawRequest(server.url, { method: 'GET', path: '/readyz' })).status, 200);
+  });
+});
