@@ -6,6 +6,7 @@ import type { Services } from '../services.js';
 import { errorBody, installErrorHandler } from './error-handler.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
+import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
 import { registerHealth } from './routes/health.js';
 import { userGroupRoutes } from './routes/user-group-routes.js';
@@ -26,6 +27,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // Wrong types are errors, never silently coerced ("123" is not 123).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     clientErrorHandler: answerMalformedHttp,
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // The spec sends JSON bodies with GET; Fastify ignores them unless told otherwise.
@@ -33,6 +35,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   installJsonBodyParser(app);
   installErrorHandler(app);
   installMethodNotAllowed(app);
+  refuseWhileClosing(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { ServiceError } from '../domain/errors.js';
+
+/**
+ * Once shutdown starts, requests that still arrive on kept-alive connections
+ * get 503 `unavailable` in the usual envelope (Fastify's built-in answer has
+ * its own body), with `Connection: close` so the client reconnects elsewhere.
+ * Requests already in flight finish normally.
+ */
+export function refuseWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new ServiceError('unavailable', 'The server is shutting down; retry the request.');
+  });
+}

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { describe, it } from 'node:test';
+import { startTestServer } from '../helpers/test-server.js';
+
+describe('graceful shutdown', () => {
+  it('finishes a request in flight when close starts, then refuses new connections', async () => {
+    const server = await startTestServer();
+    const api = await server.client();
+    const body = JSON.stringify({ user_group_id: 'in-flight', name: 'In flight' });
+    const half = Math.floor(body.length / 2);
+
+    const answer = new Promise<{ status: number; json: { new_user_group: boolean } }>((resolve, reject) => {
+      const req = request(
+        `${server.url}/api/user`,
+        { method: 'GET', headers: { authorization: `Token ${api.key}`, 'content-type': 'application/json', 'content-length': body.length } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, half));
+      // The request is now in flight: headers and half its body are on the wire.
+      setTimeout(() => {
+        closed = server.app.close();
+        setTimeout(() => req.end(body.slice(half)), 50);
+      }, 50);
+    });
+    let closed: Promise<void> | undefined;
+
+    const res = await answer;
+    assert.equal(res.status, 200);
+    assert.equal(res.json.new_user_group, true);
+    await closed;
+    await assert.rejects(api.getOrCreate({ user_group_id: 'after', name: 'After' }), /ECONNREFUSED/);
+    await server.services.close();
+    await server.close();
+  });
+});
