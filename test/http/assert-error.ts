@@ -1,0 +1,26 @@
+import assert from 'node:assert/strict';
+import type { RawResponse } from '../helpers/http-client.js';
+
+/**
+ * Checks one failure on the wire: the status, a JSON content type and the
+ * envelope `{"success":0,"error":{"code":...,"message":...}}` with a non-empty
+ * message. Returns the message so callers can check it names the field.
+ */
+export function assertError(res: RawResponse, status: number, code: string): string {
+  const context = `${res.status} ${res.text.slice(0, 500)}`;
+  assert.equal(res.status, status, context);
+  assert.match(String(res.headers['content-type']), /^application\/json/, context);
+  let body: { success?: unknown; error?: { code?: unknown; message?: unknown } };
+  try {
+    body = res.json;
+  } catch {
+    assert.fail(`the error body is not JSON: ${context}`);
+  }
+  assert.equal(body.success, 0, context);
+  assert.equal(typeof body.error, 'object', context);
+  assert.equal(body.error?.code, code, context);
+  assert.equal(typeof body.error?.message, 'string', context);
+  const message = body.error?.message as string;
+  assert.ok(message.length > 0, `empty error message: ${context}`);
+  return message;
+}

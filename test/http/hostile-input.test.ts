@@ -1,0 +1,361 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { rawRequest, type ApiClient, type RawResponse } from '../helpers/http-client.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { assertError } from './assert-error.js';
+
+/**
+ * Input meant to hurt: prototype poisoning, deep nesting, broken Unicode,
+ * absurd numbers, wrong content types and unknown methods or paths. Each is
+ * refused with a 4xx JSON envelope (or harmlessly accepted), never a 5xx.
+ */
+
+let counter = 0;
+const freshId = (label: string): string => `${label}-${++counter}`;
+
+/** The raw JSON text of a get-or-create body whose `properties` is the given raw JSON. */
+const withRawProperties = (id: string, properties: string): string =>
+  `{"user_group_id":${JSON.stringify(id)},"name":"Hostile","properties":${properties}}`;
+
+async function assertNotCreated(api: ApiClient, userGroupId: string): Promise<void> {
+  const res = await api.getOrCreate({ user_group_id: userGroupId, name: 'Check' });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.json.new_user_group, true, `"${userGroupId}" was created by a refused call`);
+}
+
+function assertNoPollution(): void {
+  const probe = {} as Record<string, unknown>;
+  assert.equal(probe.polluted, undefined, 'Object.prototype was polluted');
+  assert.equal(probe.isAdmin, undefined, 'Object.prototype was polluted');
+  assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
+}
+
+function allowOf(res: RawResponse): string[] {
+  return String(res.headers.allow ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean)
+    .sort();
+}
+
+describe('hostile input', () => {
+  let server: TestServer;
+  let api: ApiClient;
+  before(async () => {
+    server = await startTestServer();
+    api = await server.client();
+  });
+  after(() => server.close());
+
+  describe('prototype poisoning', () => {
+    it('refuses "__proto__" inside properties, pollutes nothing and leaks into no later group', async () => {
+      const res = await api.call('GET', '{"user_group_id":"p","name":"P","properties":{"__proto__":{"polluted":1}}}');
+      const message = assertError(res, 400, 'invalid_request');
+      assert.match(message, /__proto__/);
+      assertNoPollution();
+      await assertNotCreated(api, 'p');
+
+      const fresh = await api.getOrCreate({ user_group_id: freshId('after-proto'), name: 'Fresh', properties: { plain: true } });
+      assert.equal(fresh.status, 200, fresh.text);
+      assert.equal(fresh.json.user_group.polluted, undefined);
+      assert.deepEqual(fresh.json.user_group.properties, { plain: true });
+      assert.equal(fresh.text.includes('polluted'), false);
+      assertNoPollution();
+    });
+
+    const poisoned: [string, (id: string) => string][] = [
+      ['"__proto__" at the top level', (id) => `{"__proto__":{"polluted":1},"user_group_id":${JSON.stringify(id)},"name":"P"}`],
+      ['"__proto__" inside mapping', (id) => `{"user_group_id":${JSON.stringify(id)},"name":"P","mapping":{"__proto__":{"polluted":1}}}`],
+      ['"__proto__" deep inside properties', (id) => withRawProperties(id, '{"a":{"b":[{"__proto__":{"polluted":1}}]}}')],
+      ['"__proto__" written with \\u escapes', (id) => withRawProperties(id, '{"\\u005f\\u005fproto\\u005f\\u005f":{"polluted":1}}')],
+      ['"constructor":{"prototype":...} inside properties', (id) => withRawProperties(id, '{"constructor":{"prototype":{"polluted":1}}}')],
+      ['"constructor":{"prototype":...} at the top level', (id) => `{"user_group_id":${JSON.stringify(id)},"name":"P","constructor":{"prototype":{"isAdmin":true}}}`],
+    ];
+    for (const [title, body] of poisoned) {
+      it(`refuses ${title}`, async () => {
+        const id = freshId('proto');
+        assertError(await api.call('GET', body(id)), 400, 'invalid_request');
+        assertNoPollution();
+        await assertNotCreated(api, id);
+      });
+    }
+
+    it('refuses "__proto__" in a PUT too, leaving the group unchanged', async () => {
+      const id = freshId('proto-put');
+      const created = await api.getOrCreate({ user_group_id: id, name: 'Before', properties: { keep: 1 } });
+      assertError(await api.call('PUT', withRawProperties(id, '{"__proto__":{"polluted":1}}')), 400, 'invalid_request');
+      assertError(await api.call('PUT', withRawProperties(id, '{"constructor":{"prototype":{"polluted":1}}}')), 400, 'invalid_request');
+      assertNoPollution();
+      assert.deepEqual((await api.getOrCreate({ user_group_id: id })).json.user_group, created.json.user_group);
+    });
+
+    it('refuses "__proto__" in the query-string fallback of GET', async () => {
+      const id = freshId('proto-query');
+      const query = new URLSearchParams({ user_group_id: id, name: 'Q', properties: '{"__proto__":{"polluted":1}}' });
+      assertError(await api.call('GET', undefined, { path: `/api/user?${query}` }), 400, 'invalid_request');
+      assertNoPollution();
+      await assertNotCreated(api, id);
+    });
+  });
+
+  describe('deep nesting', () => {
+    it('refuses properties nested deeper than 64 levels with 400, not 500', async () => {
+      const id = freshId('deep');
+      const nested = '{"a":'.repeat(70) + '1' + '}'.repeat(70);
+      const message = assertError(await api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
+      assert.match(message, /64 levels/);
+      await assertNotCreated(api, id);
+    });
+
+    it('refuses 100,000 nested arrays with 400, not a stack overflow', async () => {
+      const id = freshId('deep-array');
+      const nested = '{"a":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}';
+      assertError(await api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
+      assertError(await api.call('PUT', withRawProperties(id, nested)), 400, 'invalid_request');
+      await assertNotCreated(api, id);
+    });
+
+    it('refuses unbalanced deep nesting the same way', async () => {
+      assertError(await api.call('GET', '['.repeat(100_000)), 400, 'invalid_request');
+      assertError(await api.call('GET', '{"a":'.repeat(10_000)), 400, 'invalid_request');
+    });
+
+    it('accepts nesting within the limit (64 levels counted from the body)', async () => {
+      const id = freshId('nested-ok');
+      // body (1) + properties (2) + 62 more objects = 64 levels.
+      const nested = '{"a":'.repeat(63) + '1' + '}'.repeat(63);
+      const res = await api.call('GET', withRawProperties(id, nested));
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json.user_group.properties, JSON.parse(nested));
+    });
+
+    it('refuses one level more than the limit', async () => {
+      const id = freshId('nested-over');
+      const nested = '{"a":'.repeat(64) + '1' + '}'.repeat(64);
+      assertError(await api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
+      await assertNotCreated(api, id);
+    });
+
+    it('does not count brackets inside strings as nesting', async () => {
+      const id = freshId('brackets');
+      const properties = { open: '['.repeat(1000) + '{'.repeat(1000), quoted: '\\"[[[[' + '"{'.repeat(100) };
+      const res = await api.getOrCreate({ user_group_id: id, name: '{[{[', properties });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json.user_group.properties, properties);
+    });
+  });
+
+  describe('broken Unicode', () => {
+    const surrogates: [string, (id: string) => string][] = [
+      ['a lone high surrogate \\ud800 in name', (id) => `{"user_group_id":${JSON.stringify(id)},"name":"\\ud800"}`],
+      ['a lone low surrogate \\udc00 in name', (id) => `{"user_group_id":${JSON.stringify(id)},"name":"ab\\uDC00cd"}`],
+      ['a reversed pair \\udc00\\ud800 in name', (id) => `{"user_group_id":${JSON.stringify(id)},"name":"\\udc00\\ud800"}`],
+      ['a lone surrogate in user_group_id', (id) => `{"user_group_id":"${id}\\ud800","name":"N"}`],
+      ['a lone surrogate in a properties value', (id) => withRawProperties(id, '{"a":["ok","\\ud800"]}')],
+      ['a lone surrogate in a properties key', (id) => withRawProperties(id, '{"\\ud800":1}')],
+      ['a lone surrogate in a mapping value', (id) => `{"user_group_id":${JSON.stringify(id)},"name":"N","mapping":{"1":"\\ud800"}}`],
+    ];
+    for (const [title, body] of surrogates) {
+      it(`refuses ${title} with 400`, async () => {
+        const id = freshId('surrogate');
+        const message = assertError(await api.call('GET', body(id)), 400, 'invalid_request');
+        assert.match(message, /surrogate/);
+        await assertNotCreated(api, id);
+      });
+    }
+
+    it('refuses a lone surrogate in a PUT too', async () => {
+      const id = freshId('surrogate-put');
+      await api.getOrCreate({ user_group_id: id, name: 'Before' });
+      assertError(await api.call('PUT', `{"user_group_id":${JSON.stringify(id)},"name":"\\ud800"}`), 400, 'invalid_request');
+      assert.equal((await api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
+    });
+
+    it('accepts a proper surrogate pair written as escapes', async () => {
+      const id = freshId('pair');
+      const res = await api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"\\ud83d\\ude00 \\u00e9"}`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.user_group.name, '😀 é');
+    });
+
+    it('never answers 5xx to invalid UTF-8 bytes', async () => {
+      const id = freshId('bad-utf8');
+      const body = Buffer.concat([Buffer.from(`{"user_group_id":${JSON.stringify(id)},"name":"a`), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('b"}')]);
+      const res = await api.call('GET', body);
+      assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`);
+      if (res.status === 400) assertError(res, 400, 'invalid_request');
+    });
+
+    it('refuses raw (unescaped) control characters inside JSON strings', async () => {
+      const id = freshId('raw-control');
+      assertError(await api.call('GET', `{"user_group_id":"${id}","name":"a\u0000b"}`), 400, 'invalid_request');
+      assertError(await api.call('GET', `{"user_group_id":"${id}","name":"a\u0001b"}`), 400, 'invalid_request');
+      await assertNotCreated(api, id);
+    });
+  });
+
+  describe('absurd numbers', () => {
+    for (const raw of ['1e400', '-1e400', '1e-400', '123456789012345678901234567890', '-0', '9007199254740993']) {
+      it(`properties holding ${raw} is answered 200 or 400, never 5xx`, async () => {
+        const id = freshId('number');
+        const res = await api.call('GET', withRawProperties(id, `{"n":${raw},"list":[${raw}]}`));
+        assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`);
+        if (res.status === 400) {
+          assertError(res, 400, 'invalid_request');
+          await assertNotCreated(api, id);
+        } else {
+          assert.equal(typeof res.json.user_group.properties, 'object');
+          const again = await api.getOrCreate({ user_group_id: id });
+          assert.equal(again.status, 200, again.text);
+          assert.deepEqual(again.json.user_group.properties, res.json.user_group.properties, 'what is stored is what was returned');
+        }
+      });
+    }
+
+    it('refuses 1e400 as a mapping value or as user_group_id', async () => {
+      const id = freshId('number-mapping');
+      assertError(await api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"N","mapping":{"1":1e400}}`), 400, 'invalid_request');
+      assertError(await api.call('GET', '{"user_group_id":1e400,"name":"N"}'), 400, 'invalid_request');
+      await assertNotCreated(api, id);
+      await assertNotCreated(api, 'Infinity');
+    });
+  });
+
+  describe('content types', () => {
+    const refused: [string, Record<string, string>, string][] = [
+      ['text/plain', { 'content-type': 'text/plain' }, '{"user_group_id":"ct","name":"CT"}'],
+      ['application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }, 'user_group_id=ct&name=CT'],
+      ['multipart/form-data', { 'content-type': 'multipart/form-data; boundary=x' }, '--x\r\nContent-Disposition: form-data; name="user_group_id"\r\n\r\nct\r\n--x--\r\n'],
+      ['application/xml', { 'content-type': 'application/xml' }, '<user_group_id>ct</user_group_id>'],
+      ['application/jsonx', { 'content-type': 'application/jsonx' }, '{"user_group_id":"ct","name":"CT"}'],
+      ['text/json', { 'content-type': 'text/json' }, '{"user_group_id":"ct","name":"CT"}'],
+    ];
+    for (const method of ['GET', 'PUT', 'POST']) {
+      for (const [title, headers, body] of refused) {
+        it(`${method} with Content-Type ${title} is 415 unsupported_media_type`, async () => {
+          const message = assertError(await api.call(method, body, { headers }), 415, 'unsupported_media_type');
+          assert.match(message, /application\/json/);
+        });
+      }
+
+      it(`${method} with a body but no Content-Type is 415`, async () => {
+        const res = await rawRequest(api.baseUrl, {
+          method,
+          path: '/api/user',
+          headers: { authorization: `Token ${api.key}` },
+          body: '{"user_group_id":"no-ct","name":"N","current_token":"x"}',
+        });
+        assertError(res, 415, 'unsupported_media_type');
+      });
+    }
+
+    it('a refused content type creates nothing', async () => {
+      const id = freshId('ct');
+      for (const [, headers] of refused) {
+        assertError(await api.call('GET', JSON.stringify({ user_group_id: id, name: 'CT' }), { headers }), 415, 'unsupported_media_type');
+      }
+      const res = await rawRequest(api.baseUrl, {
+        method: 'GET',
+        path: '/api/user',
+        headers: { authorization: `Token ${api.key}` },
+        body: JSON.stringify({ user_group_id: id, name: 'CT' }),
+      });
+      assertError(res, 415, 'unsupported_media_type');
+      await assertNotCreated(api, id);
+    });
+
+    for (const contentType of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json ; charset=utf-8']) {
+      it(`accepts Content-Type: ${contentType}`, async () => {
+        const id = freshId('charset');
+        const res = await api.call('GET', JSON.stringify({ user_group_id: id, name: 'Charset é' }), { headers: { 'content-type': contentType } });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.json.user_group.name, 'Charset é');
+        const put = await api.call('PUT', JSON.stringify({ user_group_id: id, name: 'Put é' }), { headers: { 'content-type': contentType } });
+        assert.equal(put.status, 200, put.text);
+        assert.equal(put.json.user_group.name, 'Put é');
+      });
+    }
+  });
+
+  describe('unknown methods and paths', () => {
+    for (const method of ['PATCH', 'DELETE', 'OPTIONS']) {
+      it(`${method} /api/user is 405 method_not_allowed with Allow: GET, PUT, POST`, async () => {
+        const res = await api.call(method, { user_group_id: 'x', name: 'x' });
+        const message = assertError(res, 405, 'method_not_allowed');
+        assert.match(message, new RegExp(method));
+        assert.equal(res.headers.allow, 'GET, PUT, POST');
+      });
+
+      it(`${method} /api/user without a key or body is 405 too`, async () => {
+        const res = await rawRequest(server.url, { method, path: '/api/user' });
+        assertError(res, 405, 'method_not_allowed');
+        assert.deepEqual(allowOf(res), ['GET', 'POST', 'PUT']);
+      });
+    }
+
+    it('405 ignores the query string', async () => {
+      const res = await api.call('DELETE', undefined, { path: '/api/user?user_group_id=x' });
+      assertError(res, 405, 'method_not_allowed');
+      assert.deepEqual(allowOf(res), ['GET', 'POST', 'PUT']);
+    });
+
+    it('HEAD /api/user is 405 with the Allow header', async () => {
+      const res = await rawRequest(server.url, { method: 'HEAD', path: '/api/user' });
+      assert.equal(res.status, 405);
+      assert.deepEqual(allowOf(res), ['GET', 'POST', 'PUT']);
+    });
+
+    for (const [method, path] of [
+      ['POST', '/healthz'],
+      ['PUT', '/healthz'],
+      ['DELETE', '/readyz'],
+    ] as const) {
+      it(`${method} ${path} is 405 with Allow: GET`, async () => {
+        const res = await rawRequest(server.url, { method, path });
+        assertError(res, 405, 'method_not_allowed');
+        assert.equal(res.headers.allow, 'GET');
+      });
+    }
+
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['POST', '/nope'],
+      ['GET', '/'],
+      ['GET', '/api'],
+      ['GET', '/api/users'],
+      ['GET', '/api/user/acme'],
+      ['DELETE', '/api/user/acme'],
+      ['GET', '/API/USER'],
+      ['GET', '/healthz/extra'],
+    ] as const) {
+      it(`${method} ${path} is 404 not_found with the JSON envelope`, async () => {
+        const res = await api.call(method, undefined, { path });
+        assertError(res, 404, 'not_found');
+        assert.equal(res.headers.allow, undefined);
+      });
+    }
+
+    it('404 needs no key', async () => {
+      assertError(await rawRequest(server.url, { method: 'GET', path: '/nope' }), 404, 'not_found');
+    });
+
+    const badUrlTodo = 'bug: a path Fastify cannot decode (FST_ERR_BAD_URL) gets Fastify\'s own 400 body, not the envelope; app.ts needs a frameworkErrors option';
+    for (const path of ['/%', '/%ff', '/api/user%00', '/api/%2e%2e/user', `/${'a'.repeat(8000)}`]) {
+      const todo = path === '/%' || path === '/%ff' ? badUrlTodo : undefined;
+      it(`a strange path ${path.slice(0, 20)} is a 4xx JSON envelope, never 5xx`, { todo }, async () => {
+        const res = await rawRequest(server.url, { method: 'GET', path });
+        assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${res.text}`);
+        assertError(res, res.status, res.status === 404 ? 'not_found' : 'invalid_request');
+      });
+    }
+
+    for (const path of ['/api/user/', '/healthz/']) {
+      const todo = 'bug: the 405 handler matches paths with a trailing slash that Fastify does not route, so it refuses GET while listing GET in Allow';
+      it(`GET ${path} does not answer 405 while listing GET as allowed`, { todo }, async () => {
+        const res = await api.call('GET', undefined, { path });
+        if (res.status === 405) assert.equal(allowOf(res).includes('GET'), false, `405 with Allow: ${res.headers.allow}`);
+        assert.ok(res.status < 500, `${res.status} ${res.text}`);
+      });
+    }
+  });
+});
