@@ -3,7 +3,8 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Socket } from 'node:net';
 import { LIMITS } from '../domain/user-group.js';
 import type { Services } from '../services.js';
-import { errorBody, installErrorHandler } from './error-handler.js';
+import { invalidRequest } from '../domain/errors.js';
+import { errorBody, installErrorHandler, sendServiceError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
@@ -28,6 +29,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     clientErrorHandler: answerMalformedHttp,
     return503OnClosing: false,
+    // Failures before routing (an undecodable URL, say) still get the envelope.
+    frameworkErrors: (error, _request, reply) => sendServiceError(reply, invalidRequest(`The request URL is not valid: ${error.message}`)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // The spec sends JSON bodies with GET; Fastify ignores them unless told otherwise.

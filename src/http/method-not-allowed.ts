@@ -10,7 +10,7 @@ import { sendServiceError } from './error-handler.js';
 export function installMethodNotAllowed(app: FastifyInstance): void {
   const routes: { pattern: RegExp; methods: Set<string> }[] = [];
   app.addHook('onRoute', (route) => {
-    const source = `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\?:[A-Za-z0-9_]+/g, '[^/]+')}/?$`;
+    const source = `^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\?:[A-Za-z0-9_]+/g, '[^/]+')}$`;
     let entry = routes.find((r) => r.pattern.source === source);
     if (!entry) routes.push((entry = { pattern: new RegExp(source), methods: new Set() }));
     for (const method of [route.method].flat()) entry.methods.add(method);

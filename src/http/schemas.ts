@@ -27,21 +27,26 @@ export const Name = Type.String({
   examples: ['Acme Inc.'],
 });
 
-export const Mapping = Type.Record(
-  Type.String(),
-  Type.Union([
-    Type.String({ maxLength: LIMITS.mappingValueMaxLength }),
-    Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
-  ]),
-  {
-    maxProperties: LIMITS.mappingMaxEntries,
-    propertyNames: { minLength: 1, maxLength: LIMITS.mappingKeyMaxLength },
-    description: 'Schema id to data source (name or id).',
-    examples: [{ '40': '213' }],
-  },
-);
+const MappingValue = Type.Union([
+  Type.String({ maxLength: LIMITS.mappingValueMaxLength }),
+  Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+]);
 
-export const Properties = Type.Record(Type.String(), Type.Unknown(), {
+// Objects with free keys are declared through additionalProperties, not a
+// Record's patternProperties: Ajv's `^(.*)$` does not match keys holding line
+// breaks, which would let such keys skip validation and vanish on serialization.
+export const Mapping = Type.Unsafe<Record<string, Static<typeof MappingValue>>>({
+  type: 'object',
+  additionalProperties: MappingValue,
+  maxProperties: LIMITS.mappingMaxEntries,
+  propertyNames: { minLength: 1, maxLength: LIMITS.mappingKeyMaxLength, pattern: PRINTABLE },
+  description: 'Schema id to data source (name or id).',
+  examples: [{ '40': '213' }],
+});
+
+export const Properties = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
   description: 'Free-form JSON object exposed as dashboard and SQL variables; at most 64 KiB serialized.',
   examples: [{ region: 'eu' }],
 });

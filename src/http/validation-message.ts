@@ -19,7 +19,9 @@ export function describeValidationFailure(errors: readonly FastifySchemaValidati
   }
   if (first.instancePath === '' && first.keyword === 'type') return 'The request body must be a JSON object.';
   if (first.keyword === 'pattern') return `${field(first.instancePath)} must not contain control characters.`;
-  if (first.keyword === 'propertyNames') return `${field(first.instancePath)} keys must be 1 to 255 characters long.`;
+  if (first.keyword === 'propertyNames') {
+    return `${field(first.instancePath)} keys must be 1 to 255 characters long, without control characters.`;
+  }
   if (first.keyword === 'maxProperties') return `${field(first.instancePath)} ${first.message} (entries).`;
   return `${field(first.instancePath)} ${first.message}.`;
 }

@@ -16,7 +16,7 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
       response: { 200: GetOrCreateResponse, ...errorResponses },
     },
     preValidation: async (request) => {
-      if (request.body === undefined || request.body === null) request.body = bodyFromQuery(request) as GetOrCreateBody;
+      if (request.body === undefined) request.body = bodyFromQuery(request) as GetOrCreateBody;
     },
     handler: async (request) => {
       const { user_group_id, name, mapping, properties } = request.body;

@@ -97,6 +97,14 @@ describe('GET /api/user (get or create)', () => {
     assert.equal(res.json.user_group.provided_id, 'body-wins');
   });
 
+  it('returns properties and mapping keys of any shape intact, line breaks included', async () => {
+    const api = await server.client();
+    const properties = { 'a\nb': 1, 'line\u2028sep': { 'x\ry': [true] }, '': 'empty key' };
+    const res = await api.getOrCreate({ user_group_id: 'odd-keys', name: 'Odd keys', properties });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json.user_group.properties, properties);
+  });
+
   it('gives each id its own team_id and token', async () => {
     const api = await server.client();
     const a = (await api.getOrCreate({ user_group_id: 'one', name: 'One' })).json.user_group;
