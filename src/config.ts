@@ -16,6 +16,12 @@ const ConfigSchema = Type.Object({
   ),
   UGS_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'Server secret (at least 32 characters); generated into the data dir when unset.' })),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL (postgres://user:pass@host:5432/db); SQLite in UGS_DATA_DIR when unset.' }),
+  ),
+  UGS_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process.' }),
+  UGS_PG_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'PostgreSQL statement_timeout.' }),
+  UGS_PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'How long to wait for a PostgreSQL connection.' }),
 });
 
 type RawConfig = Static<typeof ConfigSchema>;
@@ -27,6 +33,15 @@ export interface Config {
   logLevel: RawConfig['LOG_LEVEL'];
   secret: string | undefined;
   shutdownTimeoutMs: number;
+  /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
+  postgres: PostgresConfig | undefined;
+}
+
+export interface PostgresConfig {
+  url: string;
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -43,7 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const error = Value.Errors(ConfigSchema, raw).First();
   if (error) {
     const name = error.path.replace(/^\//, '');
-    const shown = name === 'UGS_SECRET' ? '(hidden)' : JSON.stringify(env[name]);
+    const shown = name === 'UGS_SECRET' || name === 'DATABASE_URL' ? '(hidden)' : JSON.stringify(env[name]);
     throw new ConfigError(`Invalid ${name}=${shown}: ${error.message}. ${describeSetting(name)}`);
   }
   const config = raw as RawConfig;
@@ -54,6 +69,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: config.LOG_LEVEL,
     secret: config.UGS_SECRET,
     shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
+    postgres:
+      config.DATABASE_URL === undefined
+        ? undefined
+        : {
+            url: config.DATABASE_URL,
+            poolSize: config.UGS_PG_POOL_SIZE,
+            statementTimeoutMs: config.UGS_PG_STATEMENT_TIMEOUT_MS,
+            connectTimeoutMs: config.UGS_PG_CONNECT_TIMEOUT_MS,
+          },
   };
 }
 

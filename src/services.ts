@@ -14,7 +14,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function openServices(config: Pick<Config, 'dataDir' | 'secret'>): Promise<Services> {
+export async function openServices(config: Pick<Config, 'dataDir' | 'secret' | 'postgres'>): Promise<Services> {
   const { store, appliedMigrations } = await openStore(config);
   try {
     const cipher = await loadServerSecret(store, config.dataDir, config.secret);

@@ -13,6 +13,7 @@ export function reportFailure(error: unknown): void {
   const code = (error as NodeJS.ErrnoException)?.code;
   if (expected) console.error(`ugs: ${(error as Error).message}`);
   else if (code === 'EADDRINUSE') console.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
+  else if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') console.error(`ugs: cannot listen: ${(error as Error).message}; set HOST to an address of this machine.`);
   else console.error(error);
   process.exitCode = 1;
 }

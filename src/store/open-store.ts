@@ -1,11 +1,18 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
 export const SQLITE_FILE = 'user-groups.sqlite';
 
-/** The store the configuration selects, migrated to the latest schema. */
-export async function openStore(config: Pick<Config, 'dataDir'>): Promise<{ store: Store; appliedMigrations: string[] }> {
+export type StoreConfig = Pick<Config, 'dataDir' | 'postgres'>;
+
+/** The store the configuration selects (PostgreSQL when DATABASE_URL is set), migrated to the latest schema. */
+export async function openStore(config: StoreConfig): Promise<{ store: Store; appliedMigrations: string[] }> {
+  if (config.postgres) {
+    const { url, ...pool } = config.postgres;
+    return PostgresStore.open({ connectionString: url, ...pool });
+  }
   return SqliteStore.open({ path: join(config.dataDir, SQLITE_FILE) });
 }

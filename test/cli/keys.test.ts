@@ -71,7 +71,6 @@ describe('ugs keys', () => {
 
     it(
       'works from several processes at once on a fresh data dir',
-      { todo: 'src/store/sqlite/migrate-sqlite.ts: concurrent first migrations race ("table user_groups already exists"); fails intermittently' },
       async () => {
         // The race is narrow: a few rounds of six processes, each on a fresh dir, show it often.
         for (let round = 1; round <= 3; round++) {

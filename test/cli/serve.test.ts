@@ -153,7 +153,6 @@ describe('ugs serve', () => {
 
     it(
       'refuses a UGS_DATA_DIR that is a file in one line',
-      { todo: 'src/store/sqlite/sqlite-store.ts SqliteStore.open: mkdirSync throws EEXIST/ENOTDIR, which reportFailure prints with its stack' },
       async () => {
         const dir = sandbox.dir();
         const file = join(dir, 'not-a-folder');

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/http/logger.js';
 import type { TypedApp } from '../../src/http/typed-app.js';
 import { openServices, type Services } from '../../src/services.js';
 import { ApiClient } from './http-client.js';
+import { createTestDatabase, testStoreKind, type TestDatabase } from './postgres.js';
 import { makeTempDir } from './temp-dir.js';
 
 export interface TestServer {
@@ -23,9 +24,10 @@ export interface TestServer {
 
 /**
  * The real application on a real socket (127.0.0.1, random port) over a real
- * SQLite file in a temp dir. Pass `dataDir` to reopen an existing store.
+ * store: a SQLite file in a temp dir, or a fresh PostgreSQL database when
+ * UGS_TEST_STORE=postgres. Pass `dataDir` (and `postgres`) to reopen a store.
  */
-export async function startTestServer(options: { dataDir?: string; secret?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { dataDir?: string; secret?: string; postgres?: TestDatabase } = {}): Promise<TestServer> {
   const temp = options.dataDir ? undefined : makeTempDir();
   const dataDir = options.dataDir ?? temp!.path;
   const logs: string[] = [];
@@ -35,7 +37,8 @@ export async function startTestServer(options: { dataDir?: string; secret?: stri
       done();
     },
   });
-  const services = await openServices({ dataDir, secret: options.secret });
+  const database = testStoreKind() === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
+  const services = await openServices({ dataDir, secret: options.secret, postgres: database?.config });
   const app = await buildApp(services, { logger: createLogger('info', sink) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -52,6 +55,8 @@ export async function startTestServer(options: { dataDir?: string; secret?: stri
     async close() {
       await app.close();
       await services.close();
+      // A database handed in belongs to the caller (e.g. a restart test reopening it).
+      if (database && !options.postgres) await database.drop();
       temp?.remove();
     },
   };

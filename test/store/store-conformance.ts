@@ -13,6 +13,7 @@ export interface StoreFixture {
   cleanup(): Promise<void>;
 }
 
+const LATER = '2027-06-01T12:00:00.000Z';
 let seq = 0;
 function newGroup(environment: Environment, providedId: string, overrides: Partial<NewUserGroup> = {}): NewUserGroup {
   const at = new Date(Date.UTC(2026, 0, 1, 0, 0, seq++)).toISOString();
@@ -140,24 +141,26 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('updates nothing and returns null for an unknown group or the wrong environment', async () => {
       await store.insertUserGroupIfAbsent(newGroup('Customer', 'only-customer'));
-      assert.equal(await store.updateUserGroup('Testing', 'only-customer', { name: 'x', updatedAt: 'now' }), null);
-      assert.equal(await store.updateUserGroup('Customer', 'missing', { name: 'x', updatedAt: 'now' }), null);
+      assert.equal(await store.updateUserGroup('Testing', 'only-customer', { name: 'x', updatedAt: LATER }), null);
+      assert.equal(await store.updateUserGroup('Customer', 'missing', { name: 'x', updatedAt: LATER }), null);
       assert.equal((await store.findUserGroup('Customer', 'only-customer'))?.name, 'Group only-customer');
     });
 
     it('replaces a token only while the expected one is current', async () => {
       const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'rot'));
       const next = { tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60) };
-      const rotated = await store.replaceToken({ teamId: group.teamId, expectedTokenHash: group.tokenHash, ...next, updatedAt: 'later' });
+      const rotated = await store.replaceToken({ teamId: group.teamId, expectedTokenHash: group.tokenHash, ...next, updatedAt: LATER });
       assert.deepEqual(rotated?.tokenHash, next.tokenHash);
       assert.deepEqual(rotated?.tokenCiphertext, next.tokenCiphertext);
+      assert.equal(rotated?.updatedAt, LATER);
+      assert.equal(rotated?.name, group.name);
       assert.equal(await store.findUserGroupByTokenHash('Customer', group.tokenHash), null, 'old token no longer finds the group');
       const stale = await store.replaceToken({
         teamId: group.teamId,
         expectedTokenHash: group.tokenHash,
         tokenHash: randomBytes(32),
         tokenCiphertext: randomBytes(60),
-        updatedAt: 'later',
+        updatedAt: LATER,
       });
       assert.equal(stale, null, 'a superseded token cannot rotate again');
     });
@@ -171,7 +174,7 @@ export function storeConformance(fixture: StoreFixture): void {
             expectedTokenHash: group.tokenHash,
             tokenHash: randomBytes(32),
             tokenCiphertext: randomBytes(60),
-            updatedAt: 'x',
+            updatedAt: LATER,
           }),
         ),
       );
@@ -193,7 +196,7 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await store.revokeApiKey(key.id, '2026-03-02T00:00:00.000Z'), true);
       assert.equal(await store.revokeApiKey(key.id, '2026-03-03T00:00:00.000Z'), true);
       assert.equal((await store.findApiKeyByHash(key.keyHash))?.revokedAt, '2026-03-02T00:00:00.000Z', 'first revocation time is kept');
-      assert.equal(await store.revokeApiKey('key_missing', 'now'), false);
+      assert.equal(await store.revokeApiKey('key_missing', LATER), false);
     });
 
     it('lists keys oldest first', async () => {

@@ -54,8 +54,3 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     revokedAt: row.revoked_at,
   };
 }
-
-/** JSON text for a nullable JSON column. */
-export function jsonOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
-}

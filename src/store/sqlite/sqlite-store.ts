@@ -3,10 +3,12 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
 import type { Environment } from '../../domain/environment.js';
+import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import type { NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
-import { jsonOrNull, toApiKeyRecord, toUserGroupRecord, type ApiKeyRow, type UserGroupRow } from './sqlite-rows.js';
+import { jsonOrNull } from '../json-column.js';
+import { toApiKeyRecord, toUserGroupRecord, type ApiKeyRow, type UserGroupRow } from './sqlite-rows.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -67,14 +69,20 @@ export class SqliteStore implements Store {
 
   /** Opens (creating when missing) and migrates the database at `options.path`. */
   static async open(options: SqliteStoreOptions): Promise<{ store: SqliteStore; appliedMigrations: string[] }> {
-    mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
-    const db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    let db: Database.Database;
+    try {
+      mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+      db = new Database(options.path, { timeout: busyTimeoutMs });
+    } catch (error) {
+      throw new StartupError(`Cannot open the SQLite store at ${options.path} (check UGS_DATA_DIR): ${(error as Error).message}`);
+    }
     try {
       // Hashes and ciphertexts only, but still nobody else's business; WAL files inherit this mode.
       chmodSync(options.path, 0o600);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
-      const appliedMigrations = await migrateSqlite(options.path);
+      const appliedMigrations = await migrateSqlite(options.path, busyTimeoutMs);
       return { store: new SqliteStore(db), appliedMigrations };
     } catch (error) {
       db.close();

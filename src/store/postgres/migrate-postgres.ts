@@ -1,0 +1,22 @@
+import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import type pg from 'pg';
+import { postgresMigrations } from './migrations/index.js';
+
+/**
+ * Applies pending migrations through Kysely's migrator. Kysely runs them in
+ * one transaction holding a lock, so replicas starting together migrate once
+ * and the others wait, then find nothing to do. Returns the names applied.
+ */
+export async function migratePostgres(pool: pg.Pool): Promise<string[]> {
+  // Kysely ends the pool it is given on destroy; lend it connections from ours instead.
+  const lent = { connect: () => pool.connect(), end: async () => {} } as unknown as pg.Pool;
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: lent }) });
+  try {
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => postgresMigrations } });
+    const { error, results } = await migrator.migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,56 @@
+import type { Access, ApiKeyRecord } from '../../domain/api-key.js';
+import type { Environment } from '../../domain/environment.js';
+import type { UserGroupRecord } from '../../domain/user-group.js';
+
+/** Rows exactly as `pg` returns them (BIGINT as string, TIMESTAMPTZ as Date, BYTEA as Buffer). */
+export interface UserGroupRow {
+  team_id: string;
+  environment: string;
+  provided_id: string;
+  name: string;
+  mapping: string | null;
+  properties: string | null;
+  token_hash: Buffer;
+  token_ciphertext: Buffer;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  name: string | null;
+  environment: string;
+  access: string;
+  key_hash: Buffer;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export function toUserGroupRecord(row: UserGroupRow): UserGroupRecord {
+  return {
+    teamId: Number(row.team_id),
+    environment: row.environment as Environment,
+    providedId: row.provided_id,
+    name: row.name,
+    mapping: row.mapping === null ? null : JSON.parse(row.mapping),
+    properties: row.properties === null ? null : JSON.parse(row.properties),
+    tokenHash: row.token_hash,
+    tokenCiphertext: row.token_ciphertext,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    environment: row.environment as Environment,
+    access: row.access as Access,
+    keyHash: row.key_hash,
+    createdAt: row.created_at.toISOString(),
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,43 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startEmbeddedPostgres, type EmbeddedServer } from './helpers/embedded-postgres.js';
+
+const TEST_DATABASE_ENV = 'UGS_TEST_DATABASE_URL';
+
+/**
+ * `npm test` after the build: every test file once (the store conformance
+ * suite covers both stores), then the whole HTTP suite again on PostgreSQL.
+ * PostgreSQL is DATABASE_URL when set, else one embedded server for the run.
+ */
+const root = dirname(fileURLToPath(import.meta.url));
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.js'))
+    .map((f) => join(dir, f))
+    .sort();
+}
+
+function runNodeTest(files: string[], env: NodeJS.ProcessEnv): number {
+  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  return result.status ?? 1;
+}
+
+const given = process.env.DATABASE_URL;
+const postgres: EmbeddedServer = given ? { url: given, stop: async () => {} } : await startEmbeddedPostgres();
+const env: NodeJS.ProcessEnv = { ...process.env, [TEST_DATABASE_ENV]: postgres.url };
+// Tests choose their store explicitly; a developer's DATABASE_URL must not leak into spawned servers.
+delete env.DATABASE_URL;
+
+let failed = false;
+try {
+  console.log(`# all tests (HTTP suite on SQLite), PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'}`);
+  failed = runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' }) !== 0;
+  console.log('# the HTTP suite again, on PostgreSQL');
+  failed = runNodeTest(testFiles(join(root, 'http')), { ...env, UGS_TEST_STORE: 'postgres' }) !== 0 || failed;
+} finally {
+  await postgres.stop();
+}
+process.exitCode = failed ? 1 : 0;

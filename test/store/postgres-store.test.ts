@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pg from 'pg';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { storeConformance } from './store-conformance.js';
+
+const databases: TestDatabase[] = [];
+storeConformance({
+  name: 'PostgreSQL',
+  async open() {
+    const database = await createTestDatabase();
+    databases.push(database);
+    return (await PostgresStore.open({ connectionString: database.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 2000 })).store;
+  },
+  async cleanup() {
+    for (const database of databases.splice(0)) await database.drop();
+  },
+});
+
+describe('PostgreSQL specifics', () => {
+  it('migrates once when many replicas start together, and each finds the schema complete', async () => {
+    const database = await createTestDatabase();
+    try {
+      const options = { connectionString: database.url, poolSize: 2, statementTimeoutMs: 10_000, connectTimeoutMs: 5000 };
+      const opened = await Promise.all(Array.from({ length: 6 }, () => PostgresStore.open(options)));
+      const applied = opened.flatMap((o) => o.appliedMigrations);
+      assert.deepEqual(applied, ['001-initial'], 'exactly one replica applied the migration');
+      for (const { store } of opened) assert.equal(await store.findUserGroup('Customer', 'none'), null);
+      await Promise.all(opened.map((o) => o.store.close()));
+      const again = await PostgresStore.open(options);
+      assert.deepEqual(again.appliedMigrations, []);
+      await again.store.close();
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('fails to open with one clear error when the database is unreachable', async () => {
+    const error = await PostgresStore.open({
+      connectionString: 'postgres://nobody:secret-password@127.0.0.1:1/nowhere',
+      poolSize: 1,
+      statementTimeoutMs: 1000,
+      connectTimeoutMs: 1000,
+    }).then(
+      () => assert.fail('opened an unreachable database'),
+      (e: Error) => e,
+    );
+    assert.equal(error.name, 'StartupError');
+    assert.match(error.message, /Cannot reach PostgreSQL at 127\.0\.0\.1:1\/nowhere/);
+    assert.equal(error.message.includes('secret-password'), false, 'the password is not in the message');
+  });
+
+  it('keeps every statement out of transactions that span round trips (no idle-in-transaction sessions)', async () => {
+    const database = await createTestDatabase();
+    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
+    const probe = new pg.Client(database.url);
+    await probe.connect();
+    try {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.findUserGroup('Customer', `x${i}`)));
+      const { rows } = await probe.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
+      );
+      assert.equal(rows[0].n, 0);
+    } finally {
+      await probe.end();
+      await store.close();
+      await database.drop();
+    }
+  });
+});
