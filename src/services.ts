@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
+import { DataTransfer } from './domain/data-transfer.js';
 import { UserGroupService } from './domain/user-group-service.js';
 import { loadServerSecret } from './server-secret.js';
 import { openStore } from './store/open-store.js';
@@ -10,6 +11,7 @@ export interface Services {
   store: Store;
   userGroups: UserGroupService;
   apiKeys: ApiKeyService;
+  dataTransfer: DataTransfer;
   appliedMigrations: string[];
   close(): Promise<void>;
 }
@@ -23,6 +25,7 @@ export async function openServices(config: Pick<Config, 'dataDir' | 'secret' | '
       appliedMigrations,
       userGroups: new UserGroupService({ store, cipher }),
       apiKeys: new ApiKeyService({ store }),
+      dataTransfer: new DataTransfer(store, cipher),
       close: () => store.close(),
     };
   } catch (error) {

@@ -3,15 +3,17 @@ import { Command } from 'commander';
 import { keysCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
+import { transferCommands } from './commands/transfer.js';
 import { reportFailure } from './run-command.js';
 
 const program = new Command()
   .name('ugs')
-  .description('User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, LOG_LEVEL.')
+  .description('User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (see the README).')
   .showHelpAfterError();
 
 serveCommand(program);
 keysCommand(program);
 migrateCommand(program);
+transferCommands(program);
 
 program.parseAsync(process.argv).catch(reportFailure);

@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { StartupError } from '../domain/errors.js';
+import { ServiceError, StartupError } from '../domain/errors.js';
 import { openServices, type Services } from '../services.js';
 
 /** A failure worth one line on stderr, not a stack trace. */
@@ -9,7 +9,7 @@ export class CliError extends Error {
 
 /** Prints what went wrong in one line and sets a failing exit code. */
 export function reportFailure(error: unknown): void {
-  const expected = error instanceof CliError || error instanceof ConfigError || error instanceof StartupError;
+  const expected = error instanceof CliError || error instanceof ConfigError || error instanceof StartupError || error instanceof ServiceError;
   const code = (error as NodeJS.ErrnoException)?.code;
   if (expected) console.error(`ugs: ${(error as Error).message}`);
   else if (code === 'EADDRINUSE') console.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);

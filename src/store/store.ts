@@ -22,6 +22,11 @@ export interface TokenReplacement {
   updatedAt: string;
 }
 
+export interface ImportBatch {
+  userGroups: UserGroupRecord[];
+  apiKeys: ApiKeyRecord[];
+}
+
 /**
  * Everything the service persists. One implementation per database
  * (`sqlite/`, later `postgres/`), all passing the conformance suite in
@@ -50,6 +55,17 @@ export interface Store {
   updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges): Promise<UserGroupRecord | null>;
   /** Swaps the token if the row still holds `expectedTokenHash`; null otherwise. */
   replaceToken(replacement: TokenReplacement): Promise<UserGroupRecord | null>;
+
+  /** Up to `limit` groups with team_id above `afterTeamId`, in team_id order (for export). */
+  listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
+  /** True when the store holds no group and no key: the only state `importBatch` is meant for. */
+  isEmpty(): Promise<boolean>;
+  /**
+   * Inserts exported records as they are, team_ids included, in one
+   * transaction, and moves the team_id sequence past them so new groups never
+   * reuse an imported id.
+   */
+  importBatch(batch: ImportBatch): Promise<void>;
 
   insertApiKey(key: ApiKeyRecord): Promise<void>;
   findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null>;

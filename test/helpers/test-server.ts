@@ -27,7 +27,16 @@ export interface TestServer {
  * store: a SQLite file in a temp dir, or a fresh PostgreSQL database when
  * UGS_TEST_STORE=postgres. Pass `dataDir` (and `postgres`) to reopen a store.
  */
-export async function startTestServer(options: { dataDir?: string; secret?: string; postgres?: TestDatabase } = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  dataDir?: string;
+  secret?: string;
+  /** Reopen this database (implies PostgreSQL); the caller drops it. */
+  postgres?: TestDatabase;
+  /** Overrides UGS_TEST_STORE for tests about one store in particular. */
+  kind?: 'sqlite' | 'postgres';
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const temp = options.dataDir ? undefined : makeTempDir();
   const dataDir = options.dataDir ?? temp!.path;
   const logs: string[] = [];
@@ -37,7 +46,8 @@ export async function startTestServer(options: { dataDir?: string; secret?: stri
       done();
     },
   });
-  const database = testStoreKind() === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
+  const kind = options.postgres ? 'postgres' : (options.kind ?? testStoreKind());
+  const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
   const services = await openServices({ dataDir, secret: options.secret, postgres: database?.config });
   const app = await buildApp(services, { logger: createLogger('info', sink) });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -214,12 +214,52 @@ export function storeConformance(fixture: StoreFixture): void {
       await assert.rejects(store.insertApiKey({ ...key, id: 'key_other' }));
     });
 
+    it('pages through groups in team_id order', async () => {
+      const all: number[] = [];
+      for (let after = 0; ; ) {
+        const page = await store.listUserGroupsAfter(after, 7);
+        all.push(...page.map((g) => g.teamId));
+        if (page.length < 7) break;
+        after = page.at(-1)!.teamId;
+      }
+      assert.ok(all.length > 7);
+      assert.deepEqual(all, [...all].sort((a, b) => a - b));
+      assert.equal(new Set(all).size, all.length);
+    });
+
     it('keeps unicode, long strings and JSON edge values intact', async () => {
       const providedId = 'ünïcødé-😀-'.padEnd(200, 'x');
       const properties = { emoji: '😀', quote: '"\\', big: 9007199254740991, neg: -1.5, deep: { a: [[[{ b: null }]]] }, nul: 'a\u0000b' };
       const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', providedId, { properties }));
       assert.deepEqual((await store.findUserGroup('Customer', providedId))?.properties, properties);
       assert.equal(group.providedId, providedId);
+    });
+  });
+
+  describe(`Store import: ${fixture.name}`, () => {
+    let empty: Store;
+    before(async () => {
+      empty = await fixture.open();
+    });
+    after(() => empty.close());
+
+    it('imports records as they are, keeps team_ids, and numbers new groups above them', async () => {
+      assert.equal(await empty.isEmpty(), true);
+      const groups = [newGroup('Customer', 'imp-a'), newGroup('Testing', 'imp-b')].map((g, i) => ({ ...g, teamId: [5, 42][i]! }));
+      const key = newKey({ lastUsedAt: '2026-01-02T03:04:05.678Z', revokedAt: '2026-01-03T00:00:00.000Z' });
+      await empty.importBatch({ userGroups: groups, apiKeys: [key] });
+      assert.equal(await empty.isEmpty(), false);
+      assert.deepEqual(await empty.findUserGroup('Testing', 'imp-b'), groups[1]);
+      assert.deepEqual(await empty.findApiKeyByHash(key.keyHash), key);
+      const { group: next } = await empty.insertUserGroupIfAbsent(newGroup('Customer', 'after-import'));
+      assert.ok(next.teamId > 42, `new team_id ${next.teamId} is above the imported ones`);
+    });
+
+    it('writes nothing of a batch that fails', async () => {
+      const clash = { ...newGroup('Customer', 'imp-a'), teamId: 100 }; // same id as an imported group
+      const fine = { ...newGroup('Customer', 'imp-fine'), teamId: 101 };
+      await assert.rejects(empty.importBatch({ userGroups: [fine, clash], apiKeys: [] }));
+      assert.equal(await empty.findUserGroup('Customer', 'imp-fine'), null);
     });
   });
 }

@@ -4,7 +4,7 @@ import type { Environment } from '../../domain/environment.js';
 import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import { jsonOrNull } from '../json-column.js';
-import type { NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
+import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { toApiKeyRecord, toUserGroupRecord, type ApiKeyRow, type UserGroupRow } from './postgres-rows.js';
 import { withRetry, type RetryPolicy } from './transient-errors.js';
@@ -47,9 +47,19 @@ const SQL = {
   revokeKey: 'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2',
   recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
   ping: 'SELECT 1',
+  listGroupsAfter: 'SELECT * FROM user_groups WHERE team_id > $1 ORDER BY team_id LIMIT $2',
+  anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) AS any',
+  importGroup: `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+  advanceTeamIds: `SELECT setval(pg_get_serial_sequence('user_groups', 'team_id'), (SELECT max(team_id) FROM user_groups))
+                   WHERE EXISTS (SELECT 1 FROM user_groups)`,
 } as const;
 
 type StatementName = keyof typeof SQL;
+
+function apiKeyValues(key: ApiKeyRecord): unknown[] {
+  return [key.id, key.name, key.environment, key.access, key.keyHash, key.createdAt, key.lastUsedAt, key.revokedAt];
+}
 
 /** Where a connection string points, without its password, for error messages. */
 export function describeDatabase(connectionString: string): string {
@@ -175,8 +185,38 @@ export class PostgresStore implements Store {
     return row ? toUserGroupRecord(row) : null;
   }
 
+  async listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {
+    return (await this.query<UserGroupRow>('listGroupsAfter', [afterTeamId, limit])).rows.map(toUserGroupRecord);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return !(await this.query<{ any: boolean }>('anyRow', [])).rows[0]?.any;
+  }
+
+  async importBatch(batch: ImportBatch): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const g of batch.userGroups) {
+        await client.query({
+          name: 'ugs_importGroup',
+          text: SQL.importGroup,
+          values: [g.teamId, g.environment, g.providedId, g.name, jsonOrNull(g.mapping), jsonOrNull(g.properties), g.tokenHash, g.tokenCiphertext, g.createdAt, g.updatedAt],
+        });
+      }
+      for (const k of batch.apiKeys) await client.query({ name: 'ugs_insertKey', text: SQL.insertKey, values: apiKeyValues(k) });
+      await client.query(SQL.advanceTeamIds);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
   async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    await this.query('insertKey', [key.id, key.name, key.environment, key.access, key.keyHash, key.createdAt, key.lastUsedAt, key.revokedAt]);
+    await this.query('insertKey', apiKeyValues(key));
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {

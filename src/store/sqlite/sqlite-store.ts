@@ -5,7 +5,7 @@ import type { ApiKeyRecord } from '../../domain/api-key.js';
 import type { Environment } from '../../domain/environment.js';
 import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
-import type { NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
+import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { jsonOrNull } from '../json-column.js';
 import { toApiKeyRecord, toUserGroupRecord, type ApiKeyRow, type UserGroupRow } from './sqlite-rows.js';
@@ -64,6 +64,13 @@ export class SqliteStore implements Store {
       revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
       recordKeyUse: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
       ping: db.prepare('SELECT 1'),
+      listGroupsAfter: db.prepare<[number, number], UserGroupRow>('SELECT * FROM user_groups WHERE team_id > ? ORDER BY team_id LIMIT ?'),
+      anyRow: db.prepare<[], { n: number }>('SELECT (SELECT count(*) FROM user_groups) + (SELECT count(*) FROM api_keys) AS n'),
+      // An explicit team_id also advances AUTOINCREMENT's sequence, so new ids stay above imported ones.
+      importGroup: db.prepare(
+        `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+         VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt)`,
+      ),
     };
   }
 
@@ -153,6 +160,23 @@ export class SqliteStore implements Store {
   async replaceToken(r: TokenReplacement): Promise<UserGroupRecord | null> {
     const row = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
     return row ? toUserGroupRecord(row) : null;
+  }
+
+  async listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {
+    return this.statements.listGroupsAfter.all(afterTeamId, limit).map(toUserGroupRecord);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return this.statements.anyRow.get()!.n === 0;
+  }
+
+  async importBatch(batch: ImportBatch): Promise<void> {
+    this.db.transaction(() => {
+      for (const group of batch.userGroups) {
+        this.statements.importGroup.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties) });
+      }
+      for (const key of batch.apiKeys) this.statements.insertKey.run(key);
+    })();
   }
 
   async insertApiKey(key: ApiKeyRecord): Promise<void> {

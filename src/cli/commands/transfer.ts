@@ -1,0 +1,33 @@
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { CliError, withServices } from '../run-command.js';
+
+export function transferCommands(program: Command): void {
+  program
+    .command('export')
+    .description('write every user group and API key (hashes and ciphertexts only) as JSON lines, to move to another store')
+    .option('--output <file>', 'write to this file instead of stdout (created with mode 0600)')
+    .action(async (options: { output?: string }) => {
+      await withServices(async ({ dataTransfer }) => {
+        const out = options.output ? createWriteStream(options.output, { mode: 0o600, flags: 'wx' }) : process.stdout;
+        for await (const line of dataTransfer.exportLines()) {
+          if (!out.write(line)) await once(out, 'drain');
+        }
+        if (out !== process.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      });
+    });
+
+  program
+    .command('import')
+    .description('load an export into this empty store (SQLite or PostgreSQL); needs the same server secret as the source')
+    .argument('<file>', 'a file written by `ugs export`')
+    .action(async (file: string) => {
+      if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
+      await withServices(async ({ dataTransfer }) => {
+        const summary = await dataTransfer.import(() => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
+        console.log(`Imported ${summary.userGroups} user groups and ${summary.apiKeys} API keys.`);
+      });
+    });
+}
