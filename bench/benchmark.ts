@@ -1,0 +1,188 @@
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
+
+const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const CEILING = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));
+
+export interface BenchOptions {
+  stores: { name: string; env: Record<string, string> }[];
+  scenarios: Scenario['name'][];
+  connections: number;
+  durationSeconds: number;
+  pairs: number;
+  seedGroups: number;
+  log?: (line: string) => void;
+}
+
+export interface Measurement {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface ScenarioResult {
+  store: string;
+  scenario: Scenario['name'];
+  service: Measurement[];
+  ceiling: Measurement[];
+  /** Median of service/ceiling throughput over the A/B pairs. */
+  ratio: number;
+}
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startProcess(args: string[], env: Record<string, string>, ready: RegExp, stdin?: string): Promise<Proc> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  if (stdin !== undefined) child.stdin!.end(stdin);
+  else child.stdin!.end();
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start: ${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1].startsWith('http') ? match[1] : `http://127.0.0.1:${match[1]}`);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+  });
+  child.stdout!.resume();
+  return {
+    child,
+    url,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** One request with a JSON body over node:http (GET bodies included). */
+function call(url: string, method: string, key: string, body: unknown): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/api/user`,
+      { method, headers: { authorization: `Token ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers as Record<string, string>, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function createKey(env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, [CLI, 'keys', 'create', '--name', 'bench'], { env: { ...process.env, ...env } });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error('keys create failed');
+  return out.trim().split('\n').at(-1)!;
+}
+
+async function seed(url: string, key: string, count: number, prefix: string): Promise<SeedGroup[]> {
+  const groups: SeedGroup[] = [];
+  const batch = 32;
+  for (let i = 0; i < count; i += batch) {
+    const answers = await Promise.all(
+      Array.from({ length: Math.min(batch, count - i) }, (_, j) => call(url, 'GET', key, { user_group_id: `${prefix}-${i + j}`, name: `Seed ${i + j}`, properties: { region: 'eu' } })),
+    );
+    for (const a of answers) {
+      const group = JSON.parse(a.text).user_group;
+      groups.push({ id: group.provided_id, token: group.token });
+    }
+  }
+  return groups;
+}
+
+function measure(url: string, key: string, options: BenchOptions, requests: autocannon.Request[]): Promise<Measurement> {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url, connections: options.connections, duration: options.durationSeconds, headers: { authorization: `Token ${key}` }, requests },
+      (error, result) => {
+        if (error) return reject(error);
+        resolve({
+          requestsPerSecond: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          non2xx: result.non2xx,
+          errors: result.errors + result.timeouts,
+        });
+      },
+    );
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** Runs every scenario on every store, alternating service and ceiling runs (A B A B ...). */
+export async function runBenchmark(options: BenchOptions): Promise<ScenarioResult[]> {
+  const log = options.log ?? (() => {});
+  const results: ScenarioResult[] = [];
+  for (const store of options.stores) {
+    const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...store.env };
+    const key = await createKey(env);
+    const service = await startProcess([CLI, 'serve'], { ...env, LOG_LEVEL: 'info' }, /"url":"(http:\/\/[^"]+)"/);
+    try {
+      log(`${store.name}: seeding ${options.seedGroups} groups`);
+      const groups = await seed(service.url, key, options.seedGroups, `seed-${Date.now()}`);
+      for (const scenario of SCENARIOS.filter((s) => options.scenarios.includes(s.name))) {
+        // The ceiling answers with the bytes of a real answer to this scenario.
+        const [sample] = scenario.requests(groups, `sample-${Date.now()}`);
+        const setup = typeof sample!.setupRequest === 'function' ? sample!.setupRequest({ ...sample! }, {}) : sample!;
+        const real = await call(service.url, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)));
+        const ceiling = await startProcess(
+          [CEILING],
+          {},
+          /"port":(\d+)/,
+          JSON.stringify({ status: real.status, headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] }, body: real.text }),
+        );
+        try {
+          const result: ScenarioResult = { store: store.name, scenario: scenario.name, service: [], ceiling: [], ratio: 0 };
+          for (let pair = 0; pair < options.pairs; pair++) {
+            result.service.push(await measure(service.url, key, options, scenario.requests(groups, `run-${Date.now()}-${pair}`)));
+            result.ceiling.push(await measure(ceiling.url, key, options, scenario.requests(groups, `ceiling-${pair}`)));
+          }
+          result.ratio = median(result.service.map((m, i) => m.requestsPerSecond / (result.ceiling[i]!.requestsPerSecond || 1)));
+          log(`${store.name} ${scenario.name}: ${Math.round(median(result.service.map((m) => m.requestsPerSecond)))} req/s, ratio ${result.ratio.toFixed(2)}`);
+          results.push(result);
+        } finally {
+          await ceiling.stop();
+        }
+      }
+    } finally {
+      await service.stop();
+    }
+  }
+  return results;
+}
+
+export function formatTable(results: ScenarioResult[]): string {
+  const rows = results.map((r) => {
+    const rps = median(r.service.map((m) => m.requestsPerSecond));
+    const ceiling = median(r.ceiling.map((m) => m.requestsPerSecond));
+    return [r.store, r.scenario, Math.round(rps), Math.round(ceiling), r.ratio.toFixed(2), median(r.service.map((m) => m.p50)), median(r.service.map((m) => m.p99)), r.service.reduce((n, m) => n + m.non2xx + m.errors, 0)];
+  });
+  const header = ['store', 'scenario', 'req/s', 'ceiling req/s', 'ratio (median)', 'p50 ms', 'p99 ms', 'non-2xx+errors'];
+  const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
+  return lines.join('\n');
+}

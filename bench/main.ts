@@ -1,0 +1,55 @@
+import { Command, Option } from 'commander';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
+import { formatTable, runBenchmark } from './benchmark.js';
+
+/** `npm run bench`: every scenario on SQLite and PostgreSQL against the ceiling, as a Markdown table. */
+const program = new Command()
+  .name('bench')
+  .option('--duration <seconds>', 'seconds per run', '5')
+  .option('--pairs <n>', 'service/ceiling run pairs per scenario', '3')
+  .option('--connections <n>', 'concurrent connections', '32')
+  .option('--seed <n>', 'existing groups before the scenarios run', '1000')
+  .addOption(new Option('--stores <list>', 'comma-separated stores').default('sqlite,postgres'))
+  .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate'))
+  .parse();
+const opts = program.opts<{ duration: string; pairs: string; connections: string; seed: string; stores: string; scenarios: string }>();
+
+const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-'));
+const secret = randomBytes(32).toString('hex');
+const wanted = opts.stores.split(',');
+const postgres = wanted.includes('postgres') ? (process.env.DATABASE_URL ? { url: process.env.DATABASE_URL, stop: async () => {} } : await startEmbeddedPostgres()) : undefined;
+try {
+  let databaseUrl = postgres?.url;
+  if (postgres && !process.env.DATABASE_URL) {
+    const admin = new pg.Client(postgres.url);
+    await admin.connect();
+    await admin.query('CREATE DATABASE ugs_bench');
+    await admin.end();
+    const url = new URL(postgres.url);
+    url.pathname = '/ugs_bench';
+    databaseUrl = url.toString();
+  }
+  const stores: { name: string; env: Record<string, string> }[] = [
+    ...(wanted.includes('sqlite') ? [{ name: 'sqlite', env: { UGS_DATA_DIR: join(dataDir, 'sqlite'), UGS_SECRET: secret } }] : []),
+    ...(databaseUrl ? [{ name: 'postgres', env: { UGS_DATA_DIR: join(dataDir, 'pg'), UGS_SECRET: secret, DATABASE_URL: databaseUrl } }] : []),
+  ];
+  const results = await runBenchmark({
+    stores,
+    scenarios: opts.scenarios.split(',') as never,
+    connections: Number(opts.connections),
+    durationSeconds: Number(opts.duration),
+    pairs: Number(opts.pairs),
+    seedGroups: Number(opts.seed),
+    log: (line) => console.error(line),
+  });
+  console.log(`\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.duration}s runs, ${opts.pairs} pairs\n`);
+  console.log(formatTable(results));
+} finally {
+  await postgres?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
