@@ -13,7 +13,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { isConnectionLost, isRolledBack, withRetry, type RetryPolicy } from '../../src/store/postgres/transient-errors.js';
 import type { NewUserGroup } from '../../src/store/store.js';
 import { freePort } from '../helpers/embedded-postgres.js';
-import { ApiClient, rawRequest } from '../helpers/http-client.js';
+import { ApiClient, rawRequest, type RawResponse } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -79,6 +79,8 @@ describe('readiness follows the database', () => {
   let app: TypedApp;
   let url: string;
   const dataDir = makeTempDir('ugs-resilience');
+  /** What an API call answered while PostgreSQL was down (set by the first test). */
+  let apiWhileDown: RawResponse | undefined;
 
   before(async () => {
     postgres = await startRestartablePostgres();
@@ -120,6 +122,7 @@ describe('readiness follows the database', () => {
     const live = await rawRequest(url, { method: 'GET', path: '/healthz' });
     assert.equal(live.status, 200, 'liveness does not depend on the database');
     assert.deepEqual(live.json, { success: 1, status: 'ok' });
+    apiWhileDown = await client.getOrCreate({ user_group_id: 'survivor' });
 
     await postgres.start();
     let status = 0;
@@ -137,40 +140,57 @@ describe('readiness follows the database', () => {
     assert.equal(fresh.status, 200, fresh.text);
     assert.equal(fresh.json.new_user_group, true);
   });
+
+  it(
+    'an API call while PostgreSQL is down answers 503 unavailable, as docs/errors.md says, not 500 internal',
+    {
+      todo:
+        'bug: src/http/error-handler.ts sends every non-ServiceError as 500 internal, so a store outage (ECONNREFUSED, 57P01, ' +
+        'connection timeout) is reported as a fault in the service; map isConnectionLost() errors to unavailable (503)',
+    },
+    () => {
+      assert.ok(apiWhileDown, 'the first test ran');
+      assert.equal(apiWhileDown.status, 503, apiWhileDown.text);
+      assert.equal(apiWhileDown.json.error.code, 'unavailable');
+    },
+  );
 });
 
 describe('dropped connections are retried', () => {
   let database: TestDatabase;
   let store: PostgresStore;
+  /** Stays connected, so the next statement goes out right after the kill, before the pool notices. */
+  let admin: pg.Client;
 
   before(async () => {
     database = await createTestDatabase();
     ({ store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 5000, connectTimeoutMs: 2000 }));
+    admin = new pg.Client(database.url);
+    await admin.connect();
   });
 
   after(async () => {
+    await admin?.end();
     await store?.close();
     await database?.drop();
   });
 
-  /** Kills every other session on the test database, as a failover or an admin would. */
+  /** Kills every other session on the test database, as a failover or an admin would; how many it killed. */
   async function terminateOtherSessions(): Promise<number> {
-    const admin = new pg.Client(database.url);
-    await admin.connect();
-    try {
-      const { rows } = await admin.query<{ killed: boolean }>(
-        'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-      );
-      return rows.filter((r) => r.killed).length;
-    } finally {
-      await admin.end();
-    }
+    const { rows } = await admin.query<{ killed: boolean }>(
+      'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    return rows.filter((r) => r.killed).length;
+  }
+
+  /** Parallel statements open several pool connections, which then sit idle. */
+  async function warm(target: PostgresStore, label: string): Promise<void> {
+    await Promise.all(Array.from({ length: 8 }, (_, i) => target.findUserGroup('Customer', `warm-${label}-${i}`)));
   }
 
   it('reads and idempotent inserts succeed right after the pool connections are terminated', async () => {
-    for (let round = 0; round < 3; round++) {
-      // Warm the pool: parallel statements open several connections that then sit idle.
-      await Promise.all(Array.from({ length: 8 }, (_, i) => store.findUserGroup('Customer', `warm-${round}-${i}`)));
+    for (let round = 0; round < 5; round++) {
+      await warm(store, `${round}`);
       const killed = await terminateOtherSessions();
       assert.ok(killed >= 1, `the pool held connections to terminate (round ${round})`);
 
@@ -183,13 +203,38 @@ describe('dropped connections are retried', () => {
   });
 
   it('parallel statements survive the terminations too', async () => {
-    await Promise.all(Array.from({ length: 8 }, (_, i) => store.findUserGroup('Customer', `warm-${i}`)));
+    await warm(store, 'parallel');
     await terminateOtherSessions();
     const results = await Promise.all([
       ...Array.from({ length: 6 }, (_, i) => store.findUserGroup('Customer', `missing-${i}`)),
       store.insertUserGroupIfAbsent(newGroup('parallel-after-kill')).then((r) => r.group),
     ]);
     assert.equal(results.at(-1)?.providedId, 'parallel-after-kill');
+  });
+
+  it('(diagnostic) without retries the same scenario does hit dead connections', async (t) => {
+    // Not asserted (it depends on timing): shows that the tests above exercise the retry path.
+    const { store: noRetry } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 4,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 2000,
+      retry: { attempts: 1, baseDelayMs: 1 },
+    });
+    let lost = 0;
+    try {
+      for (let round = 0; round < 5; round++) {
+        await warm(noRetry, `no-retry-${round}`).catch(() => lost++);
+        await terminateOtherSessions();
+        await noRetry.findUserGroup('Customer', 'x').catch((error: unknown) => {
+          assert.ok(isConnectionLost(error), `only connection-lost errors: ${String(error)}`);
+          lost++;
+        });
+      }
+    } finally {
+      await noRetry.close();
+    }
+    t.diagnostic(`without retries, ${lost} of 10 batches failed on a terminated connection`);
   });
 });
 

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { ServerProcess } from '../helpers/cli.js';
+import { ApiClient, type RawResponse } from '../helpers/http-client.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { Sandbox, stopServer, STACK_LINE } from './cli-support.js';
+
+/**
+ * Many replicas, proven: two `ugs serve` processes over one PostgreSQL
+ * database behave as one service. Nothing is cached per process, so what one
+ * replica does is what the other sees on its very next request.
+ */
+describe('two replicas over one PostgreSQL database', () => {
+  const sandbox = new Sandbox();
+  const secret = randomBytes(32).toString('hex');
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  let replicaA: ServerProcess;
+  let replicaB: ServerProcess;
+  let key: string;
+  let keyId: string;
+  /** The 'wave' group as the replicas agreed on it in the first test. */
+  let wave: { teamId: string; token: string } | undefined;
+
+  before(async () => {
+    database = await createTestDatabase();
+    env = { DATABASE_URL: database.url, UGS_SECRET: secret, LOG_LEVEL: 'info' };
+    // Each replica gets its own (unused) data dir: the database is the only shared state.
+    [replicaA, replicaB] = await Promise.all([sandbox.serve(sandbox.dir('ugs-replica-a'), env), sandbox.serve(sandbox.dir('ugs-replica-b'), env)]);
+    ({ key, id: keyId } = await sandbox.createKey(sandbox.dir('ugs-replica-cli'), [], env));
+  });
+
+  after(async () => {
+    await sandbox.cleanup();
+    await database?.drop();
+  });
+
+  it('answers 64 concurrent get-or-create calls split across both replicas with one group, one team_id and one token', async () => {
+    const clients = [new ApiClient(replicaA.url, key), new ApiClient(replicaB.url, key)];
+    const answers: RawResponse[] = await Promise.all(
+      Array.from({ length: 64 }, (_, i) => clients[i % 2]!.getOrCreate({ user_group_id: 'wave', name: 'Wave' })),
+    );
+    for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+    const bodies = answers.map((a) => a.json);
+    assert.equal(bodies.filter((b) => b.new_user_group === true).length, 1, 'exactly one call created the group');
+    assert.equal(bodies.filter((b) => b.new_user_group === false).length, 63);
+    const teamIds = new Set(bodies.map((b) => b.user_group.team_id));
+    const tokens = new Set(bodies.map((b) => b.user_group.token));
+    assert.equal(teamIds.size, 1, `one team_id, got ${[...teamIds].join(', ')}`);
+    assert.equal(tokens.size, 1, 'one token');
+    wave = { teamId: [...teamIds][0], token: [...tokens][0] };
+    assert.equal(typeof wave.token, 'string');
+  });
+
+  it('a rotation through replica A makes the old token fail through replica B at once', async () => {
+    assert.ok(wave, 'the first test created the group');
+    const viaA = new ApiClient(replicaA.url, key);
+    const viaB = new ApiClient(replicaB.url, key);
+
+    const rotated = await viaA.rotate(wave.token);
+    assert.equal(rotated.status, 200, rotated.text);
+    const newToken: string = rotated.json.user_group.token;
+    assert.notEqual(newToken, wave.token);
+
+    const stale = await viaB.rotate(wave.token);
+    assert.equal(stale.status, 404, stale.text);
+    assert.equal(stale.json.success, 0);
+    assert.equal(stale.json.error.code, 'not_found');
+
+    const read = await viaB.getOrCreate({ user_group_id: 'wave' });
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.json.new_user_group, false);
+    assert.equal(read.json.user_group.team_id, wave.teamId);
+    assert.equal(read.json.user_group.token, newToken, 'replica B serves the token replica A issued');
+  });
+
+  it('a key revoked with `ugs keys revoke` stops working on both replicas on the very next request', async () => {
+    const viaA = new ApiClient(replicaA.url, key);
+    const viaB = new ApiClient(replicaB.url, key);
+    // The key works on both before the revocation (and each replica has looked it up).
+    assert.equal((await viaA.getOrCreate({ user_group_id: 'wave' })).status, 200);
+    assert.equal((await viaB.getOrCreate({ user_group_id: 'wave' })).status, 200);
+
+    const revoked = await sandbox.ugs(sandbox.dir('ugs-replica-cli'), ['keys', 'revoke', keyId], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, new RegExp(`Revoked ${keyId}`));
+
+    for (const [name, client] of [['A', viaA], ['B', viaB]] as const) {
+      const answer = await client.getOrCreate({ user_group_id: 'wave' });
+      assert.equal(answer.status, 401, `replica ${name}: ${answer.text}`);
+      assert.equal(answer.json.error.code, 'unauthenticated');
+    }
+  });
+
+  it('both replicas exit 0 on SIGTERM', async () => {
+    const [codeA, codeB] = await Promise.all([stopServer(replicaA, 'SIGTERM'), stopServer(replicaB, 'SIGTERM')]);
+    assert.equal(codeA, 0, replicaA.output());
+    assert.equal(codeB, 0, replicaB.output());
+    for (const replica of [replicaA, replicaB]) {
+      assert.ok(!replica.output().includes(STACK_LINE), replica.output());
+      assert.ok(!replica.output().includes(secret), 'the secret is not logged');
+      assert.ok(!replica.output().includes(new URL(database.url).password), 'the database password is not logged');
+    }
+  });
+});
