@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { auditCommand } from './commands/audit.js';
 import { keysCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { serveCommand } from './commands/serve.js';
@@ -15,5 +16,6 @@ serveCommand(program);
 keysCommand(program);
 migrateCommand(program);
 transferCommands(program);
+auditCommand(program);
 
 program.parseAsync(process.argv).catch(reportFailure);

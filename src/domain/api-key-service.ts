@@ -43,7 +43,7 @@ export class ApiKeyService {
       lastUsedAt: null,
       revokedAt: null,
     };
-    await this.store.insertApiKey(record);
+    await this.store.insertApiKey(record, { keyId: record.id, fields: ['environment', 'access', ...(record.name === null ? [] : ['name'])] });
     return { record, key };
   }
 
@@ -53,7 +53,7 @@ export class ApiKeyService {
 
   /** False when no key has this id. Revoking twice keeps the first time. */
   revoke(id: string): Promise<boolean> {
-    return this.store.revokeApiKey(id, this.now().toISOString());
+    return this.store.revokeApiKey(id, this.now().toISOString(), { keyId: id, fields: ['revoked_at'] });
   }
 
   /**

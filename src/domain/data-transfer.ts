@@ -3,6 +3,8 @@ import { invalidRequest } from './errors.js';
 import {
   apiKeyFromLine,
   apiKeyLine,
+  auditFromLine,
+  auditLine,
   EXPORT_FORMAT,
   EXPORT_VERSION,
   parseExportLine,
@@ -18,6 +20,7 @@ const PAGE = 500;
 export interface ImportSummary {
   userGroups: number;
   apiKeys: number;
+  auditRecords: number;
 }
 
 /** Moving a whole store to another (SQLite to PostgreSQL and back) through the export format. */
@@ -41,7 +44,15 @@ export class DataTransfer {
     }
     const keys = await this.store.listApiKeys();
     for (const key of keys) yield line(apiKeyLine(key));
-    yield line({ type: 'end', user_groups: groups, api_keys: keys.length });
+    let audits = 0;
+    for (let after = 0; ; ) {
+      const page = await this.store.listAuditRecordsAfter(after, PAGE);
+      for (const record of page) yield line(auditLine(record));
+      audits += page.length;
+      if (page.length < PAGE) break;
+      after = page.at(-1)!.id;
+    }
+    yield line({ type: 'end', user_groups: groups, api_keys: keys.length, audit_records: audits });
   }
 
   /**
@@ -50,18 +61,21 @@ export class DataTransfer {
    * loads it in batches. `readLines` is called once per pass.
    */
   async import(readLines: () => AsyncIterable<string>): Promise<ImportSummary> {
-    if (!(await this.store.isEmpty())) throw invalidRequest('Import needs an empty store; this one already has user groups or API keys.');
+    if (!(await this.store.isEmpty())) throw invalidRequest('Import needs an empty store; this one already has user groups, API keys or audit records.');
     const summary = await this.forEachRecord(readLines, async () => {});
-    let batch: ImportBatch = { userGroups: [], apiKeys: [] };
+    const emptyBatch = (): ImportBatch => ({ userGroups: [], apiKeys: [], auditRecords: [] });
+    const size = (b: ImportBatch) => b.userGroups.length + b.apiKeys.length + b.auditRecords.length;
+    let batch = emptyBatch();
     const flush = async () => {
-      if (batch.userGroups.length + batch.apiKeys.length === 0) return;
+      if (size(batch) === 0) return;
       await this.store.importBatch(batch);
-      batch = { userGroups: [], apiKeys: [] };
+      batch = emptyBatch();
     };
     await this.forEachRecord(readLines, async (record) => {
       if (record.type === 'user_group') batch.userGroups.push(userGroupFromLine(record));
       if (record.type === 'api_key') batch.apiKeys.push(apiKeyFromLine(record));
-      if (batch.userGroups.length + batch.apiKeys.length >= PAGE) await flush();
+      if (record.type === 'audit') batch.auditRecords.push(auditFromLine(record));
+      if (size(batch) >= PAGE) await flush();
     });
     await flush();
     return summary;
@@ -71,7 +85,7 @@ export class DataTransfer {
     let lineNumber = 0;
     let header = false;
     let trailer: ImportSummary | undefined;
-    const seen = { userGroups: 0, apiKeys: 0 };
+    const seen: ImportSummary = { userGroups: 0, apiKeys: 0, auditRecords: 0 };
     for await (const text of readLines()) {
       lineNumber++;
       if (text.trim() === '') continue;
@@ -95,20 +109,22 @@ export class DataTransfer {
       }
       if (record.type === 'header') throw fail('a second header');
       if (record.type === 'end') {
-        trailer = { userGroups: record.user_groups, apiKeys: record.api_keys };
+        trailer = { userGroups: record.user_groups, apiKeys: record.api_keys, auditRecords: record.audit_records };
         continue;
       }
       if (record.type === 'user_group') {
         const token = this.decryptOrFail(record, fail);
         if (!sameHash(hashSecret(token), Buffer.from(record.token_hash, 'base64'))) throw fail('the token does not match its hash');
         seen.userGroups++;
-      } else seen.apiKeys++;
+      } else if (record.type === 'api_key') seen.apiKeys++;
+      else seen.auditRecords++;
       await use(record);
     }
     if (!header) throw invalidRequest('The export is empty.');
     if (!trailer) throw invalidRequest('The export is truncated: it has no end marker.');
-    if (trailer.userGroups !== seen.userGroups || trailer.apiKeys !== seen.apiKeys) {
-      throw invalidRequest(`The export is incomplete: its end marker counts ${trailer.userGroups} groups and ${trailer.apiKeys} keys, the file holds ${seen.userGroups} and ${seen.apiKeys}.`);
+    if (trailer.userGroups !== seen.userGroups || trailer.apiKeys !== seen.apiKeys || trailer.auditRecords !== seen.auditRecords) {
+      const counts = (c: ImportSummary) => `${c.userGroups} groups, ${c.apiKeys} keys and ${c.auditRecords} audit records`;
+      throw invalidRequest(`The export is incomplete: its end marker counts ${counts(trailer)}, the file holds ${counts(seen)}.`);
     }
     return seen;
   }

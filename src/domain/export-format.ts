@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { ApiKeyRecord } from './api-key.js';
+import { AUDIT_ACTIONS, type AuditRecord } from './audit.js';
 import { ENVIRONMENTS } from './environment.js';
 import type { UserGroupRecord } from './user-group.js';
 
 /**
  * The JSON-lines format of `ugs export` / `ugs import`: a header, every group,
- * every key (hashes only), and a trailer with the counts so a truncated file
+ * every key (hashes only), every audit record, and a trailer with the counts so a truncated file
  * is refused. Binary values are base64. Version it when the shape changes.
  */
 export const EXPORT_FORMAT = 'user-group-service-export';
@@ -50,13 +51,26 @@ export const ApiKeyLine = Type.Object({
   revoked_at: Type.Union([Timestamp, Type.Null()]),
 });
 
+export const AuditLine = Type.Object({
+  type: Type.Literal('audit'),
+  id: Type.Integer({ minimum: 1 }),
+  at: Timestamp,
+  action: Type.Union(AUDIT_ACTIONS.map((a) => Type.Literal(a))),
+  environment: Environment,
+  team_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+  provided_id: Type.Union([Type.String(), Type.Null()]),
+  key_id: Type.Union([Type.String(), Type.Null()]),
+  fields: Type.Array(Type.String()),
+});
+
 export const TrailerLine = Type.Object({
   type: Type.Literal('end'),
   user_groups: Type.Integer({ minimum: 0 }),
   api_keys: Type.Integer({ minimum: 0 }),
+  audit_records: Type.Integer({ minimum: 0 }),
 });
 
-export const ExportLine = Type.Union([HeaderLine, UserGroupLine, ApiKeyLine, TrailerLine]);
+export const ExportLine = Type.Union([HeaderLine, UserGroupLine, ApiKeyLine, AuditLine, TrailerLine]);
 export type ExportLine = Static<typeof ExportLine>;
 
 export function userGroupLine(g: UserGroupRecord): Static<typeof UserGroupLine> {
@@ -117,6 +131,24 @@ export function apiKeyFromLine(l: Static<typeof ApiKeyLine>): ApiKeyRecord {
   };
 }
 
+export function auditLine(a: AuditRecord): Static<typeof AuditLine> {
+  return {
+    type: 'audit',
+    id: a.id,
+    at: a.at,
+    action: a.action,
+    environment: a.environment,
+    team_id: a.teamId,
+    provided_id: a.providedId,
+    key_id: a.keyId,
+    fields: a.fields,
+  };
+}
+
+export function auditFromLine(l: Static<typeof AuditLine>): AuditRecord {
+  return { id: l.id, at: l.at, action: l.action, environment: l.environment, teamId: l.team_id, providedId: l.provided_id, keyId: l.key_id, fields: l.fields };
+}
+
 /** Parses and checks one line; the message names what is wrong. */
 export function parseExportLine(text: string): ExportLine {
   let value: unknown;
@@ -127,7 +159,7 @@ export function parseExportLine(text: string): ExportLine {
   }
   if (Value.Check(ExportLine, value)) return value;
   const type = (value as { type?: unknown } | null)?.type;
-  const schema = [HeaderLine, UserGroupLine, ApiKeyLine, TrailerLine].find((s) => s.properties.type.const === type);
+  const schema = [HeaderLine, UserGroupLine, ApiKeyLine, AuditLine, TrailerLine].find((s) => s.properties.type.const === type);
   const error = schema ? Value.Errors(schema, value).First() : undefined;
   throw new Error(error ? `${error.path || 'line'} ${error.message}` : `unknown record type ${JSON.stringify(type)}`);
 }

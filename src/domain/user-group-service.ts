@@ -64,7 +64,7 @@ export class UserGroupService {
       tokenCiphertext: this.cipher.encrypt(token, principal.environment, input.userGroupId),
       createdAt: at,
       updatedAt: at,
-    });
+    }, { keyId: principal.keyId, fields: setFields(input) });
     return { group: this.reveal(group), created };
   }
 
@@ -72,12 +72,12 @@ export class UserGroupService {
   async update(principal: Principal, input: UpdateInput): Promise<UserGroup> {
     assertWritable(principal);
     assertPropertiesSize(input.properties);
-    const updated = await this.store.updateUserGroup(principal.environment, input.userGroupId, {
-      name: input.name,
-      mapping: input.mapping,
-      properties: input.properties,
-      updatedAt: this.now().toISOString(),
-    });
+    const updated = await this.store.updateUserGroup(
+      principal.environment,
+      input.userGroupId,
+      { name: input.name, mapping: input.mapping, properties: input.properties, updatedAt: this.now().toISOString() },
+      { keyId: principal.keyId, fields: setFields(input) },
+    );
     if (!updated) throw notFound(`No user group with "user_group_id" "${input.userGroupId}" exists in the ${principal.environment} environment.`);
     return this.reveal(updated);
   }
@@ -98,7 +98,7 @@ export class UserGroupService {
       tokenHash: hashSecret(token),
       tokenCiphertext: this.cipher.encrypt(token, group.environment, group.providedId),
       updatedAt: this.now().toISOString(),
-    });
+    }, { keyId: principal.keyId, fields: ['token'] });
     // A concurrent rotation with the same token won the swap: ours is superseded.
     if (!rotated) throw unknownToken;
     return { ...toUserGroup(rotated, token) };
@@ -121,6 +121,11 @@ function toUserGroup(record: UserGroupRecord, token: string): UserGroup {
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
+}
+
+/** Names (never values) of the fields a create or update sets, for the audit record. */
+function setFields(input: { name?: unknown; mapping?: unknown; properties?: unknown }): string[] {
+  return (['name', 'mapping', 'properties'] as const).filter((field) => input[field] !== undefined);
 }
 
 function assertWritable(principal: Principal): void {

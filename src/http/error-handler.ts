@@ -20,7 +20,10 @@ const FASTIFY_MESSAGES: Record<string, (request: FastifyRequest) => string> = {
 /** Maps anything thrown while handling a request to the wire envelope and one status. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ServiceError, request, reply) => {
-    if (error instanceof ServiceError) return sendServiceError(reply, error);
+    if (error instanceof ServiceError) {
+      if (error.code === 'unavailable') request.log.warn({ err: error }, 'store unavailable');
+      return sendServiceError(reply, error);
+    }
     if (error.validation) {
       return sendServiceError(reply, new ServiceError('invalid_request', describeValidationFailure(error.validation)));
     }

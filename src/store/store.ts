@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '../domain/api-key.js';
+import type { AuditContext, AuditQuery, AuditRecord } from '../domain/audit.js';
 import type { Environment } from '../domain/environment.js';
 import type { Mapping, Properties, UserGroupRecord } from '../domain/user-group.js';
 
@@ -25,6 +26,7 @@ export interface TokenReplacement {
 export interface ImportBatch {
   userGroups: UserGroupRecord[];
   apiKeys: ApiKeyRecord[];
+  auditRecords: AuditRecord[];
 }
 
 /**
@@ -32,6 +34,10 @@ export interface ImportBatch {
  * (`sqlite/`, later `postgres/`), all passing the conformance suite in
  * test/store/store-conformance.ts. Every SQL dialect detail stays behind this
  * interface. Methods are async so a networked database fits the same shape.
+ *
+ * Every write that changes something appends one audit record in the same
+ * transaction (`audit` says who and which fields); a write that changes
+ * nothing (a lost race, an unknown id, a second revocation) appends none.
  */
 export interface Store {
   /** Answers when the database answers; used by /readyz. */
@@ -50,11 +56,11 @@ export interface Store {
    * many concurrent calls for one id exactly one reports `created: true`, and
    * all return the same row.
    */
-  insertUserGroupIfAbsent(group: NewUserGroup): Promise<{ group: UserGroupRecord; created: boolean }>;
+  insertUserGroupIfAbsent(group: NewUserGroup, audit?: AuditContext): Promise<{ group: UserGroupRecord; created: boolean }>;
   /** Applies `changes`; null when the group does not exist. */
-  updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges): Promise<UserGroupRecord | null>;
+  updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges, audit?: AuditContext): Promise<UserGroupRecord | null>;
   /** Swaps the token if the row still holds `expectedTokenHash`; null otherwise. */
-  replaceToken(replacement: TokenReplacement): Promise<UserGroupRecord | null>;
+  replaceToken(replacement: TokenReplacement, audit?: AuditContext): Promise<UserGroupRecord | null>;
 
   /** Up to `limit` groups with team_id above `afterTeamId`, in team_id order (for export). */
   listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
@@ -67,10 +73,15 @@ export interface Store {
    */
   importBatch(batch: ImportBatch): Promise<void>;
 
-  insertApiKey(key: ApiKeyRecord): Promise<void>;
+  insertApiKey(key: ApiKeyRecord, audit?: AuditContext): Promise<void>;
   findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null>;
   listApiKeys(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked (keeping the first revocation time); false when no such key. */
-  revokeApiKey(id: string, revokedAt: string): Promise<boolean>;
+  revokeApiKey(id: string, revokedAt: string, audit?: AuditContext): Promise<boolean>;
   recordApiKeyUse(id: string, usedAt: string): Promise<void>;
+
+  /** Audit records, oldest first, filtered by group and time. */
+  listAuditRecords(query: AuditQuery): Promise<AuditRecord[]>;
+  /** Up to `limit` audit records with id above `afterId` (for export). */
+  listAuditRecordsAfter(afterId: number, limit: number): Promise<AuditRecord[]>;
 }

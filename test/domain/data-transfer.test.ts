@@ -45,14 +45,16 @@ describe('DataTransfer', () => {
   });
 
   it('exports a header, every group across pages, every key and a counting trailer', () => {
-    assert.equal(lines.length, 1 + 1205 + 1 + 1);
+    // 1205 creations and one key creation are audited: 1206 audit records.
+    assert.equal(lines.length, 1 + 1205 + 1 + 1206 + 1);
     assert.equal(JSON.parse(lines[0]!).type, 'header');
-    assert.deepEqual(JSON.parse(lines.at(-1)!), { type: 'end', user_groups: 1205, api_keys: 1 });
+    assert.deepEqual(JSON.parse(lines.at(-1)!), { type: 'end', user_groups: 1205, api_keys: 1, audit_records: 1206 });
   });
 
   it('imports into an empty store and refuses a second import', async () => {
     const target = await fresh();
-    assert.deepEqual(await new DataTransfer(target, cipher).import(from(lines)), { userGroups: 1205, apiKeys: 1 });
+    assert.deepEqual(await new DataTransfer(target, cipher).import(from(lines)), { userGroups: 1205, apiKeys: 1, auditRecords: 1206 });
+    assert.equal((await target.listAuditRecordsAfter(0, 5000)).length, 1206);
     assert.equal(await target.listUserGroupsAfter(0, 2000).then((g) => g.length), 1205);
     await assert.rejects(new DataTransfer(target, cipher).import(from(lines)), /empty store/);
   });

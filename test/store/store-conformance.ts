@@ -236,6 +236,73 @@ export function storeConformance(fixture: StoreFixture): void {
     });
   });
 
+  describe(`Store audit log: ${fixture.name}`, () => {
+    let audited: Store;
+    before(async () => {
+      audited = await fixture.open();
+    });
+    after(() => audited.close());
+    const by = (keyId: string, fields: string[]) => ({ keyId, fields });
+
+    it('appends exactly one record per change, with who, what and which fields, never a value', async () => {
+      const g = newGroup('Customer', 'aud-1');
+      const { group } = await audited.insertUserGroupIfAbsent(g, by('key_a', ['name', 'mapping']));
+      await audited.updateUserGroup('Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name']));
+      await audited.replaceToken(
+        { teamId: group.teamId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+        by('key_c', ['token']),
+      );
+      const key = newKey({ environment: 'Testing' });
+      await audited.insertApiKey(key, by(key.id, ['environment', 'access']));
+      await audited.revokeApiKey(key.id, LATER, by(key.id, ['revoked_at']));
+
+      const records = await audited.listAuditRecords({ limit: 100 });
+      assert.deepEqual(
+        records.map(({ id, ...rest }) => (assert.ok(id > 0), rest)),
+        [
+          { at: g.createdAt, action: 'user_group.created', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_a', fields: ['name', 'mapping'] },
+          { at: LATER, action: 'user_group.updated', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_b', fields: ['name'] },
+          { at: LATER, action: 'user_group.token_rotated', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_c', fields: ['token'] },
+          { at: key.createdAt, action: 'api_key.created', environment: 'Testing', teamId: null, providedId: null, keyId: key.id, fields: ['environment', 'access'] },
+          { at: LATER, action: 'api_key.revoked', environment: 'Testing', teamId: null, providedId: null, keyId: key.id, fields: ['revoked_at'] },
+        ],
+      );
+      const ids = records.map((r) => r.id);
+      assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+    });
+
+    it('appends nothing for writes that change nothing', async () => {
+      const before = (await audited.listAuditRecords({ limit: 1000 })).length;
+      const g = newGroup('Customer', 'aud-noop');
+      const { group } = await audited.insertUserGroupIfAbsent(g);
+      const afterCreate = (await audited.listAuditRecords({ limit: 1000 })).length;
+      assert.equal(afterCreate, before + 1);
+      await audited.insertUserGroupIfAbsent(newGroup('Customer', 'aud-noop')); // lost race: exists
+      await audited.updateUserGroup('Customer', 'aud-missing', { name: 'x', updatedAt: LATER }); // unknown group
+      await audited.replaceToken({ teamId: group.teamId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER }); // stale token
+      const key = newKey();
+      await audited.insertApiKey(key);
+      await audited.revokeApiKey(key.id, LATER);
+      const afterKey = (await audited.listAuditRecords({ limit: 1000 })).length;
+      assert.equal(await audited.revokeApiKey(key.id, LATER), true, 'a second revocation still finds the key');
+      assert.equal(await audited.revokeApiKey('key_missing', LATER), false);
+      assert.equal((await audited.listAuditRecords({ limit: 1000 })).length, afterKey, 'second revocation and unknown key append nothing');
+      assert.equal(afterKey, afterCreate + 2);
+    });
+
+    it('filters by team_id, by user_group_id and by time, and pages for export', async () => {
+      const { group } = await audited.insertUserGroupIfAbsent({ ...newGroup('Testing', 'aud-filter'), createdAt: '2030-01-01T00:00:00.000Z' });
+      await audited.updateUserGroup('Testing', 'aud-filter', { name: 'x', updatedAt: '2030-01-02T00:00:00.000Z' });
+      assert.deepEqual((await audited.listAuditRecords({ group: { teamId: group.teamId }, limit: 10 })).map((r) => r.action), ['user_group.created', 'user_group.updated']);
+      assert.equal((await audited.listAuditRecords({ group: { providedId: 'aud-filter' }, limit: 10 })).length, 2);
+      assert.deepEqual((await audited.listAuditRecords({ since: '2030-01-02T00:00:00.000Z', limit: 10 })).map((r) => r.action), ['user_group.updated']);
+      assert.equal((await audited.listAuditRecords({ limit: 1 })).length, 1);
+      const all = await audited.listAuditRecords({ limit: 1000 });
+      const paged = [...(await audited.listAuditRecordsAfter(0, 3)), ...(await audited.listAuditRecordsAfter(all[2]!.id, 1000))];
+      assert.deepEqual(paged, all);
+    });
+  });
+
   describe(`Store import: ${fixture.name}`, () => {
     let empty: Store;
     before(async () => {
@@ -247,7 +314,7 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await empty.isEmpty(), true);
       const groups = [newGroup('Customer', 'imp-a'), newGroup('Testing', 'imp-b')].map((g, i) => ({ ...g, teamId: [5, 42][i]! }));
       const key = newKey({ lastUsedAt: '2026-01-02T03:04:05.678Z', revokedAt: '2026-01-03T00:00:00.000Z' });
-      await empty.importBatch({ userGroups: groups, apiKeys: [key] });
+      await empty.importBatch({ userGroups: groups, apiKeys: [key], auditRecords: [] });
       assert.equal(await empty.isEmpty(), false);
       assert.deepEqual(await empty.findUserGroup('Testing', 'imp-b'), groups[1]);
       assert.deepEqual(await empty.findApiKeyByHash(key.keyHash), key);
@@ -258,7 +325,7 @@ export function storeConformance(fixture: StoreFixture): void {
     it('writes nothing of a batch that fails', async () => {
       const clash = { ...newGroup('Customer', 'imp-a'), teamId: 100 }; // same id as an imported group
       const fine = { ...newGroup('Customer', 'imp-fine'), teamId: 101 };
-      await assert.rejects(empty.importBatch({ userGroups: [fine, clash], apiKeys: [] }));
+      await assert.rejects(empty.importBatch({ userGroups: [fine, clash], apiKeys: [], auditRecords: [] }));
       assert.equal(await empty.findUserGroup('Customer', 'imp-fine'), null);
     });
   });

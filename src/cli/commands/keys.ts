@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
+import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
 
 /** The JSON form of a key for `keys list --json`; never the key or its hash. */
@@ -14,16 +15,6 @@ function keyView(key: ApiKeyRecord) {
     last_used_at: key.lastUsedAt,
     revoked_at: key.revokedAt,
   };
-}
-
-function printTable(rows: Record<string, string>[]): void {
-  const first = rows[0];
-  if (!first) return;
-  const columns = Object.keys(first);
-  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  console.log(line(columns.map((c) => c.toUpperCase())));
-  for (const row of rows) console.log(line(columns.map((c) => row[c] ?? '')));
 }
 
 export function keysCommand(program: Command): void {

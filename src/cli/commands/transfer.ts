@@ -27,7 +27,7 @@ export function transferCommands(program: Command): void {
       if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
       await withServices(async ({ dataTransfer }) => {
         const summary = await dataTransfer.import(() => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
-        console.log(`Imported ${summary.userGroups} user groups and ${summary.apiKeys} API keys.`);
+        console.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
       });
     });
 }

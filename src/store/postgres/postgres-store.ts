@@ -1,13 +1,14 @@
 import pg from 'pg';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
+import { NO_AUDIT_DETAIL, type AuditContext, type AuditQuery, type AuditRecord } from '../../domain/audit.js';
 import type { Environment } from '../../domain/environment.js';
 import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import { jsonOrNull } from '../json-column.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
 import { migratePostgres } from './migrate-postgres.js';
-import { toApiKeyRecord, toUserGroupRecord, type ApiKeyRow, type UserGroupRow } from './postgres-rows.js';
-import { withRetry, type RetryPolicy } from './transient-errors.js';
+import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './postgres-rows.js';
+import { asUnavailable, withRetry, type RetryPolicy } from './transient-errors.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -24,35 +25,80 @@ const SQL = {
   putSettingIfAbsent: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
   findGroup: 'SELECT * FROM user_groups WHERE environment = $1 AND provided_id = $2',
   findGroupByToken: 'SELECT * FROM user_groups WHERE environment = $1 AND token_hash = $2',
-  insertGroup: `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                ON CONFLICT (environment, provided_id) DO NOTHING
-                RETURNING *`,
-  updateGroup: `UPDATE user_groups SET
-                  name       = CASE WHEN $1::boolean THEN $2 ELSE name END,
-                  mapping    = CASE WHEN $3::boolean THEN $4 ELSE mapping END,
-                  properties = CASE WHEN $5::boolean THEN $6 ELSE properties END,
-                  updated_at = $7
-                WHERE environment = $8 AND provided_id = $9
-                RETURNING *`,
-  // Matching the new hash too makes a retry after a lost acknowledgement land on the same result.
-  replaceToken: `UPDATE user_groups SET token_hash = $1, token_ciphertext = $2, updated_at = $3
-                 WHERE team_id = $4 AND (token_hash = $5 OR token_hash = $1)
-                 RETURNING *`,
-  insertKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
-              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-              ON CONFLICT (id) DO NOTHING`,
+  // Each write and its audit record are one statement (data-modifying CTEs), hence one
+  // transaction without a round trip inside it. The audit row exists only when the write did.
+  insertGroup: `WITH inserted AS (
+                  INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                  ON CONFLICT (environment, provided_id) DO NOTHING
+                  RETURNING *
+                ), audited AS (
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                  SELECT created_at, 'user_group.created', environment, team_id, provided_id, $10, $11 FROM inserted
+                )
+                SELECT * FROM inserted`,
+  updateGroup: `WITH updated AS (
+                  UPDATE user_groups SET
+                    name       = CASE WHEN $1::boolean THEN $2 ELSE name END,
+                    mapping    = CASE WHEN $3::boolean THEN $4 ELSE mapping END,
+                    properties = CASE WHEN $5::boolean THEN $6 ELSE properties END,
+                    updated_at = $7
+                  WHERE environment = $8 AND provided_id = $9
+                  RETURNING *
+                ), audited AS (
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                  SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, $10, $11 FROM updated
+                )
+                SELECT * FROM updated`,
+  // Matching the new hash too makes a retry after a lost acknowledgement land on the same
+  // result; \`before\` (same snapshot) tells a first application from such a retry, so the
+  // audit record is written once.
+  replaceToken: `WITH before AS (
+                   SELECT token_hash FROM user_groups WHERE team_id = $4
+                 ), replaced AS (
+                   UPDATE user_groups SET token_hash = $1, token_ciphertext = $2, updated_at = $3
+                   WHERE team_id = $4 AND (token_hash = $5 OR token_hash = $1)
+                   RETURNING *
+                 ), audited AS (
+                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                   SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, $6, $7
+                   FROM replaced r, before b WHERE b.token_hash = $5
+                 )
+                 SELECT * FROM replaced`,
+  insertKey: `WITH inserted AS (
+                INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id, environment, created_at
+              ), audited AS (
+                INSERT INTO audit_log (at, action, environment, key_id, fields)
+                SELECT created_at, 'api_key.created', environment, id, $9 FROM inserted
+              )
+              SELECT * FROM inserted`,
+  importKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  revokeKey: `WITH revoked AS (
+                UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id, environment, revoked_at
+              ), audited AS (
+                INSERT INTO audit_log (at, action, environment, key_id, fields)
+                SELECT revoked_at, 'api_key.revoked', environment, id, $3 FROM revoked
+              )
+              SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists`,
   findKeyByHash: 'SELECT * FROM api_keys WHERE key_hash = $1',
   listKeys: 'SELECT * FROM api_keys ORDER BY created_at, id',
-  revokeKey: 'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2',
   recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
   ping: 'SELECT 1',
   listGroupsAfter: 'SELECT * FROM user_groups WHERE team_id > $1 ORDER BY team_id LIMIT $2',
-  anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) AS any',
+  anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',
   importGroup: `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
   advanceTeamIds: `SELECT setval(pg_get_serial_sequence('user_groups', 'team_id'), (SELECT max(team_id) FROM user_groups))
                    WHERE EXISTS (SELECT 1 FROM user_groups)`,
+  advanceAuditIds: `SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT max(id) FROM audit_log))
+                    WHERE EXISTS (SELECT 1 FROM audit_log)`,
+  importAudit: `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  listAuditAfter: 'SELECT * FROM audit_log WHERE id > $1 ORDER BY id LIMIT $2',
 } as const;
 
 type StatementName = keyof typeof SQL;
@@ -112,7 +158,9 @@ export class PostgresStore implements Store {
   }
 
   private async query<Row extends pg.QueryResultRow>(name: StatementName, values: unknown[], idempotent = true): Promise<pg.QueryResult<Row>> {
-    return withRetry(() => this.pool.query<Row>({ name: `ugs_${name}`, text: SQL[name], values }), idempotent, this.retry);
+    return withRetry(() => this.pool.query<Row>({ name: `ugs_${name}`, text: SQL[name], values }), idempotent, this.retry).catch((error: unknown) => {
+      throw asUnavailable(error);
+    });
   }
 
   async ping(): Promise<void> {
@@ -142,7 +190,7 @@ export class PostgresStore implements Store {
     return row ? toUserGroupRecord(row) : null;
   }
 
-  async insertUserGroupIfAbsent(group: NewUserGroup): Promise<{ group: UserGroupRecord; created: boolean }> {
+  async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
     const inserted = (
       await this.query<UserGroupRow>('insertGroup', [
         group.environment,
@@ -154,6 +202,8 @@ export class PostgresStore implements Store {
         group.tokenCiphertext,
         group.createdAt,
         group.updatedAt,
+        audit.keyId,
+        JSON.stringify(audit.fields),
       ])
     ).rows[0];
     if (inserted) return { group: toUserGroupRecord(inserted), created: true };
@@ -163,7 +213,12 @@ export class PostgresStore implements Store {
     return { group: existing, created: false };
   }
 
-  async updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges): Promise<UserGroupRecord | null> {
+  async updateUserGroup(
+    environment: Environment,
+    providedId: string,
+    changes: UserGroupChanges,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<UserGroupRecord | null> {
     const row = (
       await this.query<UserGroupRow>('updateGroup', [
         changes.name !== undefined,
@@ -175,13 +230,16 @@ export class PostgresStore implements Store {
         changes.updatedAt,
         environment,
         providedId,
+        audit.keyId,
+        JSON.stringify(audit.fields),
       ])
     ).rows[0];
     return row ? toUserGroupRecord(row) : null;
   }
 
-  async replaceToken(r: TokenReplacement): Promise<UserGroupRecord | null> {
-    const row = (await this.query<UserGroupRow>('replaceToken', [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash])).rows[0];
+  async replaceToken(r: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
+    const values = [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash, audit.keyId, JSON.stringify(audit.fields)];
+    const row = (await this.query<UserGroupRow>('replaceToken', values)).rows[0];
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -194,7 +252,9 @@ export class PostgresStore implements Store {
   }
 
   async importBatch(batch: ImportBatch): Promise<void> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw asUnavailable(error);
+    });
     try {
       await client.query('BEGIN');
       for (const g of batch.userGroups) {
@@ -204,8 +264,16 @@ export class PostgresStore implements Store {
           values: [g.teamId, g.environment, g.providedId, g.name, jsonOrNull(g.mapping), jsonOrNull(g.properties), g.tokenHash, g.tokenCiphertext, g.createdAt, g.updatedAt],
         });
       }
-      for (const k of batch.apiKeys) await client.query({ name: 'ugs_insertKey', text: SQL.insertKey, values: apiKeyValues(k) });
+      for (const k of batch.apiKeys) await client.query({ name: 'ugs_importKey', text: SQL.importKey, values: apiKeyValues(k) });
+      for (const a of batch.auditRecords) {
+        await client.query({
+          name: 'ugs_importAudit',
+          text: SQL.importAudit,
+          values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields)],
+        });
+      }
       await client.query(SQL.advanceTeamIds);
+      await client.query(SQL.advanceAuditIds);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
@@ -215,8 +283,8 @@ export class PostgresStore implements Store {
     }
   }
 
-  async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    await this.query('insertKey', apiKeyValues(key));
+  async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
+    await this.query('insertKey', [...apiKeyValues(key), JSON.stringify(audit.fields)]);
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
@@ -228,11 +296,28 @@ export class PostgresStore implements Store {
     return (await this.query<ApiKeyRow>('listKeys', [])).rows.map(toApiKeyRecord);
   }
 
-  async revokeApiKey(id: string, revokedAt: string): Promise<boolean> {
-    return ((await this.query('revokeKey', [revokedAt, id])).rowCount ?? 0) > 0;
+  async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
+    return (await this.query<{ exists: boolean }>('revokeKey', [revokedAt, id, JSON.stringify(audit.fields)])).rows[0]?.exists ?? false;
   }
 
   async recordApiKeyUse(id: string, usedAt: string): Promise<void> {
     await this.query('recordKeyUse', [usedAt, id]);
+  }
+
+  async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    if (query.group && 'teamId' in query.group) where.push(`team_id = $${values.push(query.group.teamId)}`);
+    else if (query.group) where.push(`provided_id = $${values.push(query.group.providedId)}`);
+    if (query.since) where.push(`at >= $${values.push(query.since)}`);
+    const text = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT $${values.push(query.limit)}`;
+    const result = await withRetry(() => this.pool.query<AuditRow>(text, values), true, this.retry).catch((error: unknown) => {
+      throw asUnavailable(error);
+    });
+    return result.rows.map(toAuditRecord);
+  }
+
+  async listAuditRecordsAfter(afterId: number, limit: number): Promise<AuditRecord[]> {
+    return (await this.query<AuditRow>('listAuditAfter', [afterId, limit])).rows.map(toAuditRecord);
   }
 }

@@ -1,3 +1,5 @@
+import { ServiceError } from '../../domain/errors.js';
+
 /**
  * Which PostgreSQL failures are worth another try. The server rolled these
  * back, so any operation may be retried:
@@ -24,6 +26,19 @@ export function isConnectionLost(error: unknown): boolean {
   if (code !== undefined && CONNECTION_LOST.has(code)) return true;
   const message = (error as Error | null)?.message ?? '';
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+}
+
+/** Failures that mean "the database cannot serve now", not "this request is wrong". */
+const OVERLOADED = new Set(['53300' /* too_many_connections */, '57014' /* statement timeout / canceled */]);
+
+/**
+ * The domain's `unavailable` error for a failure that is the database's state
+ * (down, unreachable, overloaded), so callers get 503 and a retry hint, not
+ * 500; any other error is returned as it is.
+ */
+export function asUnavailable(error: unknown): unknown {
+  if (!isConnectionLost(error) && !OVERLOADED.has(codeOf(error) ?? '')) return error;
+  return new ServiceError('unavailable', 'The database is not answering; retry shortly.', { 'Retry-After': '1' });
 }
 
 export interface RetryPolicy {

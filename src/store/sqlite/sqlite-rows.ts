@@ -1,4 +1,5 @@
 import type { Access, ApiKeyRecord } from '../../domain/api-key.js';
+import type { AuditAction, AuditRecord } from '../../domain/audit.js';
 import type { Environment } from '../../domain/environment.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 
@@ -52,5 +53,29 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+  };
+}
+
+export interface AuditRow {
+  id: number;
+  at: string;
+  action: string;
+  environment: string;
+  team_id: number | null;
+  provided_id: string | null;
+  key_id: string | null;
+  fields: string;
+}
+
+export function toAuditRecord(row: AuditRow): AuditRecord {
+  return {
+    id: row.id,
+    at: row.at,
+    action: row.action as AuditAction,
+    environment: row.environment as Environment,
+    teamId: row.team_id,
+    providedId: row.provided_id,
+    keyId: row.key_id,
+    fields: JSON.parse(row.fields),
   };
 }

@@ -2,13 +2,14 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
+import { NO_AUDIT_DETAIL, type AuditAction, type AuditContext, type AuditQuery, type AuditRecord } from '../../domain/audit.js';
 import type { Environment } from '../../domain/environment.js';
 import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { jsonOrNull } from '../json-column.js';
-import { toApiKeyRecord, toUserGroupRecord, type ApiKeyRow, type UserGroupRow } from './sqlite-rows.js';
+import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './sqlite-rows.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -61,11 +62,23 @@ export class SqliteStore implements Store {
       ),
       findKeyByHash: db.prepare<[Buffer], ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ?'),
       listKeys: db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
-      revokeKey: db.prepare('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?'),
+      revokeKey: db.prepare<[string, string], ApiKeyRow>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING *'),
+      keyExists: db.prepare<[string], { id: string }>('SELECT id FROM api_keys WHERE id = ?'),
+      appendAudit: db.prepare(
+        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields)`,
+      ),
+      importAudit: db.prepare(
+        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields)
+         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields)`,
+      ),
+      listAuditAfter: db.prepare<[number, number], AuditRow>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?'),
       recordKeyUse: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
       ping: db.prepare('SELECT 1'),
       listGroupsAfter: db.prepare<[number, number], UserGroupRow>('SELECT * FROM user_groups WHERE team_id > ? ORDER BY team_id LIMIT ?'),
-      anyRow: db.prepare<[], { n: number }>('SELECT (SELECT count(*) FROM user_groups) + (SELECT count(*) FROM api_keys) AS n'),
+      anyRow: db.prepare<[], { n: number }>(
+        'SELECT (SELECT count(*) FROM user_groups) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM audit_log) AS n',
+      ),
       // An explicit team_id also advances AUTOINCREMENT's sequence, so new ids stay above imported ones.
       importGroup: db.prepare(
         `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
@@ -124,8 +137,25 @@ export class SqliteStore implements Store {
     return row ? toUserGroupRecord(row) : null;
   }
 
-  async insertUserGroupIfAbsent(group: NewUserGroup): Promise<{ group: UserGroupRecord; created: boolean }> {
-    const inserted = this.statements.insertGroup.get(
+  /** Appends the audit record of a change; call inside the change's transaction. */
+  private appendAudit(action: AuditAction, at: string, subject: { environment: string; teamId: number | null; providedId: string | null }, audit: AuditContext): void {
+    this.statements.appendAudit.run({ at, action, ...subject, keyId: audit.keyId, fields: JSON.stringify(audit.fields) });
+  }
+
+  async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
+    const inserted = this.db.transaction(() => {
+      const row = this.insertGroupRow(group);
+      if (row) this.appendAudit('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
+      return row;
+    })();
+    if (inserted) return { group: toUserGroupRecord(inserted), created: true };
+    const existing = this.statements.findGroup.get(group.environment, group.providedId);
+    if (!existing) throw new Error('user group vanished between conflict and read');
+    return { group: toUserGroupRecord(existing), created: false };
+  }
+
+  private insertGroupRow(group: NewUserGroup): UserGroupRow | undefined {
+    return this.statements.insertGroup.get(
       group.environment,
       group.providedId,
       group.name,
@@ -136,14 +166,24 @@ export class SqliteStore implements Store {
       group.createdAt,
       group.updatedAt,
     );
-    if (inserted) return { group: toUserGroupRecord(inserted), created: true };
-    const existing = this.statements.findGroup.get(group.environment, group.providedId);
-    if (!existing) throw new Error('user group vanished between conflict and read');
-    return { group: toUserGroupRecord(existing), created: false };
   }
 
-  async updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges): Promise<UserGroupRecord | null> {
-    const row = this.statements.updateGroup.get(
+  async updateUserGroup(
+    environment: Environment,
+    providedId: string,
+    changes: UserGroupChanges,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<UserGroupRecord | null> {
+    const row = this.db.transaction(() => {
+      const updated = this.updateGroupRow(environment, providedId, changes);
+      if (updated) this.appendAudit('user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, audit);
+      return updated;
+    })();
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  private updateGroupRow(environment: Environment, providedId: string, changes: UserGroupChanges): UserGroupRow | undefined {
+    return this.statements.updateGroup.get(
       changes.name !== undefined ? 1 : 0,
       changes.name ?? null,
       changes.mapping !== undefined ? 1 : 0,
@@ -154,11 +194,16 @@ export class SqliteStore implements Store {
       environment,
       providedId,
     );
-    return row ? toUserGroupRecord(row) : null;
   }
 
-  async replaceToken(r: TokenReplacement): Promise<UserGroupRecord | null> {
-    const row = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
+  async replaceToken(r: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
+    const row = this.db.transaction(() => {
+      const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
+      if (replaced) {
+        this.appendAudit('user_group.token_rotated', r.updatedAt, { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id }, audit);
+      }
+      return replaced;
+    })();
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -176,11 +221,38 @@ export class SqliteStore implements Store {
         this.statements.importGroup.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties) });
       }
       for (const key of batch.apiKeys) this.statements.insertKey.run(key);
+      for (const record of batch.auditRecords) this.statements.importAudit.run({ ...record, fields: JSON.stringify(record.fields) });
     })();
   }
 
-  async insertApiKey(key: ApiKeyRecord): Promise<void> {
-    this.statements.insertKey.run(key);
+  async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
+    const where: string[] = [];
+    const values: Record<string, unknown> = { limit: query.limit };
+    if (query.group && 'teamId' in query.group) {
+      where.push('team_id = @teamId');
+      values.teamId = query.group.teamId;
+    } else if (query.group) {
+      where.push('provided_id = @providedId');
+      values.providedId = query.group.providedId;
+    }
+    if (query.since) {
+      where.push('at >= @since');
+      values.since = query.since;
+    }
+    // Filters vary per call, so this one statement is prepared on demand (it is not on the request path).
+    const sql = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT @limit`;
+    return this.db.prepare<Record<string, unknown>, AuditRow>(sql).all(values).map(toAuditRecord);
+  }
+
+  async listAuditRecordsAfter(afterId: number, limit: number): Promise<AuditRecord[]> {
+    return this.statements.listAuditAfter.all(afterId, limit).map(toAuditRecord);
+  }
+
+  async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
+    this.db.transaction(() => {
+      this.statements.insertKey.run(key);
+      this.appendAudit('api_key.created', key.createdAt, { environment: key.environment, teamId: null, providedId: null }, { ...audit, keyId: key.id });
+    })();
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
@@ -192,8 +264,13 @@ export class SqliteStore implements Store {
     return this.statements.listKeys.all().map(toApiKeyRecord);
   }
 
-  async revokeApiKey(id: string, revokedAt: string): Promise<boolean> {
-    return this.statements.revokeKey.run(revokedAt, id).changes > 0;
+  async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
+    const revoked = this.db.transaction(() => {
+      const row = this.statements.revokeKey.get(revokedAt, id);
+      if (row) this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+      return row;
+    })();
+    return revoked !== undefined || this.statements.keyExists.get(id) !== undefined;
   }
 
   async recordApiKeyUse(id: string, usedAt: string): Promise<void> {

@@ -1,0 +1,38 @@
+import type { Environment } from './environment.js';
+
+/** What an audit record says happened. Values are stable: they are stored and exported. */
+export const AUDIT_ACTIONS = ['user_group.created', 'user_group.updated', 'user_group.token_rotated', 'api_key.created', 'api_key.revoked'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * One appended record of a write. Never holds a token or key value: only the
+ * names of the fields a change set.
+ */
+export interface AuditRecord {
+  id: number;
+  at: string;
+  action: AuditAction;
+  environment: Environment;
+  /** The group concerned (null for key events). */
+  teamId: number | null;
+  providedId: string | null;
+  /** For group events the API key that made the change; for key events the key concerned. */
+  keyId: string | null;
+  /** Names of the fields the change set, e.g. ["name", "properties"]; never their values. */
+  fields: string[];
+}
+
+/** Who made a change and which fields it set: what the domain hands the store with every write. */
+export interface AuditContext {
+  keyId: string | null;
+  fields: string[];
+}
+
+export const NO_AUDIT_DETAIL: AuditContext = { keyId: null, fields: [] };
+
+export interface AuditQuery {
+  /** A team_id, or a user_group_id (provided id) in either environment. */
+  group?: { teamId: number } | { providedId: string };
+  since?: string;
+  limit: number;
+}

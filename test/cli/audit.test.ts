@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { ApiClient } from '../helpers/http-client.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+describe('ugs audit', () => {
+  const dir = makeTempDir('ugs-audit');
+  const env = { UGS_DATA_DIR: dir.path, UGS_SECRET: randomBytes(32).toString('hex') };
+  after(() => dir.remove());
+
+  it('lists every write made through the API and the CLI, with the acting key and field names, never a secret', async () => {
+    const created = await runCli(['keys', 'create', '--name', 'auditor'], env);
+    const key = created.stdout.trim().split('\n').at(-1)!;
+    const keyId = /\b(key_[0-9a-f]{16})\b/.exec(created.stdout)![1]!;
+
+    const server = await startTestServer({ dataDir: dir.path, secret: env.UGS_SECRET, kind: 'sqlite' });
+    const secrets = [key];
+    let teamId = 0;
+    try {
+      const api = new ApiClient(server.url, key);
+      const group = (await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { plan: 'pro' } })).json.user_group;
+      teamId = group.team_id;
+      secrets.push(group.token);
+      await api.getOrCreate({ user_group_id: 'acme' }); // a read: not audited
+      await api.update({ user_group_id: 'acme', mapping: { '1': 2 }, properties: null });
+      secrets.push((await api.rotate(group.token)).json.user_group.token);
+      await api.update({ user_group_id: 'missing', name: 'x' }); // a 404: changes nothing, not audited
+      await api.getOrCreate({ user_group_id: 'other', name: 'Other' });
+    } finally {
+      await server.close();
+    }
+    await runCli(['keys', 'revoke', keyId], env);
+
+    const all = await runCli(['audit', '--json'], env);
+    assert.equal(all.code, 0, all.stderr);
+    const records = JSON.parse(all.stdout) as { action: string; key_id: string; team_id: number | null; fields: string[]; user_group_id: string | null }[];
+    assert.deepEqual(
+      records.map((r) => [r.action, r.key_id, r.user_group_id, r.fields.join(',')]),
+      [
+        ['api_key.created', keyId, null, 'environment,access,name'],
+        ['user_group.created', keyId, 'acme', 'name,properties'],
+        ['user_group.updated', keyId, 'acme', 'mapping,properties'],
+        ['user_group.token_rotated', keyId, 'acme', 'token'],
+        ['user_group.created', keyId, 'other', 'name'],
+        ['api_key.revoked', keyId, null, 'revoked_at'],
+      ],
+    );
+
+    const byTeam = JSON.parse((await runCli(['audit', '--group', String(teamId), '--json'], env)).stdout) as unknown[];
+    const byId = JSON.parse((await runCli(['audit', '--group', 'acme', '--json'], env)).stdout) as unknown[];
+    assert.equal(byTeam.length, 3);
+    assert.deepEqual(byId, byTeam);
+    const future = await runCli(['audit', '--since', '2999-01-01'], env);
+    assert.match(future.stdout, /No audit records match/);
+    const table = await runCli(['audit'], env);
+    assert.match(table.stdout, /^AT\s+ACTION/m);
+
+    for (const output of [all.stdout, table.stdout]) {
+      for (const secret of secrets) assert.equal(output.includes(secret), false, 'a secret reached the audit output');
+    }
+  });
+
+  it('refuses a --since that is not a time in one line', async () => {
+    const result = await runCli(['audit', '--since', 'yesterday-ish'], env);
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /--since/);
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+  });
+});
