@@ -15,6 +15,9 @@ const ConfigSchema = Type.Object({
     { default: 'info', description: 'pino log level.' },
   ),
   UGS_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'Server secret (at least 32 characters); generated into the data dir when unset.' })),
+  UGS_PREVIOUS_SECRET: Type.Optional(
+    Type.String({ minLength: 32, description: 'The secret UGS_SECRET replaces, readable until `ugs secret rotate` has re-encrypted every token.' }),
+  ),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL (postgres://user:pass@host:5432/db); SQLite in UGS_DATA_DIR when unset.' }),
@@ -32,6 +35,7 @@ export interface Config {
   dataDir: string;
   logLevel: RawConfig['LOG_LEVEL'];
   secret: string | undefined;
+  previousSecret: string | undefined;
   shutdownTimeoutMs: number;
   /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
   postgres: PostgresConfig | undefined;
@@ -54,11 +58,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .filter((name) => env[name] !== undefined && env[name] !== '')
       .map((name) => [name, env[name]]),
   );
+  if (known.UGS_PREVIOUS_SECRET !== undefined && known.UGS_SECRET === undefined) {
+    throw new ConfigError('UGS_PREVIOUS_SECRET is set without UGS_SECRET: set UGS_SECRET to the new secret too.');
+  }
   const raw = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, known));
   const error = Value.Errors(ConfigSchema, raw).First();
   if (error) {
     const name = error.path.replace(/^\//, '');
-    const shown = name === 'UGS_SECRET' || name === 'DATABASE_URL' ? '(hidden)' : JSON.stringify(env[name]);
+    const shown = ['UGS_SECRET', 'UGS_PREVIOUS_SECRET', 'DATABASE_URL'].includes(name) ? '(hidden)' : JSON.stringify(env[name]);
     throw new ConfigError(`Invalid ${name}=${shown}: ${error.message}. ${describeSetting(name)}`);
   }
   const config = raw as RawConfig;
@@ -68,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(config.UGS_DATA_DIR),
     logLevel: config.LOG_LEVEL,
     secret: config.UGS_SECRET,
+    previousSecret: config.UGS_PREVIOUS_SECRET,
     shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
     postgres:
       config.DATABASE_URL === undefined

@@ -2,7 +2,7 @@ import type { Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
 import { DataTransfer } from './domain/data-transfer.js';
 import { UserGroupService } from './domain/user-group-service.js';
-import { loadServerSecret } from './server-secret.js';
+import { loadServerSecret, type SecretKeyring } from './server-secret.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -12,21 +12,33 @@ export interface Services {
   userGroups: UserGroupService;
   apiKeys: ApiKeyService;
   dataTransfer: DataTransfer;
+  cipher: SecretKeyring;
   appliedMigrations: string[];
   close(): Promise<void>;
 }
 
-export async function openServices(config: Pick<Config, 'dataDir' | 'secret' | 'postgres'>): Promise<Services> {
+export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres'> {
+  previousSecret?: string;
+  /** How often a server with a data-dir secret checks for a rotation by `ugs secret rotate`. */
+  secretPollMs?: number;
+}
+
+export async function openServices(config: ServicesConfig): Promise<Services> {
   const { store, appliedMigrations } = await openStore(config);
   try {
-    const cipher = await loadServerSecret(store, config.dataDir, config.secret);
+    const cipher = await loadServerSecret(store, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
+    cipher.watch(store, config.secretPollMs ?? 5000);
     return {
       store,
+      cipher,
       appliedMigrations,
       userGroups: new UserGroupService({ store, cipher }),
       apiKeys: new ApiKeyService({ store }),
       dataTransfer: new DataTransfer(store, cipher),
-      close: () => store.close(),
+      close: async () => {
+        cipher.stop();
+        await store.close();
+      },
     };
   } catch (error) {
     await store.close();

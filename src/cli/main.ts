@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { auditCommand } from './commands/audit.js';
 import { keysCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
+import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
 import { transferCommands } from './commands/transfer.js';
 import { reportFailure } from './run-command.js';
@@ -17,5 +18,6 @@ keysCommand(program);
 migrateCommand(program);
 transferCommands(program);
 auditCommand(program);
+secretCommand(program);
 
 program.parseAsync(process.argv).catch(reportFailure);

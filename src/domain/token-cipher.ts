@@ -1,24 +1,38 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { Environment } from './environment.js';
 
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
+const KEY_ID_BYTES = 8;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+const HEADER_BYTES = 1 + KEY_ID_BYTES + IV_BYTES + TAG_BYTES;
 const MIN_SECRET_LENGTH = 32;
 
 /**
- * Authenticated encryption of user group tokens under a key derived from the
+ * Authenticated encryption of user group tokens under keys derived from the
  * server secret, so GET can hand a token back without the store holding it in
  * plaintext. The ciphertext is bound to its group (environment + provided id)
  * as associated data: copying one row's ciphertext onto another fails to decrypt.
  *
- * Layout: [version 1 byte][iv 12][tag 16][ciphertext].
+ * Layout: [version 1 byte][key id 8][iv 12][tag 16][ciphertext]. The key id
+ * says which secret sealed it, so during a secret rotation tokens under the
+ * previous secret stay readable while they are re-encrypted.
  */
 export interface TokenCipher {
+  /** Seals under the current secret. */
   encrypt(token: string, environment: Environment, providedId: string): Buffer;
+  /** Opens with whichever known secret sealed it; throws UnknownSecretError if none did. */
   decrypt(ciphertext: Buffer, environment: Environment, providedId: string): string;
-  /** A value that identifies the secret without revealing it, kept by the store to detect a wrong secret. */
+  /** True when `ciphertext` was sealed under the current secret. */
+  isCurrent(ciphertext: Buffer): boolean;
+  /** Identifies the current secret without revealing it; the store keeps it to detect a wrong secret. */
   readonly secretCheck: string;
+  /** The checks of every secret this cipher can open (current first). */
+  readonly knownChecks: readonly string[];
+}
+
+export class UnknownSecretError extends Error {
+  override name = 'UnknownSecretError';
 }
 
 export function isUsableServerSecret(secret: string): boolean {
@@ -35,29 +49,45 @@ function associatedData(environment: Environment, providedId: string): Buffer {
   return Buffer.from(`${environment}\u0000${providedId}`);
 }
 
-export function createTokenCipher(serverSecret: string): TokenCipher {
-  if (!isUsableServerSecret(serverSecret)) {
-    throw new Error(`The server secret must be ${SERVER_SECRET_RULE}.`);
-  }
-  const key = derive(serverSecret, 'token-encryption-v1');
-  const secretCheck = createHmac('sha256', derive(serverSecret, 'secret-check-v1')).update('ugs').digest('base64url');
+interface Key {
+  id: Buffer;
+  encryption: Buffer;
+  check: string;
+}
+
+function keyFor(secret: string): Key {
+  if (!isUsableServerSecret(secret)) throw new Error(`The server secret must be ${SERVER_SECRET_RULE}.`);
+  const check = createHmac('sha256', derive(secret, 'secret-check-v1')).update('ugs').digest('base64url');
+  return { id: derive(secret, 'key-id-v1').subarray(0, KEY_ID_BYTES), encryption: derive(secret, 'token-encryption-v1'), check };
+}
+
+/** A cipher sealing under `current` and opening under `current` or any of `previous`. */
+export function createTokenCipher(current: string, previous: readonly string[] = []): TokenCipher {
+  const sealing = keyFor(current);
+  const keys = [sealing, ...previous.map(keyFor)];
+  const byId = new Map(keys.map((k) => [k.id.toString('hex'), k]));
   return {
-    secretCheck,
+    secretCheck: sealing.check,
+    knownChecks: keys.map((k) => k.check),
     encrypt(token, environment, providedId) {
       const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const cipher = createCipheriv('aes-256-gcm', sealing.encryption, iv);
       cipher.setAAD(associatedData(environment, providedId));
       const body = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
-      return Buffer.concat([Buffer.from([FORMAT_VERSION]), iv, cipher.getAuthTag(), body]);
+      return Buffer.concat([Buffer.from([FORMAT_VERSION]), sealing.id, iv, cipher.getAuthTag(), body]);
     },
     decrypt(ciphertext, environment, providedId) {
-      if (ciphertext[0] !== FORMAT_VERSION) throw new Error('Unknown token ciphertext version');
-      const iv = ciphertext.subarray(1, 1 + IV_BYTES);
-      const tag = ciphertext.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES);
-      const decipher = createDecipheriv('aes-256-gcm', key, iv);
+      if (ciphertext[0] !== FORMAT_VERSION || ciphertext.length < HEADER_BYTES) throw new Error('Unknown token ciphertext format');
+      const key = byId.get(ciphertext.subarray(1, 1 + KEY_ID_BYTES).toString('hex'));
+      if (!key) throw new UnknownSecretError('The token was sealed under a server secret this process does not know.');
+      const ivStart = 1 + KEY_ID_BYTES;
+      const decipher = createDecipheriv('aes-256-gcm', key.encryption, ciphertext.subarray(ivStart, ivStart + IV_BYTES));
       decipher.setAAD(associatedData(environment, providedId));
-      decipher.setAuthTag(tag);
-      return Buffer.concat([decipher.update(ciphertext.subarray(1 + IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+      decipher.setAuthTag(ciphertext.subarray(ivStart + IV_BYTES, HEADER_BYTES));
+      return Buffer.concat([decipher.update(ciphertext.subarray(HEADER_BYTES)), decipher.final()]).toString('utf8');
+    },
+    isCurrent(ciphertext) {
+      return ciphertext[0] === FORMAT_VERSION && ciphertext.subarray(1, 1 + KEY_ID_BYTES).equals(sealing.id);
     },
   };
 }

@@ -48,6 +48,8 @@ export interface Store {
   getSetting(name: string): Promise<string | null>;
   /** Stores `value` under `name` unless one is there already; returns the value now stored. */
   putSettingIfAbsent(name: string, value: string): Promise<string>;
+  /** Replaces the setting if it still holds `expected`; false otherwise. */
+  replaceSetting(name: string, expected: string, value: string): Promise<boolean>;
 
   findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null>;
   findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null>;
@@ -59,6 +61,13 @@ export interface Store {
   insertUserGroupIfAbsent(group: NewUserGroup, audit?: AuditContext): Promise<{ group: UserGroupRecord; created: boolean }>;
   /** Applies `changes`; null when the group does not exist. */
   updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges, audit?: AuditContext): Promise<UserGroupRecord | null>;
+  /**
+   * Re-seals a group's unchanged token (server secret rotation): swaps the
+   * ciphertext if the row still holds `expected`; false otherwise (e.g. the
+   * token was rotated meanwhile, already under the new secret). Not audited:
+   * nothing a caller can see changes.
+   */
+  replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean>;
   /** Swaps the token if the row still holds `expectedTokenHash`; null otherwise. */
   replaceToken(replacement: TokenReplacement, audit?: AuditContext): Promise<UserGroupRecord | null>;
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createTokenCipher } from '../../src/domain/token-cipher.js';
+import { createTokenCipher, UnknownSecretError } from '../../src/domain/token-cipher.js';
 
 const SECRET = 'x'.repeat(32);
 
@@ -38,6 +38,18 @@ describe('token cipher', () => {
     assert.notEqual(other.secretCheck, createTokenCipher(SECRET).secretCheck);
     assert.equal(createTokenCipher(SECRET).secretCheck, createTokenCipher(SECRET).secretCheck);
     assert.equal(createTokenCipher(SECRET).secretCheck.includes(SECRET), false);
+  });
+
+  it('opens tokens sealed under a previous secret, seals under the current one, and tells them apart', () => {
+    const old = createTokenCipher(SECRET);
+    const sealedOld = old.encrypt('token', 'Customer', 'acme');
+    const rotating = createTokenCipher('n'.repeat(32), [SECRET]);
+    assert.equal(rotating.decrypt(sealedOld, 'Customer', 'acme'), 'token');
+    assert.equal(rotating.isCurrent(sealedOld), false);
+    const sealedNew = rotating.encrypt('token', 'Customer', 'acme');
+    assert.equal(rotating.isCurrent(sealedNew), true);
+    assert.deepEqual(rotating.knownChecks, [createTokenCipher('n'.repeat(32)).secretCheck, old.secretCheck]);
+    assert.throws(() => old.decrypt(sealedNew, 'Customer', 'acme'), UnknownSecretError);
   });
 
   it('refuses a server secret shorter than 32 characters', () => {

@@ -34,6 +34,8 @@ export interface TestServerOptions {
   postgres?: TestDatabase;
   /** Overrides UGS_TEST_STORE for tests about one store in particular. */
   kind?: 'sqlite' | 'postgres';
+  previousSecret?: string;
+  secretPollMs?: number;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -48,7 +50,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const kind = options.postgres ? 'postgres' : (options.kind ?? testStoreKind());
   const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
-  const services = await openServices({ dataDir, secret: options.secret, postgres: database?.config });
+  const services = await openServices({
+    dataDir,
+    secret: options.secret,
+    previousSecret: options.previousSecret,
+    secretPollMs: options.secretPollMs,
+    postgres: database?.config,
+  });
   const app = await buildApp(services, { logger: createLogger('info', sink) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

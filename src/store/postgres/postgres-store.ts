@@ -23,6 +23,8 @@ export interface PostgresStoreOptions {
 const SQL = {
   getSetting: 'SELECT value FROM settings WHERE name = $1',
   putSettingIfAbsent: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+  replaceSetting: 'UPDATE settings SET value = $1 WHERE name = $2 AND value = $3',
+  replaceCiphertext: 'UPDATE user_groups SET token_ciphertext = $1 WHERE team_id = $2 AND token_ciphertext = $3',
   findGroup: 'SELECT * FROM user_groups WHERE environment = $1 AND provided_id = $2',
   findGroupByToken: 'SELECT * FROM user_groups WHERE environment = $1 AND token_hash = $2',
   // Each write and its audit record are one statement (data-modifying CTEs), hence one
@@ -178,6 +180,14 @@ export class PostgresStore implements Store {
   async putSettingIfAbsent(name: string, value: string): Promise<string> {
     await this.query('putSettingIfAbsent', [name, value]);
     return (await this.getSetting(name))!;
+  }
+
+  async replaceSetting(name: string, expected: string, value: string): Promise<boolean> {
+    return ((await this.query('replaceSetting', [value, name, expected])).rowCount ?? 0) > 0;
+  }
+
+  async replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean> {
+    return ((await this.query('replaceCiphertext', [next, teamId, expected])).rowCount ?? 0) > 0;
   }
 
   async findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {

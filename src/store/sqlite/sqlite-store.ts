@@ -34,6 +34,8 @@ export class SqliteStore implements Store {
     this.statements = {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
+      replaceSetting: db.prepare('UPDATE settings SET value = ? WHERE name = ? AND value = ?'),
+      replaceCiphertext: db.prepare('UPDATE user_groups SET token_ciphertext = ? WHERE team_id = ? AND token_ciphertext = ?'),
       findGroup: db.prepare<[string, string], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND provided_id = ?'),
       findGroupByToken: db.prepare<[string, Buffer], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND token_hash = ?'),
       insertGroup: db.prepare<unknown[], UserGroupRow>(
@@ -125,6 +127,14 @@ export class SqliteStore implements Store {
   async putSettingIfAbsent(name: string, value: string): Promise<string> {
     this.statements.putSettingIfAbsent.run(name, value);
     return this.statements.getSetting.get(name)!.value;
+  }
+
+  async replaceSetting(name: string, expected: string, value: string): Promise<boolean> {
+    return this.statements.replaceSetting.run(value, name, expected).changes > 0;
+  }
+
+  async replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean> {
+    return this.statements.replaceCiphertext.run(next, teamId, expected).changes > 0;
   }
 
   async findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
