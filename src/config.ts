@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { resolve } from 'node:path';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
 
 /**
  * Every setting, read from the environment once and validated at start. A bad
@@ -19,6 +20,12 @@ const ConfigSchema = Type.Object({
     Type.String({ minLength: 32, description: 'The secret UGS_SECRET replaces, readable until `ugs secret rotate` has re-encrypted every token.' }),
   ),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
+  UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.requestsPerKeyPerMinute, description: 'Requests per API key per minute (per process); 0 = no limit.' }),
+  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute before it is refused until the minute ends; 0 = off.' }),
+  UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: DEFAULT_HTTP_LIMITS.maxConnections, description: 'Open connections at most.' }),
+  UGS_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.headersTimeoutMs, description: 'Time to receive request headers.' }),
+  UGS_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.requestTimeoutMs, description: 'Time to receive a whole request.' }),
+  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, description: 'Idle time before a kept-alive connection is closed.' }),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL (postgres://user:pass@host:5432/db); SQLite in UGS_DATA_DIR when unset.' }),
   ),
@@ -37,6 +44,7 @@ export interface Config {
   secret: string | undefined;
   previousSecret: string | undefined;
   shutdownTimeoutMs: number;
+  http: HttpLimits;
   /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
   postgres: PostgresConfig | undefined;
 }
@@ -77,6 +85,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: config.UGS_SECRET,
     previousSecret: config.UGS_PREVIOUS_SECRET,
     shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
+    http: {
+      requestsPerKeyPerMinute: config.UGS_RATE_LIMIT_PER_KEY_PER_MINUTE,
+      authFailuresPerMinute: config.UGS_AUTH_FAILURES_PER_MINUTE,
+      maxConnections: config.UGS_MAX_CONNECTIONS,
+      headersTimeoutMs: config.UGS_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: config.UGS_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: config.UGS_KEEP_ALIVE_TIMEOUT_MS,
+    },
     postgres:
       config.DATABASE_URL === undefined
         ? undefined

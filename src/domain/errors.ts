@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'method_not_allowed',
+  'request_timeout',
   'payload_too_large',
   'unsupported_media_type',
   'rate_limited',

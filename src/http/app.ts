@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Socket } from 'node:net';
 import { LIMITS } from '../domain/user-group.js';
 import type { Services } from '../services.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { invalidRequest } from '../domain/errors.js';
 import { errorBody, installErrorHandler, sendServiceError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body-parser.js';
@@ -15,11 +16,17 @@ import type { TypedApp } from './typed-app.js';
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
+  limits?: HttpLimits;
 }
 
 /** The HTTP application over already-opened services; listening is the caller's business. */
 export async function buildApp(services: Services, options: AppOptions): Promise<TypedApp> {
+  const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node checks the two timeouts only this often (30 s by default, which would stretch a 10 s timeout to 40 s).
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
     loggerInstance: options.logger,
     genReqId: requestIdFor,
     requestIdHeader: false,
@@ -43,19 +50,25 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     reply.header('x-request-id', request.id);
   });
 
+  app.server.maxConnections = limits.maxConnections;
+
   registerHealth(app, services.store);
-  await app.register(userGroupRoutes, { services });
+  await app.register(userGroupRoutes, { services, limits });
   return app;
 }
 
 /** Requests Node's HTTP parser rejects never reach Fastify; they still get the JSON envelope. */
 function answerMalformedHttp(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) return;
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(
-    errorBody('invalid_request', tooLarge ? 'The request headers are too large.' : 'The request is not valid HTTP/1.1.'),
-  );
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const message = timedOut
+    ? 'The request was not received in time; send headers and body without pausing.'
+    : error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request headers are too large.'
+      : 'The request is not valid HTTP/1.1.';
+  const body = JSON.stringify(errorBody(timedOut ? 'request_timeout' : 'invalid_request', message));
+  const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

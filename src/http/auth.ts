@@ -1,7 +1,8 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ApiKeyService } from '../domain/api-key-service.js';
 import type { Principal } from '../domain/api-key.js';
-import { unauthenticated } from '../domain/errors.js';
+import { ServiceError, unauthenticated } from '../domain/errors.js';
+import type { FailedAuthThrottle } from './failed-auth-throttle.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,15 +13,27 @@ declare module 'fastify' {
 
 const SCHEME = /^(?:Token|Bearer)[ \t]+(\S+)[ \t]*$/i;
 
-/** `Authorization: Token <API_KEY>` (or `Bearer <API_KEY>`), checked before the body is read. */
-export function authenticate(apiKeys: ApiKeyService): onRequestAsyncHookHandler {
+/**
+ * `Authorization: Token <API_KEY>` (or `Bearer <API_KEY>`), checked before the
+ * body is read. Addresses that fail too often are refused before any lookup.
+ */
+export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottle): onRequestAsyncHookHandler {
   return async (request: FastifyRequest) => {
-    const header = request.headers.authorization;
-    if (header === undefined || header === '') {
-      throw unauthenticated('Missing "Authorization: Token <API_KEY>" header; create a key with `ugs keys create`.');
+    throttle.check(request.ip);
+    try {
+      request.principal = await apiKeys.authenticate(presentedKey(request.headers.authorization));
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'unauthenticated') throttle.recordFailure(request.ip);
+      throw error;
     }
-    const match = SCHEME.exec(header);
-    if (!match?.[1]) throw unauthenticated('The Authorization header must be "Token <API_KEY>" (or "Bearer <API_KEY>").');
-    request.principal = await apiKeys.authenticate(match[1]);
   };
+}
+
+function presentedKey(header: string | undefined): string {
+  if (header === undefined || header === '') {
+    throw unauthenticated('Missing "Authorization: Token <API_KEY>" header; create a key with `ugs keys create`.');
+  }
+  const match = SCHEME.exec(header);
+  if (!match?.[1]) throw unauthenticated('The Authorization header must be "Token <API_KEY>" (or "Bearer <API_KEY>").');
+  return match[1];
 }

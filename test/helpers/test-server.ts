@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import type { Access } from '../../src/domain/api-key.js';
 import type { Environment } from '../../src/domain/environment.js';
 import { buildApp } from '../../src/http/app.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/http/http-limits.js';
 import { createLogger } from '../../src/http/logger.js';
 import type { TypedApp } from '../../src/http/typed-app.js';
 import { openServices, type Services } from '../../src/services.js';
@@ -36,6 +37,8 @@ export interface TestServerOptions {
   kind?: 'sqlite' | 'postgres';
   previousSecret?: string;
   secretPollMs?: number;
+  /** Overrides of the documented defaults. */
+  limits?: Partial<HttpLimits>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -57,7 +60,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     secretPollMs: options.secretPollMs,
     postgres: database?.config,
   });
-  const app = await buildApp(services, { logger: createLogger('info', sink) });
+  const app = await buildApp(services, { logger: createLogger('info', sink), limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits } });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {

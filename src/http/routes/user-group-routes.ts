@@ -1,17 +1,35 @@
+import rateLimit from '@fastify/rate-limit';
+import { ServiceError } from '../../domain/errors.js';
 import type { Services } from '../../services.js';
 import { authenticate } from '../auth.js';
+import { FailedAuthThrottle } from '../failed-auth-throttle.js';
+import type { HttpLimits } from '../http-limits.js';
 import type { TypedApp } from '../typed-app.js';
 import { registerGetOrCreateUserGroup } from './get-or-create-user-group.js';
 import { registerRotateUserGroupToken } from './rotate-user-group-token.js';
 import { registerUpdateUserGroup } from './update-user-group.js';
 
 /** The /api routes: every one authenticated, and never cached since they carry tokens. */
-export async function userGroupRoutes(app: TypedApp, options: { services: Services }): Promise<void> {
+export async function userGroupRoutes(app: TypedApp, options: { services: Services; limits: HttpLimits }): Promise<void> {
   app.decorateRequest('principal', null as never);
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
   });
-  app.addHook('onRequest', authenticate(options.services.apiKeys));
+  app.addHook('onRequest', authenticate(options.services.apiKeys, new FailedAuthThrottle(options.limits.authFailuresPerMinute)));
+  if (options.limits.requestsPerKeyPerMinute > 0) {
+    // After authentication (preHandler), so the limit is per API key. Per process: each replica counts on its own.
+    await app.register(rateLimit, {
+      global: true,
+      hook: 'preHandler',
+      max: options.limits.requestsPerKeyPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => request.principal.keyId,
+      errorResponseBuilder: (_request, context) =>
+        new ServiceError('rate_limited', `This API key made more than ${context.max} requests this minute; retry in ${context.after}.`, {
+          'Retry-After': String(Math.ceil(context.ttl / 1000)),
+        }),
+    });
+  }
   registerGetOrCreateUserGroup(app, options.services.userGroups);
   registerUpdateUserGroup(app, options.services.userGroups);
   registerRotateUserGroupToken(app, options.services.userGroups);

@@ -1,0 +1,24 @@
+/** Protections against slow and abusive clients; every field has a documented default (README). */
+export interface HttpLimits {
+  /** Requests per API key per minute on /api routes; 0 turns the limit off (the default). */
+  requestsPerKeyPerMinute: number;
+  /** Failed authentications per client address per minute before that address is refused for the rest of the minute; 0 = off. */
+  authFailuresPerMinute: number;
+  /** Open connections at most; more are closed at once. */
+  maxConnections: number;
+  /** Time to receive all request headers. */
+  headersTimeoutMs: number;
+  /** Time to receive the whole request, body included. */
+  requestTimeoutMs: number;
+  /** How long an idle kept-alive connection stays open. */
+  keepAliveTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestsPerKeyPerMinute: 0,
+  authFailuresPerMinute: 100,
+  maxConnections: 10_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 72_000,
+};

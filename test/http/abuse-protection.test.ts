@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { request } from 'node:http';
+import { describe, it } from 'node:test';
+import { apiKeyFormat } from '../../src/domain/api-key.js';
+import { rawRequest } from '../helpers/http-client.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+/** A request from another loopback address (Linux routes all of 127.0.0.0/8 to lo). */
+function fromAddress(url: string, localAddress: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ user_group_id: 'other-address', name: 'Other' });
+    const req = request(
+      `${url}/api/user`,
+      { method: 'GET', localAddress, headers: { authorization: `Token ${key}`, 'content-type': 'application/json', 'content-length': body.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Sends raw bytes and returns what the server answers before closing. */
+function rawExchange(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (c) => (answer += c));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
+describe('slow and abusive clients', () => {
+  it('limits requests per API key when configured: 429 rate_limited with Retry-After, other keys unaffected', async () => {
+    const server = await startTestServer({ limits: { requestsPerKeyPerMinute: 5 } });
+    try {
+      const busy = await server.client();
+      const calm = await server.client();
+      const statuses = [];
+      for (let i = 0; i < 7; i++) statuses.push((await busy.getOrCreate({ user_group_id: 'limited', name: 'L' })).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429]);
+      const limited = await busy.getOrCreate({ user_group_id: 'limited' });
+      assert.equal(limited.json.success, 0);
+      assert.equal(limited.json.error.code, 'rate_limited');
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      assert.equal((await calm.getOrCreate({ user_group_id: 'limited' })).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('has no per-key limit by default', async () => {
+    const server = await startTestServer();
+    try {
+      const api = await server.client();
+      const results = await Promise.all(Array.from({ length: 150 }, () => api.getOrCreate({ user_group_id: 'unlimited', name: 'U' })));
+      assert.ok(results.every((r) => r.status === 200));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses an address after repeated failed authentication, whatever key it then presents; other addresses go on', async () => {
+    const server = await startTestServer({ limits: { authFailuresPerMinute: 5 } });
+    try {
+      const good = await server.client();
+      const guesses = [];
+      for (let i = 0; i < 5; i++) {
+        guesses.push((await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${apiKeyFormat.generate()}` } })).status);
+      }
+      assert.deepEqual(guesses, [401, 401, 401, 401, 401]);
+      const blocked = await good.getOrCreate({ user_group_id: 'x', name: 'X' });
+      assert.equal(blocked.status, 429);
+      assert.equal(blocked.json.error.code, 'rate_limited');
+      assert.match(blocked.json.error.message, /failed authentication/);
+      assert.ok(Number(blocked.headers['retry-after']) > 0);
+      assert.equal(await fromAddress(server.url, '127.0.0.2', good.key!), 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('closes a connection whose headers do not arrive in time with 408 request_timeout', async () => {
+    const server = await startTestServer({ limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
+    try {
+      const answer = await rawExchange(server.url, 'GET /api/user HTTP/1.1\r\nHost: x\r\n'); // never finishes the headers
+      assert.match(answer, /^HTTP\/1\.1 408/);
+      assert.match(answer, /"code":"request_timeout"/);
+      assert.equal((await rawRequest(server.url, { method: 'GET', path: '/healthz' })).status, 200, 'the server goes on');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('closes a connection whose body does not arrive in time with 408 request_timeout', async () => {
+    const server = await startTestServer({ limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
+    try {
+      const api = await server.client();
+      const head = `PUT /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${api.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user_group_id":`;
+      const answer = await rawExchange(server.url, head); // promises 100 bytes, sends 18
+      assert.match(answer, /^HTTP\/1\.1 408/);
+      assert.match(answer, /"code":"request_timeout"/);
+    } finally {
+      await server.close();
+    }
+  });
+});
