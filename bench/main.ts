@@ -49,6 +49,9 @@ try {
   });
   console.log(`\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.duration}s runs, ${opts.pairs} pairs\n`);
   console.log(formatTable(results));
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
 } finally {
   await postgres?.stop();
   rmSync(dataDir, { recursive: true, force: true });
