@@ -20,6 +20,11 @@ const ConfigSchema = Type.Object({
     Type.String({ minLength: 32, description: 'The secret UGS_SECRET replaces, readable until `ugs secret rotate` has re-encrypted every token.' }),
   ),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
+  UGS_KEY_CACHE_TTL_MS: Type.Integer({
+    minimum: 0,
+    default: 1000,
+    description: 'How long a verified API key is reused without a store lookup; a key revoked elsewhere stops working here within this time. 0 = no cache.',
+  }),
   UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.requestsPerKeyPerMinute, description: 'Requests per API key per minute (per process); 0 = no limit.' }),
   UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute before it is refused until the minute ends; 0 = off.' }),
   UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: DEFAULT_HTTP_LIMITS.maxConnections, description: 'Open connections at most.' }),
@@ -43,6 +48,7 @@ export interface Config {
   logLevel: RawConfig['LOG_LEVEL'];
   secret: string | undefined;
   previousSecret: string | undefined;
+  keyCacheTtlMs: number;
   shutdownTimeoutMs: number;
   http: HttpLimits;
   /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
@@ -84,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: config.LOG_LEVEL,
     secret: config.UGS_SECRET,
     previousSecret: config.UGS_PREVIOUS_SECRET,
+    keyCacheTtlMs: config.UGS_KEY_CACHE_TTL_MS,
     shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
     http: {
       requestsPerKeyPerMinute: config.UGS_RATE_LIMIT_PER_KEY_PER_MINUTE,

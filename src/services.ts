@@ -19,6 +19,8 @@ export interface Services {
 
 export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres'> {
   previousSecret?: string;
+  /** See UGS_KEY_CACHE_TTL_MS; 0 when not given. */
+  keyCacheTtlMs?: number;
   /** How often a server with a data-dir secret checks for a rotation by `ugs secret rotate`. */
   secretPollMs?: number;
 }
@@ -33,7 +35,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
       cipher,
       appliedMigrations,
       userGroups: new UserGroupService({ store, cipher }),
-      apiKeys: new ApiKeyService({ store }),
+      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs ?? 0 }),
       dataTransfer: new DataTransfer(store, cipher),
       close: async () => {
         cipher.stop();

@@ -15,7 +15,15 @@ export interface ApiKeyServiceDeps {
   now?: () => Date;
   /** How stale `last_used_at` may be; bounds the writes that recording use costs. */
   lastUsedResolutionMs?: number;
+  /**
+   * How long a successful key lookup is reused without asking the store. It
+   * bounds how long a key revoked by another process (the CLI, another
+   * replica) keeps working here; 0 asks the store on every request.
+   */
+  cacheTtlMs?: number;
 }
+
+const CACHE_MAX_KEYS = 10_000;
 
 /** Creating, listing, revoking and checking API keys. */
 export class ApiKeyService {
@@ -24,11 +32,15 @@ export class ApiKeyService {
   private readonly lastUsedResolutionMs: number;
   /** When this process last recorded each key's use, so a busy key costs one write a minute, not one a request. */
   private readonly lastRecordedUse = new Map<string, number>();
+  private readonly cacheTtlMs: number;
+  /** Valid keys recently seen, by hash (hex); never revoked or unknown ones, so a new key works at once. */
+  private readonly cache = new Map<string, { principal: Principal; expiresAt: number }>();
 
   constructor(deps: ApiKeyServiceDeps) {
     this.store = deps.store;
     this.now = deps.now ?? (() => new Date());
     this.lastUsedResolutionMs = deps.lastUsedResolutionMs ?? 60_000;
+    this.cacheTtlMs = deps.cacheTtlMs ?? 0;
   }
 
   async create(options: { environment: Environment; access: Access; name?: string | null }): Promise<CreatedApiKey> {
@@ -51,9 +63,11 @@ export class ApiKeyService {
     return this.store.listApiKeys();
   }
 
-  /** False when no key has this id. Revoking twice keeps the first time. */
-  revoke(id: string): Promise<boolean> {
-    return this.store.revokeApiKey(id, this.now().toISOString(), { keyId: id, fields: ['revoked_at'] });
+  /** False when no key has this id. Revoking twice keeps the first time. Takes effect in this process at once. */
+  async revoke(id: string): Promise<boolean> {
+    const found = await this.store.revokeApiKey(id, this.now().toISOString(), { keyId: id, fields: ['revoked_at'] });
+    for (const [hash, entry] of this.cache) if (entry.principal.keyId === id) this.cache.delete(hash);
+    return found;
   }
 
   /**
@@ -65,11 +79,24 @@ export class ApiKeyService {
       throw unauthenticated('The API key is malformed: expected "Authorization: Token ugsk_..." with a key from `ugs keys create`.');
     }
     const hash = hashSecret(presentedKey);
+    const cacheKey = hash.toString('hex');
+    const now = this.now().getTime();
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.expiresAt > now) {
+      await this.noteUse(cached.principal.keyId);
+      return cached.principal;
+    }
+    this.cache.delete(cacheKey);
     const record = await this.store.findApiKeyByHash(hash);
     if (!record || !sameHash(record.keyHash, hash)) throw unauthenticated('The API key is not recognised.');
     if (record.revokedAt !== null) throw unauthenticated('The API key has been revoked; create a new one with `ugs keys create`.');
+    const principal: Principal = { keyId: record.id, environment: record.environment, access: record.access };
+    if (this.cacheTtlMs > 0) {
+      if (this.cache.size >= CACHE_MAX_KEYS) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(cacheKey, { principal, expiresAt: now + this.cacheTtlMs });
+    }
     await this.noteUse(record.id);
-    return { keyId: record.id, environment: record.environment, access: record.access };
+    return principal;
   }
 
   private async noteUse(id: string): Promise<void> {

@@ -50,4 +50,21 @@ describe('ApiKeyService', () => {
     await keys.authenticate(key);
     assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, now.toISOString());
   });
+
+  it('caches verified keys for the TTL: revocation elsewhere takes effect within it, here at once', async () => {
+    let clock = new Date('2026-02-01T00:00:00Z');
+    const cached = new ApiKeyService({ store, now: () => clock, cacheTtlMs: 1000 });
+    const elsewhere = new ApiKeyService({ store, now: () => clock }); // another process sharing the store
+    const { record, key } = await cached.create({ environment: 'Customer', access: 'read-write' });
+    await cached.authenticate(key);
+    await elsewhere.revoke(record.id);
+    await cached.authenticate(key); // still within the TTL: the bound is documented, not zero
+    clock = new Date(clock.getTime() + 1001);
+    await assert.rejects(cached.authenticate(key), /revoked/);
+
+    const second = await cached.create({ environment: 'Customer', access: 'read-write' });
+    await cached.authenticate(second.key);
+    await cached.revoke(second.record.id);
+    await assert.rejects(cached.authenticate(second.key), /revoked/, 'revoked through this process: at once');
+  });
 });

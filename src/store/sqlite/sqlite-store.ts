@@ -7,6 +7,7 @@ import type { Environment } from '../../domain/environment.js';
 import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
+import { GroupCommit } from './group-commit.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { jsonOrNull } from '../json-column.js';
 import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './sqlite-rows.js';
@@ -21,16 +22,19 @@ export interface SqliteStoreOptions {
 /**
  * The embedded default store: one SQLite file in WAL mode with
  * synchronous=FULL, so an acknowledged write survives a crash or power loss.
- * better-sqlite3 is synchronous; each method is one short statement, so the
- * event loop is held for microseconds, and the single connection makes every
- * statement atomic with respect to this process's other requests.
+ * better-sqlite3 is synchronous; each method is a few short statements, so
+ * the event loop is held for microseconds, and the single connection makes
+ * every method atomic with respect to this process's other requests. Writes
+ * go through group commit (one transaction and one fsync per burst).
  */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
+  private readonly groupCommit: GroupCommit;
 
   private constructor(db: Database.Database) {
     this.db = db;
+    this.groupCommit = new GroupCommit(db);
     this.statements = {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -125,16 +129,16 @@ export class SqliteStore implements Store {
   }
 
   async putSettingIfAbsent(name: string, value: string): Promise<string> {
-    this.statements.putSettingIfAbsent.run(name, value);
+    await this.groupCommit.run(() => this.statements.putSettingIfAbsent.run(name, value));
     return this.statements.getSetting.get(name)!.value;
   }
 
   async replaceSetting(name: string, expected: string, value: string): Promise<boolean> {
-    return this.statements.replaceSetting.run(value, name, expected).changes > 0;
+    return this.groupCommit.run(() => this.statements.replaceSetting.run(value, name, expected).changes > 0);
   }
 
   async replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean> {
-    return this.statements.replaceCiphertext.run(next, teamId, expected).changes > 0;
+    return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, teamId, expected).changes > 0);
   }
 
   async findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
@@ -153,15 +157,18 @@ export class SqliteStore implements Store {
   }
 
   async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
-    const inserted = this.db.transaction(() => {
-      const row = this.insertGroupRow(group);
-      if (row) this.appendAudit('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
-      return row;
-    })();
-    if (inserted) return { group: toUserGroupRecord(inserted), created: true };
-    const existing = this.statements.findGroup.get(group.environment, group.providedId);
-    if (!existing) throw new Error('user group vanished between conflict and read');
-    return { group: toUserGroupRecord(existing), created: false };
+    return this.groupCommit.run(() =>
+      this.db.transaction(() => {
+        const row = this.insertGroupRow(group);
+        if (row) {
+          this.appendAudit('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
+          return { group: toUserGroupRecord(row), created: true };
+        }
+        const existing = this.statements.findGroup.get(group.environment, group.providedId);
+        if (!existing) throw new Error('user group vanished between conflict and read');
+        return { group: toUserGroupRecord(existing), created: false };
+      })(),
+    );
   }
 
   private insertGroupRow(group: NewUserGroup): UserGroupRow | undefined {
@@ -184,11 +191,13 @@ export class SqliteStore implements Store {
     changes: UserGroupChanges,
     audit: AuditContext = NO_AUDIT_DETAIL,
   ): Promise<UserGroupRecord | null> {
-    const row = this.db.transaction(() => {
-      const updated = this.updateGroupRow(environment, providedId, changes);
-      if (updated) this.appendAudit('user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, audit);
-      return updated;
-    })();
+    const row = await this.groupCommit.run(() =>
+      this.db.transaction(() => {
+        const updated = this.updateGroupRow(environment, providedId, changes);
+        if (updated) this.appendAudit('user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, audit);
+        return updated;
+      })(),
+    );
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -207,13 +216,16 @@ export class SqliteStore implements Store {
   }
 
   async replaceToken(r: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
-    const row = this.db.transaction(() => {
-      const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
-      if (replaced) {
-        this.appendAudit('user_group.token_rotated', r.updatedAt, { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id }, audit);
-      }
-      return replaced;
-    })();
+    const row = await this.groupCommit.run(() =>
+      this.db.transaction(() => {
+        const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
+        if (replaced) {
+          const subject = { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id };
+          this.appendAudit('user_group.token_rotated', r.updatedAt, subject, audit);
+        }
+        return replaced;
+      })(),
+    );
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -259,10 +271,12 @@ export class SqliteStore implements Store {
   }
 
   async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
-    this.db.transaction(() => {
-      this.statements.insertKey.run(key);
-      this.appendAudit('api_key.created', key.createdAt, { environment: key.environment, teamId: null, providedId: null }, { ...audit, keyId: key.id });
-    })();
+    await this.groupCommit.run(() =>
+      this.db.transaction(() => {
+        this.statements.insertKey.run(key);
+        this.appendAudit('api_key.created', key.createdAt, { environment: key.environment, teamId: null, providedId: null }, { ...audit, keyId: key.id });
+      })(),
+    );
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
@@ -275,15 +289,17 @@ export class SqliteStore implements Store {
   }
 
   async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
-    const revoked = this.db.transaction(() => {
-      const row = this.statements.revokeKey.get(revokedAt, id);
-      if (row) this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
-      return row;
-    })();
+    const revoked = await this.groupCommit.run(() =>
+      this.db.transaction(() => {
+        const row = this.statements.revokeKey.get(revokedAt, id);
+        if (row) this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+        return row;
+      })(),
+    );
     return revoked !== undefined || this.statements.keyExists.get(id) !== undefined;
   }
 
   async recordApiKeyUse(id: string, usedAt: string): Promise<void> {
-    this.statements.recordKeyUse.run(usedAt, id);
+    await this.groupCommit.run(() => this.statements.recordKeyUse.run(usedAt, id));
   }
 }

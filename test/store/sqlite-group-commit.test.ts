@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+function openCounting(path: string) {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)');
+  let commits = 0;
+  const exec = db.exec.bind(db);
+  db.exec = (sql: string) => {
+    if (sql === 'COMMIT') commits++;
+    return exec(sql);
+  };
+  return { db, commits: () => commits };
+}
+
+describe('SQLite group commit', () => {
+  it('commits a burst of concurrent writes in one transaction, answering each only after the commit', async () => {
+    const dir = makeTempDir('ugs-gc');
+    const { db, commits } = openCounting(join(dir.path, 'g.sqlite'));
+    try {
+      const group = new GroupCommit(db);
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => group.run(() => insert.run(`v${i}`).changes)));
+      assert.deepEqual(results, Array(100).fill(1));
+      assert.equal(commits(), 1, 'one COMMIT for the burst');
+      assert.equal(db.inTransaction, false);
+      const reader = new Database(join(dir.path, 'g.sqlite'), { readonly: true });
+      assert.equal(reader.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n, 100, 'committed, visible to another connection');
+      reader.close();
+    } finally {
+      db.close();
+      dir.remove();
+    }
+  });
+
+  it('rejects only the write that fails; its neighbours in the batch commit', async () => {
+    const dir = makeTempDir('ugs-gc');
+    const { db } = openCounting(join(dir.path, 'g.sqlite'));
+    try {
+      const group = new GroupCommit(db);
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const pair = db.transaction((a: string, b: string) => {
+        insert.run(a);
+        insert.run(b);
+      });
+      const outcomes = await Promise.allSettled([
+        group.run(() => insert.run('a')),
+        group.run(() => pair('b', 'a')), // its second insert violates UNIQUE: the whole pair must vanish
+        group.run(() => insert.run('c')),
+      ]);
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').all().map((r) => (r as { v: string }).v), ['a', 'c']);
+    } finally {
+      db.close();
+      dir.remove();
+    }
+  });
+
+  it('rejects every write of a batch whose commit fails, and keeps working after', async () => {
+    const dir = makeTempDir('ugs-gc');
+    const { db } = openCounting(join(dir.path, 'g.sqlite'));
+    try {
+      const group = new GroupCommit(db);
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      const exec = db.exec.bind(db);
+      let failNextCommit = true;
+      db.exec = (sql: string) => {
+        if (sql === 'COMMIT' && failNextCommit) {
+          failNextCommit = false;
+          throw new Error('disk I/O error');
+        }
+        return exec(sql);
+      };
+      const outcomes = await Promise.allSettled([group.run(() => insert.run('x')), group.run(() => insert.run('y'))]);
+      assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+      assert.equal(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n, 0, 'nothing of the failed batch remains');
+      await group.run(() => insert.run('z'));
+      assert.equal(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n, 1);
+    } finally {
+      db.close();
+      dir.remove();
+    }
+  });
+});
