@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
 
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const CEILING = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));
 
 export interface BenchOptions {
@@ -35,13 +35,13 @@ export interface ScenarioResult {
   ratio: number;
 }
 
-interface Proc {
+export interface Proc {
   child: ChildProcess;
   url: string;
   stop(): Promise<void>;
 }
 
-async function startProcess(args: string[], env: Record<string, string>, ready: RegExp, stdin?: string): Promise<Proc> {
+export async function startProcess(args: string[], env: Record<string, string>, ready: RegExp, stdin?: string): Promise<Proc> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   if (stdin !== undefined) child.stdin!.end(stdin);
   else child.stdin!.end();
@@ -90,7 +90,7 @@ function call(url: string, method: string, key: string, body: unknown): Promise<
   });
 }
 
-async function createKey(env: Record<string, string>): Promise<string> {
+export async function createKey(env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [CLI, 'keys', 'create', '--name', 'bench'], { env: { ...process.env, ...env } });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
@@ -114,7 +114,12 @@ async function seed(url: string, key: string, count: number, prefix: string): Pr
   return groups;
 }
 
-function measure(url: string, key: string, options: BenchOptions, requests: autocannon.Request[]): Promise<Measurement> {
+export function measure(
+  url: string,
+  key: string,
+  options: Pick<BenchOptions, 'connections' | 'durationSeconds'>,
+  requests: autocannon.Request[],
+): Promise<Measurement> {
   return new Promise((resolve, reject) => {
     autocannon(
       { url, connections: options.connections, duration: options.durationSeconds, headers: { authorization: `Token ${key}` }, requests },
@@ -132,7 +137,7 @@ function measure(url: string, key: string, options: BenchOptions, requests: auto
   });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** Runs every scenario on every store, alternating service and ceiling runs (A B A B ...). */
 export async function runBenchmark(options: BenchOptions): Promise<ScenarioResult[]> {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
 import { formatTable, runBenchmark } from './benchmark.js';
+import { formatScaleTable, runScale } from './scale.js';
 
 /** `npm run bench`: every scenario on SQLite and PostgreSQL against the ceiling, as a Markdown table. */
 const program = new Command()
@@ -16,8 +17,9 @@ const program = new Command()
   .option('--seed <n>', 'existing groups before the scenarios run', '1000')
   .addOption(new Option('--stores <list>', 'comma-separated stores').default('sqlite,postgres'))
   .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate'))
+  .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
   .parse();
-const opts = program.opts<{ duration: string; pairs: string; connections: string; seed: string; stores: string; scenarios: string }>();
+const opts = program.opts<{ duration: string; pairs: string; connections: string; seed: string; stores: string; scenarios: string; scale: string }>();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-'));
 const secret = randomBytes(32).toString('hex');
@@ -49,6 +51,15 @@ try {
   });
   console.log(`\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.duration}s runs, ${opts.pairs} pairs\n`);
   console.log(formatTable(results));
+  const sizes = opts.scale.split(',').filter(Boolean).map(Number);
+  if (sizes.length > 0) {
+    const scale = [];
+    for (const size of sizes) {
+      scale.push(await runScale(size, { connections: Number(opts.connections), durationSeconds: Number(opts.duration), runs: Number(opts.pairs), log: (line) => console.error(line) }));
+    }
+    console.log(`\nScale (SQLite; hit and create as above, median of ${opts.pairs} runs each):\n`);
+    console.log(formatScaleTable(scale));
+  }
 } catch (error) {
   console.error(error);
   process.exitCode = 1;

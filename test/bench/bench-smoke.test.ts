@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { runBenchmark, type Measurement } from '../../bench/benchmark.js';
+import { runScale } from '../../bench/scale.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+/** Every response of a run was 2xx, with no socket error or timeout. */
+function assertClean(what: string, measurements: Measurement[]): void {
+  assert.ok(measurements.length > 0, `${what} ran`);
+  for (const m of measurements) {
+    assert.equal(m.non2xx, 0, `${what}: non-2xx responses`);
+    assert.equal(m.errors, 0, `${what}: errors or timeouts`);
+    assert.ok(m.requestsPerSecond > 0, `${what}: requests were answered`);
+  }
+}
+
+// Checks that `npm run bench` executes every scenario cleanly; speed is the benchmark's business, not this test's.
+describe('benchmark smoke run', () => {
+  it('runs every scenario on both stores with only 2xx answers', async () => {
+    const dir = makeTempDir('ugs-bench-smoke');
+    const database = await createTestDatabase();
+    const secret = randomBytes(32).toString('hex');
+    try {
+      const results = await runBenchmark({
+        stores: [
+          { name: 'sqlite', env: { UGS_DATA_DIR: `${dir.path}/sqlite`, UGS_SECRET: secret } },
+          { name: 'postgres', env: { UGS_DATA_DIR: `${dir.path}/pg`, UGS_SECRET: secret, DATABASE_URL: database.url } },
+        ],
+        scenarios: ['hit', 'create', 'update', 'rotate'],
+        connections: 8,
+        durationSeconds: 1,
+        pairs: 1,
+        seedGroups: 64,
+      });
+      assert.equal(results.length, 8);
+      for (const r of results) {
+        assertClean(`${r.store} ${r.scenario}`, r.service);
+        assertClean(`${r.store} ${r.scenario} ceiling`, r.ceiling);
+        assert.ok(r.ratio > 0);
+      }
+    } finally {
+      await database.drop();
+      dir.remove();
+    }
+  });
+
+  it('runs the scale scenarios with the fast loader, reporting time to ready and peak RSS', async () => {
+    const result = await runScale(500, { connections: 8, durationSeconds: 1, runs: 1 });
+    assertClean('scale hit', result.hit);
+    assertClean('scale create', result.create);
+    assert.ok(result.readyMs > 0);
+    assert.ok(result.peakRssMb > 0);
+  });
+});
