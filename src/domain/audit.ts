@@ -1,7 +1,14 @@
 import type { Environment } from './environment.js';
 
 /** What an audit record says happened. Values are stable: they are stored and exported. */
-export const AUDIT_ACTIONS = ['user_group.created', 'user_group.updated', 'user_group.token_rotated', 'api_key.created', 'api_key.revoked'] as const;
+export const AUDIT_ACTIONS = [
+  'user_group.created',
+  'user_group.updated',
+  'user_group.token_rotated',
+  'user_group.deleted',
+  'api_key.created',
+  'api_key.revoked',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**

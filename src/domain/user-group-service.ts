@@ -3,7 +3,7 @@ import type { Principal } from './api-key.js';
 import { forbidden, invalidRequest, notFound } from './errors.js';
 import { hashSecret } from './secret-format.js';
 import type { TokenCipher } from './token-cipher.js';
-import { LIMITS, type Mapping, type Properties, type UserGroup, type UserGroupRecord } from './user-group.js';
+import { LIMITS, type Mapping, type Properties, type UserGroup, type UserGroupRecord, type UserGroupSummary } from './user-group.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
 export interface GetOrCreateInput {
@@ -78,7 +78,7 @@ export class UserGroupService {
       { name: input.name, mapping: input.mapping, properties: input.properties, updatedAt: this.now().toISOString() },
       { keyId: principal.keyId, fields: setFields(input) },
     );
-    if (!updated) throw notFound(`No user group with "user_group_id" "${input.userGroupId}" exists in the ${principal.environment} environment.`);
+    if (!updated) throw notFoundInEnvironment(principal, input.userGroupId);
     return this.reveal(updated);
   }
 
@@ -104,9 +104,59 @@ export class UserGroupService {
     return { ...toUserGroup(rotated, token) };
   }
 
+  /**
+   * One page of the key's environment's groups, newest first. The cursor is
+   * opaque to callers; it holds the last team_id shown, and team_ids only
+   * grow, so pages stay stable while groups are created.
+   */
+  async list(principal: Principal, page: { limit: number; cursor?: string; prefix?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
+    const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
+    const rows = await this.store.listUserGroups(principal.environment, { beforeTeamId, limit: page.limit + 1, prefix: page.prefix });
+    const shown = rows.slice(0, page.limit);
+    return { groups: shown.map(summarize), nextCursor: rows.length > page.limit ? encodeCursor(shown.at(-1)!.teamId) : null };
+  }
+
+  /** The group without its token; never creates. */
+  async get(principal: Principal, userGroupId: string): Promise<UserGroupSummary> {
+    const record = await this.store.findUserGroup(principal.environment, userGroupId);
+    if (!record) throw notFoundInEnvironment(principal, userGroupId);
+    return summarize(record);
+  }
+
+  /** Deletes the group; its token stops working at once and its team_id is never reused. */
+  async delete(principal: Principal, userGroupId: string): Promise<void> {
+    assertWritable(principal);
+    const deleted = await this.store.deleteUserGroup(principal.environment, userGroupId, this.now().toISOString(), { keyId: principal.keyId, fields: [] });
+    if (!deleted) throw notFoundInEnvironment(principal, userGroupId);
+  }
+
   private reveal(record: UserGroupRecord): UserGroup {
     return toUserGroup(record, this.cipher.decrypt(record.tokenCiphertext, record.environment, record.providedId));
   }
+}
+
+function notFoundInEnvironment(principal: Principal, userGroupId: string) {
+  return notFound(`No user group with "user_group_id" ${JSON.stringify(userGroupId)} exists in the ${principal.environment} environment.`);
+}
+
+const CURSOR_PREFIX = 'v1:';
+
+function encodeCursor(teamId: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${teamId}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const teamId = Number(text.slice(CURSOR_PREFIX.length));
+  if (!text.startsWith(CURSOR_PREFIX) || !Number.isSafeInteger(teamId) || teamId < 1) {
+    throw invalidRequest('"cursor" is not one this service handed out; pass next_cursor from the previous page unchanged.');
+  }
+  return teamId;
+}
+
+function summarize(record: UserGroupRecord): UserGroupSummary {
+  const { tokenHash: _hash, tokenCiphertext: _ciphertext, ...summary } = record;
+  return summary;
 }
 
 function toUserGroup(record: UserGroupRecord, token: string): UserGroup {

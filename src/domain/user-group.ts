@@ -31,6 +31,9 @@ export interface UserGroup {
   updatedAt: string;
 }
 
+/** What listing and reading show of a group: everything but its token. */
+export type UserGroupSummary = Omit<UserGroup, 'token'>;
+
 /** Limits the wire schema enforces; kept here so the domain and docs agree on them. */
 export const LIMITS = {
   idMaxLength: 255,

@@ -97,6 +97,40 @@ export const RotateResponse = Type.Object({
   user_group: Type.Object({ ...groupFields, api_environment_tag: EnvironmentTag }),
 });
 
+export const ListQuery = Type.Object({
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Groups per page, 1 to 100.' }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page, unchanged.' })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.idMaxLength, description: 'Keep groups whose user_group_id or name starts with this (case-sensitive).' })),
+});
+export type ListQuery = Static<typeof ListQuery>;
+
+export const UserGroupIdParams = Type.Object({ user_group_id: UserGroupId });
+export type UserGroupIdParams = Static<typeof UserGroupIdParams>;
+
+export const DeleteBody = Type.Object({ user_group_id: UserGroupId });
+export type DeleteBody = Static<typeof DeleteBody>;
+
+/** A group as listing and reading show it: no token. */
+export const UserGroupItem = Type.Object({
+  team_id: Type.Integer({ minimum: 1 }),
+  provided_id: Type.String(),
+  name: Type.String(),
+  properties: Type.Union([Properties, Type.Null()]),
+  mapping: Type.Union([Mapping, Type.Null()]),
+  api_environment_tag: EnvironmentTag,
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const ListResponse = Type.Object({
+  success: Type.Literal(1),
+  user_groups: Type.Array(UserGroupItem),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page.' }),
+});
+
+export const GetResponse = Type.Object({ success: Type.Literal(1), user_group: UserGroupItem });
+export const DeleteResponse = Type.Object({ success: Type.Literal(1) });
+
 export const ErrorResponse = Type.Object({
   success: Type.Literal(0),
   error: Type.Object({
@@ -109,3 +143,12 @@ export const StatusResponse = Type.Object({ success: Type.Literal(1), status: Ty
 
 /** Responses every authenticated route can give besides its own success body. */
 export const errorResponses = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
+
+/** The wire types, derived from the schemas above (the typed client uses these). */
+export type GetOrCreateResponse = Static<typeof GetOrCreateResponse>;
+export type UpdateResponse = Static<typeof UpdateResponse>;
+export type RotateResponse = Static<typeof RotateResponse>;
+export type ListResponse = Static<typeof ListResponse>;
+export type GetResponse = Static<typeof GetResponse>;
+export type ErrorResponse = Static<typeof ErrorResponse>;
+export type UserGroupItem = Static<typeof UserGroupItem>;

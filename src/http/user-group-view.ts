@@ -1,4 +1,4 @@
-import type { UserGroup } from '../domain/user-group.js';
+import type { UserGroup, UserGroupSummary } from '../domain/user-group.js';
 
 /** The `user_group` object of each operation, field for field as the spec lists them. */
 export function getOrCreateView(group: UserGroup) {
@@ -22,5 +22,18 @@ export function rotateView(group: UserGroup) {
     name: group.name,
     provided_id: group.providedId,
     api_environment_tag: group.environment,
+  };
+}
+
+export function itemView(group: UserGroupSummary) {
+  return {
+    team_id: group.teamId,
+    provided_id: group.providedId,
+    name: group.name,
+    properties: group.properties,
+    mapping: group.mapping,
+    api_environment_tag: group.environment,
+    created_at: group.createdAt,
+    updated_at: group.updatedAt,
   };
 }

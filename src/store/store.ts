@@ -71,6 +71,16 @@ export interface Store {
   /** Swaps the token if the row still holds `expectedTokenHash`; null otherwise. */
   replaceToken(replacement: TokenReplacement, audit?: AuditContext): Promise<UserGroupRecord | null>;
 
+  /**
+   * One page of an environment's groups, newest first (highest team_id first),
+   * below `beforeTeamId`; `prefix` keeps groups whose provided id or name
+   * starts with it (case-sensitive, the same on every store).
+   */
+  listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]>;
+  /** How many groups each environment has. */
+  countUserGroups(): Promise<Record<Environment, number>>;
+  /** Deletes the group; null when it does not exist. Its team_id is never handed out again. */
+  deleteUserGroup(environment: Environment, providedId: string, deletedAt: string, audit?: AuditContext): Promise<UserGroupRecord | null>;
   /** Up to `limit` groups with team_id above `afterTeamId`, in team_id order (for export). */
   listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
   /** True when the store holds no group and no key: the only state `importBatch` is meant for. */

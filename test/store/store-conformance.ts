@@ -227,6 +227,40 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(new Set(all).size, all.length);
     });
 
+    it('lists an environment newest first, in pages, filtered by a case-sensitive prefix of id or name', async () => {
+      for (const id of ['pre-a', 'pre-b', 'PRE-c', 'other']) await store.insertUserGroupIfAbsent(newGroup('Testing', id, { name: id === 'other' ? 'pre-named' : `N ${id}` }));
+      const all = await store.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 1000 });
+      assert.ok(all.every((g) => g.environment === 'Testing'));
+      const ids = all.map((g) => g.teamId);
+      assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+      const page = await store.listUserGroups('Testing', { beforeTeamId: ids[1]!, limit: 2 });
+      assert.deepEqual(page.map((g) => g.teamId), ids.slice(2, 4));
+      const filtered = await store.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: 'pre' });
+      assert.deepEqual(filtered.map((g) => g.providedId).sort(), ['other', 'pre-a', 'pre-b']);
+      assert.deepEqual(await store.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: '%' }), []);
+    });
+
+    it('counts groups per environment', async () => {
+      const before = await store.countUserGroups();
+      await store.insertUserGroupIfAbsent(newGroup('Testing', 'counted'));
+      const after = await store.countUserGroups();
+      assert.equal(after.Testing, before.Testing + 1);
+      assert.equal(after.Customer, before.Customer);
+    });
+
+    it('deletes a group of one environment only, and never reuses its team_id', async () => {
+      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'del'));
+      await store.insertUserGroupIfAbsent(newGroup('Testing', 'del'));
+      assert.equal(await store.deleteUserGroup('Testing', 'missing', LATER), null);
+      const deleted = await store.deleteUserGroup('Customer', 'del', LATER);
+      assert.equal(deleted?.teamId, group.teamId);
+      assert.equal(await store.findUserGroup('Customer', 'del'), null);
+      assert.equal(await store.findUserGroupByTokenHash('Customer', group.tokenHash), null);
+      assert.ok(await store.findUserGroup('Testing', 'del'), 'the other environment keeps its group');
+      const { group: again } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'del'));
+      assert.ok(again.teamId > group.teamId);
+    });
+
     it('keeps unicode, long strings and JSON edge values intact', async () => {
       const providedId = 'ünïcødé-😀-'.padEnd(200, 'x');
       const properties = { emoji: '😀', quote: '"\\', big: 9007199254740991, neg: -1.5, deep: { a: [[[{ b: null }]]] }, nul: 'a\u0000b' };

@@ -91,6 +91,18 @@ const SQL = {
   recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
   ping: 'SELECT 1',
   listGroupsAfter: 'SELECT * FROM user_groups WHERE team_id > $1 ORDER BY team_id LIMIT $2',
+  listGroups: `SELECT * FROM user_groups
+               WHERE environment = $1 AND team_id < $2
+                 AND ($3::text IS NULL OR substr(provided_id, 1, length($3)) = $3 OR substr(name, 1, length($3)) = $3)
+               ORDER BY team_id DESC LIMIT $4`,
+  countGroups: 'SELECT environment, count(*)::int AS n FROM user_groups GROUP BY environment',
+  deleteGroup: `WITH deleted AS (
+                  DELETE FROM user_groups WHERE environment = $1 AND provided_id = $2 RETURNING *
+                ), audited AS (
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                  SELECT $3, 'user_group.deleted', environment, team_id, provided_id, $4, $5 FROM deleted
+                )
+                SELECT * FROM deleted`,
   anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',
   importGroup: `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
@@ -250,6 +262,27 @@ export class PostgresStore implements Store {
   async replaceToken(r: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
     const values = [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash, audit.keyId, JSON.stringify(audit.fields)];
     const row = (await this.query<UserGroupRow>('replaceToken', values)).rows[0];
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]> {
+    const rows = (await this.query<UserGroupRow>('listGroups', [environment, page.beforeTeamId, page.prefix ?? null, page.limit])).rows;
+    return rows.map(toUserGroupRecord);
+  }
+
+  async countUserGroups(): Promise<Record<Environment, number>> {
+    const counts: Record<Environment, number> = { Customer: 0, Testing: 0 };
+    for (const row of (await this.query<{ environment: Environment; n: number }>('countGroups', [])).rows) counts[row.environment] = row.n;
+    return counts;
+  }
+
+  async deleteUserGroup(
+    environment: Environment,
+    providedId: string,
+    deletedAt: string,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<UserGroupRecord | null> {
+    const row = (await this.query<UserGroupRow>('deleteGroup', [environment, providedId, deletedAt, audit.keyId, JSON.stringify(audit.fields)])).rows[0];
     return row ? toUserGroupRecord(row) : null;
   }
 

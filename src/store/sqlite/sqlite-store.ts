@@ -81,6 +81,14 @@ export class SqliteStore implements Store {
       listAuditAfter: db.prepare<[number, number], AuditRow>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?'),
       recordKeyUse: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
       ping: db.prepare('SELECT 1'),
+      listGroups: db.prepare<[{ environment: string; before: number; prefix: string | null; limit: number }], UserGroupRow>(
+        `SELECT * FROM user_groups
+         WHERE environment = @environment AND team_id < @before
+           AND (@prefix IS NULL OR substr(provided_id, 1, length(@prefix)) = @prefix OR substr(name, 1, length(@prefix)) = @prefix)
+         ORDER BY team_id DESC LIMIT @limit`,
+      ),
+      countGroups: db.prepare<[], { environment: string; n: number }>('SELECT environment, count(*) AS n FROM user_groups GROUP BY environment'),
+      deleteGroup: db.prepare<[string, string], UserGroupRow>('DELETE FROM user_groups WHERE environment = ? AND provided_id = ? RETURNING *'),
       listGroupsAfter: db.prepare<[number, number], UserGroupRow>('SELECT * FROM user_groups WHERE team_id > ? ORDER BY team_id LIMIT ?'),
       anyRow: db.prepare<[], { n: number }>(
         'SELECT (SELECT count(*) FROM user_groups) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM audit_log) AS n',
@@ -224,6 +232,32 @@ export class SqliteStore implements Store {
           this.appendAudit('user_group.token_rotated', r.updatedAt, subject, audit);
         }
         return replaced;
+      })(),
+    );
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]> {
+    return this.statements.listGroups.all({ environment, before: page.beforeTeamId, prefix: page.prefix ?? null, limit: page.limit }).map(toUserGroupRecord);
+  }
+
+  async countUserGroups(): Promise<Record<Environment, number>> {
+    const counts: Record<Environment, number> = { Customer: 0, Testing: 0 };
+    for (const row of this.statements.countGroups.all()) counts[row.environment as Environment] = row.n;
+    return counts;
+  }
+
+  async deleteUserGroup(
+    environment: Environment,
+    providedId: string,
+    deletedAt: string,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<UserGroupRecord | null> {
+    const row = await this.groupCommit.run(() =>
+      this.db.transaction(() => {
+        const deleted = this.statements.deleteGroup.get(environment, providedId);
+        if (deleted) this.appendAudit('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
+        return deleted;
       })(),
     );
     return row ? toUserGroupRecord(row) : null;

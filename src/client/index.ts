@@ -1,0 +1,3 @@
+export { UserGroupClient, type UserGroupClientOptions, type UserGroup, type UpdatedUserGroup, type RotatedUserGroup, type UserGroupItem } from './user-group-client.js';
+export { UserGroupServiceError } from './client-error.js';
+export type { Transport, WireRequest, WireResponse } from './transport.js';

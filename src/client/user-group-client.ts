@@ -1,0 +1,141 @@
+import type {
+  GetOrCreateBody,
+  GetOrCreateResponse,
+  GetResponse,
+  ListResponse,
+  RotateResponse,
+  UpdateBody,
+  UpdateResponse,
+  UserGroupItem,
+} from '../http/schemas.js';
+import { UserGroupServiceError } from './client-error.js';
+import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
+
+export interface UserGroupClientOptions {
+  /** Where the service runs, e.g. http://localhost:8080. */
+  baseUrl: string;
+  apiKey: string;
+  /** Attempts after a 429 or 503 (never after any other 4xx); default 3. */
+  retries?: number;
+  /** First backoff; doubled each retry, raised to the server's Retry-After when it asks for longer, capped by maxDelayMs. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Override how requests are sent; by default node:http on Node.js (GET bodies) and fetch elsewhere (query string). */
+  transport?: 'node' | 'fetch' | Transport;
+}
+
+export type UserGroup = GetOrCreateResponse['user_group'];
+export type UpdatedUserGroup = UpdateResponse['user_group'];
+export type RotatedUserGroup = RotateResponse['user_group'];
+export type { UserGroupItem };
+
+const RETRYABLE = new Set([429, 503]);
+
+/**
+ * Typed client for the user group service. Types come from the service's own
+ * wire schemas; failures throw UserGroupServiceError with status and code.
+ */
+export class UserGroupClient {
+  private readonly baseUrl: string;
+  private readonly transport: Transport;
+  private readonly sendsGetBodies: boolean;
+
+  constructor(private readonly options: UserGroupClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const choice = options.transport ?? (isNode() ? 'node' : 'fetch');
+    this.transport = choice === 'node' ? nodeTransport : choice === 'fetch' ? fetchTransport : choice;
+    this.sendsGetBodies = choice !== 'fetch';
+  }
+
+  /** GET /api/user: the group for this id, created when missing (then `name` is required). */
+  async getOrCreate(input: GetOrCreateBody): Promise<{ created: boolean; userGroup: UserGroup }> {
+    const answer = this.sendsGetBodies
+      ? await this.call<GetOrCreateResponse>('GET', '/api/user', input)
+      : await this.call<GetOrCreateResponse>('GET', `/api/user?${getOrCreateQuery(input)}`);
+    return { created: answer.new_user_group, userGroup: answer.user_group };
+  }
+
+  /** PUT /api/user: replaces the given fields; `properties: null` clears them. */
+  async update(input: UpdateBody): Promise<UpdatedUserGroup> {
+    return (await this.call<UpdateResponse>('PUT', '/api/user', input)).user_group;
+  }
+
+  /** POST /api/user: a new token for the group holding `currentToken`; the old one stops working. */
+  async rotateToken(currentToken: string): Promise<RotatedUserGroup> {
+    return (await this.call<RotateResponse>('POST', '/api/user', { current_token: currentToken })).user_group;
+  }
+
+  /** GET /api/user_groups/{id}: the group without its token; throws not_found when absent. */
+  async get(userGroupId: string): Promise<UserGroupItem> {
+    return (await this.call<GetResponse>('GET', `/api/user_groups/${encodeURIComponent(userGroupId)}`)).user_group;
+  }
+
+  /** GET /api/user_groups: every page of the environment's groups, newest first. */
+  async *list(options: { limit?: number; q?: string } = {}): AsyncGenerator<UserGroupItem[], void, undefined> {
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams();
+      if (options.limit !== undefined) query.set('limit', String(options.limit));
+      if (options.q !== undefined) query.set('q', options.q);
+      if (cursor !== null) query.set('cursor', cursor);
+      const page: ListResponse = await this.call<ListResponse>('GET', `/api/user_groups?${query}`);
+      yield page.user_groups;
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+  }
+
+  /** DELETE /api/user: deletes the group; its token stops working at once. */
+  async delete(userGroupId: string): Promise<void> {
+    await this.call('DELETE', '/api/user', { user_group_id: userGroupId });
+  }
+
+  private async call<T>(method: WireRequest['method'], path: string, body?: unknown): Promise<T> {
+    const request: WireRequest = {
+      method,
+      url: `${this.baseUrl}${path}`,
+      headers: { authorization: `Token ${this.options.apiKey}`, accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    };
+    const retries = this.options.retries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      let response: WireResponse;
+      try {
+        response = await this.transport(request);
+      } catch (error) {
+        throw new UserGroupServiceError(0, 'network_error', `Could not reach the service: ${(error as Error).message}`, undefined);
+      }
+      if (response.status >= 200 && response.status < 300) return JSON.parse(response.text) as T;
+      if (!RETRYABLE.has(response.status) || attempt >= retries) throw toError(response);
+      await sleep(this.backoff(attempt, response.headers['retry-after']));
+    }
+  }
+
+  private backoff(attempt: number, retryAfter: string | undefined): number {
+    const base = (this.options.baseDelayMs ?? 200) * 2 ** attempt * (0.5 + Math.random() / 2);
+    const asked = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : 0;
+    return Math.min(Math.max(base, asked), this.options.maxDelayMs ?? 10_000);
+  }
+}
+
+function getOrCreateQuery(input: GetOrCreateBody): URLSearchParams {
+  const query = new URLSearchParams({ user_group_id: input.user_group_id });
+  if (input.name !== undefined) query.set('name', input.name);
+  if (input.mapping !== undefined) query.set('mapping', JSON.stringify(input.mapping));
+  if (input.properties !== undefined) query.set('properties', JSON.stringify(input.properties));
+  return query;
+}
+
+function toError(response: WireResponse): UserGroupServiceError {
+  const requestId = response.headers['x-request-id'];
+  try {
+    const body = JSON.parse(response.text) as { error?: { code?: string; message?: string } };
+    if (body.error?.code) return new UserGroupServiceError(response.status, body.error.code as never, body.error.message ?? '', requestId);
+  } catch {
+    // Not the service's envelope (a proxy's page, say): report the status alone.
+  }
+  return new UserGroupServiceError(response.status, response.status >= 500 ? 'internal' : 'invalid_request', `HTTP ${response.status}`, requestId);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
