@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { resolve } from 'node:path';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
@@ -37,7 +37,13 @@ const ConfigSchema = Type.Object({
   UGS_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process.' }),
   UGS_PG_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'PostgreSQL statement_timeout.' }),
   UGS_PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'How long to wait for a PostgreSQL connection.' }),
+  UGS_METRICS_TOKEN: Type.Optional(
+    Type.String({ minLength: 16, description: 'When set, GET /metrics needs "Authorization: Bearer <token>" (at least 16 characters); open when unset.' }),
+  ),
 });
+
+/** Settings never shown: not in error messages, masked by `ugs config`. */
+const SECRET_SETTINGS = ['UGS_SECRET', 'UGS_PREVIOUS_SECRET', 'UGS_METRICS_TOKEN'];
 
 type RawConfig = Static<typeof ConfigSchema>;
 
@@ -51,6 +57,8 @@ export interface Config {
   keyCacheTtlMs: number;
   shutdownTimeoutMs: number;
   http: HttpLimits;
+  /** UGS_METRICS_TOKEN: the Bearer token GET /metrics requires; open when undefined. */
+  metricsToken: string | undefined;
   /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
   postgres: PostgresConfig | undefined;
 }
@@ -79,7 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const error = Value.Errors(ConfigSchema, raw).First();
   if (error) {
     const name = error.path.replace(/^\//, '');
-    const shown = ['UGS_SECRET', 'UGS_PREVIOUS_SECRET', 'DATABASE_URL'].includes(name) ? '(hidden)' : JSON.stringify(env[name]);
+    const shown = [...SECRET_SETTINGS, 'DATABASE_URL'].includes(name) ? '(hidden)' : JSON.stringify(env[name]);
     throw new ConfigError(`Invalid ${name}=${shown}: ${error.message}. ${describeSetting(name)}`);
   }
   const config = raw as RawConfig;
@@ -92,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     previousSecret: config.UGS_PREVIOUS_SECRET,
     keyCacheTtlMs: config.UGS_KEY_CACHE_TTL_MS,
     shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
+    metricsToken: config.UGS_METRICS_TOKEN,
     http: {
       requestsPerKeyPerMinute: config.UGS_RATE_LIMIT_PER_KEY_PER_MINUTE,
       authFailuresPerMinute: config.UGS_AUTH_FAILURES_PER_MINUTE,
@@ -110,6 +119,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             connectTimeoutMs: config.UGS_PG_CONNECT_TIMEOUT_MS,
           },
   };
+}
+
+/** One setting as `ugs config` shows it. */
+export interface EffectiveSetting {
+  name: string;
+  /** Secrets are '********', the DATABASE_URL password '****'; null when unset. */
+  value: string | number | null;
+  source: 'env' | 'default';
+  description: string;
+}
+
+/**
+ * Every setting of the schema with its effective value and where it comes
+ * from, secrets masked. Validates like loadConfig: a bad value throws its one-line ConfigError.
+ */
+export function effectiveConfig(env: NodeJS.ProcessEnv = process.env): EffectiveSetting[] {
+  loadConfig(env);
+  const properties = ConfigSchema.properties as Record<string, TSchema & { default?: string | number; description?: string }>;
+  return Object.entries(properties).map(([name, schema]) => {
+    const fromEnv = env[name] !== undefined && env[name] !== '';
+    const value = fromEnv ? (Value.Convert(schema, env[name]) as string | number) : schema.default;
+    return {
+      name,
+      value: value === undefined ? null : SECRET_SETTINGS.includes(name) ? '********' : name === 'DATABASE_URL' ? maskDatabaseUrl(String(value)) : value,
+      source: fromEnv ? 'env' : 'default',
+      description: schema.description ?? '',
+    };
+  });
+}
+
+/** The URL with its password (in the authority or the query string) replaced by '****'. */
+function maskDatabaseUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.password) url.password = '****';
+    for (const param of ['password', 'sslpassword']) if (url.searchParams.has(param)) url.searchParams.set(param, '****');
+    return url.toString();
+  } catch {
+    return '****';
+  }
 }
 
 function describeSetting(name: string): string {

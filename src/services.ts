@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
 import { DataTransfer } from './domain/data-transfer.js';
 import { UserGroupService } from './domain/user-group-service.js';
+import { timedStore } from './metrics/timed-store.js';
 import { loadServerSecret, type SecretKeyring } from './server-secret.js';
 import { openStore } from './store/open-store.js';
 import type { Store } from './store/store.js';
@@ -26,7 +27,10 @@ export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'pos
 }
 
 export async function openServices(config: ServicesConfig): Promise<Services> {
-  const { store, appliedMigrations } = await openStore(config);
+  const opened = await openStore(config);
+  // Every call timed for ugs_store_operation_duration_seconds (free until an app observes it).
+  const store = timedStore(opened.store);
+  const { appliedMigrations } = opened;
   try {
     const cipher = await loadServerSecret(store, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
     cipher.watch(store, config.secretPollMs ?? 5000);

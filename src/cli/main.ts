@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { auditCommand } from './commands/audit.js';
+import { configCommand } from './commands/config.js';
 import { keysCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { secretCommand } from './commands/secret.js';
@@ -19,5 +20,6 @@ migrateCommand(program);
 transferCommands(program);
 auditCommand(program);
 secretCommand(program);
+configCommand(program);
 
 program.parseAsync(process.argv).catch(reportFailure);

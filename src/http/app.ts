@@ -5,18 +5,22 @@ import { LIMITS } from '../domain/user-group.js';
 import type { Services } from '../services.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { invalidRequest } from '../domain/errors.js';
+import { AppMetrics } from '../metrics/metrics.js';
 import { errorBody, installErrorHandler, sendServiceError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
 import { registerHealth } from './routes/health.js';
+import { registerMetrics } from './routes/metrics.js';
 import { userGroupRoutes } from './routes/user-group-routes.js';
 import type { TypedApp } from './typed-app.js';
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
   limits?: HttpLimits;
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>` (UGS_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 /** The HTTP application over already-opened services; listening is the caller's business. */
@@ -60,7 +64,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   app.server.maxConnections = limits.maxConnections;
 
+  const metrics = new AppMetrics(services.store);
+  metrics.install(app);
+
   registerHealth(app, services.store);
+  registerMetrics(app, metrics, options.metricsToken);
   await app.register(userGroupRoutes, { services, limits });
   return app;
 }

@@ -39,6 +39,8 @@ export interface TestServerOptions {
   secretPollMs?: number;
   /** Overrides of the documented defaults. */
   limits?: Partial<HttpLimits>;
+  /** UGS_METRICS_TOKEN: GET /metrics then needs it as a Bearer token. */
+  metricsToken?: string;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -60,7 +62,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     secretPollMs: options.secretPollMs,
     postgres: database?.config,
   });
-  const app = await buildApp(services, { logger: createLogger('info', sink), limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits } });
+  const app = await buildApp(services, { logger: createLogger('info', sink), limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits }, metricsToken: options.metricsToken });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {

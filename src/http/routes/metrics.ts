@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { unauthenticated } from '../../domain/errors.js';
+import type { AppMetrics } from '../../metrics/metrics.js';
+import { errorResponses } from '../schemas.js';
+import type { TypedApp } from '../typed-app.js';
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * GET /metrics: Prometheus text format. Needs no API key; when a metrics token
+ * is configured (UGS_METRICS_TOKEN), `Authorization: Bearer <token>`.
+ */
+export function registerMetrics(app: TypedApp, metrics: AppMetrics, token: string | undefined): void {
+  const expected = token === undefined ? undefined : digest(token);
+  app.get('/metrics', { schema: { summary: 'Prometheus metrics', response: { 200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }), ...errorResponses } } }, async (request, reply) => {
+    if (expected) {
+      const presented = BEARER.exec(request.headers.authorization ?? '')?.[1];
+      // Digests have one length, so the comparison takes the same time whatever was sent.
+      if (presented === undefined || !timingSafeEqual(digest(presented), expected)) {
+        throw unauthenticated('GET /metrics needs "Authorization: Bearer <UGS_METRICS_TOKEN>".');
+      }
+    }
+    const body = await metrics.registry.metrics();
+    return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(body);
+  });
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}

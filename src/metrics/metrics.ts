@@ -1,0 +1,111 @@
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ENVIRONMENTS, type Environment } from '../domain/environment.js';
+import type { Store } from '../store/store.js';
+import { observeStoreOperations } from './timed-store.js';
+
+/** A store that can count its groups; the gauge `ugs_user_groups` appears only then. */
+type CountingStore = Store & { countUserGroups?: () => Promise<Partial<Record<Environment, number>>> };
+
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const ROTATE_ROUTE = '/api/user';
+
+let processRegistry: Registry | undefined;
+
+/**
+ * prom-client's process metrics (CPU, memory, event loop lag, GC...) describe
+ * the process, not an app, and each collection starts an event loop monitor
+ * and a GC observer that cannot be stopped: collected once per process and
+ * shared by every app's registry.
+ */
+function sharedProcessRegistry(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * One app's metrics in its own registry (never prom-client's global one), so
+ * several apps in one process keep their own counts. Labels are bounded: a
+ * route is its pattern (`/api/user`) or `unmatched`, never the raw URL.
+ */
+export class AppMetrics {
+  private readonly own = new Registry();
+  /** This app's metrics and the shared process metrics; what GET /metrics serves. */
+  readonly registry: Registry;
+
+  private readonly requests = new Counter({
+    name: 'ugs_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.own],
+  });
+  private readonly requestDuration = new Histogram({
+    name: 'ugs_http_request_duration_seconds',
+    help: 'Time from receiving a request to answering it, by route pattern and method.',
+    labelNames: ['route', 'method'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [this.own],
+  });
+  private readonly storeDuration = new Histogram({
+    name: 'ugs_store_operation_duration_seconds',
+    help: 'Duration of store calls (failed ones included), by store method.',
+    labelNames: ['operation'] as const,
+    buckets: STORE_BUCKETS,
+    registers: [this.own],
+  });
+  private readonly rotations = new Counter({
+    name: 'ugs_token_rotations_total',
+    help: 'User group tokens rotated (POST /api/user answered 200).',
+    registers: [this.own],
+  });
+  private readonly authFailures = new Counter({
+    name: 'ugs_auth_failures_total',
+    help: 'Refused authentications: reason="unauthenticated" (401), reason="throttled" (429 after too many failures from one address).',
+    labelNames: ['reason'] as const,
+    registers: [this.own],
+  });
+  private readonly unsubscribe: () => void;
+
+  constructor(store: Store) {
+    const counting = store as CountingStore;
+    if (typeof counting.countUserGroups === 'function') {
+      new Gauge({
+        name: 'ugs_user_groups',
+        help: 'User groups in the store, by environment (counted at scrape time).',
+        labelNames: ['environment'] as const,
+        registers: [this.own],
+        async collect() {
+          try {
+            const counts = await counting.countUserGroups!();
+            for (const environment of ENVIRONMENTS) this.set({ environment }, counts[environment] ?? 0);
+          } catch {
+            // The store is down: no sample rather than a failed scrape (/readyz reports the outage).
+            this.reset();
+          }
+        },
+      });
+    }
+    this.unsubscribe = observeStoreOperations(store, (operation, seconds) => this.storeDuration.observe({ operation }, seconds));
+    this.registry = Registry.merge([sharedProcessRegistry(), this.own]);
+  }
+
+  /** Counts every answered request; stops observing the store when the app closes. */
+  install(app: FastifyInstance): void {
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      const method = request.method;
+      const status = reply.statusCode;
+      this.requests.inc({ route, method, status: String(status) });
+      this.requestDuration.observe({ route, method }, reply.elapsedTime / 1000);
+      if (status === 200 && method === 'POST' && route === ROTATE_ROUTE) this.rotations.inc();
+      else if (status === 401) this.authFailures.inc({ reason: 'unauthenticated' });
+      // The failed-auth throttle refuses before authentication; the per-key rate limit only after it.
+      else if (status === 429 && !(request as { principal?: unknown }).principal) this.authFailures.inc({ reason: 'throttled' });
+    });
+    app.addHook('onClose', async () => this.unsubscribe());
+  }
+}
