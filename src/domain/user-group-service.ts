@@ -155,8 +155,16 @@ function decodeCursor(cursor: string): number {
 }
 
 function summarize(record: UserGroupRecord): UserGroupSummary {
-  const { tokenHash: _hash, tokenCiphertext: _ciphertext, ...summary } = record;
-  return summary;
+  return {
+    teamId: record.teamId,
+    environment: record.environment,
+    providedId: record.providedId,
+    name: record.name,
+    mapping: record.mapping,
+    properties: record.properties,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
 }
 
 function toUserGroup(record: UserGroupRecord, token: string): UserGroup {
