@@ -9,6 +9,7 @@ import { AppMetrics } from '../metrics/metrics.js';
 import { errorBody, installErrorHandler, sendServiceError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
+import { registerOpenApi } from './openapi.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
 import { registerHealth } from './routes/health.js';
@@ -67,6 +68,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const metrics = new AppMetrics(services.store);
   metrics.install(app);
 
+  // Before every route: the document is generated from the routes it sees registered.
+  await registerOpenApi(app);
   registerHealth(app, services.store);
   registerMetrics(app, metrics, options.metricsToken);
   await app.register(userGroupRoutes, { services, limits });
