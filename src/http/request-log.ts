@@ -1,12 +1,15 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /**
- * One log line per request, when it completes, instead of Fastify's two
- * (each line is a write syscall on the hot path). It carries what the
- * incoming line had: method, URL and address, never headers or bodies.
+ * One log line per request at info, when it completes, instead of Fastify's
+ * two (each line is a write syscall on the hot path). It carries what the
+ * incoming line had: method, URL and address, never headers or bodies. The
+ * incoming line stays available at debug level.
  */
 export class OneLinePerRequest extends LogController {
-  override incomingRequest(): void {}
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: { method: request.method, url: request.url, remoteAddress: request.ip } }, 'incoming request');
+  }
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
     const line = {

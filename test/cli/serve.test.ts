@@ -50,7 +50,8 @@ describe('ugs serve', () => {
 
     it('finishes a request that is in flight when SIGTERM arrives', async () => {
       const dir = sandbox.dir();
-      const server = await sandbox.serve(dir);
+      // debug: the server then logs "incoming request", which tells the test the request is in flight.
+      const server = await sandbox.serve(dir, { LOG_LEVEL: 'debug' });
       const { key } = await sandbox.createKey(dir);
       const body = JSON.stringify({ user_group_id: 'in-flight', name: 'In flight' });
       const split = Math.floor(body.length / 2);
