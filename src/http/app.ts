@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { LIMITS } from '../domain/user-group.js';
 import type { Services } from '../services.js';
@@ -58,6 +59,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
 
   app.server.maxConnections = limits.maxConnections;
+  // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
+  app.server.on('checkExpectation', refuseExpectation);
 
   const metrics = new AppMetrics(services.store);
   metrics.install(app);
@@ -70,9 +73,25 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   return app;
 }
 
+/** An `Expect` the service cannot meet (only 100-continue is): a 400 in the usual envelope. */
+function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  const body = JSON.stringify(
+    errorBody('invalid_request', `Unsupported "Expect: ${String(request.headers.expect).slice(0, 100)}"; only "Expect: 100-continue" is supported.`),
+  );
+  response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestIdFor(request), connection: 'close' });
+  response.end(body);
+}
+
 /** Requests Node's HTTP parser rejects never reach Fastify; they still get the JSON envelope. */
 function answerMalformedHttp(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) return;
+  // A response already went out on this connection (an undecodable URL is answered before its
+  // body is read): a second one would be garbage to the client. Close instead, as Node does.
+  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+  if (answered || !socket.writable) {
+    socket.destroy();
+    return;
+  }
   const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
   const message = timedOut
     ? 'The request was not received in time; send headers and body without pausing.'

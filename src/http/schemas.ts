@@ -100,7 +100,9 @@ export const RotateResponse = Type.Object({
 export const ListQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Groups per page, 1 to 100.' }),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page, unchanged.' })),
-  q: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.idMaxLength, description: 'Keep groups whose user_group_id or name starts with this (case-sensitive).' })),
+  q: Type.Optional(
+    Type.String({ minLength: 1, maxLength: LIMITS.idMaxLength, pattern: PRINTABLE, description: 'Keep groups whose user_group_id or name starts with this (case-sensitive).' }),
+  ),
 });
 export type ListQuery = Static<typeof ListQuery>;
 
