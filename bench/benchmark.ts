@@ -165,7 +165,9 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
           const result: ScenarioResult = { store: store.name, scenario: scenario.name, service: [], ceiling: [], ratio: 0 };
           for (let pair = 0; pair < options.pairs; pair++) {
             result.service.push(await measure(service.url, key, options, scenario.requests(groups, `run-${Date.now()}-${pair}`)));
-            result.ceiling.push(await measure(ceiling.url, key, options, scenario.requests(groups, `ceiling-${pair}`)));
+            // Copies: the ceiling's canned answers must not overwrite the real groups' tokens (rotate).
+            const ceilingGroups = groups.map((g) => ({ ...g }));
+            result.ceiling.push(await measure(ceiling.url, key, options, scenario.requests(ceilingGroups, `ceiling-${pair}`)));
           }
           result.ratio = median(result.service.map((m, i) => m.requestsPerSecond / (result.ceiling[i]!.requestsPerSecond || 1)));
           log(`${store.name} ${scenario.name}: ${Math.round(median(result.service.map((m) => m.requestsPerSecond)))} req/s, ratio ${result.ratio.toFixed(2)}`);
