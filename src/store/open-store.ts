@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -11,6 +10,8 @@ export type StoreConfig = Pick<Config, 'dataDir' | 'postgres'>;
 /** The store the configuration selects (PostgreSQL when DATABASE_URL is set), migrated to the latest schema. */
 export async function openStore(config: StoreConfig): Promise<{ store: Store; appliedMigrations: string[] }> {
   if (config.postgres) {
+    // Loaded only when asked for: the embedded default starts without pg.
+    const { PostgresStore } = await import('./postgres/postgres-store.js');
     const { url, ...pool } = config.postgres;
     return PostgresStore.open({ connectionString: url, ...pool });
   }
