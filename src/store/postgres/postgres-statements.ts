@@ -1,0 +1,95 @@
+/** Named statements: `pg` prepares each once per connection and reuses the plan. */
+export const SQL = {
+  getSetting: 'SELECT value FROM settings WHERE name = $1',
+  putSettingIfAbsent: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+  replaceSetting: 'UPDATE settings SET value = $1 WHERE name = $2 AND value = $3',
+  replaceCiphertext: 'UPDATE user_groups SET token_ciphertext = $1 WHERE team_id = $2 AND token_ciphertext = $3',
+  findGroup: 'SELECT * FROM user_groups WHERE environment = $1 AND provided_id = $2',
+  findGroupByToken: 'SELECT * FROM user_groups WHERE environment = $1 AND token_hash = $2',
+  // Each write and its audit record are one statement (data-modifying CTEs), hence one
+  // transaction without a round trip inside it. The audit row exists only when the write did.
+  insertGroup: `WITH inserted AS (
+                  INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                  ON CONFLICT (environment, provided_id) DO NOTHING
+                  RETURNING *
+                ), audited AS (
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                  SELECT created_at, 'user_group.created', environment, team_id, provided_id, $10, $11 FROM inserted
+                )
+                SELECT * FROM inserted`,
+  updateGroup: `WITH updated AS (
+                  UPDATE user_groups SET
+                    name       = CASE WHEN $1::boolean THEN $2 ELSE name END,
+                    mapping    = CASE WHEN $3::boolean THEN $4 ELSE mapping END,
+                    properties = CASE WHEN $5::boolean THEN $6 ELSE properties END,
+                    updated_at = $7
+                  WHERE environment = $8 AND provided_id = $9
+                  RETURNING *
+                ), audited AS (
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                  SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, $10, $11 FROM updated
+                )
+                SELECT * FROM updated`,
+  // Matching the new hash too makes a retry after a lost acknowledgement land on the same
+  // result; \`before\` (same snapshot) tells a first application from such a retry, so the
+  // audit record is written once.
+  replaceToken: `WITH before AS (
+                   SELECT token_hash FROM user_groups WHERE team_id = $4
+                 ), replaced AS (
+                   UPDATE user_groups SET token_hash = $1, token_ciphertext = $2, updated_at = $3
+                   WHERE team_id = $4 AND (token_hash = $5 OR token_hash = $1)
+                   RETURNING *
+                 ), audited AS (
+                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                   SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, $6, $7
+                   FROM replaced r, before b WHERE b.token_hash = $5
+                 )
+                 SELECT * FROM replaced`,
+  insertKey: `WITH inserted AS (
+                INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id, environment, created_at
+              ), audited AS (
+                INSERT INTO audit_log (at, action, environment, key_id, fields)
+                SELECT created_at, 'api_key.created', environment, id, $9 FROM inserted
+              )
+              SELECT * FROM inserted`,
+  importKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  revokeKey: `WITH revoked AS (
+                UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id, environment, revoked_at
+              ), audited AS (
+                INSERT INTO audit_log (at, action, environment, key_id, fields)
+                SELECT revoked_at, 'api_key.revoked', environment, id, $3 FROM revoked
+              )
+              SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists`,
+  findKeyByHash: 'SELECT * FROM api_keys WHERE key_hash = $1',
+  listKeys: 'SELECT * FROM api_keys ORDER BY created_at, id',
+  recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
+  ping: 'SELECT 1',
+  listGroupsAfter: 'SELECT * FROM user_groups WHERE team_id > $1 ORDER BY team_id LIMIT $2',
+  listGroups: `SELECT * FROM user_groups
+               WHERE environment = $1 AND team_id < $2
+                 AND ($3::text IS NULL OR substr(provided_id, 1, length($3)) = $3 OR substr(name, 1, length($3)) = $3)
+               ORDER BY team_id DESC LIMIT $4`,
+  countGroups: 'SELECT environment, count(*)::int AS n FROM user_groups GROUP BY environment',
+  deleteGroup: `WITH deleted AS (
+                  DELETE FROM user_groups WHERE environment = $1 AND provided_id = $2 RETURNING *
+                ), audited AS (
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                  SELECT $3, 'user_group.deleted', environment, team_id, provided_id, $4, $5 FROM deleted
+                )
+                SELECT * FROM deleted`,
+  anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',
+  importGroup: `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+  advanceTeamIds: `SELECT setval(pg_get_serial_sequence('user_groups', 'team_id'), (SELECT max(team_id) FROM user_groups))
+                   WHERE EXISTS (SELECT 1 FROM user_groups)`,
+  advanceAuditIds: `SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT max(id) FROM audit_log))
+                    WHERE EXISTS (SELECT 1 FROM audit_log)`,
+  importAudit: `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  listAuditAfter: 'SELECT * FROM audit_log WHERE id > $1 ORDER BY id LIMIT $2',
+} as const;
