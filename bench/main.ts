@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
+import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
 import { formatTable, runBenchmark } from './benchmark.js';
 import { formatScaleTable, runScale } from './scale.js';
 
@@ -26,16 +25,7 @@ const secret = randomBytes(32).toString('hex');
 const wanted = opts.stores.split(',');
 const postgres = wanted.includes('postgres') ? (process.env.DATABASE_URL ? { url: process.env.DATABASE_URL, stop: async () => {} } : await startEmbeddedPostgres()) : undefined;
 try {
-  let databaseUrl = postgres?.url;
-  if (postgres && !process.env.DATABASE_URL) {
-    const admin = new pg.Client(postgres.url);
-    await admin.connect();
-    await admin.query('CREATE DATABASE ugs_bench');
-    await admin.end();
-    const url = new URL(postgres.url);
-    url.pathname = '/ugs_bench';
-    databaseUrl = url.toString();
-  }
+  const databaseUrl = postgres && !process.env.DATABASE_URL ? (await createDatabaseOn(postgres.url, 'ugs_bench')).url : postgres?.url;
   const stores: { name: string; env: Record<string, string> }[] = [
     ...(wanted.includes('sqlite') ? [{ name: 'sqlite', env: { UGS_DATA_DIR: join(dataDir, 'sqlite'), UGS_SECRET: secret } }] : []),
     ...(databaseUrl ? [{ name: 'postgres', env: { UGS_DATA_DIR: join(dataDir, 'pg'), UGS_SECRET: secret, DATABASE_URL: databaseUrl } }] : []),

