@@ -1,11 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ENVIRONMENTS, type Environment } from '../domain/environment.js';
+import { ENVIRONMENTS } from '../domain/environment.js';
 import type { Store } from '../store/store.js';
 import { observeStoreOperations } from './timed-store.js';
-
-/** A store that can count its groups; the gauge `ugs_user_groups` appears only then. */
-type CountingStore = Store & { countUserGroups?: () => Promise<Partial<Record<Environment, number>>> };
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -71,24 +68,21 @@ export class AppMetrics {
   private readonly unsubscribe: () => void;
 
   constructor(store: Store) {
-    const counting = store as CountingStore;
-    if (typeof counting.countUserGroups === 'function') {
-      new Gauge({
-        name: 'ugs_user_groups',
-        help: 'User groups in the store, by environment (counted at scrape time).',
-        labelNames: ['environment'] as const,
-        registers: [this.own],
-        async collect() {
-          try {
-            const counts = await counting.countUserGroups!();
-            for (const environment of ENVIRONMENTS) this.set({ environment }, counts[environment] ?? 0);
-          } catch {
-            // The store is down: no sample rather than a failed scrape (/readyz reports the outage).
-            this.reset();
-          }
-        },
-      });
-    }
+    new Gauge({
+      name: 'ugs_user_groups',
+      help: 'User groups in the store, by environment (counted at scrape time).',
+      labelNames: ['environment'] as const,
+      registers: [this.own],
+      async collect() {
+        try {
+          const counts = await store.countUserGroups();
+          for (const environment of ENVIRONMENTS) this.set({ environment }, counts[environment]);
+        } catch {
+          // The store is down: no sample rather than a failed scrape (/readyz reports the outage).
+          this.reset();
+        }
+      },
+    });
     this.unsubscribe = observeStoreOperations(store, (operation, seconds) => this.storeDuration.observe({ operation }, seconds));
     this.registry = Registry.merge([sharedProcessRegistry(), this.own]);
   }

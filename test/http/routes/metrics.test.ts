@@ -77,13 +77,9 @@ describe('GET /metrics', () => {
       assert.equal(valueOf(samples, 'ugs_store_operation_duration_seconds_count', { operation: 'replaceToken' }), 1);
       assert.ok(samples.some((s) => s.name === 'ugs_store_operation_duration_seconds_bucket' && s.labels.operation === 'findUserGroup' && s.labels.le === '+Inf'));
 
-      // The group gauge appears once the store can count groups per environment.
-      if (typeof (server.services.store as { countUserGroups?: unknown }).countUserGroups === 'function') {
-        assert.equal(valueOf(samples, 'ugs_user_groups', { environment: 'Customer' }), 1);
-        assert.equal(valueOf(samples, 'ugs_user_groups', { environment: 'Testing' }), 0);
-      } else {
-        assert.ok(!samples.some((s) => s.name === 'ugs_user_groups'));
-      }
+      // Groups per environment, counted by the store at scrape time.
+      assert.equal(valueOf(samples, 'ugs_user_groups', { environment: 'Customer' }), 1);
+      assert.equal(valueOf(samples, 'ugs_user_groups', { environment: 'Testing' }), 0);
 
       // prom-client's process metrics come along.
       assert.ok(samples.some((s) => s.name === 'process_cpu_user_seconds_total'));
