@@ -14,7 +14,9 @@ const MAX_DEPTH = 64;
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: LIMITS.bodyMaxBytes }, (_request, text, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: LIMITS.bodyMaxBytes }, (request, text, done) => {
+    // A GET with the JSON content type but nothing in it uses the query string instead.
+    if (request.method === 'GET' && (text as string).trim() === '') return done(null, undefined);
     try {
       done(null, parseJsonBody(text as string));
     } catch (error) {

@@ -83,6 +83,13 @@ describe('GET /api/user (get or create)', () => {
     assert.equal(viaBody.json.user_group.token, res.json.user_group.token);
   });
 
+  it('uses the query string when a GET carries the JSON content type but no body', async () => {
+    const api = await server.client();
+    const res = await api.call('GET', undefined, { path: '/api/user?user_group_id=typed-no-body&name=T', headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.json.user_group.provided_id, 'typed-no-body');
+  });
+
   it('refuses query-string mapping or properties that are not JSON', async () => {
     const api = await server.client();
     const res = await api.call('GET', undefined, { path: '/api/user?user_group_id=q&name=Q&properties=%7Bnope' });
