@@ -2,9 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedPostgres, type EmbeddedServer } from './helpers/embedded-postgres.js';
-
-const TEST_DATABASE_ENV = 'UGS_TEST_DATABASE_URL';
+import { startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './helpers/embedded-postgres.js';
 
 /**
  * `npm test` after the build: every test file once (the store conformance

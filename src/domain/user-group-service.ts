@@ -101,7 +101,7 @@ export class UserGroupService {
     }, { keyId: principal.keyId, fields: ['token'] });
     // A concurrent rotation with the same token won the swap: ours is superseded.
     if (!rotated) throw unknownToken;
-    return { ...toUserGroup(rotated, token) };
+    return toUserGroup(rotated, token);
   }
 
   /**
@@ -168,17 +168,7 @@ function summarize(record: UserGroupRecord): UserGroupSummary {
 }
 
 function toUserGroup(record: UserGroupRecord, token: string): UserGroup {
-  return {
-    teamId: record.teamId,
-    environment: record.environment,
-    providedId: record.providedId,
-    name: record.name,
-    mapping: record.mapping,
-    properties: record.properties,
-    token,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
+  return { ...summarize(record), token };
 }
 
 /** Names (never values) of the fields a create or update sets, for the audit record. */

@@ -18,21 +18,11 @@ export interface UserGroupRecord {
   updatedAt: string;
 }
 
-/** A user group with its token decrypted, ready to be returned to its owner. */
-export interface UserGroup {
-  teamId: number;
-  environment: Environment;
-  providedId: string;
-  name: string;
-  mapping: Mapping | null;
-  properties: Properties | null;
-  token: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** What listing and reading show of a group: everything but its token. */
-export type UserGroupSummary = Omit<UserGroup, 'token'>;
+export type UserGroupSummary = Omit<UserGroupRecord, 'tokenHash' | 'tokenCiphertext'>;
+
+/** A user group with its token decrypted, ready to be returned to its owner. */
+export type UserGroup = UserGroupSummary & { token: string };
 
 /** Limits the wire schema enforces; kept here so the domain and docs agree on them. */
 export const LIMITS = {

@@ -9,6 +9,9 @@ import { makeTempDir } from './temp-dir.js';
  * import here: the runners outside the test runner use it too.
  */
 
+/** How `npm test` hands its PostgreSQL (superuser URL) to every test process. */
+export const TEST_DATABASE_ENV = 'UGS_TEST_DATABASE_URL';
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();

@@ -1,13 +1,12 @@
 import type { PostgresConfig } from '../../src/config.js';
 import { after } from 'node:test';
-import { createDatabaseOn, startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres.js';
+import { createDatabaseOn, startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './embedded-postgres.js';
 
 /**
  * A real PostgreSQL for tests. `npm test` (test/run-tests.ts) starts one
  * embedded server per run, or uses DATABASE_URL, and hands it to every test
  * process as UGS_TEST_DATABASE_URL; a test file run on its own starts one itself.
  */
-export const TEST_DATABASE_ENV = 'UGS_TEST_DATABASE_URL';
 
 let ownServer: Promise<EmbeddedServer> | undefined;
 // A test file run on its own stops the server it started when its tests are done.
