@@ -7,6 +7,8 @@ import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const CEILING = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));
+/** Unmeasured run before measuring, so the JIT's first second is not in the figures. */
+export const WARMUP_SECONDS = 1;
 
 export interface BenchOptions {
   stores: { name: string; env: Record<string, string> }[];
@@ -163,6 +165,10 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
         );
         try {
           const result: ScenarioResult = { store: store.name, scenario: scenario.name, service: [], ceiling: [], ratio: 0 };
+          // Unmeasured warm-up of both sides, so neither pays the JIT's first second inside a measured run.
+          const warmup = { ...options, durationSeconds: WARMUP_SECONDS };
+          await measure(service.url, key, warmup, scenario.requests(groups, `warmup-${Date.now()}`));
+          await measure(ceiling.url, key, warmup, scenario.requests(groups.map((g) => ({ ...g })), 'warmup-ceiling'));
           for (let pair = 0; pair < options.pairs; pair++) {
             result.service.push(await measure(service.url, key, options, scenario.requests(groups, `run-${Date.now()}-${pair}`)));
             // Copies: the ceiling's canned answers must not overwrite the real groups' tokens (rotate).

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI, createKey, measure, median, startProcess, type Measurement } from './benchmark.js';
+import { CLI, createKey, measure, median, startProcess, WARMUP_SECONDS, type Measurement } from './benchmark.js';
 import { loadGroups } from './load-groups.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -55,6 +55,7 @@ export async function runScale(size: number, options: { connections: number; dur
       const hit = SCENARIOS.find((s) => s.name === 'hit')!;
       const create = SCENARIOS.find((s) => s.name === 'create')!;
       const result: ScaleResult = { groups: size, hit: [], create: [], readyMs, peakRssMb: 0 };
+      await measure(service.url, key, { ...options, durationSeconds: WARMUP_SECONDS }, hit.requests(groups, 'warmup'));
       for (let run = 0; run < options.runs; run++) {
         result.hit.push(await measure(service.url, key, options, hit.requests(groups, `h${run}`)));
         result.create.push(await measure(service.url, key, options, create.requests(groups, `scale-new-${run}-${Date.now()}`)));

@@ -12,9 +12,9 @@ export function refuseWhileClosing(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     reply.header('connection', 'close');
-    throw new ServiceError('unavailable', 'The server is shutting down; retry the request.');
+    done(new ServiceError('unavailable', 'The server is shutting down; retry the request.'));
   });
 }

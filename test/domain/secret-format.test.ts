@@ -17,6 +17,12 @@ describe('secret format', () => {
     assert.equal(used.size, 62);
   });
 
+  it('still accepts values issued by earlier versions (the checksum encoding is part of the format)', () => {
+    assert.ok(apiKeyFormat.isWellFormed('ugsk_swjabvwGbCVUrMfpXdiyIB4fh0RNoe3Yw1e7wqBS9iR4LadH1'));
+    assert.ok(userGroupTokenFormat.isWellFormed('ugt_ICU9hMZnN8hOx12BX7kIRtYcei0p28mzuWXCJ7eP6ky4O3YWp'));
+    assert.equal(apiKeyFormat.isWellFormed('ugsk_swjabvwGbCVUrMfpXdiyIB4fh0RNoe3Yw1e7wqBS9iR4LadH2'), false);
+  });
+
   it('accepts what it generates', () => {
     for (let i = 0; i < 200; i++) assert.ok(apiKeyFormat.isWellFormed(apiKeyFormat.generate()));
   });

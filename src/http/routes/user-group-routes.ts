@@ -15,8 +15,9 @@ import { registerUpdateUserGroup } from './update-user-group.js';
 /** The /api routes: every one authenticated, and never cached since they carry tokens. */
 export async function userGroupRoutes(app: TypedApp, options: { services: Services; limits: HttpLimits }): Promise<void> {
   app.decorateRequest('principal', null as never);
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.header('cache-control', 'no-store');
+    done();
   });
   app.addHook('onRequest', authenticate(options.services.apiKeys, new FailedAuthThrottle(options.limits.authFailuresPerMinute)));
   if (options.limits.requestsPerKeyPerMinute > 0) {
