@@ -1,6 +1,9 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
@@ -17,6 +20,8 @@ export interface BenchOptions {
   durationSeconds: number;
   pairs: number;
   seedGroups: number;
+  /** UGS_WORKERS for the service, and as many ceiling processes. */
+  workers: number;
   log?: (line: string) => void;
 }
 
@@ -43,35 +48,52 @@ export interface Proc {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts a process and waits for `ready` in its standard output. The output
+ * goes to a file, as a service's log would in production, never through this
+ * process: this process is also the load generator, and reading a log line per
+ * request took a core of this machine's two from it.
+ */
 export async function startProcess(args: string[], env: Record<string, string>, ready: RegExp, stdin?: string): Promise<Proc> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  if (stdin !== undefined) child.stdin!.end(stdin);
-  else child.stdin!.end();
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start: ${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = ready.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1].startsWith('http') ? match[1] : `http://127.0.0.1:${match[1]}`);
-      }
+  const logDir = mkdtempSync(join(tmpdir(), 'ugs-bench-out-'));
+  const logPath = join(logDir, 'stdout.log');
+  const logFd = openSync(logPath, 'w');
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['pipe', logFd, 'pipe'] });
+  closeSync(logFd);
+  child.stdin!.end(stdin);
+  let errors = '';
+  child.stderr!.on('data', (c: Buffer) => (errors += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const deadline = Date.now() + 30_000;
+      let gone = false;
+      void exited.then(() => (gone = true));
+      const poll = () => {
+        const output = readFileSync(logPath, 'utf8');
+        const match = ready.exec(output);
+        if (match?.[1]) resolve(match[1].startsWith('http') ? match[1] : `http://127.0.0.1:${match[1]}`);
+        else if (gone || Date.now() > deadline) reject(new Error(`did not start (exit code ${child.exitCode}): ${output}${errors}`));
+        else setTimeout(poll, 20);
+      };
+      poll();
+    });
+    return {
+      child,
+      url,
+      async stop() {
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGTERM');
+          await exited;
+        }
+        rmSync(logDir, { recursive: true, force: true });
+      },
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
-  });
-  child.stdout!.resume();
-  return {
-    child,
-    url,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
+  } catch (error) {
+    child.kill('SIGKILL');
+    rmSync(logDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** One request with a JSON body over node:http (GET bodies included). */
@@ -148,7 +170,7 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
   for (const store of options.stores) {
     const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...store.env };
     const key = await createKey(env);
-    const service = await startProcess([CLI, 'serve'], { ...env, LOG_LEVEL: 'info' }, /"url":"(http:\/\/[^"]+)"/);
+    const service = await startProcess([CLI, 'serve'], { ...env, LOG_LEVEL: 'info', UGS_WORKERS: String(options.workers) }, /"url":"(http:\/\/[^"]+)"/);
     try {
       log(`${store.name}: seeding ${options.seedGroups} groups`);
       const groups = await seed(service.url, key, options.seedGroups, `seed-${Date.now()}`);
@@ -159,7 +181,7 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
         const real = await call(service.url, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)));
         const ceiling = await startProcess(
           [CEILING],
-          {},
+          { WORKERS: String(options.workers) },
           /"port":(\d+)/,
           JSON.stringify({ status: real.status, headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] }, body: real.text }),
         );

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
@@ -13,12 +13,13 @@ const program = new Command()
   .option('--duration <seconds>', 'seconds per run', '5')
   .option('--pairs <n>', 'service/ceiling run pairs per scenario', '3')
   .option('--connections <n>', 'concurrent connections', '32')
+  .option('--workers <n>', 'UGS_WORKERS for the service, and as many ceiling processes', String(availableParallelism()))
   .option('--seed <n>', 'existing groups before the scenarios run', '1000')
   .addOption(new Option('--stores <list>', 'comma-separated stores').default('sqlite,postgres'))
   .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate'))
   .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
   .parse();
-const opts = program.opts<{ duration: string; pairs: string; connections: string; seed: string; stores: string; scenarios: string; scale: string }>();
+const opts = program.opts<{ duration: string; pairs: string; connections: string; workers: string; seed: string; stores: string; scenarios: string; scale: string }>();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-'));
 const secret = randomBytes(32).toString('hex');
@@ -37,9 +38,10 @@ try {
     durationSeconds: Number(opts.duration),
     pairs: Number(opts.pairs),
     seedGroups: Number(opts.seed),
+    workers: Number(opts.workers),
     log: (line) => console.error(line),
   });
-  console.log(`\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.duration}s runs, ${opts.pairs} pairs\n`);
+  console.log(`\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.workers} worker process(es) on each side, ${opts.duration}s runs, ${opts.pairs} pairs\n`);
   console.log(formatTable(results));
   const sizes = opts.scale.split(',').filter(Boolean).map(Number);
   if (sizes.length > 0) {
@@ -47,7 +49,7 @@ try {
     for (const size of sizes) {
       scale.push(await runScale(size, { connections: Number(opts.connections), durationSeconds: Number(opts.duration), runs: Number(opts.pairs), log: (line) => console.error(line) }));
     }
-    console.log(`\nScale (SQLite; hit and create as above, median of ${opts.pairs} runs each):\n`);
+    console.log(`\nScale (SQLite, one process so its peak RSS is the service's; hit and create as above, median of ${opts.pairs} runs each):\n`);
     console.log(formatScaleTable(scale));
   }
 } catch (error) {

@@ -19,6 +19,12 @@ const ConfigSchema = Type.Object({
   UGS_PREVIOUS_SECRET: Type.Optional(
     Type.String({ minLength: 32, description: 'The secret UGS_SECRET replaces, readable until `ugs secret rotate` has re-encrypted every token.' }),
   ),
+  UGS_WORKERS: Type.Integer({
+    minimum: 1,
+    maximum: 256,
+    default: 1,
+    description: 'HTTP worker processes sharing the port (node:cluster); set it to the number of cores to use them all.',
+  }),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
   UGS_KEY_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
@@ -56,6 +62,8 @@ export interface Config {
   previousSecret: string | undefined;
   keyCacheTtlMs: number;
   shutdownTimeoutMs: number;
+  /** UGS_WORKERS: processes serving HTTP; more than 1 runs a primary that supervises them. */
+  workers: number;
   http: HttpLimits;
   /** UGS_METRICS_TOKEN: the Bearer token GET /metrics requires; open when undefined. */
   metricsToken: string | undefined;
@@ -100,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     previousSecret: config.UGS_PREVIOUS_SECRET,
     keyCacheTtlMs: config.UGS_KEY_CACHE_TTL_MS,
     shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
+    workers: config.UGS_WORKERS,
     metricsToken: config.UGS_METRICS_TOKEN,
     http: {
       requestsPerKeyPerMinute: config.UGS_RATE_LIMIT_PER_KEY_PER_MINUTE,

@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ENVIRONMENTS } from '../domain/environment.js';
+import { ServiceError } from '../domain/errors.js';
 import type { Store } from '../store/store.js';
+import { clusterMetricsText, shareWorkerMetrics } from './cluster-metrics.js';
 import { observeStoreOperations } from './timed-store.js';
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -73,6 +76,8 @@ export class AppMetrics {
       help: 'User groups in the store, by environment (counted at scrape time).',
       labelNames: ['environment'] as const,
       registers: [this.own],
+      // Every worker counts the same store: with UGS_WORKERS > 1 the total is one worker's count.
+      aggregator: 'first',
       async collect() {
         try {
           const counts = await store.countUserGroups();
@@ -85,6 +90,17 @@ export class AppMetrics {
     });
     this.unsubscribe = observeStoreOperations(store, (operation, seconds) => this.storeDuration.observe({ operation }, seconds));
     this.registry = Registry.merge([sharedProcessRegistry(), this.own]);
+    if (cluster.isWorker) shareWorkerMetrics(this.registry);
+  }
+
+  /** What GET /metrics serves: this process's metrics, or every worker's when this is one of UGS_WORKERS. */
+  async text(): Promise<string> {
+    if (!cluster.isWorker) return this.registry.metrics();
+    try {
+      return await clusterMetricsText();
+    } catch (error) {
+      throw new ServiceError('unavailable', `The workers' metrics could not be gathered: ${(error as Error).message}.`);
+    }
   }
 
   /** Counts every answered request; stops observing the store when the app closes. */

@@ -34,6 +34,8 @@ describe('benchmark smoke run', () => {
         // Two pairs: a service run after a ceiling run shows state leaking between them (it once did, for rotate).
         pairs: 2,
         seedGroups: 64,
+        // Two workers: the multi-process mode's writes must stay clean too (SQLite locking across processes).
+        workers: 2,
       });
       assert.equal(results.length, 8);
       for (const r of results) {

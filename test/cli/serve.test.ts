@@ -133,6 +133,8 @@ describe('ugs serve', () => {
       { env: { LOG_LEVEL: 'loud' }, mentions: ['LOG_LEVEL', 'loud'] },
       { env: {}, args: ['--port', 'abc'], mentions: ['PORT', 'abc'] },
       { env: { UGS_SHUTDOWN_TIMEOUT_MS: 'soon' }, mentions: ['UGS_SHUTDOWN_TIMEOUT_MS'] },
+      { env: { UGS_WORKERS: '0' }, mentions: ['UGS_WORKERS', '0'] },
+      { env: { UGS_WORKERS: 'all' }, mentions: ['UGS_WORKERS', 'all'] },
     ];
     for (const { env, args = [], mentions } of cases) {
       const label = Object.entries(env).map(([k, v]) => `${k}=${v}`).concat(args).join(' ');

@@ -1,7 +1,9 @@
 import closeWithGrace from 'close-with-grace';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
+import cluster from 'node:cluster';
+import { loadConfig, type Config } from '../../config.js';
 import { startServer } from '../../http/server.js';
+import { superviseWorkers } from '../worker-supervisor.js';
 
 export function serveCommand(program: Command): void {
   program
@@ -15,12 +17,21 @@ export function serveCommand(program: Command): void {
         ...(options.port !== undefined && { PORT: options.port }),
         ...(options.host !== undefined && { HOST: options.host }),
       });
-      const server = await startServer(config);
-      server.app.log.info({ url: server.url, dataDir: config.dataDir }, 'user group service listening');
-      closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
-        if (err) server.app.log.error({ err }, 'shutting down after an uncaught error');
-        else server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-        await server.close();
-      });
+      // Workers run this same command (cluster forks with our argv) and take the second branch.
+      if (config.workers > 1 && cluster.isPrimary) await superviseWorkers(config);
+      else await serveHttp(config);
     });
+}
+
+async function serveHttp(config: Config): Promise<void> {
+  const server = await startServer(config);
+  server.app.log.info({ url: server.url, dataDir: config.dataDir }, 'user group service listening');
+  // A worker stops when its primary says so; Ctrl-C reaches the whole process group, and a
+  // second signal would make close-with-grace exit at once instead of draining.
+  if (cluster.isWorker) process.on('SIGINT', () => {});
+  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: cluster.isWorker ? ['SIGINT'] : [] }, async ({ signal, err }) => {
+    if (err) server.app.log.error({ err }, 'shutting down after an uncaught error');
+    else server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await server.close();
+  });
 }

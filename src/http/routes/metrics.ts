@@ -21,7 +21,7 @@ export function registerMetrics(app: TypedApp, metrics: AppMetrics, token: strin
         throw unauthenticated('GET /metrics needs "Authorization: Bearer <UGS_METRICS_TOKEN>".');
       }
     }
-    const body = await metrics.registry.metrics();
+    const body = await metrics.text();
     return reply.header('cache-control', 'no-store').type(metrics.registry.contentType).send(body);
   });
 }
