@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { writeFileDurably } from './durable-file.js';
 import { resealTokens, type ResealSummary } from './domain/secret-rotation.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
 import type { Services } from './services.js';
@@ -41,10 +42,8 @@ export async function rotateServerSecret(services: Services, settings: SecretSet
   const currentPath = join(settings.dataDir, SECRET_FILE);
   const previousPath = join(settings.dataDir, PREVIOUS_SECRET_FILE);
   if (!existsSync(previousPath)) {
-    writeFileSync(previousPath, readFileSync(currentPath), { mode: 0o600, flag: 'wx' });
-    const staged = `${currentPath}.next`;
-    writeFileSync(staged, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-    renameSync(staged, currentPath);
+    writeFileDurably(previousPath, readFileSync(currentPath, 'utf8'), { exclusive: true });
+    writeFileDurably(currentPath, `${randomBytes(32).toString('hex')}\n`, { exclusive: false });
   }
   services.cipher.reload();
   await recordCurrentSecret(services);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from './domain/errors.js';
+import { writeFileDurably } from './durable-file.js';
 import { createTokenCipher, isUsableServerSecret, SERVER_SECRET_RULE, UnknownSecretError, type TokenCipher } from './domain/token-cipher.js';
 import type { Store } from './store/store.js';
 
@@ -51,7 +52,7 @@ export function readSecrets(settings: SecretSettings): Secrets {
 /** Saves a generated secret with mode 0600; if another process saved one first, that one wins. */
 function persistGenerated(settings: SecretSettings, secrets: Secrets): Secrets {
   try {
-    writeFileSync(join(settings.dataDir, SECRET_FILE), `${secrets.current}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileDurably(join(settings.dataDir, SECRET_FILE), `${secrets.current}\n`, { exclusive: true });
     return { ...secrets, generated: false };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
