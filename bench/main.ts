@@ -4,7 +4,7 @@ import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
-import { formatTable, runBenchmark } from './benchmark.js';
+import { formatTable, median, runBenchmark, runFrameworkFloor } from './benchmark.js';
 import { formatScaleTable, runScale } from './scale.js';
 
 /** `npm run bench`: every scenario on SQLite and PostgreSQL against the ceiling, as a Markdown table. */
@@ -17,9 +17,10 @@ const program = new Command()
   .option('--seed <n>', 'existing groups before the scenarios run', '1000')
   .addOption(new Option('--stores <list>', 'comma-separated stores').default('sqlite,postgres'))
   .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate'))
+  .option('--floor', 'also measure the framework alone (Fastify + one log line, fixed answer) against the ceiling, one process each')
   .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
   .parse();
-const opts = program.opts<{ duration: string; pairs: string; connections: string; workers: string; seed: string; stores: string; scenarios: string; scale: string }>();
+const opts = program.opts<{ floor?: boolean; duration: string; pairs: string; connections: string; workers: string; seed: string; stores: string; scenarios: string; scale: string }>();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-'));
 const secret = randomBytes(32).toString('hex');
@@ -43,6 +44,11 @@ try {
   });
   console.log(`\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.workers} worker process(es) on each side, ${opts.duration}s runs, ${opts.pairs} pairs\n`);
   console.log(formatTable(results));
+  if (opts.floor) {
+    const floor = await runFrameworkFloor({ connections: Number(opts.connections), durationSeconds: Number(opts.duration), pairs: Number(opts.pairs) });
+    const rps = (runs: { requestsPerSecond: number }[]) => Math.round(median(runs.map((m) => m.requestsPerSecond)));
+    console.log(`\nFramework floor (Fastify + one pino line per request, fixed answer; one process each): ${rps(floor.floor)} req/s, ceiling ${rps(floor.ceiling)} req/s, ratio ${floor.ratio.toFixed(2)}`);
+  }
   const sizes = opts.scale.split(',').filter(Boolean).map(Number);
   if (sizes.length > 0) {
     const scale = [];

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI, createKey, measure, median, startProcess, WARMUP_SECONDS, type Measurement } from './benchmark.js';
+import { CLI, createKey, measure, median, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS, type Measurement } from './benchmark.js';
 import { loadGroups } from './load-groups.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -47,7 +47,7 @@ export async function runScale(size: number, options: { connections: number; dur
     log(`scale ${size}: loaded in ${((Date.now() - loadStart) / 1000).toFixed(1)} s`);
     const key = await createKey(env);
     const started = Date.now();
-    const service = await startProcess([CLI, 'serve'], env, /"url":"(http:\/\/[^"]+)"/);
+    const service = await startProcess([...SERVICE_NODE_FLAGS, CLI, 'serve'], env, /"url":"(http:\/\/[^"]+)"/);
     while ((await readyz(service.url)) !== 200) await sleep(5);
     const readyMs = Date.now() - started;
     try {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { runBenchmark, type Measurement } from '../../bench/benchmark.js';
+import { runBenchmark, runFrameworkFloor, SERVICE_NODE_FLAGS, type Measurement } from '../../bench/benchmark.js';
 import { runScale } from '../../bench/scale.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -47,6 +48,18 @@ describe('benchmark smoke run', () => {
       await database.drop();
       dir.remove();
     }
+  });
+
+  it('runs the service with the Node flags `npm start` uses, so it measures what is run', () => {
+    const start = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    for (const flag of SERVICE_NODE_FLAGS) assert.ok(start.split(' ').includes(flag), `npm start lacks ${flag}: ${start}`);
+  });
+
+  it('measures the framework floor against the ceiling with only 2xx answers', async () => {
+    const result = await runFrameworkFloor({ connections: 8, durationSeconds: 1, pairs: 1 });
+    assertClean('framework floor', result.floor);
+    assertClean('framework floor ceiling', result.ceiling);
+    assert.ok(result.ratio > 0);
   });
 
   it('runs the scale scenarios with the fast loader, reporting time to ready and peak RSS', async () => {
