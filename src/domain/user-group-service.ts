@@ -65,7 +65,8 @@ export class UserGroupService {
       createdAt: at,
       updatedAt: at,
     }, { keyId: principal.keyId, fields: setFields(input) });
-    return { group: this.reveal(group), created };
+    // Lost a race to a concurrent create: the winner's token is the stored one.
+    return { group: created ? toUserGroup(group, token) : this.reveal(group), created };
   }
 
   /** Replaces the given fields of an existing group; the token stays. */
