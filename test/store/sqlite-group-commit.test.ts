@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { ServiceError } from '../../src/domain/errors.js';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -86,4 +87,57 @@ describe('SQLite group commit', () => {
       dir.remove();
     }
   });
+
+  it('waits for another process\'s write lock on a timer, not in SQLite\'s busy handler: the event loop keeps running', async () => {
+    const dir = makeTempDir('ugs-gc');
+    const path = join(dir.path, 'g.sqlite');
+    const { db, commits } = openCounting(path);
+    const other = new Database(path);
+    try {
+      const group = new GroupCommit(db, 5000);
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      other.exec('BEGIN IMMEDIATE');
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 5);
+      const first = group.run(() => insert.run('first').changes);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Arrives while the first write waits: it joins the same transaction.
+      const second = group.run(() => insert.run('second').changes);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(ticks >= 5, `timers ran while the lock was held elsewhere (${ticks} ticks)`);
+      other.exec('COMMIT');
+      assert.deepEqual(await Promise.all([first, second]), [1, 1]);
+      clearInterval(ticker);
+      assert.equal(commits(), 1, 'both writes in one COMMIT');
+      assert.equal(db.pragma('busy_timeout', { simple: true }), 5000, 'the busy timeout is restored');
+    } finally {
+      other.close();
+      db.close();
+      dir.remove();
+    }
+  });
+
+  it('fails pending writes as unavailable when the lock stays taken past the busy timeout, and works once it is free', async () => {
+    const dir = makeTempDir('ugs-gc');
+    const path = join(dir.path, 'g.sqlite');
+    const { db } = openCounting(path);
+    const other = new Database(path);
+    try {
+      const group = new GroupCommit(db, 150);
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      other.exec('BEGIN IMMEDIATE');
+      await assert.rejects(
+        group.run(() => insert.run('late')),
+        (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.headers['Retry-After'] === '1',
+      );
+      other.exec('ROLLBACK');
+      assert.equal(await group.run(() => insert.run('later').changes), 1);
+      assert.deepEqual(db.prepare('SELECT v FROM t').all().map((r) => (r as { v: string }).v), ['later']);
+    } finally {
+      other.close();
+      db.close();
+      dir.remove();
+    }
+  });
 });
+

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { ServiceError } from '../../domain/errors.js';
 
 interface Pending {
   write: () => unknown;
@@ -20,26 +21,39 @@ interface Pending {
 export class GroupCommit {
   private pending: Pending[] = [];
   private scheduled = false;
+  /** When the pending writes started waiting for another process's write lock. */
+  private waitingSince: number | undefined;
 
-  constructor(private readonly db: Database.Database) {}
+  /**
+   * @param busyTimeoutMs the connection's busy_timeout, restored after each BEGIN;
+   *   also how long writes may wait for another process's write lock before they fail.
+   */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly busyTimeoutMs = 5000,
+  ) {}
 
   run<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ write, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.schedule(0);
     });
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    if (delayMs === 0) setImmediate(() => this.flush());
+    else setTimeout(() => this.flush(), delayMs);
   }
 
   private flush(): void {
     this.scheduled = false;
+    if (!this.begin()) return;
     const batch = this.pending;
     this.pending = [];
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
-      this.db.exec('BEGIN IMMEDIATE');
       for (const { write } of batch) {
         try {
           outcomes.push({ ok: true, value: write() });
@@ -58,5 +72,40 @@ export class GroupCommit {
       if (outcome.ok) resolve(outcome.value);
       else reject(outcome.value);
     });
+  }
+
+  /**
+   * BEGIN IMMEDIATE without SQLite's busy handler, which sleeps with the
+   * event loop blocked while another process (a UGS_WORKERS sibling, the CLI)
+   * holds the write lock: requests could not even be read meanwhile. When the
+   * lock is taken, the pending writes wait on a timer instead, joined by those
+   * that arrive meanwhile, and fail as `unavailable` after `busyTimeoutMs`.
+   * False when the batch is not to run now.
+   */
+  private begin(): boolean {
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      this.waitingSince = undefined;
+      return true;
+    } catch (error) {
+      const now = Date.now();
+      this.waitingSince ??= now;
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY' && now - this.waitingSince < this.busyTimeoutMs) {
+        this.schedule(1);
+        return false;
+      }
+      this.waitingSince = undefined;
+      const failure =
+        (error as { code?: unknown }).code === 'SQLITE_BUSY'
+          ? new ServiceError('unavailable', `Another process held the store's write lock for over ${this.busyTimeoutMs} ms; retry shortly.`, { 'Retry-After': '1' })
+          : error;
+      const batch = this.pending;
+      this.pending = [];
+      for (const { reject } of batch) reject(failure);
+      return false;
+    } finally {
+      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    }
   }
 }

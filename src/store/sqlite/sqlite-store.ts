@@ -32,9 +32,9 @@ export class SqliteStore implements Store {
   private readonly statements;
   private readonly groupCommit: GroupCommit;
 
-  private constructor(db: Database.Database) {
+  private constructor(db: Database.Database, busyTimeoutMs: number) {
     this.db = db;
-    this.groupCommit = new GroupCommit(db);
+    this.groupCommit = new GroupCommit(db, busyTimeoutMs);
     this.statements = {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -117,7 +117,7 @@ export class SqliteStore implements Store {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       const appliedMigrations = await migrateSqlite(options.path, busyTimeoutMs);
-      return { store: new SqliteStore(db), appliedMigrations };
+      return { store: new SqliteStore(db, busyTimeoutMs), appliedMigrations };
     } catch (error) {
       db.close();
       throw error;
