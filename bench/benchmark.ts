@@ -171,6 +171,30 @@ export function measure(
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
+interface Side {
+  url: string;
+  /** The requests of one run; `runId` is unique per run. */
+  requests(runId: string): autocannon.Request[];
+}
+
+/**
+ * An unmeasured warm-up of both sides, so neither pays the JIT's first second
+ * inside a measured run, then A B A B ... runs; the ratio is the median of the
+ * per-pair ratios of a to b.
+ */
+async function alternate(a: Side, b: Side, key: string, options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs'>): Promise<{ a: Measurement[]; b: Measurement[]; ratio: number }> {
+  const warmup = { ...options, durationSeconds: WARMUP_SECONDS };
+  await measure(a.url, key, warmup, a.requests(`${Date.now()}-warmup`));
+  await measure(b.url, key, warmup, b.requests(`${Date.now()}-warmup`));
+  const runs = { a: [] as Measurement[], b: [] as Measurement[], ratio: 0 };
+  for (let pair = 0; pair < options.pairs; pair++) {
+    runs.a.push(await measure(a.url, key, options, a.requests(`${Date.now()}-${pair}`)));
+    runs.b.push(await measure(b.url, key, options, b.requests(`${Date.now()}-${pair}`)));
+  }
+  runs.ratio = median(runs.a.map((m, i) => m.requestsPerSecond / (runs.b[i]!.requestsPerSecond || 1)));
+  return runs;
+}
+
 /** Runs every scenario on every store, alternating service and ceiling runs (A B A B ...). */
 export async function runBenchmark(options: BenchOptions): Promise<ScenarioResult[]> {
   const log = options.log ?? (() => {});
@@ -194,18 +218,14 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
           JSON.stringify({ status: real.status, headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] }, body: real.text }),
         );
         try {
-          const result: ScenarioResult = { store: store.name, scenario: scenario.name, service: [], ceiling: [], ratio: 0 };
-          // Unmeasured warm-up of both sides, so neither pays the JIT's first second inside a measured run.
-          const warmup = { ...options, durationSeconds: WARMUP_SECONDS };
-          await measure(service.url, key, warmup, scenario.requests(groups, `warmup-${Date.now()}`));
-          await measure(ceiling.url, key, warmup, scenario.requests(groups.map((g) => ({ ...g })), 'warmup-ceiling'));
-          for (let pair = 0; pair < options.pairs; pair++) {
-            result.service.push(await measure(service.url, key, options, scenario.requests(groups, `run-${Date.now()}-${pair}`)));
+          const runs = await alternate(
+            { url: service.url, requests: (runId) => scenario.requests(groups, `run-${runId}`) },
             // Copies: the ceiling's canned answers must not overwrite the real groups' tokens (rotate).
-            const ceilingGroups = groups.map((g) => ({ ...g }));
-            result.ceiling.push(await measure(ceiling.url, key, options, scenario.requests(ceilingGroups, `ceiling-${pair}`)));
-          }
-          result.ratio = median(result.service.map((m, i) => m.requestsPerSecond / (result.ceiling[i]!.requestsPerSecond || 1)));
+            { url: ceiling.url, requests: (runId) => scenario.requests(groups.map((g) => ({ ...g })), `ceiling-${runId}`) },
+            key,
+            options,
+          );
+          const result: ScenarioResult = { store: store.name, scenario: scenario.name, service: runs.a, ceiling: runs.b, ratio: runs.ratio };
           log(`${store.name} ${scenario.name}: ${Math.round(median(result.service.map((m) => m.requestsPerSecond)))} req/s, ratio ${result.ratio.toFixed(2)}`);
           results.push(result);
         } finally {
@@ -232,16 +252,8 @@ export async function runFrameworkFloor(options: Pick<BenchOptions, 'connections
   const floor = await startProcess([FRAMEWORK_FLOOR], {}, /"port":(\d+)/, reply);
   const ceiling = await startProcess([CEILING], {}, /"port":(\d+)/, reply);
   try {
-    const result = { floor: [] as Measurement[], ceiling: [] as Measurement[], ratio: 0 };
-    const warmup = { ...options, durationSeconds: WARMUP_SECONDS };
-    await measure(floor.url, 'none', warmup, hit.requests(groups, 'warmup'));
-    await measure(ceiling.url, 'none', warmup, hit.requests(groups, 'warmup'));
-    for (let pair = 0; pair < options.pairs; pair++) {
-      result.floor.push(await measure(floor.url, 'none', options, hit.requests(groups, 'floor')));
-      result.ceiling.push(await measure(ceiling.url, 'none', options, hit.requests(groups, 'ceiling')));
-    }
-    result.ratio = median(result.floor.map((m, i) => m.requestsPerSecond / (result.ceiling[i]!.requestsPerSecond || 1)));
-    return result;
+    const runs = await alternate({ url: floor.url, requests: (runId) => hit.requests(groups, runId) }, { url: ceiling.url, requests: (runId) => hit.requests(groups, runId) }, 'none', options);
+    return { floor: runs.a, ceiling: runs.b, ratio: runs.ratio };
   } finally {
     await floor.stop();
     await ceiling.stop();

@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
+import { announcePort, readStdin, type CannedReply } from './canned-reply.js';
 
 /**
  * The machine's ceiling for one scenario: a bare node:http server that reads
@@ -13,25 +14,23 @@ import { createServer } from 'node:http';
 const workers = Number(process.env.WORKERS ?? '1');
 
 if (cluster.isPrimary) {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const reply = Buffer.concat(chunks).toString('utf8');
+  const reply = await readStdin();
   if (workers > 1) {
-    cluster.once('listening', (_worker, address) => announce(address.port));
+    cluster.once('listening', (_worker, address) => announcePort(address.port));
     for (let i = 0; i < workers; i++) cluster.fork({ CEILING_REPLY: reply });
     process.on('SIGTERM', () => {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
       cluster.on('exit', () => Object.keys(cluster.workers ?? {}).length === 0 && process.exit(0));
     });
   } else {
-    serve(reply, announce);
+    serve(reply, announcePort);
   }
 } else {
   serve(process.env.CEILING_REPLY!, () => {});
 }
 
 function serve(replyJson: string, onListening: (port: number) => void): void {
-  const reply = JSON.parse(replyJson) as { status: number; headers: Record<string, string>; body: string };
+  const reply = JSON.parse(replyJson) as CannedReply;
   const body = Buffer.from(reply.body);
   const headers = { ...reply.headers, 'content-length': String(body.length) };
   const server = createServer((request, response) => {
@@ -47,8 +46,4 @@ function serve(replyJson: string, onListening: (port: number) => void): void {
     onListening(typeof address === 'object' && address ? address.port : 0);
   });
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
-}
-
-function announce(port: number): void {
-  process.stdout.write(`${JSON.stringify({ port })}\n`);
 }

@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import pino from 'pino';
+import { announcePort, readStdin, type CannedReply } from './canned-reply.js';
 
 /**
  * What the framework alone costs: Fastify, with the service's GET-body
@@ -8,9 +9,7 @@ import pino from 'pino';
  * crypto). Its ratio to the ceiling bounds what any service built this way
  * can reach on this machine. Input on stdin: {"status":200,"headers":{...},"body":"..."}.
  */
-const chunks: Buffer[] = [];
-for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { status: number; headers: Record<string, string>; body: string };
+const reply = JSON.parse(await readStdin()) as CannedReply;
 
 const app = Fastify({ loggerInstance: pino({ level: 'info' }), disableRequestLogging: true, keepAliveTimeout: 72_000 });
 app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
@@ -25,5 +24,5 @@ app.route({
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
-process.stdout.write(`${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 })}\n`);
+announcePort(typeof address === 'object' && address ? address.port : 0);
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

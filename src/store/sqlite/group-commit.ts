@@ -89,17 +89,17 @@ export class GroupCommit {
       this.waitingSince = undefined;
       return true;
     } catch (error) {
+      const busy = (error as { code?: unknown }).code === 'SQLITE_BUSY';
       const now = Date.now();
       this.waitingSince ??= now;
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY' && now - this.waitingSince < this.busyTimeoutMs) {
+      if (busy && now - this.waitingSince < this.busyTimeoutMs) {
         this.schedule(1);
         return false;
       }
       this.waitingSince = undefined;
-      const failure =
-        (error as { code?: unknown }).code === 'SQLITE_BUSY'
-          ? new ServiceError('unavailable', `Another process held the store's write lock for over ${this.busyTimeoutMs} ms; retry shortly.`, { 'Retry-After': '1' })
-          : error;
+      const failure = busy
+        ? new ServiceError('unavailable', `Another process held the store's write lock for over ${this.busyTimeoutMs} ms; retry shortly.`, { 'Retry-After': '1' })
+        : error;
       const batch = this.pending;
       this.pending = [];
       for (const { reject } of batch) reject(failure);
