@@ -5,7 +5,9 @@ import { ServiceError } from '../domain/errors.js';
  * Once shutdown starts, requests that still arrive on kept-alive connections
  * get 503 `unavailable` in the usual envelope (Fastify's built-in answer has
  * its own body), with `Connection: close` so the client reconnects elsewhere.
- * Requests already in flight finish normally.
+ * Requests already in flight finish normally, and their answers close the
+ * connection too: a kept-alive client would otherwise hold the server open
+ * until the shutdown timeout.
  */
 export function refuseWhileClosing(app: FastifyInstance): void {
   let closing = false;
@@ -16,5 +18,9 @@ export function refuseWhileClosing(app: FastifyInstance): void {
     if (!closing) return done();
     reply.header('connection', 'close');
     done(new ServiceError('unavailable', 'The server is shutting down; retry the request.'));
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

@@ -109,6 +109,32 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await store.findUserGroupByTokenHash('Customer', group.tokenHash), null);
     });
 
+    it('answers lookups made together each with its own group, across environments, with misses as null', async () => {
+      const customer = await Promise.all(Array.from({ length: 40 }, (_, i) => store.insertUserGroupIfAbsent(newGroup('Customer', `together-${i}`))));
+      const testing = await store.insertUserGroupIfAbsent(newGroup('Testing', 'together-0'));
+      const byId = await Promise.all([
+        ...customer.map((_, i) => store.findUserGroup('Customer', `together-${i}`)),
+        store.findUserGroup('Testing', 'together-0'),
+        store.findUserGroup('Testing', 'together-1'),
+        store.findUserGroup('Customer', 'together-0'),
+        store.findUserGroup('Customer', 'together-missing'),
+      ]);
+      assert.deepEqual(byId, [...customer.map((c) => c.group), testing.group, null, customer[0]!.group, null]);
+      const byToken = await Promise.all([
+        ...customer.map((c) => store.findUserGroupByTokenHash('Customer', c.group.tokenHash)),
+        store.findUserGroupByTokenHash('Testing', testing.group.tokenHash),
+        store.findUserGroupByTokenHash('Testing', customer[1]!.group.tokenHash),
+        store.findUserGroupByTokenHash('Customer', randomBytes(32)),
+      ]);
+      assert.deepEqual(byToken, [...customer.map((c) => c.group), testing.group, null, null]);
+    });
+
+    it('lets a lookup made with a write see it once the write is answered', async () => {
+      const [before, inserted] = await Promise.all([store.findUserGroup('Customer', 'with-write'), store.insertUserGroupIfAbsent(newGroup('Customer', 'with-write'))]);
+      assert.ok(before === null || before.teamId === inserted.group.teamId);
+      assert.deepEqual(await store.findUserGroup('Customer', 'with-write'), inserted.group);
+    });
+
     it('creates exactly once under concurrent inserts of one id', async () => {
       const results = await Promise.all(Array.from({ length: 50 }, () => store.insertUserGroupIfAbsent(newGroup('Customer', 'race'))));
       assert.equal(results.filter((r) => r.created).length, 1);

@@ -4,8 +4,11 @@ export const SQL = {
   putSettingIfAbsent: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
   replaceSetting: 'UPDATE settings SET value = $1 WHERE name = $2 AND value = $3',
   replaceCiphertext: 'UPDATE user_groups SET token_ciphertext = $1 WHERE team_id = $2 AND token_ciphertext = $3',
-  findGroup: 'SELECT * FROM user_groups WHERE environment = $1 AND provided_id = $2',
-  findGroupByToken: 'SELECT * FROM user_groups WHERE environment = $1 AND token_hash = $2',
+  // A batch of lookups in one query: the keys as parallel arrays, each an index lookup.
+  findGroups: `SELECT g.* FROM unnest($1::text[], $2::text[]) AS k (environment, provided_id)
+               JOIN user_groups g ON g.environment = k.environment AND g.provided_id = k.provided_id`,
+  findGroupsByToken: `SELECT g.* FROM unnest($1::text[], $2::bytea[]) AS k (environment, token_hash)
+                      JOIN user_groups g ON g.environment = k.environment AND g.token_hash = k.token_hash`,
   // Each write and its audit record are one statement (data-modifying CTEs), hence one
   // transaction without a round trip inside it. The audit row exists only when the write did.
   insertGroup: `WITH inserted AS (

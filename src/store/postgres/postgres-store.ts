@@ -6,6 +6,7 @@ import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import { jsonOrNull } from '../json-column.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
+import { batchedLookup, type BatchedLookup } from '../batched-lookup.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { SQL } from './postgres-statements.js';
 import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './postgres-rows.js';
@@ -47,10 +48,30 @@ export function describeDatabase(connectionString: string): string {
 export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly retry: RetryPolicy;
+  private readonly groupById: BatchedLookup<[Environment, string], UserGroupRecord | null>;
+  private readonly groupByTokenHash: BatchedLookup<[Environment, Buffer], UserGroupRecord | null>;
 
   private constructor(pool: pg.Pool, retry: RetryPolicy) {
     this.pool = pool;
     this.retry = retry;
+    // Concurrent lookups share one query and one round trip (see batched-lookup.ts).
+    this.groupById = batchedLookup((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
+    this.groupByTokenHash = batchedLookup((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
+  }
+
+  /** The group (or null) for each key, in order; `keyOf` gives a row's key. */
+  private async findGroups<K extends string | Buffer>(
+    statement: 'findGroups' | 'findGroupsByToken',
+    keys: readonly (readonly [Environment, K])[],
+    keyOf: (row: UserGroupRow) => readonly [string, K],
+  ): Promise<(UserGroupRecord | null)[]> {
+    const { rows } = await this.query<UserGroupRow>(statement, [keys.map(([environment]) => environment), keys.map(([, key]) => key)]);
+    const joined = (environment: string, key: K) => `${environment}\u0000${typeof key === 'string' ? key : key.toString('hex')}`;
+    const found = new Map(rows.map((row) => [joined(...keyOf(row)), row]));
+    return keys.map(([environment, key]) => {
+      const row = found.get(joined(environment, key));
+      return row ? toUserGroupRecord(row) : null;
+    });
   }
 
   static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[] }> {
@@ -109,14 +130,12 @@ export class PostgresStore implements Store {
     return ((await this.query('replaceCiphertext', [next, teamId, expected])).rowCount ?? 0) > 0;
   }
 
-  async findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
-    const row = (await this.query<UserGroupRow>('findGroup', [environment, providedId])).rows[0];
-    return row ? toUserGroupRecord(row) : null;
+  findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
+    return this.groupById([environment, providedId]);
   }
 
-  async findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
-    const row = (await this.query<UserGroupRow>('findGroupByToken', [environment, tokenHash])).rows[0];
-    return row ? toUserGroupRecord(row) : null;
+  findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
+    return this.groupByTokenHash([environment, tokenHash]);
   }
 
   async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {

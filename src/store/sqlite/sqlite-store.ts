@@ -7,6 +7,7 @@ import type { Environment } from '../../domain/environment.js';
 import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
+import { batchedLookup, type BatchedLookup } from '../batched-lookup.js';
 import { GroupCommit } from './group-commit.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { jsonOrNull } from '../json-column.js';
@@ -31,10 +32,21 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
   private readonly groupCommit: GroupCommit;
+  private readonly groupById: BatchedLookup<[Environment, string], UserGroupRecord | null>;
+  private readonly groupByTokenHash: BatchedLookup<[Environment, Buffer], UserGroupRecord | null>;
 
   private constructor(db: Database.Database, busyTimeoutMs: number) {
     this.db = db;
     this.groupCommit = new GroupCommit(db, busyTimeoutMs);
+    // One read transaction per batch of lookups: one snapshot, and one WAL read lock instead of one per lookup.
+    const inOneSnapshot = db.transaction((read: () => (UserGroupRecord | null)[]) => read());
+    const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
+    this.groupById = batchedLookup(async (keys) =>
+      inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.findGroup.get(environment, providedId)))),
+    );
+    this.groupByTokenHash = batchedLookup(async (keys) =>
+      inOneSnapshot(() => keys.map(([environment, tokenHash]) => recordOrNull(this.statements.findGroupByToken.get(environment, tokenHash)))),
+    );
     this.statements = {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -149,14 +161,12 @@ export class SqliteStore implements Store {
     return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, teamId, expected).changes > 0);
   }
 
-  async findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
-    const row = this.statements.findGroup.get(environment, providedId);
-    return row ? toUserGroupRecord(row) : null;
+  findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
+    return this.groupById([environment, providedId]);
   }
 
-  async findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
-    const row = this.statements.findGroupByToken.get(environment, tokenHash);
-    return row ? toUserGroupRecord(row) : null;
+  findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
+    return this.groupByTokenHash([environment, tokenHash]);
   }
 
   /** Appends the audit record of a change; call inside the change's transaction. */
