@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { processTreeCpuSeconds } from './process-cpu.js';
 import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -39,6 +40,8 @@ export interface Measurement {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU (user + system) the measured side's processes used per request answered; undefined without /proc. */
+  cpuMicrosPerRequest: number | undefined;
 }
 
 export interface ScenarioResult {
@@ -146,23 +149,29 @@ async function seed(url: string, key: string, count: number, prefix: string): Pr
   return groups;
 }
 
+/** One autocannon run against `url`; `pid` is the root of the processes answering it, for their CPU use. */
 export function measure(
   url: string,
   key: string,
   options: Pick<BenchOptions, 'connections' | 'durationSeconds'>,
   requests: autocannon.Request[],
+  pid?: number,
 ): Promise<Measurement> {
+  const cpuBefore = pid === undefined ? undefined : processTreeCpuSeconds(pid);
   return new Promise((resolve, reject) => {
     autocannon(
       { url, connections: options.connections, duration: options.durationSeconds, headers: { authorization: `Token ${key}` }, requests },
       (error, result) => {
         if (error) return reject(error);
+        const cpuAfter = pid === undefined ? undefined : processTreeCpuSeconds(pid);
+        const answered = result.requests.total;
         resolve({
           requestsPerSecond: result.requests.average,
           p50: result.latency.p50,
           p99: result.latency.p99,
           non2xx: result.non2xx,
           errors: result.errors + result.timeouts,
+          cpuMicrosPerRequest: cpuBefore === undefined || cpuAfter === undefined || answered === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / answered,
         });
       },
     );
@@ -173,6 +182,7 @@ export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Ma
 
 interface Side {
   url: string;
+  pid: number | undefined;
   /** The requests of one run; `runId` is unique per run. */
   requests(runId: string): autocannon.Request[];
 }
@@ -188,8 +198,8 @@ async function alternate(a: Side, b: Side, key: string, options: Pick<BenchOptio
   await measure(b.url, key, warmup, b.requests(`${Date.now()}-warmup`));
   const runs = { a: [] as Measurement[], b: [] as Measurement[], ratio: 0 };
   for (let pair = 0; pair < options.pairs; pair++) {
-    runs.a.push(await measure(a.url, key, options, a.requests(`${Date.now()}-${pair}`)));
-    runs.b.push(await measure(b.url, key, options, b.requests(`${Date.now()}-${pair}`)));
+    runs.a.push(await measure(a.url, key, options, a.requests(`${Date.now()}-${pair}`), a.pid));
+    runs.b.push(await measure(b.url, key, options, b.requests(`${Date.now()}-${pair}`), b.pid));
   }
   runs.ratio = median(runs.a.map((m, i) => m.requestsPerSecond / (runs.b[i]!.requestsPerSecond || 1)));
   return runs;
@@ -219,9 +229,9 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
         );
         try {
           const runs = await alternate(
-            { url: service.url, requests: (runId) => scenario.requests(groups, `run-${runId}`) },
+            { url: service.url, pid: service.child.pid, requests: (runId) => scenario.requests(groups, `run-${runId}`) },
             // Copies: the ceiling's canned answers must not overwrite the real groups' tokens (rotate).
-            { url: ceiling.url, requests: (runId) => scenario.requests(groups.map((g) => ({ ...g })), `ceiling-${runId}`) },
+            { url: ceiling.url, pid: ceiling.child.pid, requests: (runId) => scenario.requests(groups.map((g) => ({ ...g })), `ceiling-${runId}`) },
             key,
             options,
           );
@@ -252,12 +262,23 @@ export async function runFrameworkFloor(options: Pick<BenchOptions, 'connections
   const floor = await startProcess([FRAMEWORK_FLOOR], {}, /"port":(\d+)/, reply);
   const ceiling = await startProcess([CEILING], {}, /"port":(\d+)/, reply);
   try {
-    const runs = await alternate({ url: floor.url, requests: (runId) => hit.requests(groups, runId) }, { url: ceiling.url, requests: (runId) => hit.requests(groups, runId) }, 'none', options);
+    const runs = await alternate(
+      { url: floor.url, pid: floor.child.pid, requests: (runId) => hit.requests(groups, runId) },
+      { url: ceiling.url, pid: ceiling.child.pid, requests: (runId) => hit.requests(groups, runId) },
+      'none',
+      options,
+    );
     return { floor: runs.a, ceiling: runs.b, ratio: runs.ratio };
   } finally {
     await floor.stop();
     await ceiling.stop();
   }
+}
+
+/** Median CPU µs per request over the runs, or '-' without /proc. */
+export function cpuPerRequest(runs: Measurement[]): string {
+  const known = runs.map((m) => m.cpuMicrosPerRequest).filter((v): v is number => v !== undefined);
+  return known.length === 0 ? '-' : String(Math.round(median(known)));
 }
 
 export function formatTable(results: ScenarioResult[]): string {
@@ -266,10 +287,23 @@ export function formatTable(results: ScenarioResult[]): string {
     const ceiling = median(r.ceiling.map((m) => m.requestsPerSecond));
     const p99 = median(r.service.map((m) => m.p99));
     const ceilingP99 = median(r.ceiling.map((m) => m.p99));
-    return [r.store, r.scenario, Math.round(rps), Math.round(ceiling), r.ratio.toFixed(2), median(r.service.map((m) => m.p50)), p99, ceilingP99, r.service.reduce((n, m) => n + m.non2xx + m.errors, 0)];
+    return [
+      r.store,
+      r.scenario,
+      Math.round(rps),
+      Math.round(ceiling),
+      r.ratio.toFixed(2),
+      median(r.service.map((m) => m.p50)),
+      p99,
+      ceilingP99,
+      cpuPerRequest(r.service),
+      cpuPerRequest(r.ceiling),
+      r.service.reduce((n, m) => n + m.non2xx + m.errors, 0),
+    ];
   });
-  // The ceiling's p99 shows how much of the tail is the machine and the load generator, not the service.
-  const header = ['store', 'scenario', 'req/s', 'ceiling req/s', 'ratio (median)', 'p50 ms', 'p99 ms', 'ceiling p99 ms', 'non-2xx+errors'];
+  // The ceiling's p99 shows how much of the tail is the machine and the load generator, not the service;
+  // CPU per request is what each side spent, free of the load generator's share of the machine.
+  const header = ['store', 'scenario', 'req/s', 'ceiling req/s', 'ratio (median)', 'p50 ms', 'p99 ms', 'ceiling p99 ms', 'CPU µs/req', 'ceiling CPU µs/req', 'non-2xx+errors'];
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
   return lines.join('\n');
 }

@@ -4,7 +4,7 @@ import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
-import { formatTable, median, runBenchmark, runFrameworkFloor } from './benchmark.js';
+import { cpuPerRequest, formatTable, median, runBenchmark, runFrameworkFloor } from './benchmark.js';
 import { formatScaleTable, runScale } from './scale.js';
 
 /** `npm run bench`: every scenario on SQLite and PostgreSQL against the ceiling, as a Markdown table. */
@@ -47,7 +47,7 @@ try {
   if (opts.floor) {
     const floor = await runFrameworkFloor({ connections: Number(opts.connections), durationSeconds: Number(opts.duration), pairs: Number(opts.pairs) });
     const rps = (runs: { requestsPerSecond: number }[]) => Math.round(median(runs.map((m) => m.requestsPerSecond)));
-    console.log(`\nFramework floor (Fastify + one pino line per request, fixed answer; one process each): ${rps(floor.floor)} req/s, ceiling ${rps(floor.ceiling)} req/s, ratio ${floor.ratio.toFixed(2)}`);
+    console.log(`\nFramework floor (Fastify + one pino line per request, fixed answer; one process each): ${rps(floor.floor)} req/s, ceiling ${rps(floor.ceiling)} req/s, ratio ${floor.ratio.toFixed(2)}; CPU µs/req ${cpuPerRequest(floor.floor)}, ceiling ${cpuPerRequest(floor.ceiling)}`);
   }
   const sizes = opts.scale.split(',').filter(Boolean).map(Number);
   if (sizes.length > 0) {

@@ -1,5 +1,6 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { secureRandomBytes } from './random-pool.js';
 
 /**
  * Shared shape of every secret the service hands out: `<prefix><body><checksum>`.
@@ -49,7 +50,7 @@ export function secretFormat(prefix: string): SecretFormat {
   return {
     prefix,
     generate() {
-      const body = toBase62(randomBytes(BODY_BYTES), BODY_LENGTH);
+      const body = toBase62(secureRandomBytes(BODY_BYTES), BODY_LENGTH);
       return prefix + body + checksumOf(prefix + body);
     },
     isWellFormed(value) {

@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 import type { Environment } from './environment.js';
+import { secureRandomBytes } from './random-pool.js';
 
 const FORMAT_VERSION = 2;
 const KEY_ID_BYTES = 8;
@@ -70,7 +71,7 @@ export function createTokenCipher(current: string, previous: readonly string[] =
     secretCheck: sealing.check,
     knownChecks: keys.map((k) => k.check),
     encrypt(token, environment, providedId) {
-      const iv = randomBytes(IV_BYTES);
+      const iv = secureRandomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', sealing.encryption, iv);
       cipher.setAAD(associatedData(environment, providedId));
       const body = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);

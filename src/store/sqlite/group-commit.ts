@@ -23,6 +23,8 @@ export class GroupCommit {
   private scheduled = false;
   /** When the pending writes started waiting for another process's write lock. */
   private waitingSince: number | undefined;
+  /** Prepared once: `db.pragma()` would compile these twice per batch. */
+  private readonly busyTimeout: { off: Database.Statement; on: Database.Statement };
 
   /**
    * @param busyTimeoutMs the connection's busy_timeout, restored after each BEGIN;
@@ -31,7 +33,9 @@ export class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     private readonly busyTimeoutMs = 5000,
-  ) {}
+  ) {
+    this.busyTimeout = { off: db.prepare('PRAGMA busy_timeout = 0'), on: db.prepare(`PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`) };
+  }
 
   run<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -83,7 +87,7 @@ export class GroupCommit {
    * False when the batch is not to run now.
    */
   private begin(): boolean {
-    this.db.pragma('busy_timeout = 0');
+    this.busyTimeout.off.get();
     try {
       this.db.exec('BEGIN IMMEDIATE');
       this.waitingSince = undefined;
@@ -105,7 +109,7 @@ export class GroupCommit {
       for (const { reject } of batch) reject(failure);
       return false;
     } finally {
-      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      this.busyTimeout.on.get();
     }
   }
 }

@@ -1,0 +1,45 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Linux's USER_HZ: /proc reports CPU time in these ticks on every mainstream architecture. */
+const TICKS_PER_SECOND = 100;
+
+interface ProcStat {
+  ppid: number;
+  cpuTicks: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses: fields are counted after its last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(fields[1]), cpuTicks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds (user + system) used so far by `pid` and every live descendant
+ * (a service's UGS_WORKERS, a cluster ceiling's workers), from /proc; undefined
+ * where there is no /proc. Read before and after a run, the difference is what
+ * the run cost that side of the comparison, whatever the load generator used.
+ */
+export function processTreeCpuSeconds(pid: number): number | undefined {
+  const root = readStat(pid);
+  if (!root) return undefined;
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), Number(entry)]);
+  }
+  let ticks = 0;
+  const pending = [pid];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    ticks += next === pid ? root.cpuTicks : (readStat(next)?.cpuTicks ?? 0);
+    pending.push(...(children.get(next) ?? []));
+  }
+  return ticks / TICKS_PER_SECOND;
+}
