@@ -37,7 +37,7 @@ try {
     console.log(`${label.padEnd(56)} ${best.toFixed(2)} µs`);
   };
   await time('authenticate (key cache hit)', () => services.apiKeys.authenticate(key));
-  // Lookups are batched per turn of the event loop (src/store/batched-lookup.ts): 32 at once, as 32 connections send them.
+  // Lookups are batched per turn of the event loop (src/store/per-turn-batch.ts): 32 at once, as 32 connections send them.
   const burst = Array.from({ length: 32 }, () => 'seed-1');
   await time('store.findUserGroup, 32 at once (per lookup)', async () => {
     await Promise.all(burst.map((id) => services.store.findUserGroup('Customer', id)));

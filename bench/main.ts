@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
@@ -13,7 +13,7 @@ const program = new Command()
   .option('--duration <seconds>', 'seconds per run', '5')
   .option('--pairs <n>', 'service/ceiling run pairs per scenario', '3')
   .option('--connections <n>', 'concurrent connections', '32')
-  .option('--workers <n>', 'UGS_WORKERS for the service, and as many ceiling processes', String(availableParallelism()))
+  .option('--workers <n>', 'UGS_WORKERS for the service (its default, 1, unless given), and as many ceiling processes', '1')
   .option('--seed <n>', 'existing groups before the scenarios run', '1000')
   .addOption(new Option('--stores <list>', 'comma-separated stores').default('sqlite,postgres'))
   .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate'))

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
@@ -20,6 +21,37 @@ storeConformance({
 });
 
 describe('PostgreSQL specifics', () => {
+  it('fails only the create PostgreSQL refuses when creates made together share a statement', async () => {
+    const database = await createTestDatabase();
+    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
+    try {
+      const group = (providedId: string, name: string) => ({
+        environment: 'Customer' as const,
+        providedId,
+        name,
+        mapping: null,
+        properties: null,
+        tokenHash: randomBytes(32),
+        tokenCiphertext: randomBytes(60),
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      });
+      // PostgreSQL text cannot hold U+0000 (the HTTP layer refuses control characters before this).
+      const outcomes = await Promise.allSettled([
+        store.insertUserGroupIfAbsent(group('batch-a', 'A')),
+        store.insertUserGroupIfAbsent(group('batch-bad', 'nul\u0000name')),
+        store.insertUserGroupIfAbsent(group('batch-b', 'B')),
+      ]);
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.equal((await store.findUserGroup('Customer', 'batch-a'))?.name, 'A');
+      assert.equal((await store.findUserGroup('Customer', 'batch-b'))?.name, 'B');
+      assert.equal(await store.findUserGroup('Customer', 'batch-bad'), null);
+    } finally {
+      await store.close();
+      await database.drop();
+    }
+  });
+
   it('migrates once when many replicas start together, and each finds the schema complete', async () => {
     const database = await createTestDatabase();
     try {

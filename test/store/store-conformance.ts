@@ -331,6 +331,25 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
     });
 
+    it('gives creates made together each its own row and audit record, team_ids in call order, the first of one id winning', async () => {
+      const inputs = Array.from({ length: 20 }, (_, i) => newGroup(i % 2 ? 'Testing' : 'Customer', `together-aud-${i}`));
+      const twin = newGroup('Customer', 'together-aud-0');
+      const results = await Promise.all([
+        ...inputs.map((g, i) => audited.insertUserGroupIfAbsent(g, by(`key_${i}`, ['name']))),
+        audited.insertUserGroupIfAbsent(twin, by('key_twin', ['name'])),
+      ]);
+      assert.deepEqual(results.map((r) => r.created), [...inputs.map(() => true), false]);
+      results.slice(0, -1).forEach((r, i) => assert.deepEqual(r.group.tokenHash, inputs[i]!.tokenHash));
+      assert.deepEqual(results.at(-1)!.group, results[0]!.group, 'the later call of one id gets the stored row');
+      const teamIds = results.slice(0, -1).map((r) => r.group.teamId);
+      assert.deepEqual(teamIds, [...teamIds].sort((a, b) => a - b));
+      const records = (await audited.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-aud-'));
+      assert.deepEqual(
+        records.map((r) => [r.action, r.teamId, r.keyId]),
+        teamIds.map((teamId, i) => ['user_group.created', teamId, `key_${i}`]),
+      );
+    });
+
     it('appends nothing for writes that change nothing', async () => {
       const before = (await audited.listAuditRecords({ limit: 1000 })).length;
       const g = newGroup('Customer', 'aud-noop');

@@ -11,6 +11,27 @@ export const SQL = {
                       JOIN user_groups g ON g.environment = k.environment AND g.token_hash = k.token_hash`,
   // Each write and its audit record are one statement (data-modifying CTEs), hence one
   // transaction without a round trip inside it. The audit row exists only when the write did.
+  // The creates of one turn of the event loop together: one statement, one commit. Rows insert in
+  // input order (so team_ids follow it); of two inputs with one id, the first wins. The token hash,
+  // unique to each input, tells which inputs were inserted.
+  insertGroups: `WITH input AS (
+                   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
+                                        $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[])
+                     WITH ORDINALITY AS i (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext,
+                                           created_at, updated_at, key_id, fields, n)
+                 ), inserted AS (
+                   INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+                   SELECT environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at
+                   FROM input ORDER BY n
+                   ON CONFLICT (environment, provided_id) DO NOTHING
+                   RETURNING *
+                 ), audited AS (
+                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                   SELECT g.created_at, 'user_group.created', g.environment, g.team_id, g.provided_id, input.key_id, input.fields
+                   FROM inserted g JOIN input ON input.token_hash = g.token_hash
+                   ORDER BY g.team_id
+                 )
+                 SELECT * FROM inserted`,
   insertGroup: `WITH inserted AS (
                   INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)

@@ -2,11 +2,11 @@ import pg from 'pg';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
 import { NO_AUDIT_DETAIL, type AuditContext, type AuditQuery, type AuditRecord } from '../../domain/audit.js';
 import type { Environment } from '../../domain/environment.js';
-import { StartupError } from '../../domain/errors.js';
+import { ServiceError, StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import { jsonOrNull } from '../json-column.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
-import { batchedLookup, type BatchedLookup } from '../batched-lookup.js';
+import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { SQL } from './postgres-statements.js';
 import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './postgres-rows.js';
@@ -24,6 +24,11 @@ export interface PostgresStoreOptions {
 
 
 type StatementName = keyof typeof SQL;
+
+interface AuditedGroup {
+  group: NewUserGroup;
+  audit: AuditContext;
+}
 
 function apiKeyValues(key: ApiKeyRecord): unknown[] {
   return [key.id, key.name, key.environment, key.access, key.keyHash, key.createdAt, key.lastUsedAt, key.revokedAt];
@@ -48,15 +53,62 @@ export function describeDatabase(connectionString: string): string {
 export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly retry: RetryPolicy;
-  private readonly groupById: BatchedLookup<[Environment, string], UserGroupRecord | null>;
-  private readonly groupByTokenHash: BatchedLookup<[Environment, Buffer], UserGroupRecord | null>;
+  private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
+  private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
+  private readonly insertedGroup: PerTurnBatch<AuditedGroup, UserGroupRow | null>;
 
   private constructor(pool: pg.Pool, retry: RetryPolicy) {
     this.pool = pool;
     this.retry = retry;
-    // Concurrent lookups share one query and one round trip (see batched-lookup.ts).
-    this.groupById = batchedLookup((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
-    this.groupByTokenHash = batchedLookup((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
+    // Concurrent lookups share one query and one round trip (see per-turn-batch.ts).
+    this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
+    this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
+    // Concurrent creates share one statement and one commit: PostgreSQL's counterpart of SQLite's group commit.
+    this.insertedGroup = perTurnBatch((inputs) => this.insertGroups(inputs));
+  }
+
+  /** Each input's inserted row, or null when its (environment, provided_id) already existed. */
+  private async insertGroups(inputs: readonly AuditedGroup[]): Promise<(UserGroupRow | null | Error)[]> {
+    const column = <T>(value: (input: AuditedGroup) => T) => inputs.map(value);
+    try {
+      const { rows } = await this.query<UserGroupRow>('insertGroups', [
+        column((i) => i.group.environment),
+        column((i) => i.group.providedId),
+        column((i) => i.group.name),
+        column((i) => jsonOrNull(i.group.mapping)),
+        column((i) => jsonOrNull(i.group.properties)),
+        column((i) => i.group.tokenHash),
+        column((i) => i.group.tokenCiphertext),
+        column((i) => i.group.createdAt),
+        column((i) => i.group.updatedAt),
+        column((i) => i.audit.keyId),
+        column((i) => JSON.stringify(i.audit.fields)),
+      ]);
+      const inserted = new Map(rows.map((row) => [row.token_hash.toString('hex'), row]));
+      return inputs.map((input) => inserted.get(input.group.tokenHash.toString('hex')) ?? null);
+    } catch (error) {
+      // The database is out of reach: every create in the batch fails alike. Anything else may be one
+      // input's fault, so each is tried alone and only that one fails.
+      if (inputs.length === 1 || (error instanceof ServiceError && error.code === 'unavailable')) return inputs.map(() => error as Error);
+      return Promise.all(inputs.map((input) => this.insertGroupAlone(input).catch((failure: unknown) => failure as Error)));
+    }
+  }
+
+  private async insertGroupAlone({ group, audit }: AuditedGroup): Promise<UserGroupRow | null> {
+    const { rows } = await this.query<UserGroupRow>('insertGroup', [
+      group.environment,
+      group.providedId,
+      group.name,
+      jsonOrNull(group.mapping),
+      jsonOrNull(group.properties),
+      group.tokenHash,
+      group.tokenCiphertext,
+      group.createdAt,
+      group.updatedAt,
+      audit.keyId,
+      JSON.stringify(audit.fields),
+    ]);
+    return rows[0] ?? null;
   }
 
   /** The group (or null) for each key, in order; `keyOf` gives a row's key. */
@@ -139,21 +191,7 @@ export class PostgresStore implements Store {
   }
 
   async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
-    const inserted = (
-      await this.query<UserGroupRow>('insertGroup', [
-        group.environment,
-        group.providedId,
-        group.name,
-        jsonOrNull(group.mapping),
-        jsonOrNull(group.properties),
-        group.tokenHash,
-        group.tokenCiphertext,
-        group.createdAt,
-        group.updatedAt,
-        audit.keyId,
-        JSON.stringify(audit.fields),
-      ])
-    ).rows[0];
+    const inserted = await this.insertedGroup({ group, audit });
     if (inserted) return { group: toUserGroupRecord(inserted), created: true };
     // ON CONFLICT waited for the competing insert to commit, so the row is visible now.
     const existing = await this.findUserGroup(group.environment, group.providedId);

@@ -7,7 +7,7 @@ import type { Environment } from '../../domain/environment.js';
 import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
-import { batchedLookup, type BatchedLookup } from '../batched-lookup.js';
+import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { GroupCommit } from './group-commit.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { jsonOrNull } from '../json-column.js';
@@ -32,8 +32,8 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
   private readonly groupCommit: GroupCommit;
-  private readonly groupById: BatchedLookup<[Environment, string], UserGroupRecord | null>;
-  private readonly groupByTokenHash: BatchedLookup<[Environment, Buffer], UserGroupRecord | null>;
+  private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
+  private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
 
   private constructor(db: Database.Database, busyTimeoutMs: number) {
     this.db = db;
@@ -41,10 +41,10 @@ export class SqliteStore implements Store {
     // One read transaction per batch of lookups: one snapshot, and one WAL read lock instead of one per lookup.
     const inOneSnapshot = db.transaction((read: () => (UserGroupRecord | null)[]) => read());
     const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
-    this.groupById = batchedLookup(async (keys) =>
+    this.groupById = perTurnBatch(async (keys) =>
       inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.findGroup.get(environment, providedId)))),
     );
-    this.groupByTokenHash = batchedLookup(async (keys) =>
+    this.groupByTokenHash = perTurnBatch(async (keys) =>
       inOneSnapshot(() => keys.map(([environment, tokenHash]) => recordOrNull(this.statements.findGroupByToken.get(environment, tokenHash)))),
     );
     this.statements = {

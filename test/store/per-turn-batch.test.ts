@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { batchedLookup } from '../../src/store/batched-lookup.js';
+import { perTurnBatch } from '../../src/store/per-turn-batch.js';
 
 /** A lookup that records each batch it is asked for and answers key * 10. */
 function recording() {
   const batches: number[][] = [];
-  const lookUp = batchedLookup<number, number>(async (keys) => {
+  const lookUp = perTurnBatch<number, number>(async (keys) => {
     batches.push([...keys]);
     return keys.map((k) => k * 10);
   });
   return { batches, lookUp };
 }
 
-describe('batchedLookup', () => {
+describe('perTurnBatch', () => {
   it('answers calls made in one turn of the event loop with one batch, each call its own value', async () => {
     const { batches, lookUp } = recording();
     assert.deepEqual(await Promise.all([lookUp(1), lookUp(2), lookUp(2), lookUp(3)]), [10, 20, 20, 30]);
@@ -50,7 +50,7 @@ describe('batchedLookup', () => {
 
   it('rejects every call of a batch whose lookup fails, and recovers for the next', async () => {
     let fail = true;
-    const lookUp = batchedLookup<number, number>(async (keys) => {
+    const lookUp = perTurnBatch<number, number>(async (keys) => {
       if (fail) throw new Error('store down');
       return [...keys];
     });
