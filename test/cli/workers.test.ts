@@ -76,7 +76,12 @@ describe('ugs serve with UGS_WORKERS=2', () => {
     assert.equal(new Set(bodies.map((b) => b.user_group.team_id)).size, 1);
     assert.equal(new Set(bodies.map((b) => b.user_group.token)).size, 1);
     await waitForOutput(server, '"url":"/api/user"');
-    const answering = pidsLogging(server, 'request completed');
+    // Each worker's log reaches the output on its own schedule (pino writes asynchronously).
+    let answering = pidsLogging(server, 'request completed');
+    for (let waited = 0; answering.size < workerPids.size && waited < 5000; waited += 25) {
+      await sleep(25);
+      answering = pidsLogging(server, 'request completed');
+    }
     assert.deepEqual([...answering].sort(), [...workerPids].sort(), 'both workers answered');
   });
 

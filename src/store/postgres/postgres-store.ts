@@ -30,6 +30,23 @@ interface AuditedGroup {
   audit: AuditContext;
 }
 
+/** The parameters of insertGroup; insertGroups takes the same, one array each. */
+function insertValues({ group, audit }: AuditedGroup): unknown[] {
+  return [
+    group.environment,
+    group.providedId,
+    group.name,
+    jsonOrNull(group.mapping),
+    jsonOrNull(group.properties),
+    group.tokenHash,
+    group.tokenCiphertext,
+    group.createdAt,
+    group.updatedAt,
+    audit.keyId,
+    JSON.stringify(audit.fields),
+  ];
+}
+
 function apiKeyValues(key: ApiKeyRecord): unknown[] {
   return [key.id, key.name, key.environment, key.access, key.keyHash, key.createdAt, key.lastUsedAt, key.revokedAt];
 }
@@ -69,46 +86,21 @@ export class PostgresStore implements Store {
 
   /** Each input's inserted row, or null when its (environment, provided_id) already existed. */
   private async insertGroups(inputs: readonly AuditedGroup[]): Promise<(UserGroupRow | null | Error)[]> {
-    const column = <T>(value: (input: AuditedGroup) => T) => inputs.map(value);
+    const rowsOfValues = inputs.map(insertValues);
+    // insertGroups takes one array per column, in insertGroup's parameter order.
+    const columns = rowsOfValues[0]!.map((_, column) => rowsOfValues.map((values) => values[column]));
     try {
-      const { rows } = await this.query<UserGroupRow>('insertGroups', [
-        column((i) => i.group.environment),
-        column((i) => i.group.providedId),
-        column((i) => i.group.name),
-        column((i) => jsonOrNull(i.group.mapping)),
-        column((i) => jsonOrNull(i.group.properties)),
-        column((i) => i.group.tokenHash),
-        column((i) => i.group.tokenCiphertext),
-        column((i) => i.group.createdAt),
-        column((i) => i.group.updatedAt),
-        column((i) => i.audit.keyId),
-        column((i) => JSON.stringify(i.audit.fields)),
-      ]);
+      const { rows } = await this.query<UserGroupRow>('insertGroups', columns);
       const inserted = new Map(rows.map((row) => [row.token_hash.toString('hex'), row]));
       return inputs.map((input) => inserted.get(input.group.tokenHash.toString('hex')) ?? null);
     } catch (error) {
       // The database is out of reach: every create in the batch fails alike. Anything else may be one
       // input's fault, so each is tried alone and only that one fails.
       if (inputs.length === 1 || (error instanceof ServiceError && error.code === 'unavailable')) return inputs.map(() => error as Error);
-      return Promise.all(inputs.map((input) => this.insertGroupAlone(input).catch((failure: unknown) => failure as Error)));
+      return Promise.all(
+        rowsOfValues.map((values) => this.query<UserGroupRow>('insertGroup', values).then(({ rows }) => rows[0] ?? null, (failure: unknown) => failure as Error)),
+      );
     }
-  }
-
-  private async insertGroupAlone({ group, audit }: AuditedGroup): Promise<UserGroupRow | null> {
-    const { rows } = await this.query<UserGroupRow>('insertGroup', [
-      group.environment,
-      group.providedId,
-      group.name,
-      jsonOrNull(group.mapping),
-      jsonOrNull(group.properties),
-      group.tokenHash,
-      group.tokenCiphertext,
-      group.createdAt,
-      group.updatedAt,
-      audit.keyId,
-      JSON.stringify(audit.fields),
-    ]);
-    return rows[0] ?? null;
   }
 
   /** The group (or null) for each key, in order; `keyOf` gives a row's key. */
