@@ -2,8 +2,9 @@ import { randomBytes, randomFillSync } from 'node:crypto';
 
 /**
  * Bytes from the CSPRNG, drawn from it a pool at a time: one OpenSSL call per
- * ~90 new tokens instead of two per token (its body and its IV), which were
- * about a tenth of a create's CPU. Node does the same for crypto.randomUUID.
+ * ~90 new tokens instead of two per token (its body and its IV), which cost
+ * about 6% of a create's CPU (docs/performance.md). Node does the same for
+ * crypto.randomUUID.
  * Each byte is handed out once and zeroed in the pool as it is, so the pool
  * never holds a value already issued.
  */

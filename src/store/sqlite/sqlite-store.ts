@@ -26,7 +26,8 @@ export interface SqliteStoreOptions {
  * better-sqlite3 is synchronous; each method is a few short statements, so
  * the event loop is held for microseconds, and the single connection makes
  * every method atomic with respect to this process's other requests. Writes
- * go through group commit (one transaction and one fsync per burst).
+ * go through group commit (one transaction and one fsync per burst); group
+ * lookups through per-turn batches (one read transaction per burst).
  */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
