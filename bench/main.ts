@@ -51,11 +51,8 @@ try {
   }
   const sizes = opts.scale.split(',').filter(Boolean).map(Number);
   if (sizes.length > 0) {
-    const scale = [];
-    for (const size of sizes) {
-      scale.push(await runScale(size, { connections: Number(opts.connections), durationSeconds: Number(opts.duration), runs: Number(opts.pairs), log: (line) => console.error(line) }));
-    }
-    console.log(`\nScale (SQLite, one process so its peak RSS is the service's; hit and create as above, median of ${opts.pairs} runs each):\n`);
+    const scale = await runScale(sizes, { connections: Number(opts.connections), durationSeconds: Number(opts.duration), runs: Number(opts.pairs), log: (line) => console.error(line) });
+    console.log(`\nScale (SQLite, one process per size so each peak RSS is its own; hit and create as above, the sizes' runs alternating, median of ${opts.pairs} rounds):\n`);
     console.log(formatScaleTable(scale));
   }
 } catch (error) {

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI, createKey, measure, median, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS, type Measurement } from './benchmark.js';
+import { CLI, createKey, measure, median, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS, type Measurement, type Proc } from './benchmark.js';
 import { loadGroups } from './load-groups.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -12,6 +12,8 @@ export interface ScaleResult {
   groups: number;
   hit: Measurement[];
   create: Measurement[];
+  /** Median over the rounds of this size's hit throughput over the smallest size's in the same round. */
+  hitVsSmallest: number;
   /** From spawn to the first 200 from /readyz. */
   readyMs: number;
   /** VmHWM of the service process at the end of the runs. */
@@ -35,9 +37,16 @@ function peakRssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-/** Hit and create on SQLite with `size` existing groups, run `runs` times each, with time to ready and peak RSS. */
-export async function runScale(size: number, options: { connections: number; durationSeconds: number; runs: number; log?: (line: string) => void }): Promise<ScaleResult> {
-  const log = options.log ?? (() => {});
+interface ScaleService {
+  size: number;
+  dataDir: string;
+  key: string;
+  service: Proc;
+  readyMs: number;
+}
+
+/** Loads `size` groups into a fresh data dir and starts a service on it, timing spawn to the first 200 from /readyz. */
+async function startScaleService(size: number, log: (line: string) => void): Promise<ScaleService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ugs-scale-'));
   const secret = randomBytes(32).toString('hex');
   const env = { UGS_DATA_DIR: dataDir, UGS_SECRET: secret, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
@@ -49,34 +58,56 @@ export async function runScale(size: number, options: { connections: number; dur
     const started = Date.now();
     const service = await startProcess([...SERVICE_NODE_FLAGS, CLI, 'serve'], env, /"url":"(http:\/\/[^"]+)"/);
     while ((await readyz(service.url)) !== 200) await sleep(5);
-    const readyMs = Date.now() - started;
-    try {
-      const groups = Array.from({ length: size }, (_, i) => ({ id: `scale-${i}`, token: '' }));
-      const hit = SCENARIOS.find((s) => s.name === 'hit')!;
-      const create = SCENARIOS.find((s) => s.name === 'create')!;
-      const result: ScaleResult = { groups: size, hit: [], create: [], readyMs, peakRssMb: 0 };
-      await measure(service.url, key, { ...options, durationSeconds: WARMUP_SECONDS }, hit.requests(groups, 'warmup'));
-      for (let run = 0; run < options.runs; run++) {
-        result.hit.push(await measure(service.url, key, options, hit.requests(groups, `h${run}`)));
-        result.create.push(await measure(service.url, key, options, create.requests(groups, `scale-new-${run}-${Date.now()}`)));
-      }
-      result.peakRssMb = peakRssMb(service.child.pid!);
-      log(`scale ${size}: hit ${Math.round(median(result.hit.map((m) => m.requestsPerSecond)))} req/s, ready in ${readyMs} ms, peak RSS ${result.peakRssMb} MB`);
-      return result;
-    } finally {
-      await service.stop();
-    }
-  } finally {
+    return { size, dataDir, key, service, readyMs: Date.now() - started };
+  } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * Hit and create on SQLite at each size, with time to ready and peak RSS.
+ * Every size has its own service, and the runs alternate between them (all
+ * sizes' hit, then all sizes' create, `runs` times), so a slow spell of the
+ * machine falls on every size alike; "hit vs smallest" is the median of the
+ * per-round ratios. A service waiting its turn is idle, so each one's peak
+ * RSS is its own.
+ */
+export async function runScale(sizes: number[], options: { connections: number; durationSeconds: number; runs: number; log?: (line: string) => void }): Promise<ScaleResult[]> {
+  const log = options.log ?? (() => {});
+  const services: ScaleService[] = [];
+  try {
+    for (const size of sizes) services.push(await startScaleService(size, log));
+    const hit = SCENARIOS.find((s) => s.name === 'hit')!;
+    const create = SCENARIOS.find((s) => s.name === 'create')!;
+    const groupsOf = (size: number) => Array.from({ length: size }, (_, i) => ({ id: `scale-${i}`, token: '' }));
+    const results: ScaleResult[] = services.map((s) => ({ groups: s.size, hit: [], create: [], hitVsSmallest: 0, readyMs: s.readyMs, peakRssMb: 0 }));
+    for (const s of services) await measure(s.service.url, s.key, { ...options, durationSeconds: WARMUP_SECONDS }, hit.requests(groupsOf(s.size), 'warmup'));
+    for (let run = 0; run < options.runs; run++) {
+      for (const [i, s] of services.entries()) results[i]!.hit.push(await measure(s.service.url, s.key, options, hit.requests(groupsOf(s.size), `h${run}`)));
+      for (const [i, s] of services.entries()) {
+        results[i]!.create.push(await measure(s.service.url, s.key, options, create.requests(groupsOf(s.size), `scale-new-${run}-${Date.now()}`)));
+      }
+    }
+    for (const [i, s] of services.entries()) {
+      const result = results[i]!;
+      result.peakRssMb = peakRssMb(s.service.child.pid!);
+      result.hitVsSmallest = median(result.hit.map((m, run) => m.requestsPerSecond / (results[0]!.hit[run]!.requestsPerSecond || 1)));
+      log(`scale ${s.size}: hit ${Math.round(median(result.hit.map((m) => m.requestsPerSecond)))} req/s, ready in ${s.readyMs} ms, peak RSS ${result.peakRssMb} MB`);
+    }
+    return results;
+  } finally {
+    for (const s of services) {
+      await s.service.stop();
+      rmSync(s.dataDir, { recursive: true, force: true });
+    }
   }
 }
 
 export function formatScaleTable(results: ScaleResult[]): string {
-  const base = results[0];
   const rows = results.map((r) => {
     const hit = median(r.hit.map((m) => m.requestsPerSecond));
-    const baseHit = base ? median(base.hit.map((m) => m.requestsPerSecond)) : hit;
-    return [r.groups.toLocaleString('en'), Math.round(hit), (hit / baseHit).toFixed(2), median(r.hit.map((m) => m.p99)), Math.round(median(r.create.map((m) => m.requestsPerSecond))), r.readyMs, r.peakRssMb];
+    return [r.groups.toLocaleString('en'), Math.round(hit), r.hitVsSmallest.toFixed(2), median(r.hit.map((m) => m.p99)), Math.round(median(r.create.map((m) => m.requestsPerSecond))), r.readyMs, r.peakRssMb];
   });
   const header = ['existing groups', 'hit req/s', 'hit vs smallest', 'hit p99 ms', 'create req/s', 'time to ready ms', 'peak RSS MB'];
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');

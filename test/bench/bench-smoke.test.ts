@@ -63,10 +63,15 @@ describe('benchmark smoke run', () => {
   });
 
   it('runs the scale scenarios with the fast loader, reporting time to ready and peak RSS', async () => {
-    const result = await runScale(500, { connections: 8, durationSeconds: 1, runs: 1 });
-    assertClean('scale hit', result.hit);
-    assertClean('scale create', result.create);
-    assert.ok(result.readyMs > 0);
-    assert.ok(result.peakRssMb > 0);
+    const results = await runScale([200, 500], { connections: 8, durationSeconds: 1, runs: 1 });
+    assert.deepEqual(results.map((r) => r.groups), [200, 500]);
+    for (const result of results) {
+      assertClean('scale hit', result.hit);
+      assertClean('scale create', result.create);
+      assert.ok(result.readyMs > 0);
+      assert.ok(result.peakRssMb > 0);
+      assert.ok(result.hitVsSmallest > 0);
+    }
+    assert.equal(results[0]!.hitVsSmallest, 1);
   });
 });
