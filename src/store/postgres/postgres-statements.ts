@@ -11,6 +11,16 @@ export const SQL = {
                       JOIN user_groups g ON g.environment = k.environment AND g.token_hash = k.token_hash`,
   // Each write and its audit record are one statement (data-modifying CTEs), hence one
   // transaction without a round trip inside it. The audit row exists only when the write did.
+  insertGroup: `WITH inserted AS (
+                  INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                  ON CONFLICT (environment, provided_id) DO NOTHING
+                  RETURNING *
+                ), audited AS (
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                  SELECT created_at, 'user_group.created', environment, team_id, provided_id, $10, $11 FROM inserted
+                )
+                SELECT * FROM inserted`,
   // The creates of one turn of the event loop together: one statement, one commit. Rows insert in
   // input order (so team_ids follow it); of two inputs with one id, the first wins. The token hash,
   // unique to each input, tells which inputs were inserted.
@@ -32,16 +42,6 @@ export const SQL = {
                    ORDER BY g.team_id
                  )
                  SELECT * FROM inserted`,
-  insertGroup: `WITH inserted AS (
-                  INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
-                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                  ON CONFLICT (environment, provided_id) DO NOTHING
-                  RETURNING *
-                ), audited AS (
-                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-                  SELECT created_at, 'user_group.created', environment, team_id, provided_id, $10, $11 FROM inserted
-                )
-                SELECT * FROM inserted`,
   updateGroup: `WITH updated AS (
                   UPDATE user_groups SET
                     name       = CASE WHEN $1::boolean THEN $2 ELSE name END,

@@ -39,15 +39,6 @@ export class SqliteStore implements Store {
   private constructor(db: Database.Database, busyTimeoutMs: number) {
     this.db = db;
     this.groupCommit = new GroupCommit(db, busyTimeoutMs);
-    // One read transaction per batch of lookups: one snapshot, and one WAL read lock instead of one per lookup.
-    const inOneSnapshot = db.transaction((read: () => (UserGroupRecord | null)[]) => read());
-    const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
-    this.groupById = perTurnBatch(async (keys) =>
-      inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.findGroup.get(environment, providedId)))),
-    );
-    this.groupByTokenHash = perTurnBatch(async (keys) =>
-      inOneSnapshot(() => keys.map(([environment, tokenHash]) => recordOrNull(this.statements.findGroupByToken.get(environment, tokenHash)))),
-    );
     this.statements = {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -112,6 +103,15 @@ export class SqliteStore implements Store {
          VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt)`,
       ),
     };
+    // One read transaction per batch of lookups: one snapshot, and one WAL read lock instead of one per lookup.
+    const inOneSnapshot = db.transaction((read: () => (UserGroupRecord | null)[]) => read());
+    const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
+    this.groupById = perTurnBatch(async (keys) =>
+      inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.findGroup.get(environment, providedId)))),
+    );
+    this.groupByTokenHash = perTurnBatch(async (keys) =>
+      inOneSnapshot(() => keys.map(([environment, tokenHash]) => recordOrNull(this.statements.findGroupByToken.get(environment, tokenHash)))),
+    );
   }
 
   /** Opens (creating when missing) and migrates the database at `options.path`. */
