@@ -39,22 +39,25 @@ describe('SQLite group commit', () => {
     }
   });
 
-  it('rejects only the write that fails; its neighbours in the batch commit', async () => {
+  it('rolls back all of a failing write\'s statements and rejects only it; its neighbours in the batch commit', async () => {
     const dir = makeTempDir('ugs-gc');
     const { db } = openCounting(join(dir.path, 'g.sqlite'));
     try {
       const group = new GroupCommit(db);
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-      const pair = db.transaction((a: string, b: string) => {
-        insert.run(a);
-        insert.run(b);
-      });
       const outcomes = await Promise.allSettled([
         group.run(() => insert.run('a')),
-        group.run(() => pair('b', 'a')), // its second insert violates UNIQUE: the whole pair must vanish
+        group.run(() => {
+          insert.run('b');
+          insert.run('a'); // violates UNIQUE: the write's first insert must vanish with it
+        }),
+        group.run(() => {
+          insert.run('d');
+          throw new Error('a write that fails after its first statement');
+        }),
         group.run(() => insert.run('c')),
       ]);
-      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
       assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').all().map((r) => (r as { v: string }).v), ['a', 'c']);
     } finally {
       db.close();

@@ -13,10 +13,9 @@ interface Pending {
  * fsync instead of N. Nobody is answered before the COMMIT that holds their
  * write has returned, so every acknowledged write is durable.
  *
- * Each write runs as it would alone: better-sqlite3 turns a write's own
- * `db.transaction()` into a savepoint inside the batch, and a failing
- * statement rolls back only itself, so one write's error (a constraint, say)
- * rejects that write and leaves the others in the batch untouched.
+ * Each write runs in its own savepoint inside the batch, so it is atomic as it
+ * would be alone: a write that throws (a constraint, say) rolls back all of
+ * its statements, rejects, and leaves the others in the batch untouched.
  */
 export class GroupCommit {
   private pending: Pending[] = [];
@@ -25,6 +24,8 @@ export class GroupCommit {
   private waitingSince: number | undefined;
   /** Prepared once: `db.pragma()` would compile these twice per batch. */
   private readonly busyTimeout: { off: Database.Statement; on: Database.Statement };
+  /** Created once: better-sqlite3 builds four wrappers per `db.transaction()` call. Inside BEGIN it is a savepoint. */
+  private readonly inSavepoint: (write: () => unknown) => unknown;
 
   /**
    * @param busyTimeoutMs the connection's busy_timeout, restored after each BEGIN;
@@ -35,6 +36,7 @@ export class GroupCommit {
     private readonly busyTimeoutMs = 5000,
   ) {
     this.busyTimeout = { off: db.prepare('PRAGMA busy_timeout = 0'), on: db.prepare(`PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`) };
+    this.inSavepoint = db.transaction((write: () => unknown) => write());
   }
 
   run<T>(write: () => T): Promise<T> {
@@ -60,7 +62,7 @@ export class GroupCommit {
     try {
       for (const { write } of batch) {
         try {
-          outcomes.push({ ok: true, value: write() });
+          outcomes.push({ ok: true, value: this.inSavepoint(write) });
         } catch (error) {
           outcomes.push({ ok: false, value: error });
         }

@@ -176,18 +176,16 @@ export class SqliteStore implements Store {
   }
 
   async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
-    return this.groupCommit.run(() =>
-      this.db.transaction(() => {
-        const row = this.insertGroupRow(group);
-        if (row) {
-          this.appendAudit('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
-          return { group: toUserGroupRecord(row), created: true };
-        }
-        const existing = this.statements.findGroup.get(group.environment, group.providedId);
-        if (!existing) throw new Error('user group vanished between conflict and read');
-        return { group: toUserGroupRecord(existing), created: false };
-      })(),
-    );
+    return this.groupCommit.run(() => {
+      const row = this.insertGroupRow(group);
+      if (row) {
+        this.appendAudit('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
+        return { group: toUserGroupRecord(row), created: true };
+      }
+      const existing = this.statements.findGroup.get(group.environment, group.providedId);
+      if (!existing) throw new Error('user group vanished between conflict and read');
+      return { group: toUserGroupRecord(existing), created: false };
+    });
   }
 
   private insertGroupRow(group: NewUserGroup): UserGroupRow | undefined {
@@ -210,13 +208,11 @@ export class SqliteStore implements Store {
     changes: UserGroupChanges,
     audit: AuditContext = NO_AUDIT_DETAIL,
   ): Promise<UserGroupRecord | null> {
-    const row = await this.groupCommit.run(() =>
-      this.db.transaction(() => {
-        const updated = this.updateGroupRow(environment, providedId, changes);
-        if (updated) this.appendAudit('user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, audit);
-        return updated;
-      })(),
-    );
+    const row = await this.groupCommit.run(() => {
+      const updated = this.updateGroupRow(environment, providedId, changes);
+      if (updated) this.appendAudit('user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, audit);
+      return updated;
+    });
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -235,16 +231,14 @@ export class SqliteStore implements Store {
   }
 
   async replaceToken(r: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
-    const row = await this.groupCommit.run(() =>
-      this.db.transaction(() => {
-        const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
-        if (replaced) {
-          const subject = { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id };
-          this.appendAudit('user_group.token_rotated', r.updatedAt, subject, audit);
-        }
-        return replaced;
-      })(),
-    );
+    const row = await this.groupCommit.run(() => {
+      const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
+      if (replaced) {
+        const subject = { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id };
+        this.appendAudit('user_group.token_rotated', r.updatedAt, subject, audit);
+      }
+      return replaced;
+    });
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -264,13 +258,11 @@ export class SqliteStore implements Store {
     deletedAt: string,
     audit: AuditContext = NO_AUDIT_DETAIL,
   ): Promise<UserGroupRecord | null> {
-    const row = await this.groupCommit.run(() =>
-      this.db.transaction(() => {
-        const deleted = this.statements.deleteGroup.get(environment, providedId);
-        if (deleted) this.appendAudit('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
-        return deleted;
-      })(),
-    );
+    const row = await this.groupCommit.run(() => {
+      const deleted = this.statements.deleteGroup.get(environment, providedId);
+      if (deleted) this.appendAudit('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
+      return deleted;
+    });
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -316,12 +308,10 @@ export class SqliteStore implements Store {
   }
 
   async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
-    await this.groupCommit.run(() =>
-      this.db.transaction(() => {
-        this.statements.insertKey.run(key);
-        this.appendAudit('api_key.created', key.createdAt, { environment: key.environment, teamId: null, providedId: null }, { ...audit, keyId: key.id });
-      })(),
-    );
+    await this.groupCommit.run(() => {
+      this.statements.insertKey.run(key);
+      this.appendAudit('api_key.created', key.createdAt, { environment: key.environment, teamId: null, providedId: null }, { ...audit, keyId: key.id });
+    });
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
@@ -334,13 +324,11 @@ export class SqliteStore implements Store {
   }
 
   async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
-    const revoked = await this.groupCommit.run(() =>
-      this.db.transaction(() => {
-        const row = this.statements.revokeKey.get(revokedAt, id);
-        if (row) this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
-        return row;
-      })(),
-    );
+    const revoked = await this.groupCommit.run(() => {
+      const row = this.statements.revokeKey.get(revokedAt, id);
+      if (row) this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+      return row;
+    });
     return revoked !== undefined || this.statements.keyExists.get(id) !== undefined;
   }
 
