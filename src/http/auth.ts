@@ -1,4 +1,4 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ApiKeyService } from '../domain/api-key-service.js';
 import type { Principal } from '../domain/api-key.js';
 import { ServiceError, unauthenticated } from '../domain/errors.js';
@@ -17,8 +17,8 @@ const SCHEME = /^(?:Token|Bearer)[ \t]+(\S+)[ \t]*$/i;
  * `Authorization: Token <API_KEY>` (or `Bearer <API_KEY>`), checked before the
  * body is read. Addresses that fail too often are refused before any lookup.
  */
-export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottle): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest) => {
+export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottle): onRequestHookHandler {
+  const authenticateFully = async (request: FastifyRequest) => {
     throttle.check(request.ip);
     try {
       request.principal = await apiKeys.authenticate(presentedKey(request.headers.authorization));
@@ -26,6 +26,23 @@ export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottl
       if (error instanceof ServiceError && error.code === 'unauthenticated') throttle.recordFailure(request.ip);
       throw error;
     }
+  };
+  // Callback-style so a cached key is answered synchronously: an async hook costs a promise and a microtask per request.
+  return (request, _reply, done) => {
+    const match = SCHEME.exec(request.headers.authorization ?? '');
+    const cached = match?.[1] === undefined ? undefined : apiKeys.cachedPrincipal(match[1]);
+    if (cached === undefined) {
+      authenticateFully(request).then(() => done(), done);
+      return;
+    }
+    try {
+      throttle.check(request.ip);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    request.principal = cached;
+    done();
   };
 }
 

@@ -67,4 +67,30 @@ describe('ApiKeyService', () => {
     await cached.revoke(second.record.id);
     await assert.rejects(cached.authenticate(second.key), /revoked/, 'revoked through this process: at once');
   });
+
+  it('answers a cached key synchronously only while nothing is left to do: fresh cache entry, use already recorded', async () => {
+    let clock = new Date('2026-03-01T00:00:00Z');
+    const cached = new ApiKeyService({ store, now: () => clock, cacheTtlMs: 100_000, lastUsedResolutionMs: 60_000 });
+    const { record, key } = await cached.create({ environment: 'Testing', access: 'read-write' });
+    assert.equal(cached.cachedPrincipal(key), undefined, 'never authenticated here');
+    const principal = await cached.authenticate(key);
+    assert.deepEqual(cached.cachedPrincipal(key), principal);
+    assert.equal(cached.cachedPrincipal('nope'), undefined, 'malformed');
+    assert.equal(cached.cachedPrincipal(apiKeyFormat.generate()), undefined, 'well-formed but unknown');
+
+    clock = new Date(clock.getTime() + 60_000);
+    assert.equal(cached.cachedPrincipal(key), undefined, 'a use is due to be recorded: authenticate must run');
+    await cached.authenticate(key);
+    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, clock.toISOString());
+    assert.deepEqual(cached.cachedPrincipal(key), principal);
+
+    clock = new Date(clock.getTime() + 39_999);
+    assert.deepEqual(cached.cachedPrincipal(key), principal, 'just inside the TTL (100 s from the first lookup)');
+    clock = new Date(clock.getTime() + 1);
+    assert.equal(cached.cachedPrincipal(key), undefined, 'the cache entry expired; the use recorded 40 s ago is not due yet');
+
+    await cached.authenticate(key);
+    await cached.revoke(record.id);
+    assert.equal(cached.cachedPrincipal(key), undefined, 'revoked through this process');
+  });
 });

@@ -41,6 +41,8 @@ export interface TestServerOptions {
   limits?: Partial<HttpLimits>;
   /** UGS_METRICS_TOKEN: GET /metrics then needs it as a Bearer token. */
   metricsToken?: string;
+  /** UGS_KEY_CACHE_TTL_MS; tests default to 0 (every request asks the store), the service to 1000. */
+  keyCacheTtlMs?: number;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -61,6 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     previousSecret: options.previousSecret,
     secretPollMs: options.secretPollMs,
     postgres: database?.config,
+    keyCacheTtlMs: options.keyCacheTtlMs,
   });
   const app = await buildApp(services, { logger: createLogger('info', sink), limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits }, metricsToken: options.metricsToken });
   await app.listen({ port: 0, host: '127.0.0.1' });

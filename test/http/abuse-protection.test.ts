@@ -66,9 +66,11 @@ describe('slow and abusive clients', () => {
   });
 
   it('refuses an address after repeated failed authentication, whatever key it then presents; other addresses go on', async () => {
-    const server = await startTestServer({ limits: { authFailuresPerMinute: 5 } });
+    // With the key cache on, as in production: a cached key must not slip past the throttle.
+    const server = await startTestServer({ limits: { authFailuresPerMinute: 5 }, keyCacheTtlMs: 60_000 });
     try {
       const good = await server.client();
+      assert.equal((await good.getOrCreate({ user_group_id: 'before', name: 'B' })).status, 200, 'the good key is now cached');
       const guesses = [];
       for (let i = 0; i < 5; i++) {
         guesses.push((await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${apiKeyFormat.generate()}` } })).status);

@@ -10,7 +10,8 @@ describe('authentication and access', () => {
   let server: TestServer;
   let token: string;
   before(async () => {
-    server = await startTestServer();
+    // The key cache on, as in production, so repeated calls take the cached path.
+    server = await startTestServer({ keyCacheTtlMs: 60_000 });
     token = (await (await server.client()).getOrCreate(body)).json.user_group.token;
   });
   after(() => server.close());

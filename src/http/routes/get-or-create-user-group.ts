@@ -15,8 +15,15 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
       body: GetOrCreateBody,
       response: { 200: GetOrCreateResponse, ...errorResponses },
     },
-    preValidation: async (request) => {
-      if (request.body === undefined) request.body = bodyFromQuery(request) as GetOrCreateBody;
+    // Callback-style, on the hottest route: an async hook costs a promise and a microtask per request.
+    preValidation: (request, _reply, done) => {
+      try {
+        if (request.body === undefined) request.body = bodyFromQuery(request) as GetOrCreateBody;
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done();
     },
     handler: async (request) => {
       const { user_group_id, name, mapping, properties } = request.body;
