@@ -21,7 +21,7 @@ storeConformance({
 });
 
 describe('PostgreSQL specifics', () => {
-  it('fails only the create PostgreSQL refuses when creates made together share a statement', async () => {
+  it('fails only the create or update PostgreSQL refuses when those made together share a statement', async () => {
     const database = await createTestDatabase();
     const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
     try {
@@ -46,6 +46,17 @@ describe('PostgreSQL specifics', () => {
       assert.equal((await store.findUserGroup('Customer', 'batch-a'))?.name, 'A');
       assert.equal((await store.findUserGroup('Customer', 'batch-b'))?.name, 'B');
       assert.equal(await store.findUserGroup('Customer', 'batch-bad'), null);
+
+      // Updates made together share a statement too; the same rule holds.
+      const updates = await Promise.allSettled([
+        store.updateUserGroup('Customer', 'batch-a', { name: 'A2', updatedAt: '2026-01-02T00:00:00.000Z' }),
+        store.updateUserGroup('Customer', 'batch-b', { name: 'nul\u0000again', updatedAt: '2026-01-02T00:00:00.000Z' }),
+        store.updateUserGroup('Customer', 'batch-missing', { name: 'M', updatedAt: '2026-01-02T00:00:00.000Z' }),
+      ]);
+      assert.deepEqual(updates.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.equal((await store.findUserGroup('Customer', 'batch-a'))?.name, 'A2');
+      assert.equal((await store.findUserGroup('Customer', 'batch-b'))?.name, 'B');
+      assert.equal((updates[2] as PromiseFulfilledResult<unknown>).value, null);
     } finally {
       await store.close();
       await database.drop();

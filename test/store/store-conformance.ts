@@ -350,6 +350,50 @@ export function storeConformance(fixture: StoreFixture): void {
       );
     });
 
+    it('applies updates and rotations made together in call order: one group\'s updates one after another, one token rotated once', async () => {
+      const inputs = Array.from({ length: 6 }, (_, i) => newGroup('Customer', `together-chg-${i}`));
+      const groups = (await Promise.all(inputs.map((g) => audited.insertUserGroupIfAbsent(g)))).map((r) => r.group);
+      const rotation = (i: number, expectedTokenHash = inputs[i]!.tokenHash) =>
+        audited.replaceToken(
+          { teamId: groups[i]!.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+          by(`key_r${i}`, ['token']),
+        );
+      const [updates, rotations] = await Promise.all([
+        Promise.all([
+          ...groups.map((_, i) => audited.updateUserGroup('Customer', `together-chg-${i}`, { name: `First ${i}`, updatedAt: LATER }, by(`key_u${i}`, ['name']))),
+          audited.updateUserGroup('Customer', 'together-chg-0', { properties: { second: true }, updatedAt: LATER }, by('key_u0b', ['properties'])),
+          audited.updateUserGroup('Customer', 'together-chg-0', { name: 'Third', updatedAt: LATER }, by('key_u0c', ['name'])),
+          audited.updateUserGroup('Customer', 'together-chg-missing', { name: 'x', updatedAt: LATER }, by('key_none', ['name'])),
+        ]),
+        Promise.all([rotation(3), rotation(3), rotation(4), rotation(4), rotation(5), rotation(2, randomBytes(32))]),
+      ]);
+      assert.deepEqual(updates.slice(1, 6).map((g) => g?.name), ['First 1', 'First 2', 'First 3', 'First 4', 'First 5']);
+      assert.deepEqual([updates[0]?.name, updates[0]?.properties], ['First 0', inputs[0]!.properties], 'the first update of group 0 saw only itself');
+      assert.deepEqual([updates[6]?.name, updates[6]?.properties], ['First 0', { second: true }], 'the second saw the first');
+      assert.deepEqual([updates[7]?.name, updates[7]?.properties], ['Third', { second: true }], 'the third saw both');
+      assert.equal(updates[8], null, 'an unknown group');
+      const stored = await audited.findUserGroup('Customer', 'together-chg-0');
+      assert.deepEqual([stored?.name, stored?.properties], ['Third', { second: true }]);
+
+      assert.equal(rotations.filter((r) => r !== null).length, 3, 'one winner for each of groups 3, 4 and 5; none for a stale token');
+      assert.equal([rotations[0], rotations[1]].filter((r) => r !== null).length, 1);
+      assert.equal([rotations[2], rotations[3]].filter((r) => r !== null).length, 1);
+      assert.notEqual(rotations[4], null);
+      assert.equal(rotations[5], null);
+      for (const [i, winner] of [[3, rotations[0] ?? rotations[1]], [4, rotations[2] ?? rotations[3]]] as const) {
+        assert.deepEqual((await audited.findUserGroup('Customer', `together-chg-${i}`))?.tokenHash, winner?.tokenHash);
+      }
+
+      const records = (await audited.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-chg-') && r.action !== 'user_group.created');
+      const updatesOfZero = records.filter((r) => r.action === 'user_group.updated' && r.teamId === groups[0]!.teamId);
+      assert.deepEqual(updatesOfZero.map((r) => r.keyId), ['key_u0', 'key_u0b', 'key_u0c'], 'in the order they applied');
+      assert.equal(records.filter((r) => r.action === 'user_group.updated').length, 8);
+      assert.deepEqual(
+        records.filter((r) => r.action === 'user_group.token_rotated').map((r) => r.teamId).sort((a, b) => a! - b!),
+        [groups[3]!.teamId, groups[4]!.teamId, groups[5]!.teamId],
+      );
+    });
+
     it('appends nothing for writes that change nothing', async () => {
       const before = (await audited.listAuditRecords({ limit: 1000 })).length;
       const g = newGroup('Customer', 'aud-noop');

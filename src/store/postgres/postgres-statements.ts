@@ -55,6 +55,28 @@ export const SQL = {
                   SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, $10, $11 FROM updated
                 )
                 SELECT * FROM updated`,
+  // The updates of one turn together, at most one per group (the store splits the rest into later
+  // rounds): one statement, one commit. `input_n` says which input each returned row answers.
+  updateGroups: `WITH input AS (
+                   SELECT * FROM unnest($1::boolean[], $2::text[], $3::boolean[], $4::text[], $5::boolean[], $6::text[],
+                                        $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
+                     WITH ORDINALITY AS i (set_name, name, set_mapping, mapping, set_properties, properties,
+                                           updated_at, environment, provided_id, key_id, fields, n)
+                 ), updated AS (
+                   UPDATE user_groups g SET
+                     name       = CASE WHEN i.set_name THEN i.name ELSE g.name END,
+                     mapping    = CASE WHEN i.set_mapping THEN i.mapping ELSE g.mapping END,
+                     properties = CASE WHEN i.set_properties THEN i.properties ELSE g.properties END,
+                     updated_at = i.updated_at
+                   FROM input i
+                   WHERE g.environment = i.environment AND g.provided_id = i.provided_id
+                   RETURNING g.*, i.n AS input_n, i.key_id AS audit_key_id, i.fields AS audit_fields
+                 ), audited AS (
+                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                   SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, audit_key_id, audit_fields
+                   FROM updated ORDER BY input_n
+                 )
+                 SELECT * FROM updated`,
   // Matching the new hash too makes a retry after a lost acknowledgement land on the same
   // result; \`before\` (same snapshot) tells a first application from such a retry, so the
   // audit record is written once.
@@ -70,6 +92,25 @@ export const SQL = {
                    FROM replaced r, before b WHERE b.token_hash = $5
                  )
                  SELECT * FROM replaced`,
+  // The rotations of one turn together, at most one per group (as for updateGroups), with
+  // replaceToken's retry and audit rules.
+  replaceTokens: `WITH input AS (
+                    SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::timestamptz[], $4::bigint[], $5::bytea[], $6::text[], $7::text[])
+                      WITH ORDINALITY AS i (token_hash, token_ciphertext, updated_at, team_id, expected_hash, key_id, fields, n)
+                  ), before AS (
+                    SELECT g.team_id, g.token_hash FROM user_groups g JOIN input i ON g.team_id = i.team_id
+                  ), replaced AS (
+                    UPDATE user_groups g SET token_hash = i.token_hash, token_ciphertext = i.token_ciphertext, updated_at = i.updated_at
+                    FROM input i
+                    WHERE g.team_id = i.team_id AND (g.token_hash = i.expected_hash OR g.token_hash = i.token_hash)
+                    RETURNING g.*, i.n AS input_n, i.expected_hash, i.key_id AS audit_key_id, i.fields AS audit_fields
+                  ), audited AS (
+                    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
+                    SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, r.audit_key_id, r.audit_fields
+                    FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
+                    ORDER BY r.input_n
+                  )
+                  SELECT * FROM replaced`,
   insertKey: `WITH inserted AS (
                 INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

@@ -47,6 +47,57 @@ function insertValues({ group, audit }: AuditedGroup): unknown[] {
   ];
 }
 
+interface AuditedChange {
+  environment: Environment;
+  providedId: string;
+  changes: UserGroupChanges;
+  audit: AuditContext;
+}
+
+/** The parameters of updateGroup; updateGroups takes the same, one array each. */
+function updateValues({ environment, providedId, changes, audit }: AuditedChange): unknown[] {
+  return [
+    changes.name !== undefined,
+    changes.name ?? null,
+    changes.mapping !== undefined,
+    jsonOrNull(changes.mapping),
+    changes.properties !== undefined,
+    jsonOrNull(changes.properties),
+    changes.updatedAt,
+    environment,
+    providedId,
+    audit.keyId,
+    JSON.stringify(audit.fields),
+  ];
+}
+
+interface AuditedReplacement {
+  replacement: TokenReplacement;
+  audit: AuditContext;
+}
+
+/** The parameters of replaceToken; replaceTokens takes the same, one array each. */
+function replaceValues({ replacement: r, audit }: AuditedReplacement): unknown[] {
+  return [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash, audit.keyId, JSON.stringify(audit.fields)];
+}
+
+/**
+ * Splits a batch into rounds in which no key repeats: the n-th input with a
+ * key goes in round n, so two changes to one group in one turn apply one after
+ * the other, in arrival order. Each round is a list of positions in `inputs`.
+ */
+function inRounds<I>(inputs: readonly I[], keyOf: (input: I) => string): number[][] {
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  inputs.forEach((input, position) => {
+    const key = keyOf(input);
+    const round = seen.get(key) ?? 0;
+    seen.set(key, round + 1);
+    (rounds[round] ??= []).push(position);
+  });
+  return rounds;
+}
+
 function apiKeyValues(key: ApiKeyRecord): unknown[] {
   return [key.id, key.name, key.environment, key.access, key.keyHash, key.createdAt, key.lastUsedAt, key.revokedAt];
 }
@@ -73,6 +124,8 @@ export class PostgresStore implements Store {
   private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
   private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
   private readonly insertedGroup: PerTurnBatch<AuditedGroup, UserGroupRow | null>;
+  private readonly updatedGroup: PerTurnBatch<AuditedChange, UserGroupRow | null>;
+  private readonly replacedToken: PerTurnBatch<AuditedReplacement, UserGroupRow | null>;
 
   private constructor(pool: pg.Pool, retry: RetryPolicy) {
     this.pool = pool;
@@ -82,23 +135,60 @@ export class PostgresStore implements Store {
     this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
     // Concurrent creates share one statement and one commit: PostgreSQL's counterpart of SQLite's group commit.
     this.insertedGroup = perTurnBatch((inputs) => this.insertGroups(inputs));
+    // Updates and rotations likewise, in rounds so that two changes to one group apply in order.
+    this.updatedGroup = perTurnBatch((inputs) =>
+      this.roundByRound(inputs, (i) => `${i.environment}\u0000${i.providedId}`, (round) => this.changeGroups('updateGroups', 'updateGroup', round.map(updateValues))),
+    );
+    this.replacedToken = perTurnBatch((inputs) =>
+      this.roundByRound(inputs, (i) => String(i.replacement.teamId), (round) => this.changeGroups('replaceTokens', 'replaceToken', round.map(replaceValues))),
+    );
   }
 
   /** Each input's inserted row, or null when its (environment, provided_id) already existed. */
-  private async insertGroups(inputs: readonly AuditedGroup[]): Promise<(UserGroupRow | null | Error)[]> {
-    const rowsOfValues = inputs.map(insertValues);
-    // insertGroups takes one array per column, in insertGroup's parameter order.
+  private insertGroups(inputs: readonly AuditedGroup[]): Promise<(UserGroupRow | null | Error)[]> {
+    // An INSERT cannot return its input's position; the token hash, unique to each input, tells it.
+    const position = new Map(inputs.map((input, i) => [input.group.tokenHash.toString('hex'), i]));
+    return this.batched('insertGroups', 'insertGroup', inputs.map(insertValues), (row) => position.get(row.token_hash.toString('hex')));
+  }
+
+  /** Each input's changed row, or null when no group matched; the batched statement returns each row's `input_n`. */
+  private changeGroups(batchedStatement: 'updateGroups' | 'replaceTokens', single: 'updateGroup' | 'replaceToken', rowsOfValues: unknown[][]) {
+    return this.batched<UserGroupRow & { input_n: string }>(batchedStatement, single, rowsOfValues, (row) => Number(row.input_n) - 1);
+  }
+
+  /** `change` for each round of `inRounds`, one round after the other; the answers in input order. */
+  private async roundByRound<I>(inputs: readonly I[], keyOf: (input: I) => string, change: (round: I[]) => Promise<(UserGroupRow | null | Error)[]>) {
+    const answers: (UserGroupRow | null | Error)[] = [];
+    for (const round of inRounds(inputs, keyOf)) {
+      const roundAnswers = await change(round.map((position) => inputs[position]!));
+      round.forEach((position, i) => (answers[position] = roundAnswers[i]!));
+    }
+    return answers;
+  }
+
+  /**
+   * One `batchedStatement` for all the inputs (one array per column of
+   * `single`'s parameters); `positionOf` tells which input a returned row
+   * answers. Inputs without a row get null.
+   */
+  private async batched<Row extends UserGroupRow>(
+    batchedStatement: StatementName,
+    single: StatementName,
+    rowsOfValues: unknown[][],
+    positionOf: (row: Row) => number | undefined,
+  ): Promise<(UserGroupRow | null | Error)[]> {
     const columns = rowsOfValues[0]!.map((_, column) => rowsOfValues.map((values) => values[column]));
     try {
-      const { rows } = await this.query<UserGroupRow>('insertGroups', columns);
-      const inserted = new Map(rows.map((row) => [row.token_hash.toString('hex'), row]));
-      return inputs.map((input) => inserted.get(input.group.tokenHash.toString('hex')) ?? null);
+      const { rows } = await this.query<Row>(batchedStatement, columns);
+      const answers: (UserGroupRow | null)[] = rowsOfValues.map(() => null);
+      for (const row of rows) answers[positionOf(row)!] = row;
+      return answers;
     } catch (error) {
-      // The database is out of reach: every create in the batch fails alike. Anything else may be one
-      // input's fault, so each is tried alone and only that one fails.
-      if (inputs.length === 1 || (error instanceof ServiceError && error.code === 'unavailable')) return inputs.map(() => error as Error);
+      // The database is out of reach: every input fails alike. Anything else may be one input's
+      // fault, so each is tried alone and only that one fails.
+      if (rowsOfValues.length === 1 || (error instanceof ServiceError && error.code === 'unavailable')) return rowsOfValues.map(() => error as Error);
       return Promise.all(
-        rowsOfValues.map((values) => this.query<UserGroupRow>('insertGroup', values).then(({ rows }) => rows[0] ?? null, (failure: unknown) => failure as Error)),
+        rowsOfValues.map((values) => this.query<UserGroupRow>(single, values).then(({ rows }) => rows[0] ?? null, (failure: unknown) => failure as Error)),
       );
     }
   }
@@ -197,27 +287,12 @@ export class PostgresStore implements Store {
     changes: UserGroupChanges,
     audit: AuditContext = NO_AUDIT_DETAIL,
   ): Promise<UserGroupRecord | null> {
-    const row = (
-      await this.query<UserGroupRow>('updateGroup', [
-        changes.name !== undefined,
-        changes.name ?? null,
-        changes.mapping !== undefined,
-        jsonOrNull(changes.mapping),
-        changes.properties !== undefined,
-        jsonOrNull(changes.properties),
-        changes.updatedAt,
-        environment,
-        providedId,
-        audit.keyId,
-        JSON.stringify(audit.fields),
-      ])
-    ).rows[0];
+    const row = await this.updatedGroup({ environment, providedId, changes, audit });
     return row ? toUserGroupRecord(row) : null;
   }
 
-  async replaceToken(r: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
-    const values = [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash, audit.keyId, JSON.stringify(audit.fields)];
-    const row = (await this.query<UserGroupRow>('replaceToken', values)).rows[0];
+  async replaceToken(replacement: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
+    const row = await this.replacedToken({ replacement, audit });
     return row ? toUserGroupRecord(row) : null;
   }
 
