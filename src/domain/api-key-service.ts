@@ -78,10 +78,9 @@ export class ApiKeyService {
    */
   cachedPrincipal(presentedKey: string): Principal | undefined {
     if (!apiKeyFormat.isWellFormed(presentedKey)) return undefined;
-    const cached = this.cache.get(hashSecret(presentedKey).toString('hex'));
     const now = this.now().getTime();
-    if (!cached || cached.expiresAt <= now || this.useToRecord(cached.principal.keyId, now)) return undefined;
-    return cached.principal;
+    const cached = this.unexpired(hashSecret(presentedKey).toString('hex'), now);
+    return cached && !this.useToRecord(cached.keyId, now) ? cached : undefined;
   }
 
   /**
@@ -95,10 +94,10 @@ export class ApiKeyService {
     const hash = hashSecret(presentedKey);
     const cacheKey = hash.toString('hex');
     const now = this.now().getTime();
-    const cached = this.cache.get(cacheKey);
-    if (cached && cached.expiresAt > now) {
-      await this.noteUse(cached.principal.keyId);
-      return cached.principal;
+    const cached = this.unexpired(cacheKey, now);
+    if (cached) {
+      await this.noteUse(cached.keyId);
+      return cached;
     }
     this.cache.delete(cacheKey);
     const record = await this.store.findApiKeyByHash(hash);
@@ -118,6 +117,12 @@ export class ApiKeyService {
     if (!this.useToRecord(id, now.getTime())) return;
     this.lastRecordedUse.set(id, now.getTime());
     await this.store.recordApiKeyUse(id, now.toISOString());
+  }
+
+  /** The cached principal for a key hash (hex), while its entry is within the TTL. */
+  private unexpired(cacheKey: string, now: number): Principal | undefined {
+    const entry = this.cache.get(cacheKey);
+    return entry && entry.expiresAt > now ? entry.principal : undefined;
   }
 
   private useToRecord(id: string, now: number): boolean {
