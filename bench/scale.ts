@@ -87,6 +87,7 @@ export async function runScale(sizes: number[], options: { connections: number; 
     for (const s of services) await measure(s.service.url, s.key, { ...options, durationSeconds: WARMUP_SECONDS }, hit.requests(groupsOf(s.size), 'warmup'));
     for (let run = 0; run < options.runs; run++) {
       for (const [i, s] of services.entries()) results[i]!.hit.push(await measure(s.service.url, s.key, options, hit.requests(groupsOf(s.size), `h${run}`)));
+      log(`scale round ${run + 1}: hit ${services.map((s, i) => `${s.size} ${Math.round(results[i]!.hit[run]!.requestsPerSecond)}`).join(', ')} req/s`);
       for (const [i, s] of services.entries()) {
         results[i]!.create.push(await measure(s.service.url, s.key, options, create.requests(groupsOf(s.size), `scale-new-${run}-${Date.now()}`)));
       }
