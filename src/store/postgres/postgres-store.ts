@@ -5,6 +5,7 @@ import type { Environment } from '../../domain/environment.js';
 import { ServiceError, StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import { jsonOrNull } from '../json-column.js';
+import { newGroupColumns } from '../group-columns.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { migratePostgres } from './migrate-postgres.js';
@@ -32,19 +33,7 @@ interface AuditedGroup {
 
 /** The parameters of insertGroup; insertGroups takes the same, one array each. */
 function insertValues({ group, audit }: AuditedGroup): unknown[] {
-  return [
-    group.environment,
-    group.providedId,
-    group.name,
-    jsonOrNull(group.mapping),
-    jsonOrNull(group.properties),
-    group.tokenHash,
-    group.tokenCiphertext,
-    group.createdAt,
-    group.updatedAt,
-    audit.keyId,
-    JSON.stringify(audit.fields),
-  ];
+  return [...newGroupColumns(group), audit.keyId, JSON.stringify(audit.fields)];
 }
 
 interface AuditedChange {
@@ -335,7 +324,7 @@ export class PostgresStore implements Store {
         await client.query({
           name: 'ugs_importGroup',
           text: SQL.importGroup,
-          values: [g.teamId, g.environment, g.providedId, g.name, jsonOrNull(g.mapping), jsonOrNull(g.properties), g.tokenHash, g.tokenCiphertext, g.createdAt, g.updatedAt],
+          values: [g.teamId, ...newGroupColumns(g)],
         });
       }
       for (const k of batch.apiKeys) await client.query({ name: 'ugs_importKey', text: SQL.importKey, values: apiKeyValues(k) });

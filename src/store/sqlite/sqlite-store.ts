@@ -11,6 +11,7 @@ import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { GroupCommit } from './group-commit.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { jsonOrNull } from '../json-column.js';
+import { newGroupColumns } from '../group-columns.js';
 import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './sqlite-rows.js';
 
 export interface SqliteStoreOptions {
@@ -189,17 +190,7 @@ export class SqliteStore implements Store {
   }
 
   private insertGroupRow(group: NewUserGroup): UserGroupRow | undefined {
-    return this.statements.insertGroup.get(
-      group.environment,
-      group.providedId,
-      group.name,
-      jsonOrNull(group.mapping),
-      jsonOrNull(group.properties),
-      group.tokenHash,
-      group.tokenCiphertext,
-      group.createdAt,
-      group.updatedAt,
-    );
+    return this.statements.insertGroup.get(...newGroupColumns(group));
   }
 
   async updateUserGroup(
