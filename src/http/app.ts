@@ -11,6 +11,7 @@ import { errorBody, installErrorHandler, sendServiceError } from './error-handle
 import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
+import { refuseMalformedUrl } from './refuse-malformed-url.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
 import { OneLinePerRequest } from './request-log.js';
@@ -54,6 +55,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   installErrorHandler(app);
   installMethodNotAllowed(app);
   refuseWhileClosing(app);
+  refuseMalformedUrl(app);
   // Callback-style hooks on every request: an async one costs a promise and a microtask each.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { isUtf8 } from 'node:buffer';
 import secureJson from 'secure-json-parse';
 import { invalidRequest } from '../domain/errors.js';
 import { LIMITS } from '../domain/user-group.js';
@@ -9,20 +10,28 @@ const MAX_DEPTH = 64;
  * The only body parser: JSON, at most 1 MiB, refusing what would corrupt or
  * endanger stored data rather than fail later: prototype-poisoning keys,
  * nesting deeper than 64 levels (it would overflow the stack when serialized)
- * and lone UTF-16 surrogates (not representable in UTF-8 storage).
- * Every other content type is answered 415 by Fastify.
+ * lone UTF-16 surrogates (not representable in UTF-8 storage) and invalid
+ * UTF-8, which decoding would replace by U+FFFD so that two different byte
+ * strings became the same user_group_id. Every other content type is answered
+ * 415 by Fastify.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: LIMITS.bodyMaxBytes }, (request, text, done) => {
-    // A GET with the JSON content type but nothing in it uses the query string instead.
-    if (request.method === 'GET' && (text as string).trim() === '') return done(null, undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: LIMITS.bodyMaxBytes }, (request, bytes, done) => {
     try {
-      done(null, parseJsonBody(text as string));
+      const text = decodeUtf8(bytes as Buffer);
+      // A GET with the JSON content type but nothing in it uses the query string instead.
+      if (request.method === 'GET' && text.trim() === '') return done(null, undefined);
+      done(null, parseJsonBody(text));
     } catch (error) {
       done(error as Error, undefined);
     }
   });
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  if (!isUtf8(bytes)) throw invalidRequest('The request body is not valid UTF-8; send JSON encoded as UTF-8.');
+  return bytes.toString('utf8');
 }
 
 export function parseJsonBody(text: string): unknown {

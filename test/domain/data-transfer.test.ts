@@ -60,7 +60,7 @@ describe('DataTransfer', () => {
   });
 
   const refusals: [string, (l: string[]) => string[], RegExp][] = [
-    ['a token that does not match its hash', (l) => l.map((x, i) => (i === 1 ? x.replace(/"token_hash":"./, '"token_hash":"A') : x)), /Line 2.*(hash|decrypt)/],
+    ['a token that does not match its hash', (l) => l.map((x, i) => (i === 1 ? x.replace(/"token_hash":"(.)/, (_m, c: string) => `"token_hash":"${c === 'A' ? 'B' : 'A'}`) : x)), /Line 2.*(hash|decrypt)/],
     ['a ciphertext moved to another group', (l) => l.map((x, i) => (i === 1 ? x.replace('"provided_id":"g0"', '"provided_id":"moved"') : x)), /Line 2.*cannot be decrypted/],
     ['a missing trailer', (l) => l.slice(0, -1), /truncated/],
     ['a dropped record', (l) => [l[0]!, ...l.slice(2)], /incomplete/],

@@ -178,12 +178,39 @@ describe('hostile input', () => {
       assert.equal(res.json.user_group.name, '😀 é');
     });
 
-    it('never answers 5xx to invalid UTF-8 bytes', async () => {
-      const id = freshId('bad-utf8');
-      const body = Buffer.concat([Buffer.from(`{"user_group_id":${JSON.stringify(id)},"name":"a`), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('b"}')]);
-      const res = await api.call('GET', body);
-      assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`);
-      if (res.status === 400) assertError(res, 400, 'invalid_request');
+    // Decoding with replacement would turn different byte strings into one user_group_id (U+FFFD).
+    const invalidUtf8: [string, number[]][] = [
+      ['a stray continuation byte', [0x80]],
+      ['0xFF', [0xff]],
+      ['a truncated two-byte sequence', [0xc3]],
+      ['an overlong encoding of "/"', [0xc0, 0xaf]],
+      ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+      ['a code point above U+10FFFF', [0xf4, 0x90, 0x80, 0x80]],
+    ];
+    for (const [title, bytes] of invalidUtf8) {
+      it(`refuses invalid UTF-8 (${title}) in the body with 400, creating nothing`, async () => {
+        const id = freshId('bad-utf8');
+        const body = Buffer.concat([Buffer.from(`{"user_group_id":"${id}`), Buffer.from(bytes), Buffer.from('","name":"N"}')]);
+        const message = assertError(await api.call('GET', body), 400, 'invalid_request');
+        assert.match(message, /UTF-8/);
+        await assertNotCreated(api, `${id}\ufffd`);
+      });
+    }
+
+    it('refuses invalid UTF-8 in a PUT, leaving the group unchanged', async () => {
+      const id = freshId('bad-utf8-put');
+      await api.getOrCreate({ user_group_id: id, name: 'Before' });
+      const body = Buffer.concat([Buffer.from(`{"user_group_id":"${id}","name":"a`), Buffer.from([0xff]), Buffer.from('"}')]);
+      assertError(await api.call('PUT', body), 400, 'invalid_request');
+      assert.equal((await api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
+    });
+
+    it('refuses invalid UTF-8 percent-encoded in the query string and the path', async () => {
+      const id = freshId('bad-utf8-query');
+      assertError(await api.call('GET', undefined, { path: `/api/user?user_group_id=${id}%FF&name=N` }), 400, 'invalid_request');
+      assertError(await api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=N&properties=%7B%22a%22%3A%22%C0%AF%22%7D` }), 400, 'invalid_request');
+      assertError(await api.call('GET', undefined, { path: `/api/user_groups/${id}%FF` }), 400, 'invalid_request');
+      await assertNotCreated(api, `${id}\ufffd`);
     });
 
     it('refuses raw (unescaped) control characters inside JSON strings', async () => {
