@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { effectiveConfig } from '../src/config.js';
+import { ERROR_STATUS } from '../src/http/error-status.js';
+
+/** README claims that drift silently when code changes: the settings it lists and the statuses it names. */
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The text of the README section under `heading` (up to the next heading of the same or a higher level). */
+function section(heading: string): string {
+  const start = readme.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `README has no "${heading}" section`);
+  const level = heading.split(' ')[0]!;
+  const rest = readme.slice(start + heading.length + 2);
+  const end = rest.search(new RegExp(`\\n#{1,${level.length}} `));
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+describe('README', () => {
+  it('lists every setting config.ts reads, in the settings table', () => {
+    const table = section('## Running it');
+    for (const { name } of effectiveConfig({})) assert.match(table, new RegExp(`\\| \`${name}\` \\|`), `${name} is not in README's settings table`);
+  });
+
+  it('names every status code the service answers, with its error code', () => {
+    const errors = section('### Errors');
+    for (const [code, status] of Object.entries(ERROR_STATUS)) assert.match(errors, new RegExp(`${status} \`${code}\``), `${status} ${code} is not in README's errors`);
+  });
+
+  it('links only to files inside the repository (or to the web), never outside it', () => {
+    for (const [, target] of readme.matchAll(/\]\(([^)]+)\)/g)) {
+      if (/^(https?:|#)/.test(target!)) continue;
+      assert.ok(!target!.startsWith('..') && !target!.startsWith('/'), `README links outside the repository: ${target}`);
+      assert.doesNotThrow(() => readFileSync(new URL(`../../${target!.split('#')[0]}`, import.meta.url)), `README links to a missing file: ${target}`);
+    }
+  });
+});
