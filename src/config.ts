@@ -32,7 +32,7 @@ const ConfigSchema = Type.Object({
     description: 'How long a verified API key is reused without a store lookup; a key revoked elsewhere stops working here within this time. 0 = no cache.',
   }),
   UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.requestsPerKeyPerMinute, description: 'Requests per API key per minute (per process); 0 = no limit.' }),
-  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute before it is refused until the minute ends; 0 = off.' }),
+  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute; past it, that address\'s further failures get 429 until the minute ends (a valid key is always served). 0 = off.' }),
   UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: DEFAULT_HTTP_LIMITS.maxConnections, description: 'Open connections at most.' }),
   UGS_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.headersTimeoutMs, description: 'Time to receive request headers.' }),
   UGS_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.requestTimeoutMs, description: 'Time to receive a whole request.' }),

@@ -2,7 +2,7 @@
 export interface HttpLimits {
   /** Requests per API key per minute on /api routes; 0 turns the limit off (the default). */
   requestsPerKeyPerMinute: number;
-  /** Failed authentications per client address per minute before that address is refused for the rest of the minute; 0 = off. */
+  /** Failed authentications per client address per minute; past it, further failures from that address get 429 for the rest of the minute (valid keys never do); 0 = off. */
   authFailuresPerMinute: number;
   /** Open connections at most; more are closed at once. */
   maxConnections: number;

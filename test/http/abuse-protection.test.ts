@@ -65,27 +65,36 @@ describe('slow and abusive clients', () => {
     }
   });
 
-  it('refuses an address after repeated failed authentication, whatever key it then presents; other addresses go on', async () => {
-    // With the key cache on, as in production: a cached key must not slip past the throttle.
-    const server = await startTestServer({ limits: { authFailuresPerMinute: 5 }, keyCacheTtlMs: 60_000 });
-    try {
-      const good = await server.client();
-      assert.equal((await good.getOrCreate({ user_group_id: 'before', name: 'B' })).status, 200, 'the good key is now cached');
-      const guesses = [];
-      for (let i = 0; i < 5; i++) {
-        guesses.push((await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${apiKeyFormat.generate()}` } })).status);
+  for (const keyCacheTtlMs of [60_000, 0]) {
+    it(`throttles only failing attempts after repeated failed authentication: bad keys get 429, a valid key from that address is served (key cache ${keyCacheTtlMs === 0 ? 'off' : 'on'})`, async () => {
+      const server = await startTestServer({ limits: { authFailuresPerMinute: 5 }, keyCacheTtlMs });
+      try {
+        const good = await server.client();
+        assert.equal((await good.getOrCreate({ user_group_id: 'before', name: 'B' })).status, 200);
+        const guess = () => rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${apiKeyFormat.generate()}` } });
+        const guesses = [];
+        for (let i = 0; i < 6; i++) guesses.push((await guess()).status);
+        assert.deepEqual(guesses, [401, 401, 401, 401, 401, 429]);
+        const blocked = await guess();
+        assert.equal(blocked.status, 429);
+        assert.equal(blocked.json.error.code, 'rate_limited');
+        assert.match(blocked.json.error.message, /failed authentication/);
+        assert.ok(Number(blocked.headers['retry-after']) > 0);
+        const malformed = await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: 'Token ugsk_nope' } });
+        assert.equal(malformed.status, 429, 'a malformed key is a failing attempt too');
+
+        // The address is over its limit, yet a valid key (cached or not) is served, and stays so.
+        for (let i = 0; i < 3; i++) assert.equal((await good.getOrCreate({ user_group_id: 'x', name: 'X' })).status, 200);
+        const fresh = await server.client();
+        assert.equal((await fresh.getOrCreate({ user_group_id: 'x' })).status, 200, 'a key this server has never seen');
+        assert.equal((await guess()).status, 429, 'the valid requests did not reset the failures');
+        assert.equal(await fromAddress(server.url, '127.0.0.2', good.key!), 200);
+        assert.equal(await fromAddress(server.url, '127.0.0.2', apiKeyFormat.generate()), 401, 'other addresses keep their own count');
+      } finally {
+        await server.close();
       }
-      assert.deepEqual(guesses, [401, 401, 401, 401, 401]);
-      const blocked = await good.getOrCreate({ user_group_id: 'x', name: 'X' });
-      assert.equal(blocked.status, 429);
-      assert.equal(blocked.json.error.code, 'rate_limited');
-      assert.match(blocked.json.error.message, /failed authentication/);
-      assert.ok(Number(blocked.headers['retry-after']) > 0);
-      assert.equal(await fromAddress(server.url, '127.0.0.2', good.key!), 200);
-    } finally {
-      await server.close();
-    }
-  });
+    });
+  }
 
   it('closes a connection whose headers do not arrive in time with 408 request_timeout', async () => {
     const server = await startTestServer({ limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
