@@ -117,6 +117,13 @@ export class UserGroupService {
     return { groups: shown.map(summarize), nextCursor: rows.length > page.limit ? encodeCursor(shown.at(-1)!.teamId) : null };
   }
 
+  /** The group as getOrCreate answers an existing one, token included; never creates (404 when absent). */
+  async getWithToken(principal: Principal, userGroupId: string): Promise<UserGroup> {
+    const record = await this.store.findUserGroup(principal.environment, userGroupId);
+    if (!record) throw notFoundInEnvironment(principal, userGroupId);
+    return this.reveal(record);
+  }
+
   /** The group without its token; never creates. */
   async get(principal: Principal, userGroupId: string): Promise<UserGroupSummary> {
     const record = await this.store.findUserGroup(principal.environment, userGroupId);

@@ -37,7 +37,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     genReqId: requestIdFor,
     requestIdHeader: false,
     logController: new OneLinePerRequest(),
-    exposeHeadRoutes: false,
+    // HEAD wherever GET is (load balancers probe with it); GET /api/user opts out and has its own, safe HEAD.
+    exposeHeadRoutes: true,
     bodyLimit: LIMITS.bodyMaxBytes,
     // Wrong types are errors, never silently coerced ("123" is not 123).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },

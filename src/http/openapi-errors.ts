@@ -54,7 +54,9 @@ const CODE_BY_STATUS = new Map<number, ErrorCode>(ERROR_CODES.map((code) => [ERR
  */
 const EXTRA_ERRORS: Readonly<Record<string, readonly ErrorCode[]>> = {
   'GET /api/user': ['forbidden'],
+  'HEAD /api/user': ['not_found'],
   'GET /metrics': ['unauthenticated'],
+  'HEAD /metrics': ['unauthenticated'],
 };
 
 /** The statuses behind a route's `'4xx'` / `'5xx'`: what any such request can meet on the way. */
@@ -63,7 +65,7 @@ function defaultErrorCodes(method: string, path: string, operation: Operation, r
   const codes: ErrorCode[] = ['invalid_request'];
   if (isApiPath(path)) {
     codes.push('unauthenticated', 'rate_limited');
-    const writes = method !== 'get';
+    const writes = method !== 'get' && method !== 'head';
     if (writes) codes.push('forbidden');
     if (writes || path.includes('{')) codes.push('not_found');
   }
