@@ -12,6 +12,7 @@ import { registerOpenApi } from './openapi.js';
 import { answerMalformedHttp, refuseExpectation } from './refused-before-routing.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
+import { trustedProxyCheck } from './trusted-proxies.js';
 import { OneLinePerRequest } from './request-log.js';
 import { registerHealth } from './routes/health.js';
 import { registerMetrics } from './routes/metrics.js';
@@ -23,12 +24,17 @@ export interface AppOptions {
   limits?: HttpLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>` (UGS_METRICS_TOKEN). */
   metricsToken?: string;
+  /** UGS_TRUST_PROXY (see trusted-proxies.ts): X-Forwarded-For is believed from these addresses only. */
+  trustedProxies?: readonly string[];
 }
 
 /** The HTTP application over already-opened services; listening is the caller's business. */
 export async function buildApp(services: Services, options: AppOptions): Promise<TypedApp> {
   const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
+  const isTrustedProxy = trustedProxyCheck(options.trustedProxies ?? []);
   const app = Fastify({
+    // request.ip (throttle, log lines, audit) is then the client a trusted proxy forwarded for; never a forged hop.
+    trustProxy: (options.trustedProxies ?? []).length > 0 ? (address) => isTrustedProxy(address) : false,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Node checks the two timeouts only this often (30 s by default, which would stretch a 10 s timeout to 40 s).

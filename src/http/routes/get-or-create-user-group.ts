@@ -29,7 +29,8 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
     },
     handler: async (request) => {
       const { user_group_id, name, mapping, properties } = request.body;
-      const { group, created } = await userGroups.getOrCreate(request.principal, { userGroupId: user_group_id, name, mapping, properties });
+      // The request is the change's origin: its address is read only if a group is created.
+      const { group, created } = await userGroups.getOrCreate(request.principal, { userGroupId: user_group_id, name, mapping, properties }, request);
       return { success: 1 as const, new_user_group: created, user_group: getOrCreateView(group) };
     },
   });
