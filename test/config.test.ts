@@ -6,6 +6,16 @@ import { trustedProxyCheck } from '../src/http/trusted-proxies.js';
 const base = { UGS_DATA_DIR: '/tmp/ugs-config-test' };
 
 describe('settings', () => {
+  it('bound connections by default: 100 per client address, idle keep-alive 10 s, headers 10 s, whole request 30 s', () => {
+    const { http } = loadConfig(base);
+    assert.deepEqual(
+      [http.maxConnections, http.maxConnectionsPerAddress, http.keepAliveTimeoutMs, http.headersTimeoutMs, http.requestTimeoutMs],
+      [10_000, 100, 10_000, 10_000, 30_000],
+    );
+    assert.equal(loadConfig({ ...base, UGS_MAX_CONNECTIONS_PER_ADDRESS: '7' }).http.maxConnectionsPerAddress, 7);
+    assert.throws(() => loadConfig({ ...base, UGS_MAX_CONNECTIONS_PER_ADDRESS: '0' }), /^ConfigError: Invalid UGS_MAX_CONNECTIONS_PER_ADDRESS="0"/);
+  });
+
   describe('UGS_TRUST_PROXY', () => {
     it('is off by default, and when empty or false', () => {
       for (const value of [undefined, '', 'false']) assert.deepEqual(loadConfig({ ...base, UGS_TRUST_PROXY: value }).trustedProxies, []);

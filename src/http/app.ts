@@ -5,6 +5,7 @@ import type { Services } from '../services.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { invalidRequest } from '../domain/errors.js';
 import { AppMetrics } from '../metrics/metrics.js';
+import { capConnectionsPerAddress } from './connections-per-address.js';
 import { installErrorHandler, sendServiceError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
@@ -68,6 +69,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   });
 
   app.server.maxConnections = limits.maxConnections;
+  capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, isTrustedProxy);
   // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
   app.server.on('checkExpectation', refuseExpectation);
 
