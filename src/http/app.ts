@@ -56,17 +56,18 @@ export async function buildApp(services: Services, options: AppOptions): Promise
       sendServiceError(reply.header('x-request-id', request.id), invalidRequest(`The request URL is not valid: ${error.message}`)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First of all hooks, so every answer has it, refusals by later hooks (shutdown, auth) included.
+  // Callback-style hooks on every request: an async one costs a promise and a microtask each.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
   // The spec sends JSON bodies with GET; Fastify ignores them unless told otherwise.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   installJsonBodyParser(app);
   installErrorHandler(app);
   installMethodNotAllowed(app);
   refuseWhileClosing(app);
-  // Callback-style hooks on every request: an async one costs a promise and a microtask each.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
 
   app.server.maxConnections = limits.maxConnections;
   capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, isTrustedProxy);
