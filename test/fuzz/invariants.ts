@@ -8,6 +8,7 @@ import { POLLUTION_MARKERS, type FuzzOutcome, type FuzzRequest } from './http-ar
 /**
  * What must hold for every request, however hostile:
  * - never a 5xx;
+ * - every answer has an X-Request-Id;
  * - every non-2xx is `application/json` with `{"success":0,"error":{"code","message"}}`,
  *   the code one of ERROR_CODES, with the status docs/errors.md gives it;
  * - every 2xx is JSON with `success: 1`;
@@ -40,6 +41,7 @@ export function responseViolations(req: Pick<FuzzRequest, 'method' | 'path'>, re
   const broken: string[] = [];
   if (res.status >= 500) broken.push(`5xx: status ${res.status}`);
   if (res.status < 200) broken.push(`unexpected status ${res.status}`);
+  if (typeof res.headers['x-request-id'] !== 'string' || res.headers['x-request-id'] === '') broken.push('no X-Request-Id');
   // Swagger UI redirects to its own pages; no API route redirects.
   if (res.status >= 300 && res.status < 400 && NON_API_SUCCESS.test(decodedPathname(req.path)) && res.headers.location !== undefined) return broken;
   const ok = res.status >= 200 && res.status < 300;
