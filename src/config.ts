@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { resolve } from 'node:path';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
+import { parseTrustedProxies } from './http/trusted-proxies.js';
 
 /**
  * Every setting, read from the environment once and validated at start. A bad
@@ -32,11 +33,22 @@ const ConfigSchema = Type.Object({
     description: 'How long a verified API key is reused without a store lookup; a key revoked elsewhere stops working here within this time. 0 = no cache.',
   }),
   UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.requestsPerKeyPerMinute, description: 'Requests per API key per minute (per process); 0 = no limit.' }),
-  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute before it is refused until the minute ends; 0 = off.' }),
-  UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: DEFAULT_HTTP_LIMITS.maxConnections, description: 'Open connections at most.' }),
+  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute; past it, that address\'s further failures get 429 until the minute ends (a valid key is always served). 0 = off.' }),
+  UGS_TRUST_PROXY: Type.Optional(
+    Type.String({
+      description:
+        'Proxies in front of the service whose X-Forwarded-For is believed, so the throttle, logs and audit see the real client: comma-separated addresses, CIDRs, or loopback, linklocal, uniquelocal. Unset: the connecting address is the client.',
+    }),
+  ),
+  UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: DEFAULT_HTTP_LIMITS.maxConnections, description: 'Open connections at most (per process); more are closed at once.' }),
+  UGS_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
+    minimum: 1,
+    default: DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
+    description: 'Open connections from one client address at most (per process); more from it are closed at once. Trusted proxies (UGS_TRUST_PROXY) are exempt.',
+  }),
   UGS_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.headersTimeoutMs, description: 'Time to receive request headers.' }),
   UGS_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.requestTimeoutMs, description: 'Time to receive a whole request.' }),
-  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, description: 'Idle time before a kept-alive connection is closed.' }),
+  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, description: 'Idle time before a kept-alive connection is closed; behind a load balancer, set it above the balancer\'s idle timeout.' }),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL (postgres://user:pass@host:5432/db); SQLite in UGS_DATA_DIR when unset.' }),
   ),
@@ -65,6 +77,8 @@ export interface Config {
   /** UGS_WORKERS: processes serving HTTP; more than 1 runs a primary that supervises them. */
   workers: number;
   http: HttpLimits;
+  /** UGS_TRUST_PROXY, parsed: the trusted proxies' addresses, CIDRs and range names; empty when none. */
+  trustedProxies: string[];
   /** UGS_METRICS_TOKEN: the Bearer token GET /metrics requires; open when undefined. */
   metricsToken: string | undefined;
   /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
@@ -110,10 +124,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
     workers: config.UGS_WORKERS,
     metricsToken: config.UGS_METRICS_TOKEN,
+    trustedProxies: parsed('UGS_TRUST_PROXY', env, () => parseTrustedProxies(config.UGS_TRUST_PROXY ?? '')),
     http: {
       requestsPerKeyPerMinute: config.UGS_RATE_LIMIT_PER_KEY_PER_MINUTE,
       authFailuresPerMinute: config.UGS_AUTH_FAILURES_PER_MINUTE,
       maxConnections: config.UGS_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: config.UGS_MAX_CONNECTIONS_PER_ADDRESS,
       headersTimeoutMs: config.UGS_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: config.UGS_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: config.UGS_KEEP_ALIVE_TIMEOUT_MS,
@@ -167,6 +183,15 @@ function maskDatabaseUrl(text: string): string {
     return url.toString();
   } catch {
     return '****';
+  }
+}
+
+/** `parse()` of a setting whose rules a schema cannot say; its Error becomes the setting's one-line ConfigError. */
+function parsed<T>(name: string, env: NodeJS.ProcessEnv, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new ConfigError(`Invalid ${name}=${JSON.stringify(env[name])}: ${(error as Error).message}.`);
   }
 }
 

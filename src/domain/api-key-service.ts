@@ -101,8 +101,8 @@ export class ApiKeyService {
     }
     this.cache.delete(cacheKey);
     const record = await this.store.findApiKeyByHash(hash);
-    if (!record || !sameHash(record.keyHash, hash)) throw unauthenticated('The API key is not recognised.');
-    if (record.revokedAt !== null) throw unauthenticated('The API key has been revoked; create a new one with `ugs keys create`.');
+    // One answer for both, so a caller cannot tell a revoked key from one never issued.
+    if (!record || !sameHash(record.keyHash, hash) || record.revokedAt !== null) throw unrecognisedKey();
     const principal: Principal = { keyId: record.id, environment: record.environment, access: record.access };
     if (this.cacheTtlMs > 0) {
       if (this.cache.size >= CACHE_MAX_KEYS) this.cache.delete(this.cache.keys().next().value!);
@@ -129,4 +129,8 @@ export class ApiKeyService {
     const last = this.lastRecordedUse.get(id);
     return last === undefined || now - last >= this.lastUsedResolutionMs;
   }
+}
+
+function unrecognisedKey() {
+  return unauthenticated('The API key is not recognised: it was never issued or has been revoked. Create a key with `ugs keys create`.');
 }

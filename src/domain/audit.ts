@@ -27,15 +27,32 @@ export interface AuditRecord {
   keyId: string | null;
   /** Names of the fields the change set, e.g. ["name", "properties"]; never their values. */
   fields: string[];
+  /**
+   * The address of the client that made the change (behind a trusted proxy,
+   * the one it forwarded for); null for changes made with the CLI and for
+   * records older than this field.
+   */
+  clientAddress: string | null;
 }
 
-/** Who made a change and which fields it set: what the domain hands the store with every write. */
+/** Who made a change, from where, and which fields it set: what the domain hands the store with every write. */
 export interface AuditContext {
   keyId: string | null;
   fields: string[];
+  /** See AuditRecord.clientAddress; null when not given. */
+  clientAddress?: string | null;
 }
 
 export const NO_AUDIT_DETAIL: AuditContext = { keyId: null, fields: [] };
+
+/**
+ * Where a change came from: an HTTP request (Fastify's request has this `ip`).
+ * Read only when a change is audited, never on a read, so a lookup costs
+ * nothing for it (behind a proxy `ip` parses X-Forwarded-For).
+ */
+export interface ChangeOrigin {
+  readonly ip: string | undefined;
+}
 
 export interface AuditQuery {
   /** A team_id, or a user_group_id (provided id) in either environment. */

@@ -61,6 +61,8 @@ export const AuditLine = Type.Object({
   provided_id: Type.Union([Type.String(), Type.Null()]),
   key_id: Type.Union([Type.String(), Type.Null()]),
   fields: Type.Array(Type.String()),
+  // Optional: exports made before the audit log had it still import (as null).
+  client_address: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
 export const TrailerLine = Type.Object({
@@ -142,11 +144,22 @@ export function auditLine(a: AuditRecord): Static<typeof AuditLine> {
     provided_id: a.providedId,
     key_id: a.keyId,
     fields: a.fields,
+    client_address: a.clientAddress,
   };
 }
 
 export function auditFromLine(l: Static<typeof AuditLine>): AuditRecord {
-  return { id: l.id, at: l.at, action: l.action, environment: l.environment, teamId: l.team_id, providedId: l.provided_id, keyId: l.key_id, fields: l.fields };
+  return {
+    id: l.id,
+    at: l.at,
+    action: l.action,
+    environment: l.environment,
+    teamId: l.team_id,
+    providedId: l.provided_id,
+    keyId: l.key_id,
+    fields: l.fields,
+    clientAddress: l.client_address ?? null,
+  };
 }
 
 /** Parses and checks one line; the message names what is wrong. */

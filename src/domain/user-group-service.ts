@@ -1,5 +1,6 @@
 import type { Store } from '../store/store.js';
 import type { Principal } from './api-key.js';
+import type { AuditContext, ChangeOrigin } from './audit.js';
 import { forbidden, invalidRequest, notFound } from './errors.js';
 import { hashSecret } from './secret-format.js';
 import type { TokenCipher } from './token-cipher.js';
@@ -40,7 +41,7 @@ export class UserGroupService {
   }
 
   /** Returns the group, creating it when the key's environment has none with this id. */
-  async getOrCreate(principal: Principal, input: GetOrCreateInput): Promise<{ group: UserGroup; created: boolean }> {
+  async getOrCreate(principal: Principal, input: GetOrCreateInput, origin?: ChangeOrigin): Promise<{ group: UserGroup; created: boolean }> {
     assertPropertiesSize(input.properties);
     // The hit path reads only: no token is generated for a group that exists.
     const existing = await this.store.findUserGroup(principal.environment, input.userGroupId);
@@ -64,27 +65,27 @@ export class UserGroupService {
       tokenCiphertext: this.cipher.encrypt(token, principal.environment, input.userGroupId),
       createdAt: at,
       updatedAt: at,
-    }, { keyId: principal.keyId, fields: setFields(input) });
+    }, auditOf(principal, setFields(input), origin));
     // Lost a race to a concurrent create: the winner's token is the stored one.
     return { group: created ? toUserGroup(group, token) : this.reveal(group), created };
   }
 
   /** Replaces the given fields of an existing group; the token stays. */
-  async update(principal: Principal, input: UpdateInput): Promise<UserGroup> {
+  async update(principal: Principal, input: UpdateInput, origin?: ChangeOrigin): Promise<UserGroup> {
     assertWritable(principal);
     assertPropertiesSize(input.properties);
     const updated = await this.store.updateUserGroup(
       principal.environment,
       input.userGroupId,
       { name: input.name, mapping: input.mapping, properties: input.properties, updatedAt: this.now().toISOString() },
-      { keyId: principal.keyId, fields: setFields(input) },
+      auditOf(principal, setFields(input), origin),
     );
     if (!updated) throw notFoundInEnvironment(principal, input.userGroupId);
     return this.reveal(updated);
   }
 
   /** Issues a new token for the group holding `currentToken`; the old one stops working at once. */
-  async rotateToken(principal: Principal, currentToken: string): Promise<UserGroup> {
+  async rotateToken(principal: Principal, currentToken: string, origin?: ChangeOrigin): Promise<UserGroup> {
     assertWritable(principal);
     const unknownToken = notFound('No user group holds this token: it is unknown, malformed or has already been rotated.');
     if (!userGroupTokenFormat.isWellFormed(currentToken)) throw unknownToken;
@@ -99,7 +100,7 @@ export class UserGroupService {
       tokenHash: hashSecret(token),
       tokenCiphertext: this.cipher.encrypt(token, group.environment, group.providedId),
       updatedAt: this.now().toISOString(),
-    }, { keyId: principal.keyId, fields: ['token'] });
+    }, auditOf(principal, ['token'], origin));
     // A concurrent rotation with the same token won the swap: ours is superseded.
     if (!rotated) throw unknownToken;
     return toUserGroup(rotated, token);
@@ -117,6 +118,13 @@ export class UserGroupService {
     return { groups: shown.map(summarize), nextCursor: rows.length > page.limit ? encodeCursor(shown.at(-1)!.teamId) : null };
   }
 
+  /** The group as getOrCreate answers an existing one, token included; never creates (404 when absent). */
+  async getWithToken(principal: Principal, userGroupId: string): Promise<UserGroup> {
+    const record = await this.store.findUserGroup(principal.environment, userGroupId);
+    if (!record) throw notFoundInEnvironment(principal, userGroupId);
+    return this.reveal(record);
+  }
+
   /** The group without its token; never creates. */
   async get(principal: Principal, userGroupId: string): Promise<UserGroupSummary> {
     const record = await this.store.findUserGroup(principal.environment, userGroupId);
@@ -125,15 +133,19 @@ export class UserGroupService {
   }
 
   /** Deletes the group; its token stops working at once and its team_id is never reused. */
-  async delete(principal: Principal, userGroupId: string): Promise<void> {
+  async delete(principal: Principal, userGroupId: string, origin?: ChangeOrigin): Promise<void> {
     assertWritable(principal);
-    const deleted = await this.store.deleteUserGroup(principal.environment, userGroupId, this.now().toISOString(), { keyId: principal.keyId, fields: [] });
+    const deleted = await this.store.deleteUserGroup(principal.environment, userGroupId, this.now().toISOString(), auditOf(principal, [], origin));
     if (!deleted) throw notFoundInEnvironment(principal, userGroupId);
   }
 
   private reveal(record: UserGroupRecord): UserGroup {
     return toUserGroup(record, this.cipher.decrypt(record.tokenCiphertext, record.environment, record.providedId));
   }
+}
+
+function auditOf(principal: Principal, fields: string[], origin: ChangeOrigin | undefined): AuditContext {
+  return { keyId: principal.keyId, fields, clientAddress: origin?.ip ?? null };
 }
 
 function notFoundInEnvironment(principal: Principal, userGroupId: string) {

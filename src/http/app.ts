@@ -1,19 +1,20 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { LIMITS } from '../domain/user-group.js';
 import type { Services } from '../services.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { invalidRequest } from '../domain/errors.js';
 import { AppMetrics } from '../metrics/metrics.js';
-import { errorBody, installErrorHandler, sendServiceError } from './error-handler.js';
+import { capConnectionsPerAddress } from './connections-per-address.js';
+import { installErrorHandler, sendServiceError } from './error-handler.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
 import { refuseMalformedUrl } from './refuse-malformed-url.js';
+import { answerMalformedHttp, refuseExpectation } from './refused-before-routing.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
+import { trustedProxyCheck } from './trusted-proxies.js';
 import { OneLinePerRequest } from './request-log.js';
 import { registerHealth } from './routes/health.js';
 import { registerMetrics } from './routes/metrics.js';
@@ -25,12 +26,17 @@ export interface AppOptions {
   limits?: HttpLimits;
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>` (UGS_METRICS_TOKEN). */
   metricsToken?: string;
+  /** UGS_TRUST_PROXY (see trusted-proxies.ts): X-Forwarded-For is believed from these addresses only. */
+  trustedProxies?: readonly string[];
 }
 
 /** The HTTP application over already-opened services; listening is the caller's business. */
 export async function buildApp(services: Services, options: AppOptions): Promise<TypedApp> {
   const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
+  const isTrustedProxy = trustedProxyCheck(options.trustedProxies ?? []);
   const app = Fastify({
+    // request.ip (throttle, log lines, audit) is then the client a trusted proxy forwarded for; never a forged hop.
+    trustProxy: (options.trustedProxies ?? []).length > 0 ? (address) => isTrustedProxy(address) : false,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Node checks the two timeouts only this often (30 s by default, which would stretch a 10 s timeout to 40 s).
@@ -39,16 +45,24 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     genReqId: requestIdFor,
     requestIdHeader: false,
     logController: new OneLinePerRequest(),
-    exposeHeadRoutes: false,
+    // HEAD wherever GET is (load balancers probe with it); GET /api/user opts out and has its own, safe HEAD.
+    exposeHeadRoutes: true,
     bodyLimit: LIMITS.bodyMaxBytes,
     // Wrong types are errors, never silently coerced ("123" is not 123).
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
-    clientErrorHandler: answerMalformedHttp,
+    clientErrorHandler: answerMalformedHttp(options.logger),
     return503OnClosing: false,
-    // Failures before routing (an undecodable URL, say) still get the envelope.
-    frameworkErrors: (error, _request, reply) => sendServiceError(reply, invalidRequest(`The request URL is not valid: ${error.message}`)),
+    // Failures before routing (an undecodable URL, say) still get the envelope, and the id the onRequest hook would have set.
+    frameworkErrors: (error, request, reply) =>
+      sendServiceError(reply.header('x-request-id', request.id), invalidRequest(`The request URL is not valid: ${error.message}`)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // First of all hooks, so every answer has it, refusals by later hooks (shutdown, auth) included.
+  // Callback-style hooks on every request: an async one costs a promise and a microtask each.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
   // The spec sends JSON bodies with GET; Fastify ignores them unless told otherwise.
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   installJsonBodyParser(app);
@@ -56,13 +70,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   installMethodNotAllowed(app);
   refuseWhileClosing(app);
   refuseMalformedUrl(app);
-  // Callback-style hooks on every request: an async one costs a promise and a microtask each.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
 
   app.server.maxConnections = limits.maxConnections;
+  capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, isTrustedProxy);
   // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
   app.server.on('checkExpectation', refuseExpectation);
 
@@ -75,36 +85,4 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerMetrics(app, metrics, options.metricsToken);
   await app.register(userGroupRoutes, { services, limits });
   return app;
-}
-
-/** An `Expect` the service cannot meet (only 100-continue is): a 400 in the usual envelope. */
-function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
-  request.resume();
-  const body = JSON.stringify(
-    errorBody('invalid_request', `Unsupported "Expect: ${String(request.headers.expect).slice(0, 100)}"; only "Expect: 100-continue" is supported.`),
-  );
-  response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestIdFor(request), connection: 'close' });
-  response.end(body);
-}
-
-/** Requests Node's HTTP parser rejects never reach Fastify; they still get the JSON envelope. */
-function answerMalformedHttp(error: Error & { code?: string }, socket: Socket): void {
-  // A response already went out on this connection (an undecodable URL is answered before its
-  // body is read): a second one would be garbage to the client. Close instead, as Node does.
-  const answered = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-  if (answered || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const message = timedOut
-    ? 'The request was not received in time; send headers and body without pausing.'
-    : error.code === 'HPE_HEADER_OVERFLOW'
-      ? 'The request headers are too large.'
-      : 'The request is not valid HTTP/1.1.';
-  const body = JSON.stringify(errorBody(timedOut ? 'request_timeout' : 'invalid_request', message));
-  const status = timedOut ? '408 Request Timeout' : '400 Bad Request';
-  socket.end(
-    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }

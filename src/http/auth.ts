@@ -15,15 +15,15 @@ const SCHEME = /^(?:Token|Bearer)[ \t]+(\S+)[ \t]*$/i;
 
 /**
  * `Authorization: Token <API_KEY>` (or `Bearer <API_KEY>`), checked before the
- * body is read. Addresses that fail too often are refused before any lookup.
+ * body is read. A failure counts against the client address; an address over
+ * its limit gets 429 for further failures, never for a valid key.
  */
 export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottle): onRequestHookHandler {
   const authenticateFully = async (request: FastifyRequest) => {
-    throttle.check(request.ip);
     try {
       request.principal = await apiKeys.authenticate(presentedKey(request.headers.authorization));
     } catch (error) {
-      if (error instanceof ServiceError && error.code === 'unauthenticated') throttle.recordFailure(request.ip);
+      if (error instanceof ServiceError && error.code === 'unauthenticated') throw throttle.refuse(request.ip, error);
       throw error;
     }
   };
@@ -33,12 +33,6 @@ export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottl
     const cached = match?.[1] === undefined ? undefined : apiKeys.cachedPrincipal(match[1]);
     if (cached === undefined) {
       authenticateFully(request).then(() => done(), done);
-      return;
-    }
-    try {
-      throttle.check(request.ip);
-    } catch (error) {
-      done(error as Error);
       return;
     }
     request.principal = cached;

@@ -1,11 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type ErrorCode } from '../domain/errors.js';
+import { redactSecrets } from '../domain/secret-redaction.js';
 import { LIMITS } from '../domain/user-group.js';
 import { codeForClientStatus, ERROR_STATUS } from './error-status.js';
 import { describeValidationFailure } from './validation-message.js';
 
+/** The wire envelope of a failure. Messages may echo what the client sent (a path, a field name): never a secret in it. */
 export function errorBody(code: ErrorCode, message: string) {
-  return { success: 0 as const, error: { code, message } };
+  return { success: 0 as const, error: { code, message: redactSecrets(message) } };
 }
 
 /** Fastify's own client errors, reworded to say what to fix. */

@@ -5,9 +5,11 @@ const MAX_TRACKED = 10_000;
 
 /**
  * Counts failed authentications per client address in fixed one-minute
- * windows; an address over the limit is refused (429) until its window ends,
- * whatever key it presents, so keys cannot be guessed at speed. Bounded
- * memory: the oldest addresses are forgotten first.
+ * windows. Past the limit, that address's further failures are answered 429
+ * instead of 401 until its window ends. Only failures: a valid key is never
+ * refused here, so an attacker sharing an address with a customer (NAT, a
+ * load balancer) cannot lock the customer out. Bounded memory: the oldest
+ * addresses are forgotten first.
  */
 export class FailedAuthThrottle {
   private readonly windows = new Map<string, { failures: number; resetAt: number }>();
@@ -17,32 +19,26 @@ export class FailedAuthThrottle {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Throws `rate_limited` when `address` used up its failures in this window. */
-  check(address: string): void {
-    if (this.limit === 0) return;
-    const window = this.windows.get(address);
-    if (!window) return;
-    const remainingMs = window.resetAt - this.now();
-    if (remainingMs <= 0) {
+  /**
+   * Counts one failed authentication from `address` and returns what to answer
+   * it: `failure` itself while the address is within its limit, `rate_limited`
+   * with Retry-After once it is over.
+   */
+  refuse(address: string, failure: ServiceError): ServiceError {
+    if (this.limit === 0) return failure;
+    const now = this.now();
+    let window = this.windows.get(address);
+    if (!window || window.resetAt <= now) {
       this.windows.delete(address);
-      return;
+      if (this.windows.size >= MAX_TRACKED) this.windows.delete(this.windows.keys().next().value!);
+      window = { failures: 0, resetAt: now + WINDOW_MS };
+      this.windows.set(address, window);
     }
-    if (window.failures >= this.limit) {
-      const seconds = Math.ceil(remainingMs / 1000);
-      throw new ServiceError('rate_limited', `Too many failed authentication attempts from this address; retry in ${seconds} s.`, {
-        'Retry-After': String(seconds),
-      });
-    }
-  }
-
-  recordFailure(address: string): void {
-    if (this.limit === 0) return;
-    const current = this.windows.get(address);
-    if (current && current.resetAt > this.now()) {
-      current.failures++;
-      return;
-    }
-    if (this.windows.size >= MAX_TRACKED) this.windows.delete(this.windows.keys().next().value!);
-    this.windows.set(address, { failures: 1, resetAt: this.now() + WINDOW_MS });
+    window.failures++;
+    if (window.failures <= this.limit) return failure;
+    const seconds = Math.ceil((window.resetAt - now) / 1000);
+    return new ServiceError('rate_limited', `Too many failed authentication attempts from this address; retry in ${seconds} s.`, {
+      'Retry-After': String(seconds),
+    });
   }
 }

@@ -8,6 +8,8 @@ export interface Media {
 }
 
 export interface Operation {
+  summary?: string;
+  description?: string;
   tags?: string[];
   security?: Json[];
   parameters?: Json[];

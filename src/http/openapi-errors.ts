@@ -24,7 +24,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, { when: string; message: str
   },
   method_not_allowed: {
     when: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
-    message: 'PATCH is not supported on /api/user; use one of: GET, PUT, POST.',
+    message: 'PATCH is not supported on /api/user; use one of: GET, HEAD, PUT, POST, DELETE.',
   },
   request_timeout: {
     when: 'The headers (10 s) or the whole request (30 s) did not arrive in time; the connection is closed.',
@@ -36,7 +36,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, { when: string; message: str
     message: 'Unsupported Content-Type "text/plain": send a JSON body with "Content-Type: application/json".',
   },
   rate_limited: {
-    when: 'Too many requests for this API key (when a limit is configured), or too many failed authentications from this address; retry after the `Retry-After` header\'s seconds.',
+    when: 'Too many requests for this API key (when a limit is configured), or another failed authentication from an address that failed too often this minute (a valid key from it is still served); retry after the `Retry-After` header\'s seconds.',
     message: 'This API key made more than 600 requests this minute; retry in 1 minute.',
   },
   unavailable: { when: 'The store is not answering, or the server is shutting down. Retry.', message: 'The store is not answering; retry shortly.' },
@@ -54,7 +54,9 @@ const CODE_BY_STATUS = new Map<number, ErrorCode>(ERROR_CODES.map((code) => [ERR
  */
 const EXTRA_ERRORS: Readonly<Record<string, readonly ErrorCode[]>> = {
   'GET /api/user': ['forbidden'],
+  'HEAD /api/user': ['not_found'],
   'GET /metrics': ['unauthenticated'],
+  'HEAD /metrics': ['unauthenticated'],
 };
 
 /** The statuses behind a route's `'4xx'` / `'5xx'`: what any such request can meet on the way. */
@@ -63,7 +65,7 @@ function defaultErrorCodes(method: string, path: string, operation: Operation, r
   const codes: ErrorCode[] = ['invalid_request'];
   if (isApiPath(path)) {
     codes.push('unauthenticated', 'rate_limited');
-    const writes = method !== 'get';
+    const writes = method !== 'get' && method !== 'head';
     if (writes) codes.push('forbidden');
     if (writes || path.includes('{')) codes.push('not_found');
   }
@@ -76,7 +78,7 @@ export function errorComponentResponses(): Json {
   for (const code of ERROR_CODES) {
     const { when, message } = ERROR_DOCS[code];
     const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-    if (code === 'method_not_allowed') headers.Allow = { description: 'The methods the path has.', schema: { type: 'string' }, example: 'GET, PUT, POST' };
+    if (code === 'method_not_allowed') headers.Allow = { description: 'The methods the path has.', schema: { type: 'string' }, example: 'GET, HEAD, PUT, POST, DELETE' };
     if (code === 'rate_limited') headers['Retry-After'] = { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 }, example: 42 };
     responses[code] = {
       description: `\`${code}\`: ${when}`,

@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../domain/errors.js';
 import { ERROR_STATUS } from './error-status.js';
 import { HTTP_METHODS, isApiPath, isJson, type Json, type OpenApiDocument, type Operation } from './openapi-document.js';
 import { documentErrors, ERROR_DOCS, errorComponentResponses } from './openapi-errors.js';
+import { documentHead } from './openapi-head.js';
 import { addExamples } from './openapi-examples.js';
 import { ErrorResponse } from './schemas.js';
 import type { TypedApp } from './typed-app.js';
@@ -44,6 +45,8 @@ export async function registerOpenApi(app: TypedApp): Promise<void> {
         { name: 'Operations', description: 'Health, readiness and metrics; no API key.' },
       ],
     },
+    // HEAD is served wherever GET is (exposeHeadRoutes), so the document declares it; documentHead says how it differs.
+    exposeHeadRoutes: true,
     transformObject: (documentObject) =>
       'openapiObject' in documentObject ? (finishDocument(documentObject.openapiObject as OpenApiDocument) as never) : documentObject.swaggerObject,
   });
@@ -79,7 +82,8 @@ function finishDocument(doc: OpenApiDocument): OpenApiDocument {
       operation.tags ??= [api ? 'User groups' : 'Operations'];
       if (!api) operation.security = [];
       documentErrors(method, path, key, operation);
-      addExamples(key, operation);
+      if (method === 'head') documentHead(key, operation, item.get as Operation | undefined);
+      else addExamples(key, operation);
       if (key === 'GET /api/user') documentQueryAlternative(operation);
     }
   }
@@ -126,6 +130,7 @@ token have \`Cache-Control: no-store\`; every answer has an \`X-Request-Id\`.
 
 Every failure, unknown paths included, is an HTTP status and \`{"success":0,"error":{"code":"…","message":"…"}}\`: match on \`code\`,
 never on \`message\`. An unknown path answers 404 \`not_found\`; a known path with another method 405 \`method_not_allowed\` with \`Allow\`.
+\`HEAD\` works wherever \`GET\` does: the same status and headers, no body. \`HEAD /api/user\` never creates: 404 when the group does not exist.
 
 | status | code | when |
 | --- | --- | --- |

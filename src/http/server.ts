@@ -17,7 +17,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = await openServices(config);
   if (services.appliedMigrations.length > 0) logger.info({ migrations: services.appliedMigrations }, 'applied migrations');
   try {
-    const app = await buildApp(services, { logger, limits: config.http, metricsToken: config.metricsToken });
+    const app = await buildApp(services, { logger, limits: config.http, metricsToken: config.metricsToken, trustedProxies: config.trustedProxies });
     await app.listen({ port: config.port, host: config.host });
     const { address, port } = app.server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;

@@ -11,7 +11,7 @@ describe('ugs audit', () => {
   const env = { UGS_DATA_DIR: dir.path, UGS_SECRET: randomBytes(32).toString('hex') };
   after(() => dir.remove());
 
-  it('lists every write made through the API and the CLI, with the acting key and field names, never a secret', async () => {
+  it('lists every write made through the API and the CLI, with the acting key, client address and field names, never a secret', async () => {
     const created = await runCli(['keys', 'create', '--name', 'auditor'], env);
     const key = created.stdout.trim().split('\n').at(-1)!;
     const keyId = /\b(key_[0-9a-f]{16})\b/.exec(created.stdout)![1]!;
@@ -36,16 +36,16 @@ describe('ugs audit', () => {
 
     const all = await runCli(['audit', '--json'], env);
     assert.equal(all.code, 0, all.stderr);
-    const records = JSON.parse(all.stdout) as { action: string; key_id: string; team_id: number | null; fields: string[]; user_group_id: string | null }[];
+    const records = JSON.parse(all.stdout) as { action: string; key_id: string; team_id: number | null; fields: string[]; user_group_id: string | null; client_address: string | null }[];
     assert.deepEqual(
-      records.map((r) => [r.action, r.key_id, r.user_group_id, r.fields.join(',')]),
+      records.map((r) => [r.action, r.key_id, r.user_group_id, r.fields.join(','), r.client_address]),
       [
-        ['api_key.created', keyId, null, 'environment,access,name'],
-        ['user_group.created', keyId, 'acme', 'name,properties'],
-        ['user_group.updated', keyId, 'acme', 'mapping,properties'],
-        ['user_group.token_rotated', keyId, 'acme', 'token'],
-        ['user_group.created', keyId, 'other', 'name'],
-        ['api_key.revoked', keyId, null, 'revoked_at'],
+        ['api_key.created', keyId, null, 'environment,access,name', null],
+        ['user_group.created', keyId, 'acme', 'name,properties', '127.0.0.1'],
+        ['user_group.updated', keyId, 'acme', 'mapping,properties', '127.0.0.1'],
+        ['user_group.token_rotated', keyId, 'acme', 'token', '127.0.0.1'],
+        ['user_group.created', keyId, 'other', 'name', '127.0.0.1'],
+        ['api_key.revoked', keyId, null, 'revoked_at', null],
       ],
     );
 
@@ -56,7 +56,8 @@ describe('ugs audit', () => {
     const future = await runCli(['audit', '--since', '2999-01-01'], env);
     assert.match(future.stdout, /No audit records match/);
     const table = await runCli(['audit'], env);
-    assert.match(table.stdout, /^AT\s+ACTION/m);
+    assert.match(table.stdout, /^AT\s+ACTION.*\sCLIENT$/m);
+    assert.match(table.stdout, /user_group\.created\s.*\s127\.0\.0\.1$/m);
 
     for (const output of [all.stdout, table.stdout]) {
       for (const secret of secrets) assert.equal(output.includes(secret), false, 'a secret reached the audit output');

@@ -77,6 +77,23 @@ describe('DataTransfer', () => {
     });
   }
 
+  it('carries each audit record\'s client address, and imports exports made before audit records had one', async () => {
+    const source = await fresh();
+    const groups = new UserGroupService({ store: source, cipher });
+    await groups.getOrCreate(writer, { userGroupId: 'from-afar', name: 'Afar' }, { ip: '203.0.113.8' });
+    await groups.getOrCreate(writer, { userGroupId: 'no-origin', name: 'None' });
+    const exported = await collect(new DataTransfer(source, cipher).exportLines());
+    const audits = (text: string[]) => text.map((l) => JSON.parse(l) as { type: string; client_address?: string | null }).filter((r) => r.type === 'audit');
+    assert.deepEqual(audits(exported).map((a) => a.client_address), ['203.0.113.8', null]);
+    const older = exported.map((l) => JSON.stringify({ ...JSON.parse(l), client_address: undefined }));
+    assert.ok(audits(older).every((a) => !('client_address' in a)));
+    for (const [text, expected] of [[exported, ['203.0.113.8', null]], [older, [null, null]]] as const) {
+      const target = await fresh();
+      await new DataTransfer(target, cipher).import(from([...text]));
+      assert.deepEqual((await target.listAuditRecordsAfter(0, 10)).map((r) => r.clientAddress), expected);
+    }
+  });
+
   it('refuses an export made under another server secret', async () => {
     const target = await fresh();
     await assert.rejects(new DataTransfer(target, createTokenCipher('u'.repeat(32))).import(from(lines)), /different server secret/);

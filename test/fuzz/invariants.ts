@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { apiKeyFormat } from '../../src/domain/api-key.js';
 import { ERROR_CODES } from '../../src/domain/errors.js';
 import { ERROR_STATUS } from '../../src/http/error-status.js';
 import { rawRequest, type RawResponse } from '../helpers/http-client.js';
@@ -7,6 +8,7 @@ import { POLLUTION_MARKERS, type FuzzOutcome, type FuzzRequest } from './http-ar
 /**
  * What must hold for every request, however hostile:
  * - never a 5xx;
+ * - every answer has an X-Request-Id;
  * - every non-2xx is `application/json` with `{"success":0,"error":{"code","message"}}`,
  *   the code one of ERROR_CODES, with the status docs/errors.md gives it;
  * - every 2xx is JSON with `success: 1`;
@@ -39,6 +41,7 @@ export function responseViolations(req: Pick<FuzzRequest, 'method' | 'path'>, re
   const broken: string[] = [];
   if (res.status >= 500) broken.push(`5xx: status ${res.status}`);
   if (res.status < 200) broken.push(`unexpected status ${res.status}`);
+  if (typeof res.headers['x-request-id'] !== 'string' || res.headers['x-request-id'] === '') broken.push('no X-Request-Id');
   // Swagger UI redirects to its own pages; no API route redirects.
   if (res.status >= 300 && res.status < 400 && NON_API_SUCCESS.test(decodedPathname(req.path)) && res.headers.location !== undefined) return broken;
   const ok = res.status >= 200 && res.status < 300;
@@ -162,6 +165,20 @@ export async function pollutionProbeViolations(baseUrl: string, apiKey: string):
   if (JSON.stringify(body.user_group.properties) !== '{"plain":1}') broken.push(`pollution probe: properties ${JSON.stringify(body.user_group.properties)}`);
   for (const marker of POLLUTION_MARKERS) if (res.text.includes(marker)) broken.push(`pollution probe: the answer mentions "${marker}"`);
   return broken;
+}
+
+/**
+ * The failed-auth throttle refuses failures, never a valid key: after a run full of bad keys,
+ * this address is pushed over the limit for certain (bad keys until one is answered 429, at most
+ * `limit + 1`), and a request with a valid key from it must still answer 200.
+ */
+export async function validKeyServedViolations(baseUrl: string, apiKey: string, limit = 100): Promise<string[]> {
+  const badKey = { authorization: `Token ${apiKeyFormat.generate()}` };
+  let throttled = false;
+  for (let i = 0; i <= limit && !throttled; i++) throttled = (await rawRequest(baseUrl, { method: 'GET', path: '/api/user', headers: badKey })).status === 429;
+  if (!throttled) return [`failed-auth throttle: ${limit + 1} bad keys in a row were never answered 429`];
+  const res = await rawRequest(baseUrl, { method: 'GET', path: '/api/user_groups', headers: { authorization: `Token ${apiKey}` } });
+  return res.status === 200 ? [] : [`failed-auth throttle: a valid key from a throttled address answered ${res.status} ${res.text.slice(0, 200)}`];
 }
 
 // ---------------------------------------------------------------------------

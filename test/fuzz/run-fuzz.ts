@@ -5,7 +5,7 @@ import { lastLine, runCli, spawnServer, type ServerProcess } from '../helpers/cl
 import { createDatabaseOn, startEmbeddedPostgres, type EmbeddedServer } from '../helpers/embedded-postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { describeOutcome, describeRequest, KNOWN_BUGS, requestArbitrary, sendFuzzRequest, type FuzzContext, type FuzzRequest } from './http-arbitraries.js';
-import { errorLogLines, outcomeViolations, pollutionProbeViolations, serverIsUp, snapshotViolations, takeSnapshot } from './invariants.js';
+import { errorLogLines, outcomeViolations, pollutionProbeViolations, serverIsUp, snapshotViolations, takeSnapshot, validKeyServedViolations } from './invariants.js';
 
 /**
  * `npm run fuzz -- --minutes N [--stores sqlite,postgres]`: the generators of
@@ -96,9 +96,8 @@ async function fuzzStore(store: Store, milliseconds: number, options: Options): 
     UGS_DATA_DIR: dataDir.path,
     UGS_SECRET: randomBytes(32).toString('hex'),
     DATABASE_URL: database?.url ?? '',
-    // The failed-auth throttle would answer most of the run 429 after the first
-    // hundred bad keys from 127.0.0.1; off, so the requests reach everything else.
-    UGS_AUTH_FAILURES_PER_MINUTE: '0',
+    // The failed-auth throttle stays at its default: past the first hundred bad keys from 127.0.0.1
+    // it answers further failures 429, and requests with a valid key still reach everything.
     UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: '0',
     // info, because spawnServer waits for the "listening" line; see keepErrorLines for the rest.
     LOG_LEVEL: 'info',
@@ -177,6 +176,7 @@ async function fuzzStore(store: Store, milliseconds: number, options: Options): 
       if (ready.response?.status !== 200) after.push(`/readyz: ${describeOutcome(ready)}`);
       after.push(...(await snapshotViolations(url, snapshot)));
       after.push(...(await pollutionProbeViolations(url, fuzzKey.key)));
+      after.push(...(await validKeyServedViolations(url, fuzzKey.key)));
     }
     for (const line of [...errorLogLines(server.output()), ...errorLines]) after.push(`the server logged an error: ${line.slice(0, 500)}`);
     for (const broken of after) record('(after the run)', '', [broken]);

@@ -43,6 +43,8 @@ export interface TestServerOptions {
   metricsToken?: string;
   /** UGS_KEY_CACHE_TTL_MS; tests default to 0 (every request asks the store), the service to 1000. */
   keyCacheTtlMs?: number;
+  /** UGS_TRUST_PROXY, parsed: e.g. ['127.0.0.1'] to believe the X-Forwarded-For the tests send. */
+  trustedProxies?: string[];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -65,7 +67,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     postgres: database?.config,
     keyCacheTtlMs: options.keyCacheTtlMs,
   });
-  const app = await buildApp(services, { logger: createLogger('info', sink), limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits }, metricsToken: options.metricsToken });
+  const app = await buildApp(services, {
+    logger: createLogger('info', sink),
+    limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits },
+    metricsToken: options.metricsToken,
+    trustedProxies: options.trustedProxies,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {

@@ -40,6 +40,18 @@ describe('authentication and access', () => {
     await expect401({ authorization: `Token ${api.key}` });
   });
 
+  it('answers a revoked key and a never-issued key with the same 401 body, so a key\'s past cannot be probed', async () => {
+    const api = await server.client();
+    assert.equal((await api.getOrCreate(body)).status, 200);
+    await server.services.apiKeys.revoke(api.keyId);
+    const call = (key: string) => rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { 'content-type': 'application/json', authorization: `Token ${key}` }, body });
+    const revoked = await call(api.key!);
+    const unknown = await call(apiKeyFormat.generate());
+    assert.equal(revoked.status, 401);
+    assert.equal(unknown.status, 401);
+    assert.deepEqual(revoked.json, unknown.json);
+  });
+
   it('accepts Token and Bearer, any case', async () => {
     const api = await server.client();
     for (const scheme of ['Token', 'Bearer', 'token', 'BEARER']) {

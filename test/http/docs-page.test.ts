@@ -73,7 +73,7 @@ describe('GET /docs', () => {
       const wrong = await rawRequest(server.url, { method: 'POST', path, headers: { 'content-type': 'application/json' }, body: {} });
       assert.equal(wrong.status, 405, path);
       assert.equal(wrong.json.error.code, 'method_not_allowed');
-      assert.equal(wrong.headers.allow, 'GET');
+      assert.equal(wrong.headers.allow, 'GET, HEAD');
     }
     // The API still wants its key.
     assert.equal((await rawRequest(server.url, { method: 'GET', path: '/api/user' })).status, 401);

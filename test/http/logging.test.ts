@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiKeyFormat } from '../../src/domain/api-key.js';
+import { userGroupTokenFormat } from '../../src/domain/user-group-token.js';
+import { createLogger } from '../../src/http/logger.js';
 import { rawRequest } from '../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -25,6 +28,47 @@ describe('logs', () => {
       assert.equal(logs.includes(secret), false, 'a secret reached the log');
     }
     assert.equal(/authorization/i.test(logs), false);
+  });
+
+  it('never carry a key or token sent in a URL, valid or malformed, and neither do error answers', async () => {
+    const api = await server.client();
+    const token = (await api.getOrCreate({ user_group_id: 'in-url', name: 'In URL' })).json.user_group.token as string;
+    const otherKey = apiKeyFormat.generate();
+    const secrets = [api.key!, token, otherKey, 'ugsk_badkey', 'ugt_short'];
+    const paths = [
+      `/api/user?user_group_id=${token}&name=${api.key}`,
+      `/api/user?user_group_id=in-url&current_token=${token}&key=ugsk_badkey`,
+      `/api/user?user_group_id=ugt_short&name=x`,
+      `/api/user?mapping=%7B%22${otherKey}%22%3A1%7D&user_group_id=in-url`,
+      `/api/user_groups/${token}`,
+      `/no/such/path/${token}?key=${api.key}`,
+      `/api/user/${otherKey}`,
+    ];
+    const answers = [];
+    for (const path of paths) answers.push(await api.call('GET', undefined, { path }));
+    answers.push(await rawRequest(server.url, { method: 'GET', path: `/healthz?token=${token}`, headers: { expect: `ugt-${token}` } }));
+    assert.ok(answers.some((res) => res.status === 404) && answers.some((res) => res.status === 200), answers.map((res) => res.status).join());
+
+    const logs = server.logs.join('');
+    for (const path of ['/api/user?user_group_id=', '/no/such/path/']) assert.ok(logs.includes(path), `the request line for ${path} is logged`);
+    for (const secret of secrets) assert.equal(logs.includes(secret), false, `${secret} reached the log`);
+    assert.match(logs, /ugt_\[redacted\]/);
+    for (const res of answers.filter((r) => r.status >= 400)) {
+      for (const secret of secrets) assert.equal(res.text.includes(secret), false, `an error answer echoes ${secret}: ${res.text}`);
+    }
+  });
+
+  it('redact keys and tokens from error messages and any other logged text', () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', { write: (line: string) => lines.push(line) });
+    const token = userGroupTokenFormat.generate();
+    const key = apiKeyFormat.generate();
+    const error = Object.assign(new Error(`lookup failed for ${token}`), { detail: `Key (provided_id)=(${key}) already exists` });
+    logger.child({ reqId: 'r1' }).error({ err: error, note: { nested: [`url /x?t=${token}`] } }, `failed with ${key}`);
+    const text = lines.join('');
+    assert.ok(text.includes('lookup failed for ugt_[redacted]'), text);
+    for (const secret of [token, key]) assert.equal(text.includes(secret), false, text);
+    assert.doesNotThrow(() => JSON.parse(text), 'still one JSON line');
   });
 
   it('keeps a sane caller X-Request-Id and replaces an unsafe one', async () => {

@@ -119,7 +119,7 @@ describe('GET /openapi.json', () => {
     try {
       const otherDoc = (await rawRequest(other.server.url, { method: 'GET', path: '/openapi.json' })).json;
       assert.equal((await rawRequest(other.server.url, { method: 'GET', path: '/undocumented' })).status, 200);
-      assert.deepEqual(compare(otherDoc, other.routes), { undocumented: ['GET /undocumented'], unserved: [] });
+      assert.deepEqual(compare(otherDoc, other.routes), { undocumented: ['GET /undocumented', 'HEAD /undocumented'], unserved: [] });
     } finally {
       await other.server.close();
     }
@@ -179,6 +179,24 @@ describe('GET /openapi.json', () => {
     const query = (get.parameters as Doc[]).filter((p) => p.in === 'query').map((p) => p.name);
     assert.deepEqual(query.sort(), ['mapping', 'name', 'properties', 'user_group_id']);
     for (const method of ['put', 'post']) assert.equal(doc.paths['/api/user'][method].requestBody.required, true);
+  });
+
+  it('declares HEAD beside every GET: GET\'s statuses, no success body; HEAD /api/user reads, so 404 and never 403', () => {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
+      if (!item.get) continue;
+      assert.ok(item.head, `HEAD ${path}`);
+      for (const [status, response] of Object.entries(item.head.responses as Record<string, Doc>)) {
+        if (/^2/.test(status)) assert.equal(response.content, undefined, `HEAD ${path} ${status} has no body`);
+      }
+      if (path === '/api/user') continue;
+      assert.deepEqual(Object.keys(item.head.responses), Object.keys(item.get.responses), `HEAD ${path}`);
+    }
+    const head = doc.paths['/api/user'].head;
+    assert.deepEqual(Object.keys(head.responses).map(Number), [200, 400, 401, 404, 429, 500, 503]);
+    assert.equal(head.requestBody, undefined);
+    const query = head.parameters as Doc[];
+    assert.deepEqual(query.map((p) => p.name).sort(), ['mapping', 'name', 'properties', 'user_group_id']);
+    assert.equal(query.find((p) => p.name === 'user_group_id').required, true);
   });
 
   it('has examples for every request body and every JSON success answer, and each fits its schema', async () => {

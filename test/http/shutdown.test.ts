@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { describe, it } from 'node:test';
 import { startTestServer } from '../helpers/test-server.js';
 
@@ -35,6 +36,29 @@ describe('graceful shutdown', () => {
     assert.equal(res.json.new_user_group, true);
     await closed;
     await assert.rejects(api.getOrCreate({ user_group_id: 'after', name: 'After' }), /ECONNREFUSED/);
+    await server.services.close();
+    await server.close();
+  });
+
+  it('answers a request that arrives during shutdown 503 unavailable, with an X-Request-Id like every answer', async () => {
+    const server = await startTestServer();
+    const { hostname, port } = new URL(server.url);
+    const socket = connect(Number(port), hostname);
+    let raw = '';
+    socket.on('data', (chunk) => (raw += chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    // Headers begun, so the connection is busy and shutdown waits for it; finished only once shutdown has started.
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = server.app.close();
+    for (let attempt = 0; attempt < 200 && server.app.server.listening; attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
+    socket.write('\r\n');
+    await ended;
+    await closed;
+    assert.match(raw, /^HTTP\/1\.1 503 /, raw);
+    assert.match(raw, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i, raw);
+    assert.match(raw, /"code":"unavailable"/);
     await server.services.close();
     await server.close();
   });

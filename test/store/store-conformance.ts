@@ -302,15 +302,15 @@ export function storeConformance(fixture: StoreFixture): void {
       audited = await fixture.open();
     });
     after(() => audited.close());
-    const by = (keyId: string, fields: string[]) => ({ keyId, fields });
+    const by = (keyId: string, fields: string[], clientAddress?: string) => ({ keyId, fields, clientAddress });
 
     it('appends exactly one record per change, with who, what and which fields, never a value', async () => {
       const g = newGroup('Customer', 'aud-1');
-      const { group } = await audited.insertUserGroupIfAbsent(g, by('key_a', ['name', 'mapping']));
-      await audited.updateUserGroup('Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name']));
+      const { group } = await audited.insertUserGroupIfAbsent(g, by('key_a', ['name', 'mapping'], '203.0.113.5'));
+      await audited.updateUserGroup('Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name'], '2001:db8::7'));
       await audited.replaceToken(
         { teamId: group.teamId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
-        by('key_c', ['token']),
+        by('key_c', ['token'], '198.51.100.1'),
       );
       const key = newKey({ environment: 'Testing' });
       await audited.insertApiKey(key, by(key.id, ['environment', 'access']));
@@ -320,11 +320,11 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.deepEqual(
         records.map(({ id, ...rest }) => (assert.ok(id > 0), rest)),
         [
-          { at: g.createdAt, action: 'user_group.created', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_a', fields: ['name', 'mapping'] },
-          { at: LATER, action: 'user_group.updated', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_b', fields: ['name'] },
-          { at: LATER, action: 'user_group.token_rotated', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_c', fields: ['token'] },
-          { at: key.createdAt, action: 'api_key.created', environment: 'Testing', teamId: null, providedId: null, keyId: key.id, fields: ['environment', 'access'] },
-          { at: LATER, action: 'api_key.revoked', environment: 'Testing', teamId: null, providedId: null, keyId: key.id, fields: ['revoked_at'] },
+          { at: g.createdAt, action: 'user_group.created', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_a', fields: ['name', 'mapping'], clientAddress: '203.0.113.5' },
+          { at: LATER, action: 'user_group.updated', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_b', fields: ['name'], clientAddress: '2001:db8::7' },
+          { at: LATER, action: 'user_group.token_rotated', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_c', fields: ['token'], clientAddress: '198.51.100.1' },
+          { at: key.createdAt, action: 'api_key.created', environment: 'Testing', teamId: null, providedId: null, keyId: key.id, fields: ['environment', 'access'], clientAddress: null },
+          { at: LATER, action: 'api_key.revoked', environment: 'Testing', teamId: null, providedId: null, keyId: key.id, fields: ['revoked_at'], clientAddress: null },
         ],
       );
       const ids = records.map((r) => r.id);
@@ -335,7 +335,7 @@ export function storeConformance(fixture: StoreFixture): void {
       const inputs = Array.from({ length: 20 }, (_, i) => newGroup(i % 2 ? 'Testing' : 'Customer', `together-aud-${i}`));
       const twin = newGroup('Customer', 'together-aud-0');
       const results = await Promise.all([
-        ...inputs.map((g, i) => audited.insertUserGroupIfAbsent(g, by(`key_${i}`, ['name']))),
+        ...inputs.map((g, i) => audited.insertUserGroupIfAbsent(g, by(`key_${i}`, ['name'], `10.0.0.${i}`))),
         audited.insertUserGroupIfAbsent(twin, by('key_twin', ['name'])),
       ]);
       assert.deepEqual(results.map((r) => r.created), [...inputs.map(() => true), false]);
@@ -345,8 +345,8 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.deepEqual(teamIds, [...teamIds].sort((a, b) => a - b));
       const records = (await audited.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-aud-'));
       assert.deepEqual(
-        records.map((r) => [r.action, r.teamId, r.keyId]),
-        teamIds.map((teamId, i) => ['user_group.created', teamId, `key_${i}`]),
+        records.map((r) => [r.action, r.teamId, r.keyId, r.clientAddress]),
+        teamIds.map((teamId, i) => ['user_group.created', teamId, `key_${i}`, `10.0.0.${i}`]),
       );
     });
 
@@ -356,12 +356,12 @@ export function storeConformance(fixture: StoreFixture): void {
       const rotation = (i: number, expectedTokenHash = inputs[i]!.tokenHash) =>
         audited.replaceToken(
           { teamId: groups[i]!.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
-          by(`key_r${i}`, ['token']),
+          by(`key_r${i}`, ['token'], `192.0.2.${i}`),
         );
       const [updates, rotations] = await Promise.all([
         Promise.all([
           ...groups.map((_, i) => audited.updateUserGroup('Customer', `together-chg-${i}`, { name: `First ${i}`, updatedAt: LATER }, by(`key_u${i}`, ['name']))),
-          audited.updateUserGroup('Customer', 'together-chg-0', { properties: { second: true }, updatedAt: LATER }, by('key_u0b', ['properties'])),
+          audited.updateUserGroup('Customer', 'together-chg-0', { properties: { second: true }, updatedAt: LATER }, by('key_u0b', ['properties'], '2001:db8::b')),
           audited.updateUserGroup('Customer', 'together-chg-0', { name: 'Third', updatedAt: LATER }, by('key_u0c', ['name'])),
           audited.updateUserGroup('Customer', 'together-chg-missing', { name: 'x', updatedAt: LATER }, by('key_none', ['name'])),
         ]),
@@ -387,6 +387,10 @@ export function storeConformance(fixture: StoreFixture): void {
       const records = (await audited.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-chg-') && r.action !== 'user_group.created');
       const updatesOfZero = records.filter((r) => r.action === 'user_group.updated' && r.teamId === groups[0]!.teamId);
       assert.deepEqual(updatesOfZero.map((r) => r.keyId), ['key_u0', 'key_u0b', 'key_u0c'], 'in the order they applied');
+      assert.deepEqual(updatesOfZero.map((r) => r.clientAddress), [null, '2001:db8::b', null], 'each with its own client address');
+      for (const r of records.filter((r) => r.action === 'user_group.token_rotated')) {
+        assert.equal(r.clientAddress, `192.0.2.${groups.findIndex((g) => g.teamId === r.teamId)}`);
+      }
       assert.equal(records.filter((r) => r.action === 'user_group.updated').length, 8);
       assert.deepEqual(
         records.filter((r) => r.action === 'user_group.token_rotated').map((r) => r.teamId).sort((a, b) => a! - b!),

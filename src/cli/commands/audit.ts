@@ -13,6 +13,7 @@ function auditView(record: AuditRecord) {
     user_group_id: record.providedId,
     key_id: record.keyId,
     fields: record.fields,
+    client_address: record.clientAddress,
   };
 }
 
@@ -25,7 +26,7 @@ function parseSince(text: string): string {
 export function auditCommand(program: Command): void {
   program
     .command('audit')
-    .description('show the audit log: every group created, updated or rotated and every key created or revoked, oldest first')
+    .description('show the audit log: every group created, updated, rotated or deleted and every key created or revoked, with the acting key and client address, oldest first')
     .option('--group <id>', 'only this group: a team_id, or a user_group_id (in either environment)')
     .option('--since <time>', 'only records at or after this time (ISO 8601)')
     .option('--limit <n>', 'at most this many records', '1000')
@@ -51,6 +52,7 @@ export function auditCommand(program: Command): void {
             user_group_id: r.user_group_id ?? '',
             key: r.key_id ?? '',
             fields: r.fields.join(','),
+            client: r.client_address ?? '',
           })),
         );
       });

@@ -12,7 +12,7 @@ export function registerDeleteUserGroup(app: TypedApp, userGroups: UserGroupServ
       response: { 200: DeleteResponse, ...errorResponses },
     },
     handler: async (request) => {
-      await userGroups.delete(request.principal, request.body.user_group_id);
+      await userGroups.delete(request.principal, request.body.user_group_id, request);
       return { success: 1 as const };
     },
   });

@@ -9,6 +9,8 @@ import { getOrCreateView } from '../user-group-view.js';
 /** GET /api/user: returns the group for `user_group_id`, creating it when missing. */
 export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGroupService): void {
   app.get('/api/user', {
+    // HEAD must never create: it has its own route (head-user-group.ts), not a copy of this one.
+    exposeHeadRoute: false,
     schema: {
       summary: 'Get or create a user group',
       description: 'Returns the group with this user_group_id in the key\'s environment, creating it (name required) when there is none. The body may be sent with GET; clients that cannot send one put the fields in the query string, with mapping and properties JSON-encoded.',
@@ -27,14 +29,15 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
     },
     handler: async (request) => {
       const { user_group_id, name, mapping, properties } = request.body;
-      const { group, created } = await userGroups.getOrCreate(request.principal, { userGroupId: user_group_id, name, mapping, properties });
+      // The request is the change's origin: its address is read only if a group is created.
+      const { group, created } = await userGroups.getOrCreate(request.principal, { userGroupId: user_group_id, name, mapping, properties }, request);
       return { success: 1 as const, new_user_group: created, user_group: getOrCreateView(group) };
     },
   });
 }
 
 /** The body a client without GET bodies sends as `?user_group_id=..&name=..&mapping={..}&properties={..}`. */
-function bodyFromQuery(request: FastifyRequest): Record<string, unknown> {
+export function bodyFromQuery(request: FastifyRequest): Record<string, unknown> {
   const query = request.query as Record<string, string | string[] | undefined>;
   const body: Record<string, unknown> = {};
   for (const field of ['user_group_id', 'name'] as const) {

@@ -13,7 +13,7 @@ export function registerRotateUserGroupToken(app: TypedApp, userGroups: UserGrou
       response: { 200: RotateResponse, ...errorResponses },
     },
     handler: async (request) => {
-      const group = await userGroups.rotateToken(request.principal, request.body.current_token);
+      const group = await userGroups.rotateToken(request.principal, request.body.current_token, request);
       return { success: 1 as const, user_group: rotateView(group) };
     },
   });

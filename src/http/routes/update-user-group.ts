@@ -14,7 +14,7 @@ export function registerUpdateUserGroup(app: TypedApp, userGroups: UserGroupServ
     },
     handler: async (request) => {
       const { user_group_id, name, mapping, properties } = request.body;
-      const group = await userGroups.update(request.principal, { userGroupId: user_group_id, name, mapping, properties });
+      const group = await userGroups.update(request.principal, { userGroupId: user_group_id, name, mapping, properties }, request);
       return { success: 1 as const, user_group: updateView(group) };
     },
   });

@@ -8,6 +8,7 @@ import type { TypedApp } from '../typed-app.js';
 import { registerDeleteUserGroup } from './delete-user-group.js';
 import { registerGetOrCreateUserGroup } from './get-or-create-user-group.js';
 import { registerGetUserGroup } from './get-user-group.js';
+import { registerHeadUserGroup } from './head-user-group.js';
 import { registerListUserGroups } from './list-user-groups.js';
 import { registerRotateUserGroupToken } from './rotate-user-group-token.js';
 import { registerUpdateUserGroup } from './update-user-group.js';
@@ -35,6 +36,7 @@ export async function userGroupRoutes(app: TypedApp, options: { services: Servic
     });
   }
   registerGetOrCreateUserGroup(app, options.services.userGroups);
+  registerHeadUserGroup(app, options.services.userGroups);
   registerUpdateUserGroup(app, options.services.userGroups);
   registerRotateUserGroupToken(app, options.services.userGroups);
   registerDeleteUserGroup(app, options.services.userGroups);

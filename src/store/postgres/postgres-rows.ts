@@ -65,6 +65,7 @@ export interface AuditRow {
   provided_id: string | null;
   key_id: string | null;
   fields: string;
+  client_address: string | null;
 }
 
 export function toAuditRecord(row: AuditRow): AuditRecord {
@@ -77,5 +78,6 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
     providedId: row.provided_id,
     keyId: row.key_id,
     fields: JSON.parse(row.fields),
+    clientAddress: row.client_address,
   };
 }

@@ -17,8 +17,8 @@ export const SQL = {
                   ON CONFLICT (environment, provided_id) DO NOTHING
                   RETURNING *
                 ), audited AS (
-                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-                  SELECT created_at, 'user_group.created', environment, team_id, provided_id, $10, $11 FROM inserted
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                  SELECT created_at, 'user_group.created', environment, team_id, provided_id, $10, $11, $12 FROM inserted
                 )
                 SELECT * FROM inserted`,
   // The creates of one turn of the event loop together: one statement, one commit. Rows insert in
@@ -26,9 +26,9 @@ export const SQL = {
   // unique to each input, tells which inputs were inserted.
   insertGroups: `WITH input AS (
                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
-                                        $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[])
+                                        $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[])
                      WITH ORDINALITY AS i (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext,
-                                           created_at, updated_at, key_id, fields, n)
+                                           created_at, updated_at, key_id, fields, client_address, n)
                  ), inserted AS (
                    INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
                    SELECT environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at
@@ -36,8 +36,8 @@ export const SQL = {
                    ON CONFLICT (environment, provided_id) DO NOTHING
                    RETURNING *
                  ), audited AS (
-                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-                   SELECT g.created_at, 'user_group.created', g.environment, g.team_id, g.provided_id, input.key_id, input.fields
+                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                   SELECT g.created_at, 'user_group.created', g.environment, g.team_id, g.provided_id, input.key_id, input.fields, input.client_address
                    FROM inserted g JOIN input ON input.token_hash = g.token_hash
                    ORDER BY g.team_id
                  )
@@ -51,17 +51,17 @@ export const SQL = {
                   WHERE environment = $8 AND provided_id = $9
                   RETURNING *
                 ), audited AS (
-                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-                  SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, $10, $11 FROM updated
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                  SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, $10, $11, $12 FROM updated
                 )
                 SELECT * FROM updated`,
   // The updates of one turn together, at most one per group (the store splits the rest into later
   // rounds): one statement, one commit. `input_n` says which input each returned row answers.
   updateGroups: `WITH input AS (
                    SELECT * FROM unnest($1::boolean[], $2::text[], $3::boolean[], $4::text[], $5::boolean[], $6::text[],
-                                        $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
+                                        $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
                      WITH ORDINALITY AS i (set_name, name, set_mapping, mapping, set_properties, properties,
-                                           updated_at, environment, provided_id, key_id, fields, n)
+                                           updated_at, environment, provided_id, key_id, fields, client_address, n)
                  ), updated AS (
                    UPDATE user_groups g SET
                      name       = CASE WHEN i.set_name THEN i.name ELSE g.name END,
@@ -70,10 +70,10 @@ export const SQL = {
                      updated_at = i.updated_at
                    FROM input i
                    WHERE g.environment = i.environment AND g.provided_id = i.provided_id
-                   RETURNING g.*, i.n AS input_n, i.key_id AS audit_key_id, i.fields AS audit_fields
+                   RETURNING g.*, i.n AS input_n, i.key_id AS audit_key_id, i.fields AS audit_fields, i.client_address AS audit_client_address
                  ), audited AS (
-                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-                   SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, audit_key_id, audit_fields
+                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                   SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, audit_key_id, audit_fields, audit_client_address
                    FROM updated ORDER BY input_n
                  )
                  SELECT * FROM updated`,
@@ -87,26 +87,26 @@ export const SQL = {
                    WHERE team_id = $4 AND (token_hash = $5 OR token_hash = $1)
                    RETURNING *
                  ), audited AS (
-                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-                   SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, $6, $7
+                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                   SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, $6, $7, $8
                    FROM replaced r, before b WHERE b.token_hash = $5
                  )
                  SELECT * FROM replaced`,
   // The rotations of one turn together, at most one per group (as for updateGroups), with
   // replaceToken's retry and audit rules.
   replaceTokens: `WITH input AS (
-                    SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::timestamptz[], $4::bigint[], $5::bytea[], $6::text[], $7::text[])
-                      WITH ORDINALITY AS i (token_hash, token_ciphertext, updated_at, team_id, expected_hash, key_id, fields, n)
+                    SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::timestamptz[], $4::bigint[], $5::bytea[], $6::text[], $7::text[], $8::text[])
+                      WITH ORDINALITY AS i (token_hash, token_ciphertext, updated_at, team_id, expected_hash, key_id, fields, client_address, n)
                   ), before AS (
                     SELECT g.team_id, g.token_hash FROM user_groups g JOIN input i ON g.team_id = i.team_id
                   ), replaced AS (
                     UPDATE user_groups g SET token_hash = i.token_hash, token_ciphertext = i.token_ciphertext, updated_at = i.updated_at
                     FROM input i
                     WHERE g.team_id = i.team_id AND (g.token_hash = i.expected_hash OR g.token_hash = i.token_hash)
-                    RETURNING g.*, i.n AS input_n, i.expected_hash, i.key_id AS audit_key_id, i.fields AS audit_fields
+                    RETURNING g.*, i.n AS input_n, i.expected_hash, i.key_id AS audit_key_id, i.fields AS audit_fields, i.client_address AS audit_client_address
                   ), audited AS (
-                    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-                    SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, r.audit_key_id, r.audit_fields
+                    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                    SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, r.audit_key_id, r.audit_fields, r.audit_client_address
                     FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
                     ORDER BY r.input_n
                   )
@@ -117,8 +117,8 @@ export const SQL = {
                 ON CONFLICT (id) DO NOTHING
                 RETURNING id, environment, created_at
               ), audited AS (
-                INSERT INTO audit_log (at, action, environment, key_id, fields)
-                SELECT created_at, 'api_key.created', environment, id, $9 FROM inserted
+                INSERT INTO audit_log (at, action, environment, key_id, fields, client_address)
+                SELECT created_at, 'api_key.created', environment, id, $9, $10 FROM inserted
               )
               SELECT * FROM inserted`,
   importKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
@@ -126,8 +126,8 @@ export const SQL = {
   revokeKey: `WITH revoked AS (
                 UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id, environment, revoked_at
               ), audited AS (
-                INSERT INTO audit_log (at, action, environment, key_id, fields)
-                SELECT revoked_at, 'api_key.revoked', environment, id, $3 FROM revoked
+                INSERT INTO audit_log (at, action, environment, key_id, fields, client_address)
+                SELECT revoked_at, 'api_key.revoked', environment, id, $3, $4 FROM revoked
               )
               SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists`,
   findKeyByHash: 'SELECT * FROM api_keys WHERE key_hash = $1',
@@ -143,8 +143,8 @@ export const SQL = {
   deleteGroup: `WITH deleted AS (
                   DELETE FROM user_groups WHERE environment = $1 AND provided_id = $2 RETURNING *
                 ), audited AS (
-                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-                  SELECT $3, 'user_group.deleted', environment, team_id, provided_id, $4, $5 FROM deleted
+                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                  SELECT $3, 'user_group.deleted', environment, team_id, provided_id, $4, $5, $6 FROM deleted
                 )
                 SELECT * FROM deleted`,
   anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',
@@ -154,7 +154,7 @@ export const SQL = {
                    WHERE EXISTS (SELECT 1 FROM user_groups)`,
   advanceAuditIds: `SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT max(id) FROM audit_log))
                     WHERE EXISTS (SELECT 1 FROM audit_log)`,
-  importAudit: `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  importAudit: `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
   listAuditAfter: 'SELECT * FROM audit_log WHERE id > $1 ORDER BY id LIMIT $2',
 } as const;

@@ -26,6 +26,11 @@ export interface PostgresStoreOptions {
 
 type StatementName = keyof typeof SQL;
 
+/** An audit record's own parameters, last in every audited statement: key_id, fields, client_address. */
+function auditValues(audit: AuditContext): [string | null, string, string | null] {
+  return [audit.keyId, JSON.stringify(audit.fields), audit.clientAddress ?? null];
+}
+
 interface AuditedGroup {
   group: NewUserGroup;
   audit: AuditContext;
@@ -33,7 +38,7 @@ interface AuditedGroup {
 
 /** The parameters of insertGroup; insertGroups takes the same, one array each. */
 function insertValues({ group, audit }: AuditedGroup): unknown[] {
-  return [...newGroupColumns(group), audit.keyId, JSON.stringify(audit.fields)];
+  return [...newGroupColumns(group), ...auditValues(audit)];
 }
 
 interface AuditedChange {
@@ -55,8 +60,7 @@ function updateValues({ environment, providedId, changes, audit }: AuditedChange
     changes.updatedAt,
     environment,
     providedId,
-    audit.keyId,
-    JSON.stringify(audit.fields),
+    ...auditValues(audit),
   ];
 }
 
@@ -67,7 +71,7 @@ interface AuditedReplacement {
 
 /** The parameters of replaceToken; replaceTokens takes the same, one array each. */
 function replaceValues({ replacement: r, audit }: AuditedReplacement): unknown[] {
-  return [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash, audit.keyId, JSON.stringify(audit.fields)];
+  return [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash, ...auditValues(audit)];
 }
 
 /**
@@ -302,7 +306,7 @@ export class PostgresStore implements Store {
     deletedAt: string,
     audit: AuditContext = NO_AUDIT_DETAIL,
   ): Promise<UserGroupRecord | null> {
-    const row = (await this.query<UserGroupRow>('deleteGroup', [environment, providedId, deletedAt, audit.keyId, JSON.stringify(audit.fields)])).rows[0];
+    const row = (await this.query<UserGroupRow>('deleteGroup', [environment, providedId, deletedAt, ...auditValues(audit)])).rows[0];
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -332,7 +336,7 @@ export class PostgresStore implements Store {
         await client.query({
           name: 'ugs_importAudit',
           text: SQL.importAudit,
-          values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields)],
+          values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields), a.clientAddress],
         });
       }
       await client.query(SQL.advanceTeamIds);
@@ -347,7 +351,7 @@ export class PostgresStore implements Store {
   }
 
   async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
-    await this.query('insertKey', [...apiKeyValues(key), JSON.stringify(audit.fields)]);
+    await this.query('insertKey', [...apiKeyValues(key), JSON.stringify(audit.fields), audit.clientAddress ?? null]);
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
@@ -360,7 +364,7 @@ export class PostgresStore implements Store {
   }
 
   async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
-    return (await this.query<{ exists: boolean }>('revokeKey', [revokedAt, id, JSON.stringify(audit.fields)])).rows[0]?.exists ?? false;
+    return (await this.query<{ exists: boolean }>('revokeKey', [revokedAt, id, JSON.stringify(audit.fields), audit.clientAddress ?? null])).rows[0]?.exists ?? false;
   }
 
   async recordApiKeyUse(id: string, usedAt: string): Promise<void> {

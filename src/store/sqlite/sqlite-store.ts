@@ -76,12 +76,12 @@ export class SqliteStore implements Store {
       revokeKey: db.prepare<[string, string], ApiKeyRow>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING *'),
       keyExists: db.prepare<[string], { id: string }>('SELECT id FROM api_keys WHERE id = ?'),
       appendAudit: db.prepare(
-        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields)
-         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields)`,
+        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress)`,
       ),
       importAudit: db.prepare(
-        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields)
-         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields)`,
+        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address)
+         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress)`,
       ),
       listAuditAfter: db.prepare<[number, number], AuditRow>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?'),
       recordKeyUse: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
@@ -173,7 +173,7 @@ export class SqliteStore implements Store {
 
   /** Appends the audit record of a change; call inside the change's transaction. */
   private appendAudit(action: AuditAction, at: string, subject: { environment: string; teamId: number | null; providedId: string | null }, audit: AuditContext): void {
-    this.statements.appendAudit.run({ at, action, ...subject, keyId: audit.keyId, fields: JSON.stringify(audit.fields) });
+    this.statements.appendAudit.run({ at, action, ...subject, keyId: audit.keyId, fields: JSON.stringify(audit.fields), clientAddress: audit.clientAddress ?? null });
   }
 
   async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {

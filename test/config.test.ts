@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { trustedProxyCheck } from '../src/http/trusted-proxies.js';
+
+const base = { UGS_DATA_DIR: '/tmp/ugs-config-test' };
+
+describe('settings', () => {
+  it('bound connections by default: 100 per client address, idle keep-alive 10 s, headers 10 s, whole request 30 s', () => {
+    const { http } = loadConfig(base);
+    assert.deepEqual(
+      [http.maxConnections, http.maxConnectionsPerAddress, http.keepAliveTimeoutMs, http.headersTimeoutMs, http.requestTimeoutMs],
+      [10_000, 100, 10_000, 10_000, 30_000],
+    );
+    assert.equal(loadConfig({ ...base, UGS_MAX_CONNECTIONS_PER_ADDRESS: '7' }).http.maxConnectionsPerAddress, 7);
+    assert.throws(() => loadConfig({ ...base, UGS_MAX_CONNECTIONS_PER_ADDRESS: '0' }), /^ConfigError: Invalid UGS_MAX_CONNECTIONS_PER_ADDRESS="0"/);
+  });
+
+  describe('UGS_TRUST_PROXY', () => {
+    it('is off by default, and when empty or false', () => {
+      for (const value of [undefined, '', 'false']) assert.deepEqual(loadConfig({ ...base, UGS_TRUST_PROXY: value }).trustedProxies, []);
+    });
+
+    it('takes addresses, CIDRs of either family and the names loopback, linklocal, uniquelocal', () => {
+      const { trustedProxies } = loadConfig({ ...base, UGS_TRUST_PROXY: ' 10.0.0.0/8, 192.0.2.7 ,2001:db8::/32,loopback,uniquelocal' });
+      assert.deepEqual(trustedProxies, ['10.0.0.0/8', '192.0.2.7', '2001:db8::/32', 'loopback', 'uniquelocal']);
+      const trusted = trustedProxyCheck(trustedProxies);
+      for (const address of ['10.1.2.3', '::ffff:10.1.2.3', '192.0.2.7', '2001:db8::1', '127.0.0.5', '::1', '192.168.1.1', 'fd12::1']) assert.ok(trusted(address), address);
+      for (const address of ['192.0.2.8', '11.0.0.1', '2001:db9::1', 'fe80::1', '', undefined]) assert.equal(trusted(address), false, String(address));
+    });
+
+    for (const [value, reason] of [
+      ['true', /would trust any address/],
+      ['2', /hop count would trust any address/],
+      ['10.0.0.0/33', /"10.0.0.0\/33" is not an IP address/],
+      ['10.0.0.0/8,proxy.internal', /"proxy.internal" is not an IP address/],
+      ['10.0.0.0/8,', /"" is not/],
+    ] as const) {
+      it(`refuses ${value} with one line saying why`, () => {
+        assert.throws(
+          () => loadConfig({ ...base, UGS_TRUST_PROXY: value }),
+          (error: Error) => error instanceof ConfigError && error.message.startsWith(`Invalid UGS_TRUST_PROXY=${JSON.stringify(value)}: `) && reason.test(error.message),
+        );
+      });
+    }
+  });
+});
