@@ -177,6 +177,35 @@ describe('ugs keys', () => {
       assert.equal(keys[0]?.revoked_at, null, 'the existing key is untouched');
     });
 
+    it('takes the full key to name it: revokes it and prints only its id, never the key', async () => {
+      const dir = sandbox.dir();
+      const target = await sandbox.createKey(dir);
+      const bystander = await sandbox.createKey(dir);
+      const result = await sandbox.ugs(dir, ['keys', 'revoke', target.key]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(lines(result.stdout).join('\n'), `Revoked ${target.id}.`);
+      assertNoKeyEchoed(result, target.key);
+      const { keys } = await sandbox.listKeys(dir);
+      assert.match(keys.find((k) => k.id === target.id)?.revoked_at ?? '', ISO_TIME);
+      assert.equal(keys.find((k) => k.id === bystander.id)?.revoked_at, null);
+    });
+
+    it('refuses a key that is unknown, mistyped or from another store without echoing it', async () => {
+      const dir = sandbox.dir();
+      const existing = await sandbox.createKey(dir);
+      const other = await sandbox.createKey(sandbox.dir());
+      const last = existing.key.at(-1) === 'A' ? 'B' : 'A';
+      const mistyped = `${existing.key.slice(0, -1)}${last}`;
+      const lookalike = `ugsk_${'x'.repeat(10)}`;
+      for (const given of [other.key, mistyped, lookalike]) {
+        const result = await sandbox.ugs(dir, ['keys', 'revoke', given]);
+        assertOneLineFailure(result, [/No API key/]);
+        assertNoKeyEchoed(result, given);
+      }
+      const { keys } = await sandbox.listKeys(dir);
+      assert.equal(keys[0]?.revoked_at, null, 'the existing key is untouched');
+    });
+
     it('needs an id', async () => {
       const dir = sandbox.dir();
       const result = await sandbox.ugs(dir, ['keys', 'revoke']);
@@ -208,3 +237,11 @@ describe('ugs keys', () => {
     }
   });
 });
+
+/** Neither the key nor its random part appears anywhere in the command's output. */
+function assertNoKeyEchoed(result: { stdout: string; stderr: string }, key: string): void {
+  const secretPart = key.slice('ugsk_'.length);
+  for (const [stream, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+    assert.ok(!text.includes(secretPart), `${stream} echoes the key:\n${text}`);
+  }
+}
