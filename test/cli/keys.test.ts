@@ -34,6 +34,26 @@ describe('ugs keys', () => {
       assert.equal(view!.revoked_at, null);
     });
 
+    it('prints the key id on the line before the key, in the form `keys list` shows and `keys revoke` takes', async () => {
+      const dir = sandbox.dir();
+      const { key, result } = await sandbox.createKey(dir, ['--name', 'quick start']);
+      const [idLine, keyLine] = lines(result.stdout).slice(-2);
+      assert.equal(keyLine, key, 'the key stays the last line, so `KEY=$(ugs keys create | tail -n 1)` works');
+      const id = /^Key id \(for `ugs keys list` and `ugs keys revoke`\): (\S+)$/.exec(idLine ?? '')?.[1];
+      assert.ok(id, `no key id line before the key:\n${result.stdout}`);
+      assert.match(id, KEY_ID);
+
+      const table = await sandbox.ugs(dir, ['keys', 'list']);
+      assert.equal(table.code, 0, table.stderr);
+      assert.deepEqual(lines(table.stdout).slice(1).map((row) => row.split(/\s+/)[0]), [id], 'the ID column shows the same id');
+      assert.deepEqual((await sandbox.listKeys(dir)).keys.map((k) => k.id), [id]);
+
+      const revoked = await sandbox.ugs(dir, ['keys', 'revoke', id]);
+      assert.equal(revoked.code, 0, revoked.stderr);
+      assert.equal(lines(revoked.stdout).join('\n'), `Revoked ${id}.`);
+      assert.ok((await sandbox.listKeys(dir)).keys[0]?.revoked_at);
+    });
+
     it('reflects --environment Testing, --read-only and --name in the list', async () => {
       const dir = sandbox.dir();
       const plain = await sandbox.createKey(dir);

@@ -33,8 +33,10 @@ export function keysCommand(program: Command): void {
           access: options.readOnly ? 'read-only' : 'read-write',
           name: options.name ?? null,
         });
-        console.log(`Created ${record.access} API key ${record.id} for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
-        console.log('Store it now: it cannot be shown again. Use it as "Authorization: Token <key>".');
+        console.log(`Created a ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
+        console.log('Store the key now: it cannot be shown again. Send it as "Authorization: Token <key>".');
+        // The id just before the key, the key last: `tail -n 1` captures the key alone.
+        console.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);
         console.log(key);
       });
     });
