@@ -83,14 +83,15 @@ export interface Store {
   deleteUserGroup(environment: Environment, providedId: string, deletedAt: string, audit?: AuditContext): Promise<UserGroupRecord | null>;
   /** Up to `limit` groups with team_id above `afterTeamId`, in team_id order (for export). */
   listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
-  /** True when the store holds no group and no key: the only state `importBatch` is meant for. */
+  /** True when the store holds no group and no key: the only state `importAll` is meant for. */
   isEmpty(): Promise<boolean>;
   /**
-   * Inserts exported records as they are, team_ids included, in one
-   * transaction, and moves the team_id sequence past them so new groups never
-   * reuse an imported id.
+   * Inserts exported records as they are, team_ids included, and `settings`
+   * where absent, all in ONE transaction: a failure at any batch leaves the
+   * store as it was. Moves the id sequences past the imported ids so new groups
+   * never reuse one.
    */
-  importBatch(batch: ImportBatch): Promise<void>;
+  importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void>;
 
   insertApiKey(key: ApiKeyRecord, audit?: AuditContext): Promise<void>;
   findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null>;

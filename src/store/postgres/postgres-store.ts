@@ -314,26 +314,29 @@ export class PostgresStore implements Store {
     return !(await this.query<{ any: boolean }>('anyRow', [])).rows[0]?.any;
   }
 
-  async importBatch(batch: ImportBatch): Promise<void> {
+  async importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void> {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw asUnavailable(error);
     });
     try {
       await client.query('BEGIN');
-      for (const g of batch.userGroups) {
-        await client.query({
-          name: 'ugs_importGroup',
-          text: SQL.importGroup,
-          values: [g.teamId, ...newGroupColumns(g)],
-        });
-      }
-      for (const k of batch.apiKeys) await client.query({ name: 'ugs_importKey', text: SQL.importKey, values: apiKeyValues(k) });
-      for (const a of batch.auditRecords) {
-        await client.query({
-          name: 'ugs_importAudit',
-          text: SQL.importAudit,
-          values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields)],
-        });
+      for (const [name, value] of Object.entries(settings)) await client.query({ name: 'ugs_putSettingIfAbsent', text: SQL.putSettingIfAbsent, values: [name, value] });
+      for await (const batch of batches) {
+        for (const g of batch.userGroups) {
+          await client.query({
+            name: 'ugs_importGroup',
+            text: SQL.importGroup,
+            values: [g.teamId, ...newGroupColumns(g)],
+          });
+        }
+        for (const k of batch.apiKeys) await client.query({ name: 'ugs_importKey', text: SQL.importKey, values: apiKeyValues(k) });
+        for (const a of batch.auditRecords) {
+          await client.query({
+            name: 'ugs_importAudit',
+            text: SQL.importAudit,
+            values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields)],
+          });
+        }
       }
       await client.query(SQL.advanceTeamIds);
       await client.query(SQL.advanceAuditIds);

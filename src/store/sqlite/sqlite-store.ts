@@ -265,14 +265,22 @@ export class SqliteStore implements Store {
     return this.statements.anyRow.get()!.n === 0;
   }
 
-  async importBatch(batch: ImportBatch): Promise<void> {
-    this.db.transaction(() => {
-      for (const group of batch.userGroups) {
-        this.statements.importGroup.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties) });
+  async importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void> {
+    // One transaction across awaits: an import is the only user of its connection.
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const [name, value] of Object.entries(settings)) this.statements.putSettingIfAbsent.run(name, value);
+      for await (const batch of batches) {
+        for (const group of batch.userGroups) {
+          this.statements.importGroup.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties) });
+        }
+        for (const key of batch.apiKeys) this.statements.insertKey.run(key);
+        for (const record of batch.auditRecords) this.statements.importAudit.run({ ...record, fields: JSON.stringify(record.fields) });
       }
-      for (const key of batch.apiKeys) this.statements.insertKey.run(key);
-      for (const record of batch.auditRecords) this.statements.importAudit.run({ ...record, fields: JSON.stringify(record.fields) });
-    })();
+      this.db.exec('COMMIT');
+    } finally {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
   }
 
   async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
