@@ -50,6 +50,12 @@ export interface Store {
   putSettingIfAbsent(name: string, value: string): Promise<string>;
   /** Replaces the setting if it still holds `expected`; false otherwise. */
   replaceSetting(name: string, expected: string, value: string): Promise<boolean>;
+  /** Stores `value` under `name`, replacing any value there. */
+  putSetting(name: string, value: string): Promise<void>;
+  /** Every setting whose name starts with `prefix` (taken literally), in name order. */
+  listSettings(prefix: string): Promise<{ name: string; value: string }[]>;
+  /** Removes the setting; nothing happens when there is none. */
+  deleteSetting(name: string): Promise<void>;
 
   findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null>;
   findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null>;

@@ -71,6 +71,22 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await store.getSetting('s1'), 'first');
     });
 
+    it('writes, lists by prefix and deletes settings', async () => {
+      await store.putSetting('holder:a', '1');
+      await store.putSetting('holder:b', '2');
+      await store.putSetting('holder:a', '3');
+      await store.putSetting('holders_other', 'x');
+      await store.putSetting('h%lder:c', 'not a prefix match');
+      assert.deepEqual(await store.listSettings('holder:'), [
+        { name: 'holder:a', value: '3' },
+        { name: 'holder:b', value: '2' },
+      ]);
+      await store.deleteSetting('holder:a');
+      await store.deleteSetting('holder:never');
+      assert.deepEqual(await store.listSettings('holder:'), [{ name: 'holder:b', value: '2' }]);
+      assert.equal(await store.getSetting('holders_other'), 'x');
+    });
+
     it('inserts a group and reads it back field for field', async () => {
       const group = newGroup('Customer', 'roundtrip');
       const { group: stored, created } = await store.insertUserGroupIfAbsent(group);

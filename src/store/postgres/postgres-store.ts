@@ -249,6 +249,18 @@ export class PostgresStore implements Store {
     return ((await this.query('replaceSetting', [value, name, expected])).rowCount ?? 0) > 0;
   }
 
+  async putSetting(name: string, value: string): Promise<void> {
+    await this.query('putSetting', [name, value]);
+  }
+
+  async listSettings(prefix: string): Promise<{ name: string; value: string }[]> {
+    return (await this.query<{ name: string; value: string }>('listSettings', [prefix])).rows;
+  }
+
+  async deleteSetting(name: string): Promise<void> {
+    await this.query('deleteSetting', [name]);
+  }
+
   async replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean> {
     return ((await this.query('replaceCiphertext', [next, teamId, expected])).rowCount ?? 0) > 0;
   }
