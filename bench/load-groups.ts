@@ -16,8 +16,8 @@ const BATCH = 10_000;
 export async function loadGroups(dataDir: string, secret: string, count: number, prefix: string): Promise<void> {
   const { store } = await SqliteStore.open({ path: join(dataDir, SQLITE_FILE) });
   const cipher = createTokenCipher(secret);
-  try {
-    const at = new Date().toISOString();
+  const at = new Date().toISOString();
+  async function* batches() {
     for (let start = 0; start < count; start += BATCH) {
       const userGroups: UserGroupRecord[] = [];
       for (let i = start; i < Math.min(count, start + BATCH); i++) {
@@ -36,8 +36,12 @@ export async function loadGroups(dataDir: string, secret: string, count: number,
           updatedAt: at,
         });
       }
-      await store.importBatch({ userGroups, apiKeys: [], auditRecords: [] });
+      yield { userGroups, apiKeys: [], auditRecords: [] };
     }
+  }
+  try {
+    // A transaction per batch, as before: one of a million rows would grow the WAL to the size of the store.
+    for await (const batch of batches()) await store.importAll([batch], {});
   } finally {
     await store.close();
   }

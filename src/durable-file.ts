@@ -28,7 +28,8 @@ export function writeFileDurably(path: string, content: string, options: { exclu
   }
 }
 
-function syncFolder(path: string): void {
+/** Makes a folder's entries (a file just linked, renamed or removed) survive a power loss. */
+export function syncFolder(path: string): void {
   const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);

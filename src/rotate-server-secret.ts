@@ -1,9 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileDurably } from './durable-file.js';
-import { resealTokens, type ResealSummary } from './domain/secret-rotation.js';
+import { invalidRequest } from './domain/errors.js';
+import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, resealTokens, type ResealSummary, type Rotation } from './domain/secret-rotation.js';
+import { secretCheckOf } from './domain/token-cipher.js';
+import { listLiveHolders, readRotation, recordRotation } from './secret-holders.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
 import type { Services } from './services.js';
 
@@ -11,45 +15,98 @@ export interface RotationResult extends ResealSummary {
   mode: 'environment' | 'data dir';
 }
 
-/** Points the store's fingerprint at the keyring's current secret. */
-async function recordCurrentSecret(services: Services): Promise<void> {
-  const recorded = await services.store.getSetting(SECRET_CHECK_SETTING);
-  if (recorded !== null && recorded !== services.cipher.secretCheck) {
-    await services.store.replaceSetting(SECRET_CHECK_SETTING, recorded, services.cipher.secretCheck);
-  }
-}
+const HOLDER_POLL_MS = 100;
 
 /**
- * Moves every stored token to a new server secret while servers keep serving.
+ * Moves every stored token to a new server secret while servers keep serving,
+ * in an order no server can be caught out by:
  *
- * Environment (replicas): UGS_SECRET already is the new secret and
- * UGS_PREVIOUS_SECRET the old one on every replica; this re-encrypts every
- * token and records the new fingerprint. UGS_PREVIOUS_SECRET can go after.
+ * 1. refuses, naming the server, while a live server could not open tokens
+ *    sealed under the new secret (see `holdersThatCannotFollow`);
+ * 2. records the rotation, then the new secret's fingerprint: servers switch
+ *    to sealing under it within one of their checks;
+ * 3. waits until every live server reports it has switched (at most
+ *    `graceMs`; past that it stops, the rotation recorded, and a rerun resumes);
+ * 4. re-encrypts every token, twice over (the second pass catches tokens a
+ *    server sealed just before switching), and marks the rotation finished;
+ *    in data-dir mode deletes the previous secret.
  *
- * Data dir (one server): generates the new secret, keeps the old one as
- * `server-secret.previous`, records the new fingerprint, waits `graceMs` for
- * running servers to notice it (they check every few seconds, and reload on any
- * token sealed under a secret they do not know), re-encrypts every token twice
- * over (the second pass catches tokens a server sealed before it noticed), then
- * deletes the old secret. Running it again after an interruption resumes.
+ * Environment (replicas): UGS_SECRET is the new secret and UGS_PREVIOUS_SECRET
+ * the old one, as on every server. Data dir (one host): a new secret is
+ * generated there; the old one stays as `server-secret.previous` until done.
  */
 export async function rotateServerSecret(services: Services, settings: SecretSettings, graceMs: number): Promise<RotationResult> {
-  if (settings.secret !== undefined) {
-    const summary = await resealTokens(services.store, services.cipher);
-    await recordCurrentSecret(services);
-    return { ...summary, mode: 'environment' };
-  }
+  const { store } = services;
+  const recorded = (await store.getSetting(SECRET_CHECK_SETTING))!;
+  const last = await readRotation(store);
+  const mode = settings.secret !== undefined ? 'environment' : 'data dir';
   const currentPath = join(settings.dataDir, SECRET_FILE);
   const previousPath = join(settings.dataDir, PREVIOUS_SECRET_FILE);
-  if (!existsSync(previousPath)) {
-    writeFileDurably(previousPath, readFileSync(currentPath, 'utf8'), { exclusive: true });
-    writeFileDurably(currentPath, `${randomBytes(32).toString('hex')}\n`, { exclusive: false });
+
+  let rotation: Rotation;
+  let newSecret: string | undefined;
+  if (settings.secret !== undefined) {
+    const previous = settings.previousSecret === undefined ? undefined : secretCheckOf(settings.previousSecret);
+    rotation = planEnvironmentRotation(recorded, secretCheckOf(settings.secret), previous, last);
+  } else if (existsSync(previousPath)) {
+    // A run that stopped half way: resume it.
+    rotation = { from: secretCheckOf(readFileSync(previousPath, 'utf8').trim()), to: secretCheckOf(readFileSync(currentPath, 'utf8').trim()), finishedAt: null };
+  } else {
+    newSecret = randomBytes(32).toString('hex');
+    rotation = { from: recorded, to: secretCheckOf(newSecret), finishedAt: null };
   }
-  services.cipher.reload();
-  await recordCurrentSecret(services);
-  await sleep(graceMs);
-  const first = await resealTokens(services.store, services.cipher);
-  const second = await resealTokens(services.store, services.cipher);
-  rmSync(previousPath);
-  return { scanned: first.scanned, resealed: first.resealed + second.resealed, mode: 'data dir' };
+
+  const now = new Date();
+  const blockers = holdersThatCannotFollow(
+    await listLiveHolders(store, now),
+    { mode: settings.secret !== undefined ? 'UGS_SECRET' : 'data dir', from: rotation.from, to: rotation.to, host: hostname(), dataDir: resolve(settings.dataDir) },
+    now,
+  );
+  if (blockers.length > 0) {
+    const more = blockers.length > 1 ? ` (and ${blockers.length - 1} more server${blockers.length > 2 ? 's' : ''})` : '';
+    throw invalidRequest(`Not rotating: ${blockers[0]}${more}. Nothing was changed. A server that has stopped counts until its record expires (30 s or so).`);
+  }
+
+  if (newSecret !== undefined) {
+    writeFileDurably(previousPath, readFileSync(currentPath, 'utf8'), { exclusive: true });
+    writeFileDurably(currentPath, `${newSecret}\n`, { exclusive: false });
+  }
+  if (rotation.from !== rotation.to && rotation.finishedAt === null) {
+    await recordRotation(store, rotation);
+    if (recorded !== rotation.to && !(await store.replaceSetting(SECRET_CHECK_SETTING, recorded, rotation.to))) {
+      throw invalidRequest('Another `ugs secret rotate` changed the server secret meanwhile; run this again once it has finished.');
+    }
+  }
+  if (!services.cipher.follow(rotation.to)) throw invalidRequest('This run does not have the new server secret.');
+  await waitUntilEveryServerSeals(services, rotation.to, graceMs);
+
+  const first = await resealTokens(store, services.cipher);
+  const second = await resealTokens(store, services.cipher);
+  if (rotation.finishedAt === null) await recordRotation(store, { ...rotation, finishedAt: new Date().toISOString() });
+  if (mode === 'data dir') rmSync(previousPath, { force: true });
+  return { scanned: first.scanned, resealed: first.resealed + second.resealed, mode };
+}
+
+/** Until every live server seals under `to`; fails at once for a server that cannot, and after `graceMs` for one that has not yet. */
+async function waitUntilEveryServerSeals(services: Services, to: string, graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  for (;;) {
+    const now = new Date();
+    const holders = await listLiveHolders(services.store, now);
+    // A data-dir server learns the new secret from the files when it notices the fingerprint; one with UGS_SECRET never can.
+    const stranded = holders.find((holder) => holder.source === 'UGS_SECRET' && !holder.known.includes(to));
+    if (stranded) {
+      throw invalidRequest(
+        `${describeHolder(stranded, now)} started meanwhile without the new secret and cannot read tokens sealed under it: restart it with UGS_SECRET=<new> and UGS_PREVIOUS_SECRET=<old>, then run \`ugs secret rotate\` again to finish.`,
+      );
+    }
+    const waiting = holders.find((holder) => holder.sealing !== to);
+    if (!waiting) return;
+    if (Date.now() >= deadline) {
+      throw invalidRequest(
+        `${describeHolder(waiting, now)} has not switched to the new secret within ${graceMs} ms. The rotation is recorded and every server can read both secrets: run \`ugs secret rotate\` again with the same settings to finish it.`,
+      );
+    }
+    await sleep(HOLDER_POLL_MS);
+  }
 }

@@ -22,8 +22,10 @@ export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'pos
   previousSecret?: string;
   /** See UGS_KEY_CACHE_TTL_MS; 0 when not given. */
   keyCacheTtlMs?: number;
-  /** How often a server with a data-dir secret checks for a rotation by `ugs secret rotate`. */
+  /** How often a process checks for a rotation by `ugs secret rotate`. */
   secretPollMs?: number;
+  /** A serving process records itself in the store, so `ugs secret rotate` knows which secrets it has. */
+  serving?: boolean;
 }
 
 export async function openServices(config: ServicesConfig): Promise<Services> {
@@ -33,7 +35,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
   const { appliedMigrations } = opened;
   try {
     const cipher = await loadServerSecret(store, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
-    cipher.watch(store, config.secretPollMs ?? 5000);
+    await cipher.watch(store, config.secretPollMs ?? 5000, config.serving ?? false);
     return {
       store,
       cipher,
@@ -42,7 +44,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
       apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs ?? 0 }),
       dataTransfer: new DataTransfer(store, cipher),
       close: async () => {
-        cipher.stop();
+        await cipher.stop();
         await store.close();
       },
     };

@@ -71,6 +71,23 @@ export class ApiKeyService {
   }
 
   /**
+   * Revokes the key named by its id, or by the key itself (found by its hash,
+   * so a key pasted where an id was expected still works). Returns the key's
+   * id, or null when nothing matches.
+   */
+  async revokeByIdOrKey(given: string): Promise<string | null> {
+    let id = given;
+    if (given.startsWith(apiKeyFormat.prefix)) {
+      if (!apiKeyFormat.isWellFormed(given)) return null;
+      const hash = hashSecret(given);
+      const record = await this.store.findApiKeyByHash(hash);
+      if (!record || !sameHash(record.keyHash, hash)) return null;
+      id = record.id;
+    }
+    return (await this.revoke(id)) ? id : null;
+  }
+
+  /**
    * The principal of a presented key that is cached and whose use is already
    * recorded: the common case, answered with no store call and no promise.
    * Undefined whenever `authenticate` has work to do (a key not cached or

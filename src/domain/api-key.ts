@@ -31,3 +31,8 @@ export interface Principal {
 export function newApiKeyId(): string {
   return `key_${randomBytes(8).toString('hex')}`;
 }
+
+/** True when `value` has the shape of a key id (not of a key): only such values may be echoed back. */
+export function isApiKeyId(value: string): boolean {
+  return /^key_[0-9a-f]{16}$/.test(value);
+}

@@ -56,84 +56,146 @@ export class DataTransfer {
   }
 
   /**
-   * Checks a whole export before writing anything (format, counts, that every
-   * token decrypts under this server's secret and matches its hash), then
-   * loads it in batches. `readLines` is called once per pass.
+   * Loads an export into this (empty) store in one transaction, with
+   * `settings` (the server secret's fingerprint) where absent: on any failure
+   * (a bad line, a duplicate, the database refusing a row) nothing is written.
+   * Every line is checked again as it is loaded; call `checkExport` first to
+   * refuse a faulty file before opening, let alone creating, a store.
    */
-  async import(readLines: () => AsyncIterable<string>): Promise<ImportSummary> {
+  async import(readLines: () => AsyncIterable<string>, settings: Readonly<Record<string, string>> = {}): Promise<ImportSummary> {
     if (!(await this.store.isEmpty())) throw invalidRequest('Import needs an empty store; this one already has user groups, API keys or audit records.');
-    const summary = await this.forEachRecord(readLines, async () => {});
-    const emptyBatch = (): ImportBatch => ({ userGroups: [], apiKeys: [], auditRecords: [] });
-    const size = (b: ImportBatch) => b.userGroups.length + b.apiKeys.length + b.auditRecords.length;
-    let batch = emptyBatch();
-    const flush = async () => {
-      if (size(batch) === 0) return;
-      await this.store.importBatch(batch);
-      batch = emptyBatch();
-    };
-    await this.forEachRecord(readLines, async (record) => {
-      if (record.type === 'user_group') batch.userGroups.push(userGroupFromLine(record));
-      if (record.type === 'api_key') batch.apiKeys.push(apiKeyFromLine(record));
-      if (record.type === 'audit') batch.auditRecords.push(auditFromLine(record));
-      if (size(batch) >= PAGE) await flush();
-    });
-    await flush();
-    return summary;
-  }
-
-  private async forEachRecord(readLines: () => AsyncIterable<string>, use: (record: ExportLine) => Promise<void>): Promise<ImportSummary> {
-    let lineNumber = 0;
-    let header = false;
-    let trailer: ImportSummary | undefined;
-    const seen: ImportSummary = { userGroups: 0, apiKeys: 0, auditRecords: 0 };
-    for await (const text of readLines()) {
-      lineNumber++;
-      if (text.trim() === '') continue;
-      const fail = (why: string) => invalidRequest(`Line ${lineNumber} of the export: ${why}.`);
-      let record: ExportLine;
-      try {
-        record = parseExportLine(text);
-      } catch (error) {
-        throw fail((error as Error).message);
-      }
-      if (trailer) throw fail('records after the end marker');
-      if (!header) {
-        if (record.type !== 'header') throw fail(`expected the "${EXPORT_FORMAT}" header first`);
-        if (record.server_secret_check !== this.cipher.secretCheck) {
-          throw invalidRequest(
-            'The export was made under a different server secret. Start the import with the source\'s secret (UGS_SECRET, or its data dir\'s server-secret file), or its tokens could not be read.',
-          );
+    const records = checkedRecords(readLines, this.cipher);
+    let summary: ImportSummary | undefined;
+    async function* batches(): AsyncGenerator<ImportBatch> {
+      let batch: ImportBatch = { userGroups: [], apiKeys: [], auditRecords: [] };
+      for (;;) {
+        const next = await records.next();
+        if (next.done) summary = next.value;
+        else if (next.value.type === 'user_group') batch.userGroups.push(userGroupFromLine(next.value));
+        else if (next.value.type === 'api_key') batch.apiKeys.push(apiKeyFromLine(next.value));
+        else batch.auditRecords.push(auditFromLine(next.value));
+        if (next.done || batch.userGroups.length + batch.apiKeys.length + batch.auditRecords.length >= PAGE) {
+          yield batch;
+          batch = { userGroups: [], apiKeys: [], auditRecords: [] };
         }
-        header = true;
-        continue;
+        if (next.done) return;
       }
-      if (record.type === 'header') throw fail('a second header');
-      if (record.type === 'end') {
-        trailer = { userGroups: record.user_groups, apiKeys: record.api_keys, auditRecords: record.audit_records };
-        continue;
-      }
-      if (record.type === 'user_group') {
-        const token = this.decryptOrFail(record, fail);
-        if (!sameHash(hashSecret(token), Buffer.from(record.token_hash, 'base64'))) throw fail('the token does not match its hash');
-        seen.userGroups++;
-      } else if (record.type === 'api_key') seen.apiKeys++;
-      else seen.auditRecords++;
-      await use(record);
     }
-    if (!header) throw invalidRequest('The export is empty.');
-    if (!trailer) throw invalidRequest('The export is truncated: it has no end marker.');
-    if (trailer.userGroups !== seen.userGroups || trailer.apiKeys !== seen.apiKeys || trailer.auditRecords !== seen.auditRecords) {
-      const counts = (c: ImportSummary) => `${c.userGroups} groups, ${c.apiKeys} keys and ${c.auditRecords} audit records`;
-      throw invalidRequest(`The export is incomplete: its end marker counts ${counts(trailer)}, the file holds ${counts(seen)}.`);
-    }
-    return seen;
+    await this.store.importAll(batches(), settings);
+    return summary!;
   }
+}
 
-  private decryptOrFail(record: Extract<ExportLine, { type: 'user_group' }>, fail: (why: string) => Error): string {
+/** The records of an export, without its header and end marker. */
+type ExportRecord = Extract<ExportLine, { type: 'user_group' | 'api_key' | 'audit' }>;
+
+/**
+ * Checks a whole export without writing anything: the format, the header's
+ * server secret, that every token decrypts under `cipher` and matches its
+ * hash, that no record repeats another, and the end marker's counts. The
+ * error names the line at fault. `readLines` is called once.
+ */
+export async function checkExport(readLines: () => AsyncIterable<string>, cipher: TokenCipher): Promise<ImportSummary> {
+  const records = checkedRecords(readLines, cipher);
+  for (;;) {
+    const next = await records.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Each record once checked (see `checkExport`); returns the counts once the end marker is checked. */
+async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: TokenCipher): AsyncGenerator<ExportRecord, ImportSummary> {
+  let lineNumber = 0;
+  let header = false;
+  let trailer: ImportSummary | undefined;
+  const seen: ImportSummary = { userGroups: 0, apiKeys: 0, auditRecords: 0 };
+  const firstLines = new FirstLines();
+  for await (const text of readLines()) {
+    lineNumber++;
+    if (text.trim() === '') continue;
+    const fail = (why: string) => invalidRequest(`Line ${lineNumber} of the export: ${why}.`);
+    let record: ExportLine;
     try {
-      return this.cipher.decrypt(Buffer.from(record.token_ciphertext, 'base64'), record.environment, record.provided_id);
-    } catch {
-      throw fail(`the token of "${record.provided_id}" cannot be decrypted with this server secret`);
+      record = parseExportLine(text);
+    } catch (error) {
+      throw fail((error as Error).message);
     }
+    if (trailer) throw fail('records after the end marker');
+    if (!header) {
+      if (record.type !== 'header') throw fail(`expected the "${EXPORT_FORMAT}" header first`);
+      if (record.server_secret_check !== cipher.secretCheck) {
+        throw invalidRequest(
+          'The export was made under a different server secret. Start the import with the source\'s secret (UGS_SECRET, or its data dir\'s server-secret file), or its tokens could not be read.',
+        );
+      }
+      header = true;
+      continue;
+    }
+    if (record.type === 'header') throw fail('a second header');
+    if (record.type === 'end') {
+      trailer = { userGroups: record.user_groups, apiKeys: record.api_keys, auditRecords: record.audit_records };
+      continue;
+    }
+    const repeated = firstLines.repeatOf(record, lineNumber);
+    if (repeated) throw fail(repeated);
+    if (record.type === 'user_group') {
+      const token = decryptOrFail(cipher, record, fail);
+      if (!sameHash(hashSecret(token), Buffer.from(record.token_hash, 'base64'))) throw fail('the token does not match its hash');
+      seen.userGroups++;
+    } else if (record.type === 'api_key') seen.apiKeys++;
+    else seen.auditRecords++;
+    yield record;
+  }
+  if (!header) throw invalidRequest('The export is empty.');
+  if (!trailer) throw invalidRequest('The export is truncated: it has no end marker.');
+  if (trailer.userGroups !== seen.userGroups || trailer.apiKeys !== seen.apiKeys || trailer.auditRecords !== seen.auditRecords) {
+    const counts = (c: ImportSummary) => `${c.userGroups} groups, ${c.apiKeys} keys and ${c.auditRecords} audit records`;
+    throw invalidRequest(`The export is incomplete: its end marker counts ${counts(trailer)}, the file holds ${counts(seen)}.`);
+  }
+  return seen;
+}
+
+/**
+ * The line on which each unique value of the export first appeared, so a
+ * repeat is refused before the database sees it, naming both lines.
+ */
+class FirstLines {
+  private readonly lines = new Map<string, number>();
+
+  /** Why `record` repeats an earlier one, or undefined; remembers its unique values. */
+  repeatOf(record: ExportRecord, line: number): string | undefined {
+    const unique: [string, string][] =
+      record.type === 'user_group'
+        ? [
+            [`team_id ${record.team_id}`, `g#${record.team_id}`],
+            [`user_group_id in ${record.environment}`, `g:${record.environment}:${record.provided_id}`],
+            ['token', `t:${record.token_hash}`],
+          ]
+        : record.type === 'api_key'
+          ? [
+              [`id ${record.id}`, `k#${record.id}`],
+              ['key hash', `k:${record.key_hash}`],
+            ]
+          : [[`id ${record.id}`, `a#${record.id}`]];
+    for (const [what, key] of unique) {
+      const first = this.lines.get(key);
+      if (first !== undefined) return `${describe(record)} has the same ${what} as line ${first}`;
+    }
+    for (const [, key] of unique) this.lines.set(key, line);
+    return undefined;
+  }
+}
+
+function describe(record: ExportRecord): string {
+  if (record.type === 'user_group') return `user group ${JSON.stringify(record.provided_id)}`;
+  if (record.type === 'api_key') return `API key ${record.id}`;
+  return `audit record ${record.id}`;
+}
+
+function decryptOrFail(cipher: TokenCipher, record: Extract<ExportLine, { type: 'user_group' }>, fail: (why: string) => Error): string {
+  try {
+    return cipher.decrypt(Buffer.from(record.token_ciphertext, 'base64'), record.environment, record.provided_id);
+  } catch {
+    throw fail(`the token of "${record.provided_id}" cannot be decrypted with this server secret`);
   }
 }

@@ -62,6 +62,11 @@ function keyFor(secret: string): Key {
   return { id: derive(secret, 'key-id-v1').subarray(0, KEY_ID_BYTES), encryption: derive(secret, 'token-encryption-v1'), check };
 }
 
+/** The check (fingerprint) of a secret, as `TokenCipher.secretCheck` gives it; reveals nothing of the secret. */
+export function secretCheckOf(secret: string): string {
+  return keyFor(secret).check;
+}
+
 /** A cipher sealing under `current` and opening under `current` or any of `previous`. */
 export function createTokenCipher(current: string, previous: readonly string[] = []): TokenCipher {
   const sealing = keyFor(current);

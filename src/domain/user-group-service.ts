@@ -1,9 +1,9 @@
 import type { Store } from '../store/store.js';
 import type { Principal } from './api-key.js';
 import type { AuditContext, ChangeOrigin } from './audit.js';
-import { forbidden, invalidRequest, notFound } from './errors.js';
+import { forbidden, invalidRequest, notFound, ServiceError } from './errors.js';
 import { hashSecret } from './secret-format.js';
-import type { TokenCipher } from './token-cipher.js';
+import { UnknownSecretError, type TokenCipher } from './token-cipher.js';
 import { LIMITS, type Mapping, type Properties, type UserGroup, type UserGroupRecord, type UserGroupSummary } from './user-group.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
@@ -140,12 +140,26 @@ export class UserGroupService {
   }
 
   private reveal(record: UserGroupRecord): UserGroup {
-    return toUserGroup(record, this.cipher.decrypt(record.tokenCiphertext, record.environment, record.providedId));
+    try {
+      return toUserGroup(record, this.cipher.decrypt(record.tokenCiphertext, record.environment, record.providedId));
+    } catch (error) {
+      // Not the caller's fault nor a bug: a rotation this server cannot follow. Retrying another replica may work.
+      if (error instanceof UnknownSecretError) throw secretUnavailable();
+      throw error;
+    }
   }
 }
 
 function auditOf(principal: Principal, fields: string[], origin: ChangeOrigin | undefined): AuditContext {
   return { keyId: principal.keyId, fields, clientAddress: origin?.ip ?? null };
+}
+
+function secretUnavailable() {
+  return new ServiceError(
+    'unavailable',
+    "This user group's token is sealed under a server secret this server does not have: a server secret rotation is unfinished, or this server runs without the new secret (see `ugs secret rotate`). Retry shortly.",
+    { 'Retry-After': '5' },
+  );
 }
 
 function notFoundInEnvironment(principal: Principal, userGroupId: string) {

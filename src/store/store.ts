@@ -50,6 +50,12 @@ export interface Store {
   putSettingIfAbsent(name: string, value: string): Promise<string>;
   /** Replaces the setting if it still holds `expected`; false otherwise. */
   replaceSetting(name: string, expected: string, value: string): Promise<boolean>;
+  /** Stores `value` under `name`, replacing any value there. */
+  putSetting(name: string, value: string): Promise<void>;
+  /** Every setting whose name starts with `prefix` (taken literally), in name order. */
+  listSettings(prefix: string): Promise<{ name: string; value: string }[]>;
+  /** Removes the setting; nothing happens when there is none. */
+  deleteSetting(name: string): Promise<void>;
 
   findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null>;
   findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null>;
@@ -83,14 +89,15 @@ export interface Store {
   deleteUserGroup(environment: Environment, providedId: string, deletedAt: string, audit?: AuditContext): Promise<UserGroupRecord | null>;
   /** Up to `limit` groups with team_id above `afterTeamId`, in team_id order (for export). */
   listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
-  /** True when the store holds no group and no key: the only state `importBatch` is meant for. */
+  /** True when the store holds no group and no key: the only state `importAll` is meant for. */
   isEmpty(): Promise<boolean>;
   /**
-   * Inserts exported records as they are, team_ids included, in one
-   * transaction, and moves the team_id sequence past them so new groups never
-   * reuse an imported id.
+   * Inserts exported records as they are, team_ids included, and `settings`
+   * where absent, all in ONE transaction: a failure at any batch leaves the
+   * store as it was. Moves the id sequences past the imported ids so new groups
+   * never reuse one.
    */
-  importBatch(batch: ImportBatch): Promise<void>;
+  importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void>;
 
   insertApiKey(key: ApiKeyRecord, audit?: AuditContext): Promise<void>;
   findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null>;

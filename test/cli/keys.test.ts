@@ -34,6 +34,26 @@ describe('ugs keys', () => {
       assert.equal(view!.revoked_at, null);
     });
 
+    it('prints the key id on the line before the key, in the form `keys list` shows and `keys revoke` takes', async () => {
+      const dir = sandbox.dir();
+      const { key, result } = await sandbox.createKey(dir, ['--name', 'quick start']);
+      const [idLine, keyLine] = lines(result.stdout).slice(-2);
+      assert.equal(keyLine, key, 'the key stays the last line, so `KEY=$(ugs keys create | tail -n 1)` works');
+      const id = /^Key id \(for `ugs keys list` and `ugs keys revoke`\): (\S+)$/.exec(idLine ?? '')?.[1];
+      assert.ok(id, `no key id line before the key:\n${result.stdout}`);
+      assert.match(id, KEY_ID);
+
+      const table = await sandbox.ugs(dir, ['keys', 'list']);
+      assert.equal(table.code, 0, table.stderr);
+      assert.deepEqual(lines(table.stdout).slice(1).map((row) => row.split(/\s+/)[0]), [id], 'the ID column shows the same id');
+      assert.deepEqual((await sandbox.listKeys(dir)).keys.map((k) => k.id), [id]);
+
+      const revoked = await sandbox.ugs(dir, ['keys', 'revoke', id]);
+      assert.equal(revoked.code, 0, revoked.stderr);
+      assert.equal(lines(revoked.stdout).join('\n'), `Revoked ${id}.`);
+      assert.ok((await sandbox.listKeys(dir)).keys[0]?.revoked_at);
+    });
+
     it('reflects --environment Testing, --read-only and --name in the list', async () => {
       const dir = sandbox.dir();
       const plain = await sandbox.createKey(dir);
@@ -177,6 +197,35 @@ describe('ugs keys', () => {
       assert.equal(keys[0]?.revoked_at, null, 'the existing key is untouched');
     });
 
+    it('takes the full key to name it: revokes it and prints only its id, never the key', async () => {
+      const dir = sandbox.dir();
+      const target = await sandbox.createKey(dir);
+      const bystander = await sandbox.createKey(dir);
+      const result = await sandbox.ugs(dir, ['keys', 'revoke', target.key]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(lines(result.stdout).join('\n'), `Revoked ${target.id}.`);
+      assertNoKeyEchoed(result, target.key);
+      const { keys } = await sandbox.listKeys(dir);
+      assert.match(keys.find((k) => k.id === target.id)?.revoked_at ?? '', ISO_TIME);
+      assert.equal(keys.find((k) => k.id === bystander.id)?.revoked_at, null);
+    });
+
+    it('refuses a key that is unknown, mistyped or from another store without echoing it', async () => {
+      const dir = sandbox.dir();
+      const existing = await sandbox.createKey(dir);
+      const other = await sandbox.createKey(sandbox.dir());
+      const last = existing.key.at(-1) === 'A' ? 'B' : 'A';
+      const mistyped = `${existing.key.slice(0, -1)}${last}`;
+      const lookalike = `ugsk_${'x'.repeat(10)}`;
+      for (const given of [other.key, mistyped, lookalike]) {
+        const result = await sandbox.ugs(dir, ['keys', 'revoke', given]);
+        assertOneLineFailure(result, [/No API key/]);
+        assertNoKeyEchoed(result, given);
+      }
+      const { keys } = await sandbox.listKeys(dir);
+      assert.equal(keys[0]?.revoked_at, null, 'the existing key is untouched');
+    });
+
     it('needs an id', async () => {
       const dir = sandbox.dir();
       const result = await sandbox.ugs(dir, ['keys', 'revoke']);
@@ -208,3 +257,11 @@ describe('ugs keys', () => {
     }
   });
 });
+
+/** Neither the key nor its random part appears anywhere in the command's output. */
+function assertNoKeyEchoed(result: { stdout: string; stderr: string }, key: string): void {
+  const secretPart = key.slice('ugsk_'.length);
+  for (const [stream, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+    assert.ok(!text.includes(secretPart), `${stream} echoes the key:\n${text}`);
+  }
+}

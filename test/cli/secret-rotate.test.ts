@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { createTokenCipher } from '../../src/domain/token-cipher.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -61,7 +63,7 @@ describe('ugs secret rotate', () => {
         for (let i = 0; rotating; i++) made.push(...(await seed(api, `during-${i}`, 1)));
         return made;
       })();
-      const rotation = await runCli(['secret', 'rotate', '--grace-ms', '500'], { UGS_DATA_DIR: dir.path });
+      const rotation = await runCli(['secret', 'rotate', '--grace-ms', '20000'], { UGS_DATA_DIR: dir.path });
       rotating = false;
       assert.equal(rotation.code, 0, rotation.stderr);
       assert.match(rotation.stdout, /Re-encrypted \d+ of \d+ user group tokens/);
@@ -110,7 +112,7 @@ describe('ugs secret rotate', () => {
     const refused = await runCli(['keys', 'list'], { UGS_DATA_DIR: dir.path, UGS_SECRET: newSecret });
     assert.notEqual(refused.code, 0, 'the new secret alone cannot read tokens sealed under the old one');
 
-    const rolling = await startTestServer({ dataDir: dir.path, secret: newSecret, previousSecret: oldSecret, kind: 'sqlite' });
+    const rolling = await startTestServer({ dataDir: dir.path, secret: newSecret, previousSecret: oldSecret, kind: 'sqlite', secretPollMs: 100 });
     try {
       const api = await rolling.client();
       groups.push(...(await seed(api, 'env-during', 5)));
@@ -119,7 +121,8 @@ describe('ugs secret rotate', () => {
       const rotation = await runCli(['secret', 'rotate'], { UGS_DATA_DIR: dir.path, UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
       rotating = false;
       assert.equal(rotation.code, 0, rotation.stderr);
-      assert.match(rotation.stdout, /Re-encrypted 30 of 35/);
+      // Until the rotation, the rolling server sealed new tokens under the store's (old) secret too.
+      assert.match(rotation.stdout, /Re-encrypted 35 of 35/);
       assert.deepEqual((await reader).bad, []);
       assert.ok(await allSealedUnderCurrent(rolling));
     } finally {
@@ -137,6 +140,160 @@ describe('ugs secret rotate', () => {
     }
     const withOld = await runCli(['keys', 'list'], { UGS_DATA_DIR: dir.path, UGS_SECRET: oldSecret });
     assert.notEqual(withOld.code, 0, 'the old secret is no longer accepted');
+  });
+
+  /** Starts an in-process server on `dir` (following rotations every 100 ms) and stops it afterwards. */
+  async function withServerOn<T>(dir: string, secrets: { secret?: string; previousSecret?: string }, body: (server: TestServer, api: ApiClient) => Promise<T>): Promise<T> {
+    const server = await startTestServer({ dataDir: dir, kind: 'sqlite', secretPollMs: 100, ...secrets });
+    try {
+      return await body(server, await server.client());
+    } finally {
+      await server.close();
+    }
+  }
+  const rotate = (dir: string, env: Record<string, string>, grace = '20000') => runCli(['secret', 'rotate', '--grace-ms', grace], { UGS_SECRET: '', UGS_DATA_DIR: dir, ...env });
+  const oneLine = (result: CliResult) => result.stderr.trim().split('\n');
+  /** A store whose groups are sealed under `oldSecret`. */
+  async function storeUnder(oldSecret: string, count = 3): Promise<{ dir: string; groups: Known[] }> {
+    const dir = makeTempDir('ugs-rotate');
+    dirs.push(dir);
+    const groups = await withServerOn(dir.path, { secret: oldSecret }, (_server, api) => seed(api, 'g', count));
+    return { dir: dir.path, groups };
+  }
+  async function readsUnchanged(api: ApiClient, groups: Known[]): Promise<void> {
+    for (const g of groups) {
+      const res = await api.getOrCreate({ user_group_id: g.id });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.json.user_group.token, g.token);
+    }
+  }
+
+  describe('the wrong order is refused with a clear error, or is safe', () => {
+    it('refuses to rotate while a running server has only the old UGS_SECRET, naming it; reads go on', async () => {
+      const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+      const { dir, groups } = await storeUnder(oldSecret);
+      await withServerOn(dir, { secret: oldSecret }, async (_server, api) => {
+        const refused = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
+        assert.notEqual(refused.code, 0, refused.stdout);
+        assert.equal(oneLine(refused).length, 1, refused.stderr);
+        assert.match(refused.stderr, new RegExp(`pid ${process.pid}\\b.*does not have the new secret.*UGS_PREVIOUS_SECRET`));
+        assert.ok(!refused.stderr.includes(newSecret) && !refused.stderr.includes(oldSecret), 'no secret in the error');
+        await readsUnchanged(api, groups);
+      });
+      // The documented order then works.
+      await withServerOn(dir, { secret: newSecret, previousSecret: oldSecret }, async (_server, api) => {
+        const rotated = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
+        assert.equal(rotated.code, 0, rotated.stderr);
+        await readsUnchanged(api, groups);
+      });
+    });
+
+    it('during the rolling restart, groups a server with both secrets creates stay readable by one with only the old', async () => {
+      const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+      const { dir } = await storeUnder(oldSecret);
+      await withServerOn(dir, { secret: oldSecret }, async (_notYet, oldOnly) => {
+        await withServerOn(dir, { secret: newSecret, previousSecret: oldSecret }, async (_rolled, rolled) => {
+          const made = await seed(rolled, 'rolled', 3);
+          await readsUnchanged(oldOnly, made);
+        });
+      });
+    });
+
+    it('refuses UGS_SECRET and UGS_PREVIOUS_SECRET swapped, with servers running or not', async () => {
+      const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+      const { dir, groups } = await storeUnder(oldSecret);
+      const swapped = { UGS_SECRET: oldSecret, UGS_PREVIOUS_SECRET: newSecret };
+      await withServerOn(dir, { secret: newSecret, previousSecret: oldSecret }, async (_server, api) => {
+        const refused = await rotate(dir, swapped);
+        assert.notEqual(refused.code, 0, refused.stdout);
+        assert.equal(oneLine(refused).length, 1, refused.stderr);
+        assert.match(refused.stderr, /swapped/);
+        await readsUnchanged(api, groups);
+      });
+      const offline = await rotate(dir, swapped);
+      assert.notEqual(offline.code, 0, offline.stdout);
+      assert.match(offline.stderr, /swapped/);
+      // Nothing moved: the old secret alone still opens the store.
+      assert.equal((await runCli(['migrate'], { UGS_DATA_DIR: dir, UGS_SECRET: oldSecret })).code, 0);
+    });
+
+    it('refuses to start without UGS_PREVIOUS_SECRET while a rotation is unfinished, and the rerun finishes it', async () => {
+      const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+      const { dir, groups } = await storeUnder(oldSecret);
+      // A server slow to notice the rotation: the rotation gives up waiting for it and stays unfinished.
+      const slow = await startTestServer({ dataDir: dir, kind: 'sqlite', secret: newSecret, previousSecret: oldSecret, secretPollMs: 600_000 });
+      try {
+        const unfinished = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret }, '300');
+        assert.notEqual(unfinished.code, 0, unfinished.stdout);
+        assert.match(unfinished.stderr, /has not switched.*run `ugs secret rotate` again/);
+        const dropped = await runCli(['migrate'], { UGS_DATA_DIR: dir, UGS_SECRET: newSecret });
+        assert.notEqual(dropped.code, 0, 'a server without the old secret would fail on tokens not yet re-encrypted');
+        assert.match(dropped.stderr, /rotation.*unfinished.*UGS_PREVIOUS_SECRET/);
+        await readsUnchanged(await slow.client(), groups);
+      } finally {
+        await slow.close();
+      }
+      const rerun = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
+      assert.equal(rerun.code, 0, rerun.stderr);
+      await withServerOn(dir, { secret: newSecret }, (_server, api) => readsUnchanged(api, groups));
+    });
+
+    it('refuses a rotation a running server cannot follow: environment mode over a data-dir server, and the reverse', async () => {
+      const dir = makeTempDir('ugs-rotate');
+      dirs.push(dir);
+      await withServerOn(dir.path, {}, async (_server, api) => {
+        const groups = await seed(api, 'dd', 2);
+        const fileSecret = readFileSync(join(dir.path, 'server-secret'), 'utf8').trim();
+        const refused = await rotate(dir.path, { UGS_SECRET: randomBytes(32).toString('hex'), UGS_PREVIOUS_SECRET: fileSecret });
+        assert.notEqual(refused.code, 0, refused.stdout);
+        assert.match(refused.stderr, /data dir/);
+        await readsUnchanged(api, groups);
+      });
+      const fileSecret = readFileSync(join(dir.path, 'server-secret'), 'utf8').trim();
+      await withServerOn(dir.path, { secret: fileSecret }, async (_server, api) => {
+        const groups = await seed(api, 'env', 2);
+        const refused = await rotate(dir.path, {});
+        assert.notEqual(refused.code, 0, refused.stdout);
+        assert.match(refused.stderr, /UGS_SECRET/);
+        await readsUnchanged(api, groups);
+      });
+    });
+
+    it('a server gone without a clean stop blocks only until its record expires', async () => {
+      const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+      const { dir } = await storeUnder(oldSecret, 1);
+      const { store } = (await SqliteStore.open({ path: join(dir, 'user-groups.sqlite') }));
+      try {
+        const oldOnly = createTokenCipher(oldSecret);
+        const crashed = { pid: 999_999, host: 'gone', source: 'UGS_SECRET', dataDir: null, configured: oldOnly.secretCheck, known: [oldOnly.secretCheck], sealing: oldOnly.secretCheck, ttlMs: 30_000 };
+        await store.putSetting('secret_holder:crashed-recently', JSON.stringify({ ...crashed, seenAt: new Date().toISOString() }));
+        const blocked = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
+        assert.notEqual(blocked.code, 0, blocked.stdout);
+        assert.match(blocked.stderr, /pid 999999 on gone.*expires/);
+        await store.putSetting('secret_holder:crashed-recently', JSON.stringify({ ...crashed, seenAt: new Date(Date.now() - 31_000).toISOString() }));
+      } finally {
+        await store.close();
+      }
+      const rotated = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
+      assert.equal(rotated.code, 0, rotated.stderr);
+    });
+
+    it('a token under a secret the server does not have answers 503 unavailable with one log line, not 500', async () => {
+      const secret = randomBytes(32).toString('hex');
+      const { dir, groups } = await storeUnder(secret, 1);
+      await withServerOn(dir, { secret }, async (server, api) => {
+        const [row] = await server.services.store.listUserGroupsAfter(0, 1);
+        const foreign = createTokenCipher(randomBytes(32).toString('hex')).encrypt(groups[0]!.token, row!.environment, row!.providedId);
+        assert.ok(await server.services.store.replaceTokenCiphertext(row!.teamId, row!.tokenCiphertext, foreign));
+        const before = server.logs.length;
+        const res = await api.getOrCreate({ user_group_id: groups[0]!.id });
+        assert.equal(res.status, 503, res.text);
+        assert.equal(res.json.error.code, 'unavailable');
+        const lines = server.logs.slice(before).filter((line) => /server secret/.test(line));
+        assert.equal(lines.length, 1, server.logs.slice(before).join(''));
+        assert.doesNotMatch(lines[0]!, /"level":50/, 'a warning, not an internal error');
+      });
+    });
   });
 
   it('refuses UGS_PREVIOUS_SECRET without UGS_SECRET in one line', async () => {

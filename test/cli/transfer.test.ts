@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { runCli } from '../helpers/cli.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -140,3 +141,129 @@ async function ugsKey(dataDir: string, args: string[]): Promise<{ key: string; i
   const id = /\b(key_[0-9a-f]{16})\b/.exec(result.stdout)![1]!;
   return { key, id };
 }
+
+/**
+ * A failed import leaves the target exactly as it was: a fresh data dir stays
+ * empty (no store file, no secret file, no fingerprint), a fresh PostgreSQL
+ * database has no tables, and the same import then succeeds with the right secret.
+ */
+describe('a failed import leaves the target as it was', () => {
+  const GROUPS = 600;
+  const dirs: ReturnType<typeof makeTempDir>[] = [];
+  const dir = () => {
+    const made = makeTempDir('ugs-import');
+    dirs.push(made);
+    return made.path;
+  };
+  const databases: TestDatabase[] = [];
+  let exportLines: string[];
+  let files: string;
+  after(async () => {
+    for (const database of databases) await database.drop();
+    for (const made of dirs) made.remove();
+  });
+
+  before(async () => {
+    const source = dir();
+    files = dir();
+    // More groups than one import batch (500), so a fault near the end comes after a batch was written.
+    const server = await startTestServer({ dataDir: source, secret: SECRET, kind: 'sqlite' });
+    try {
+      const { record } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
+      const writer = { keyId: record.id, environment: 'Customer', access: 'read-write' } as const;
+      await Promise.all(Array.from({ length: GROUPS }, (_, i) => server.services.userGroups.getOrCreate(writer, { userGroupId: `g${i}`, name: `G${i}` })));
+    } finally {
+      await server.close();
+    }
+    const file = join(files, 'export.jsonl');
+    await ugs(['export', '--output', file], { UGS_DATA_DIR: source });
+    exportLines = readFileSync(file, 'utf8').trim().split('\n');
+    assert.equal(JSON.parse(exportLines[3]!).type, 'user_group');
+  });
+
+  const write = (name: string, lines: string[]) => {
+    const path = join(files, name);
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    return path;
+  };
+  /** Line 4 (a group) replaced by something that is not JSON. */
+  const badLine = () => write('bad-line.jsonl', exportLines.map((line, i) => (i === 3 ? '{"type":"user_group",' : line)));
+  /** Line 2's group again after the last group, with the trailer's count raised so only the duplicate is wrong. */
+  const duplicate = () => {
+    const groups = exportLines.filter((line) => JSON.parse(line).type === 'user_group').length;
+    const lines = [...exportLines.slice(0, 1 + groups), exportLines[1]!.replace(/"team_id":\d+/, '"team_id":99999'), ...exportLines.slice(1 + groups)];
+    const end = JSON.parse(lines.at(-1)!);
+    lines[lines.length - 1] = JSON.stringify({ ...end, user_groups: end.user_groups + 1 });
+    return { file: write('duplicate.jsonl', lines), line: groups + 2, providedId: JSON.parse(exportLines[1]!).provided_id as string };
+  };
+  const good = () => write('good.jsonl', exportLines);
+  const wrongSecret = randomBytes(32).toString('hex');
+
+  const failures = () => {
+    const twice = duplicate();
+    return [
+      { what: 'another server secret', file: good(), env: { UGS_SECRET: wrongSecret }, message: /different server secret/ },
+      { what: 'a line that is not JSON half way', file: badLine(), env: { UGS_SECRET: SECRET }, message: /^ugs: Line 4 of the export: not JSON/ },
+      { what: 'a duplicate user group', file: twice.file, env: { UGS_SECRET: SECRET }, message: new RegExp(`^ugs: Line ${twice.line} of the export: .*"${twice.providedId}".*line 2`) },
+    ];
+  };
+
+  it('SQLite: a fresh data dir stays empty after each failure, then the right import succeeds', async () => {
+    const target = dir();
+    for (const { what, file, env, message } of failures()) {
+      const result = await runCli(['import', file], { ...env, UGS_DATA_DIR: target });
+      assert.notEqual(result.code, 0, `${what}: ${result.stdout}`);
+      assert.match(result.stderr.trim(), message, what);
+      assert.deepEqual(readdirSync(target), [], `${what}: no store file, no secret file left behind`);
+    }
+    const imported = await runCli(['import', good()], { UGS_SECRET: SECRET, UGS_DATA_DIR: target });
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /Imported 600 user groups, 1 API keys/);
+  });
+
+  it('SQLite: without the source secret (no UGS_SECRET, no secret file) nothing is generated or created', async () => {
+    const parent = dir();
+    const target = join(parent, 'not-yet');
+    const result = await runCli(['import', good()], { UGS_SECRET: '', UGS_DATA_DIR: target });
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /UGS_SECRET/);
+    assert.equal(existsSync(target), false, 'the data dir was not even created');
+  });
+
+  it('SQLite: an existing empty store keeps its files and stays empty', async () => {
+    const target = dir();
+    assert.equal((await runCli(['migrate'], { UGS_SECRET: SECRET, UGS_DATA_DIR: target })).code, 0);
+    const before = readdirSync(target).sort();
+    for (const { what, file, env } of failures().slice(1)) {
+      const result = await runCli(['import', file], { ...env, UGS_DATA_DIR: target });
+      assert.notEqual(result.code, 0, what);
+      assert.deepEqual(readdirSync(target).sort(), before, what);
+      const listed = await ugs(['keys', 'list', '--json'], { UGS_DATA_DIR: target });
+      assert.deepEqual(JSON.parse(listed.stdout), [], what);
+    }
+    assert.equal((await runCli(['import', good()], { UGS_SECRET: SECRET, UGS_DATA_DIR: target })).code, 0);
+  });
+
+  it('PostgreSQL: a fresh database stays empty (not even a table) after each failure, then the right import succeeds', async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const tables = async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        return (await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((r) => r.table_name);
+      } finally {
+        await client.end();
+      }
+    };
+    for (const { what, file, env, message } of failures()) {
+      const result = await runCli(['import', file], { ...env, UGS_DATA_DIR: dir(), DATABASE_URL: database.url });
+      assert.notEqual(result.code, 0, `${what}: ${result.stdout}`);
+      assert.match(result.stderr.trim(), message, what);
+      assert.deepEqual(await tables(), [], what);
+    }
+    const imported = await runCli(['import', good()], { UGS_SECRET: SECRET, UGS_DATA_DIR: dir(), DATABASE_URL: database.url });
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stdout, /Imported 600 user groups/);
+  });
+});

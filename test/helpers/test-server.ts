@@ -64,6 +64,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     secret: options.secret,
     previousSecret: options.previousSecret,
     secretPollMs: options.secretPollMs,
+    serving: true,
     postgres: database?.config,
     keyCacheTtlMs: options.keyCacheTtlMs,
   });

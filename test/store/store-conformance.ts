@@ -71,6 +71,22 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await store.getSetting('s1'), 'first');
     });
 
+    it('writes, lists by prefix and deletes settings', async () => {
+      await store.putSetting('holder:a', '1');
+      await store.putSetting('holder:b', '2');
+      await store.putSetting('holder:a', '3');
+      await store.putSetting('holders_other', 'x');
+      await store.putSetting('h%lder:c', 'not a prefix match');
+      assert.deepEqual(await store.listSettings('holder:'), [
+        { name: 'holder:a', value: '3' },
+        { name: 'holder:b', value: '2' },
+      ]);
+      await store.deleteSetting('holder:a');
+      await store.deleteSetting('holder:never');
+      assert.deepEqual(await store.listSettings('holder:'), [{ name: 'holder:b', value: '2' }]);
+      assert.equal(await store.getSetting('holders_other'), 'x');
+    });
+
     it('inserts a group and reads it back field for field', async () => {
       const group = newGroup('Customer', 'roundtrip');
       const { group: stored, created } = await store.insertUserGroupIfAbsent(group);
@@ -441,7 +457,8 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await empty.isEmpty(), true);
       const groups = [newGroup('Customer', 'imp-a'), newGroup('Testing', 'imp-b')].map((g, i) => ({ ...g, teamId: [5, 42][i]! }));
       const key = newKey({ lastUsedAt: '2026-01-02T03:04:05.678Z', revokedAt: '2026-01-03T00:00:00.000Z' });
-      await empty.importBatch({ userGroups: groups, apiKeys: [key], auditRecords: [] });
+      await empty.importAll([{ userGroups: groups, apiKeys: [key], auditRecords: [] }], { imported_setting: 'one' });
+      assert.equal(await empty.getSetting('imported_setting'), 'one');
       assert.equal(await empty.isEmpty(), false);
       assert.deepEqual(await empty.findUserGroup('Testing', 'imp-b'), groups[1]);
       assert.deepEqual(await empty.findApiKeyByHash(key.keyHash), key);
@@ -449,11 +466,18 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.ok(next.teamId > 42, `new team_id ${next.teamId} is above the imported ones`);
     });
 
-    it('writes nothing of a batch that fails', async () => {
+    it('writes nothing, of any batch or setting, when one batch fails', async () => {
       const clash = { ...newGroup('Customer', 'imp-a'), teamId: 100 }; // same id as an imported group
       const fine = { ...newGroup('Customer', 'imp-fine'), teamId: 101 };
-      await assert.rejects(empty.importBatch({ userGroups: [fine, clash], apiKeys: [], auditRecords: [] }));
+      const alsoFine = { ...newGroup('Customer', 'imp-fine-2'), teamId: 102 };
+      async function* batches() {
+        yield { userGroups: [alsoFine], apiKeys: [], auditRecords: [] };
+        yield { userGroups: [fine, clash], apiKeys: [], auditRecords: [] };
+      }
+      await assert.rejects(empty.importAll(batches(), { failed_import_setting: 'x' }));
       assert.equal(await empty.findUserGroup('Customer', 'imp-fine'), null);
+      assert.equal(await empty.findUserGroup('Customer', 'imp-fine-2'), null, 'the earlier batch is rolled back too');
+      assert.equal(await empty.getSetting('failed_import_setting'), null);
     });
   });
 }

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import type { ApiKeyRecord } from '../../domain/api-key.js';
+import { apiKeyFormat, isApiKeyId, type ApiKeyRecord } from '../../domain/api-key.js';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
@@ -33,8 +33,10 @@ export function keysCommand(program: Command): void {
           access: options.readOnly ? 'read-only' : 'read-write',
           name: options.name ?? null,
         });
-        console.log(`Created ${record.access} API key ${record.id} for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
-        console.log('Store it now: it cannot be shown again. Use it as "Authorization: Token <key>".');
+        console.log(`Created a ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
+        console.log('Store the key now: it cannot be shown again. Send it as "Authorization: Token <key>".');
+        // The id just before the key, the key last: `tail -n 1` captures the key alone.
+        console.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);
         console.log(key);
       });
     });
@@ -65,10 +67,14 @@ export function keysCommand(program: Command): void {
   keys
     .command('revoke')
     .description('revoke an API key; it stops working at once, also on a running server')
-    .argument('<id>', 'the key id shown by `ugs keys list`')
-    .action(async (id: string) => {
+    .argument('<id>', 'the key id shown by `ugs keys list` (the key itself works too; it is never printed)')
+    .action(async (given: string) => {
       await withServices(async ({ apiKeys }) => {
-        if (!(await apiKeys.revoke(id))) throw new CliError(`No API key with id ${JSON.stringify(id)}; see \`ugs keys list\`.`);
+        const id = await apiKeys.revokeByIdOrKey(given);
+        // Only a value shaped as a key id is echoed: anything else may be a secret pasted by mistake.
+        if (id === null && given.startsWith(apiKeyFormat.prefix)) throw new CliError('No API key matches the key given (not shown); see `ugs keys list`.');
+        if (id === null && isApiKeyId(given)) throw new CliError(`No API key with id ${given}; see \`ugs keys list\`.`);
+        if (id === null) throw new CliError('No API key with the id given (not shown: it is not shaped as a key id, key_ and 16 hex digits); see `ugs keys list`.');
         console.log(`Revoked ${id}.`);
       });
     });

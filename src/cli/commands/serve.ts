@@ -1,8 +1,8 @@
-import closeWithGrace from 'close-with-grace';
 import type { Command } from 'commander';
 import cluster from 'node:cluster';
 import { loadConfig, type Config } from '../../config.js';
 import { startServer } from '../../http/server.js';
+import { stopOnSignals } from '../stop-on-signals.js';
 import { superviseWorkers } from '../worker-supervisor.js';
 
 export function serveCommand(program: Command): void {
@@ -26,12 +26,6 @@ export function serveCommand(program: Command): void {
 async function serveHttp(config: Config): Promise<void> {
   const server = await startServer(config);
   server.app.log.info({ url: server.url, dataDir: config.dataDir }, 'user group service listening');
-  // A worker stops when its primary says so; Ctrl-C reaches the whole process group, and a
-  // second signal would make close-with-grace exit at once instead of draining.
-  if (cluster.isWorker) process.on('SIGINT', () => {});
-  closeWithGrace({ delay: config.shutdownTimeoutMs, skip: cluster.isWorker ? ['SIGINT'] : [] }, async ({ signal, err }) => {
-    if (err) server.app.log.error({ err }, 'shutting down after an uncaught error');
-    else server.app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    await server.close();
-  });
+  // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.
+  stopOnSignals({ signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'], delayMs: config.shutdownTimeoutMs, log: server.app.log }, () => server.close());
 }

@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
+import { loadConfig } from '../../config.js';
+import { importIntoStore } from '../../import-into-store.js';
 import { CliError, withServices } from '../run-command.js';
 
 export function transferCommands(program: Command): void {
@@ -21,13 +23,11 @@ export function transferCommands(program: Command): void {
 
   program
     .command('import')
-    .description('load an export into this empty store (SQLite or PostgreSQL); needs the same server secret as the source')
+    .description('load an export into this empty store (SQLite or PostgreSQL), all or nothing; needs the same server secret as the source')
     .argument('<file>', 'a file written by `ugs export`')
     .action(async (file: string) => {
       if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
-      await withServices(async ({ dataTransfer }) => {
-        const summary = await dataTransfer.import(() => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
-        console.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
-      });
+      const summary = await importIntoStore(loadConfig(), () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
+      console.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
     });
 }

@@ -3,6 +3,9 @@ export const SQL = {
   getSetting: 'SELECT value FROM settings WHERE name = $1',
   putSettingIfAbsent: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
   replaceSetting: 'UPDATE settings SET value = $1 WHERE name = $2 AND value = $3',
+  putSetting: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+  listSettings: 'SELECT name, value FROM settings WHERE starts_with(name, $1) ORDER BY name COLLATE "C"',
+  deleteSetting: 'DELETE FROM settings WHERE name = $1',
   replaceCiphertext: 'UPDATE user_groups SET token_ciphertext = $1 WHERE team_id = $2 AND token_ciphertext = $3',
   // A batch of lookups in one query: the keys as parallel arrays, each an index lookup.
   findGroups: `SELECT g.* FROM unnest($1::text[], $2::text[]) AS k (environment, provided_id)

@@ -253,6 +253,18 @@ export class PostgresStore implements Store {
     return ((await this.query('replaceSetting', [value, name, expected])).rowCount ?? 0) > 0;
   }
 
+  async putSetting(name: string, value: string): Promise<void> {
+    await this.query('putSetting', [name, value]);
+  }
+
+  async listSettings(prefix: string): Promise<{ name: string; value: string }[]> {
+    return (await this.query<{ name: string; value: string }>('listSettings', [prefix])).rows;
+  }
+
+  async deleteSetting(name: string): Promise<void> {
+    await this.query('deleteSetting', [name]);
+  }
+
   async replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean> {
     return ((await this.query('replaceCiphertext', [next, teamId, expected])).rowCount ?? 0) > 0;
   }
@@ -318,26 +330,29 @@ export class PostgresStore implements Store {
     return !(await this.query<{ any: boolean }>('anyRow', [])).rows[0]?.any;
   }
 
-  async importBatch(batch: ImportBatch): Promise<void> {
+  async importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void> {
     const client = await this.pool.connect().catch((error: unknown) => {
       throw asUnavailable(error);
     });
     try {
       await client.query('BEGIN');
-      for (const g of batch.userGroups) {
-        await client.query({
-          name: 'ugs_importGroup',
-          text: SQL.importGroup,
-          values: [g.teamId, ...newGroupColumns(g)],
-        });
-      }
-      for (const k of batch.apiKeys) await client.query({ name: 'ugs_importKey', text: SQL.importKey, values: apiKeyValues(k) });
-      for (const a of batch.auditRecords) {
-        await client.query({
-          name: 'ugs_importAudit',
-          text: SQL.importAudit,
-          values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields), a.clientAddress],
-        });
+      for (const [name, value] of Object.entries(settings)) await client.query({ name: 'ugs_putSettingIfAbsent', text: SQL.putSettingIfAbsent, values: [name, value] });
+      for await (const batch of batches) {
+        for (const g of batch.userGroups) {
+          await client.query({
+            name: 'ugs_importGroup',
+            text: SQL.importGroup,
+            values: [g.teamId, ...newGroupColumns(g)],
+          });
+        }
+        for (const k of batch.apiKeys) await client.query({ name: 'ugs_importKey', text: SQL.importKey, values: apiKeyValues(k) });
+        for (const a of batch.auditRecords) {
+          await client.query({
+            name: 'ugs_importAudit',
+            text: SQL.importAudit,
+            values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields), a.clientAddress],
+          });
+        }
       }
       await client.query(SQL.advanceTeamIds);
       await client.query(SQL.advanceAuditIds);

@@ -89,6 +89,13 @@ export class GroupCommit {
    * False when the batch is not to run now.
    */
   private begin(): boolean {
+    // A write queued just before the store closed (a heartbeat at shutdown) fails its caller, not the process.
+    if (!this.db.open) {
+      const batch = this.pending;
+      this.pending = [];
+      for (const { reject } of batch) reject(new ServiceError('unavailable', 'The store is closed.'));
+      return false;
+    }
     this.busyTimeout.off.get();
     try {
       this.db.exec('BEGIN IMMEDIATE');

@@ -44,6 +44,9 @@ export class SqliteStore implements Store {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
       replaceSetting: db.prepare('UPDATE settings SET value = ? WHERE name = ? AND value = ?'),
+      putSetting: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
+      listSettings: db.prepare<[number, string], { name: string; value: string }>('SELECT name, value FROM settings WHERE substr(name, 1, ?) = ? ORDER BY name'),
+      deleteSetting: db.prepare('DELETE FROM settings WHERE name = ?'),
       replaceCiphertext: db.prepare('UPDATE user_groups SET token_ciphertext = ? WHERE team_id = ? AND token_ciphertext = ?'),
       findGroup: db.prepare<[string, string], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND provided_id = ?'),
       findGroupByToken: db.prepare<[string, Buffer], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND token_hash = ?'),
@@ -159,6 +162,18 @@ export class SqliteStore implements Store {
     return this.groupCommit.run(() => this.statements.replaceSetting.run(value, name, expected).changes > 0);
   }
 
+  async putSetting(name: string, value: string): Promise<void> {
+    await this.groupCommit.run(() => this.statements.putSetting.run(name, value));
+  }
+
+  async listSettings(prefix: string): Promise<{ name: string; value: string }[]> {
+    return this.statements.listSettings.all(prefix.length, prefix);
+  }
+
+  async deleteSetting(name: string): Promise<void> {
+    await this.groupCommit.run(() => this.statements.deleteSetting.run(name));
+  }
+
   async replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean> {
     return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, teamId, expected).changes > 0);
   }
@@ -265,14 +280,22 @@ export class SqliteStore implements Store {
     return this.statements.anyRow.get()!.n === 0;
   }
 
-  async importBatch(batch: ImportBatch): Promise<void> {
-    this.db.transaction(() => {
-      for (const group of batch.userGroups) {
-        this.statements.importGroup.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties) });
+  async importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void> {
+    // One transaction across awaits: an import is the only user of its connection.
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const [name, value] of Object.entries(settings)) this.statements.putSettingIfAbsent.run(name, value);
+      for await (const batch of batches) {
+        for (const group of batch.userGroups) {
+          this.statements.importGroup.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties) });
+        }
+        for (const key of batch.apiKeys) this.statements.insertKey.run(key);
+        for (const record of batch.auditRecords) this.statements.importAudit.run({ ...record, fields: JSON.stringify(record.fields) });
       }
-      for (const key of batch.apiKeys) this.statements.insertKey.run(key);
-      for (const record of batch.auditRecords) this.statements.importAudit.run({ ...record, fields: JSON.stringify(record.fields) });
-    })();
+      this.db.exec('COMMIT');
+    } finally {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
   }
 
   async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
