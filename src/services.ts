@@ -39,7 +39,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
       cipher,
       appliedMigrations,
       userGroups: new UserGroupService({ store, cipher }),
-      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs ?? 0 }),
+      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs ?? 0, revocations: opened.store.keyRevocations() }),
       dataTransfer: new DataTransfer(store, cipher),
       close: async () => {
         cipher.stop();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -93,6 +94,48 @@ describe('PostgreSQL specifics', () => {
     assert.equal(error.name, 'StartupError');
     assert.match(error.message, /Cannot reach PostgreSQL at 127\.0\.0\.1:1\/nowhere/);
     assert.equal(error.message.includes('secret-password'), false, 'the password is not in the message');
+  });
+
+  it('moves the revocation epoch when another connection revokes a key; undefined while its session is down, then a new epoch', async () => {
+    const database = await createTestDatabase();
+    const options = { connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 };
+    const { store: here } = await PostgresStore.open(options);
+    const { store: elsewhere } = await PostgresStore.open(options);
+    const admin = new pg.Client(database.url);
+    await admin.connect();
+    const signal = here.keyRevocations();
+    /** Polls until `done` holds of the epoch (a notification travels asynchronously); the epoch then. */
+    const epochOnce = async (what: string, done: (epoch: number | undefined) => boolean) => {
+      for (let waited = 0; waited < 10_000; waited += 10) {
+        const epoch = signal.epoch();
+        if (done(epoch)) return epoch;
+        await sleep(10);
+      }
+      return assert.fail(`the epoch never ${what}`);
+    };
+    try {
+      assert.equal(signal.epoch(), undefined, 'not listening yet: nothing may be cached');
+      const first = await epochOnce('became known', (e) => e !== undefined);
+      const key = { id: 'key_0123456789abcdef', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
+      await elsewhere.insertApiKey(key);
+      assert.equal(signal.epoch(), first, 'creating a key is no revocation');
+      assert.equal(await elsewhere.revokeApiKey(key.id, '2026-01-02T00:00:00.000Z'), true);
+      const second = await epochOnce('moved after the revocation', (e) => e !== undefined && e !== first);
+      assert.equal(await elsewhere.revokeApiKey(key.id, '2026-01-03T00:00:00.000Z'), true, 'revoking again finds the key');
+
+      const { rows } = await admin.query<{ killed: boolean }>(
+        "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'user-group-service key revocations'",
+      );
+      assert.equal(rows.filter((r) => r.killed).length, 1, "one listening session: this process's");
+      await epochOnce('became unknown while the session was gone', (e) => e === undefined);
+      const third = await epochOnce('came back', (e) => e !== undefined);
+      assert.ok(third !== first && third !== second, 'a new session, a new epoch: notifications may have been missed meanwhile');
+    } finally {
+      await admin.end();
+      await here.close();
+      await elsewhere.close();
+      await database.drop();
+    }
   });
 
   it('keeps every statement out of transactions that span round trips (no idle-in-transaction sessions)', async () => {

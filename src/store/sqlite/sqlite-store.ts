@@ -9,6 +9,7 @@ import type { UserGroupRecord } from '../../domain/user-group.js';
 import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { GroupCommit } from './group-commit.js';
+import { RevocationCounter } from './revocation-counter.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { jsonOrNull } from '../json-column.js';
 import { newGroupColumns } from '../group-columns.js';
@@ -34,12 +35,14 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
   private readonly groupCommit: GroupCommit;
+  private readonly revocations: RevocationCounter;
   private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
   private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
 
   private constructor(db: Database.Database, busyTimeoutMs: number) {
     this.db = db;
     this.groupCommit = new GroupCommit(db, busyTimeoutMs);
+    this.revocations = new RevocationCounter(db, () => db.open);
     this.statements = {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -317,7 +320,10 @@ export class SqliteStore implements Store {
   async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
     const revoked = await this.groupCommit.run(() => {
       const row = this.statements.revokeKey.get(revokedAt, id);
-      if (row) this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+      if (row) {
+        this.revocations.recordRevocation();
+        this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+      }
       return row;
     });
     return revoked !== undefined || this.statements.keyExists.get(id) !== undefined;
@@ -325,5 +331,9 @@ export class SqliteStore implements Store {
 
   async recordApiKeyUse(id: string, usedAt: string): Promise<void> {
     await this.groupCommit.run(() => this.statements.recordKeyUse.run(usedAt, id));
+  }
+
+  keyRevocations(): RevocationCounter {
+    return this.revocations;
   }
 }
