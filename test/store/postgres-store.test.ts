@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { ServiceError } from '../../src/domain/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { asUnavailable } from '../../src/store/postgres/transient-errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { storeConformance } from './store-conformance.js';
 import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
@@ -134,6 +136,30 @@ describe('PostgreSQL specifics', () => {
       await admin.end();
       await here.close();
       await elsewhere.close();
+      await database.drop();
+    }
+  });
+
+  it('answers unavailable, not a bare error, while the database refuses writes (read-only: 25006; disk full: 53100)', async () => {
+    const database = await createTestDatabase();
+    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
+    const admin = new pg.Client(database.url);
+    await admin.connect();
+    try {
+      const name = new URL(database.url).pathname.slice(1);
+      // As a hot standby or a database an operator made read-only refuses writes: new sessions start read-only.
+      await admin.query(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.headers['Retry-After'] !== undefined;
+      const key = { id: 'key_00000000000000ff', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
+      await assert.rejects(store.insertApiKey(key), unavailable);
+      assert.equal(await store.findApiKeyByHash(key.keyHash), null, 'reads still answer');
+
+      // A full disk cannot be made here; PostgreSQL reports it as SQLSTATE 53100.
+      assert.ok(unavailable(asUnavailable(Object.assign(new Error('could not extend file'), { code: '53100' }))));
+    } finally {
+      await admin.end();
+      await store.close();
       await database.drop();
     }
   });
