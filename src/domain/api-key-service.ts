@@ -1,7 +1,7 @@
 import type { Store } from '../store/store.js';
 import { apiKeyFormat, newApiKeyId, type Access, type ApiKeyRecord, type Principal } from './api-key.js';
 import type { Environment } from './environment.js';
-import { unauthenticated } from './errors.js';
+import { ServiceError, unauthenticated } from './errors.js';
 import { NO_REVOCATION_SIGNAL, type KeyRevocationSignal } from './key-revocation-signal.js';
 import { hashSecret, sameHash } from './secret-format.js';
 
@@ -130,7 +130,12 @@ export class ApiKeyService {
     const now = this.now();
     if (!this.useToRecord(id, now.getTime())) return;
     this.lastRecordedUse.set(id, now.getTime());
-    await this.store.recordApiKeyUse(id, now.toISOString());
+    try {
+      await this.store.recordApiKeyUse(id, now.toISOString());
+    } catch (error) {
+      // Bookkeeping, not access: a store that cannot write now (disk full, read-only) still serves reads with a valid key.
+      if (!(error instanceof ServiceError && error.code === 'unavailable')) throw error;
+    }
   }
 
   /** The cached principal for a key hash (hex), while its entry is within the TTL and no key has been revoked since. */

@@ -24,6 +24,18 @@ export interface TokenReplacement {
   updatedAt: string;
 }
 
+/**
+ * Where a store reports a change in its own state that an operator must act
+ * on (its file deleted, its disk full): one line per change, never one per
+ * call. A pino logger fits.
+ */
+export interface StoreLog {
+  error(message: string): void;
+  info(message: string): void;
+}
+
+export const SILENT_STORE_LOG: StoreLog = { error: () => {}, info: () => {} };
+
 export interface ImportBatch {
   userGroups: UserGroupRecord[];
   apiKeys: ApiKeyRecord[];

@@ -6,6 +6,7 @@ import { apiKeyFormat } from '../../src/domain/api-key.js';
 import { ServiceError } from '../../src/domain/errors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import type Database from 'better-sqlite3';
 
 const unauthenticated = (error: unknown) => error instanceof ServiceError && error.code === 'unauthenticated';
 
@@ -72,6 +73,18 @@ describe('ApiKeyService', () => {
       await assert.rejects(cached.authenticate(second.key), /revoked/);
     } finally {
       await elsewhereStore.close();
+    }
+  });
+
+  it('lets a valid key in when its use cannot be recorded because the store refuses writes (disk full, read-only)', async () => {
+    const { record, key } = await keys.create({ environment: 'Customer', access: 'read-write' });
+    const db = (store as unknown as { db: Database.Database }).db;
+    db.pragma('query_only = 1'); // SQLite now refuses every write as it would on a read-only disk
+    try {
+      now = new Date(now.getTime() + 3_600_000);
+      assert.equal((await keys.authenticate(key)).keyId, record.id, 'reading needs no write');
+    } finally {
+      db.pragma('query_only = 0');
     }
   });
 

@@ -57,7 +57,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const kind = options.postgres ? 'postgres' : (options.kind ?? testStoreKind());
   const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
+  const logger = createLogger('info', sink);
   const services = await openServices({
+    storeLog: logger,
     dataDir,
     secret: options.secret,
     previousSecret: options.previousSecret,
@@ -65,7 +67,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     postgres: database?.config,
     keyCacheTtlMs: options.keyCacheTtlMs,
   });
-  const app = await buildApp(services, { logger: createLogger('info', sink), limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits }, metricsToken: options.metricsToken });
+  const app = await buildApp(services, { logger, limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits }, metricsToken: options.metricsToken });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
