@@ -30,7 +30,7 @@ const ConfigSchema = Type.Object({
   UGS_KEY_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 1000,
-    description: 'How long a verified API key is reused without a store lookup; a key revoked elsewhere stops working here within this time. 0 = no cache.',
+    description: 'How long a verified API key is reused without a store lookup. A revocation anywhere ends the reuse at once; this bounds it only if PostgreSQL\'s revocation notifications silently stop arriving. 0 = no cache.',
   }),
   UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.requestsPerKeyPerMinute, description: 'Requests per API key per minute (per process); 0 = no limit.' }),
   UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute; past it, that address\'s further failures get 429 until the minute ends (a valid key is always served). 0 = off.' }),

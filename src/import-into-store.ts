@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { checkExport, DataTransfer, type ImportSummary } from './domain/data-transfer.js';
@@ -9,6 +9,7 @@ import { syncFolder } from './durable-file.js';
 import { readSecrets, SECRET_CHECK_SETTING } from './server-secret.js';
 import { openStore, SQLITE_FILE } from './store/open-store.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { storeIdFile } from './store/sqlite/store-marker.js';
 import type { Store } from './store/store.js';
 
 export type ImportConfig = Pick<Config, 'dataDir' | 'secret' | 'previousSecret' | 'postgres'>;
@@ -72,6 +73,7 @@ async function openTarget(config: ImportConfig): Promise<ImportTarget> {
   const temporary = `${finalPath}.import-${randomBytes(6).toString('hex')}`;
   const removeTemporary = () => {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temporary}${suffix}`, { force: true });
+    rmSync(storeIdFile(temporary), { force: true });
   };
   let store: Store;
   try {
@@ -93,6 +95,8 @@ async function openTarget(config: ImportConfig): Promise<ImportTarget> {
         throw new StartupError(`A store was created at ${finalPath} while the import ran; nothing was imported into it.`);
       }
       rmSync(temporary);
+      // The store's id file goes with it, so the data dir names the store it now holds.
+      renameSync(storeIdFile(temporary), storeIdFile(finalPath));
       syncFolder(config.dataDir);
     },
     discard: async () => {

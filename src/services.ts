@@ -4,7 +4,7 @@ import { DataTransfer } from './domain/data-transfer.js';
 import { UserGroupService } from './domain/user-group-service.js';
 import { timedStore } from './metrics/timed-store.js';
 import { loadServerSecret, type SecretKeyring } from './server-secret.js';
-import { openStore } from './store/open-store.js';
+import { openStore, type StoreConfig } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
 /** Everything the HTTP layer and the CLI call: one composition root for both. */
@@ -18,7 +18,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres'> {
+export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres'>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
   previousSecret?: string;
   /** See UGS_KEY_CACHE_TTL_MS; 0 when not given. */
   keyCacheTtlMs?: number;
@@ -41,7 +41,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
       cipher,
       appliedMigrations,
       userGroups: new UserGroupService({ store, cipher }),
-      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs ?? 0 }),
+      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs ?? 0, revocations: opened.store.keyRevocations() }),
       dataTransfer: new DataTransfer(store, cipher),
       close: async () => {
         await cipher.stop();

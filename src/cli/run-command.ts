@@ -18,10 +18,13 @@ export function reportFailure(error: unknown): void {
   process.exitCode = 1;
 }
 
-/** Runs `body` with the configured services open, closing them afterwards whatever happens. */
-export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>): Promise<T> {
+/**
+ * Runs `body` with the configured services open, closing them afterwards
+ * whatever happens. `createStore`: see `ugs migrate --create`.
+ */
+export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>, options: { createStore?: boolean } = {}): Promise<T> {
   const config = loadConfig();
-  const services = await openServices(config);
+  const services = await openServices({ ...config, ...options });
   try {
     return await body(services, config);
   } finally {

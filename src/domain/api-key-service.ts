@@ -1,7 +1,8 @@
 import type { Store } from '../store/store.js';
 import { apiKeyFormat, newApiKeyId, type Access, type ApiKeyRecord, type Principal } from './api-key.js';
 import type { Environment } from './environment.js';
-import { unauthenticated } from './errors.js';
+import { ServiceError, unauthenticated } from './errors.js';
+import { NO_REVOCATION_SIGNAL, type KeyRevocationSignal } from './key-revocation-signal.js';
 import { hashSecret, sameHash } from './secret-format.js';
 
 export interface CreatedApiKey {
@@ -16,11 +17,20 @@ export interface ApiKeyServiceDeps {
   /** How stale `last_used_at` may be; bounds the writes that recording use costs. */
   lastUsedResolutionMs?: number;
   /**
-   * How long a successful key lookup is reused without asking the store. It
-   * bounds how long a key revoked by another process (the CLI, another
-   * replica) keeps working here; 0 asks the store on every request.
+   * How long a successful key lookup may be reused without asking the store;
+   * 0 asks the store on every request. A revocation ends the reuse at once
+   * through `revocations`; the TTL bounds it when that signal is itself stale.
    */
   cacheTtlMs?: number;
+  /** Tells when a key was revoked anywhere; without it nothing is cached. */
+  revocations?: KeyRevocationSignal;
+}
+
+interface CacheEntry {
+  principal: Principal;
+  expiresAt: number;
+  /** The revocation epoch read before the lookup: the entry is good only while the epoch still reads this. */
+  epoch: number;
 }
 
 const CACHE_MAX_KEYS = 10_000;
@@ -33,14 +43,16 @@ export class ApiKeyService {
   /** When this process last recorded each key's use, so a busy key costs one write a minute, not one a request. */
   private readonly lastRecordedUse = new Map<string, number>();
   private readonly cacheTtlMs: number;
+  private readonly revocations: KeyRevocationSignal;
   /** Valid keys recently seen, by hash (hex); never revoked or unknown ones, so a new key works at once. */
-  private readonly cache = new Map<string, { principal: Principal; expiresAt: number }>();
+  private readonly cache = new Map<string, CacheEntry>();
 
   constructor(deps: ApiKeyServiceDeps) {
     this.store = deps.store;
     this.now = deps.now ?? (() => new Date());
     this.lastUsedResolutionMs = deps.lastUsedResolutionMs ?? 60_000;
     this.cacheTtlMs = deps.cacheTtlMs ?? 0;
+    this.revocations = deps.revocations ?? NO_REVOCATION_SIGNAL;
   }
 
   async create(options: { environment: Environment; access: Access; name?: string | null }): Promise<CreatedApiKey> {
@@ -63,7 +75,7 @@ export class ApiKeyService {
     return this.store.listApiKeys();
   }
 
-  /** False when no key has this id. Revoking twice keeps the first time. Takes effect in this process at once. */
+  /** False when no key has this id. Revoking twice keeps the first time. Takes effect at once, in every process (see KeyRevocationSignal). */
   async revoke(id: string): Promise<boolean> {
     const found = await this.store.revokeApiKey(id, this.now().toISOString(), { keyId: id, fields: ['revoked_at'] });
     for (const [hash, entry] of this.cache) if (entry.principal.keyId === id) this.cache.delete(hash);
@@ -117,13 +129,15 @@ export class ApiKeyService {
       return cached;
     }
     this.cache.delete(cacheKey);
+    // Read before the lookup: a revocation committed after it, even during the lookup, moves the epoch past this.
+    const epoch = this.revocations.epoch();
     const record = await this.store.findApiKeyByHash(hash);
     // One answer for both, so a caller cannot tell a revoked key from one never issued.
     if (!record || !sameHash(record.keyHash, hash) || record.revokedAt !== null) throw unrecognisedKey();
     const principal: Principal = { keyId: record.id, environment: record.environment, access: record.access };
-    if (this.cacheTtlMs > 0) {
+    if (this.cacheTtlMs > 0 && epoch !== undefined) {
       if (this.cache.size >= CACHE_MAX_KEYS) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(cacheKey, { principal, expiresAt: now + this.cacheTtlMs });
+      this.cache.set(cacheKey, { principal, expiresAt: now + this.cacheTtlMs, epoch });
     }
     await this.noteUse(record.id);
     return principal;
@@ -133,13 +147,19 @@ export class ApiKeyService {
     const now = this.now();
     if (!this.useToRecord(id, now.getTime())) return;
     this.lastRecordedUse.set(id, now.getTime());
-    await this.store.recordApiKeyUse(id, now.toISOString());
+    try {
+      await this.store.recordApiKeyUse(id, now.toISOString());
+    } catch (error) {
+      // Bookkeeping, not access: a store that cannot write now (disk full, read-only) still serves reads with a valid key.
+      if (!(error instanceof ServiceError && error.code === 'unavailable')) throw error;
+    }
   }
 
-  /** The cached principal for a key hash (hex), while its entry is within the TTL. */
+  /** The cached principal for a key hash (hex), while its entry is within the TTL and no key has been revoked since. */
   private unexpired(cacheKey: string, now: number): Principal | undefined {
     const entry = this.cache.get(cacheKey);
-    return entry && entry.expiresAt > now ? entry.principal : undefined;
+    // The epoch is asked last: a key that is not cached costs no check.
+    return entry && entry.expiresAt > now && entry.epoch === this.revocations.epoch() ? entry.principal : undefined;
   }
 
   private useToRecord(id: string, now: number): boolean {

@@ -14,7 +14,7 @@ export interface RunningServer {
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const services = await openServices({ ...config, serving: true });
+  const services = await openServices({ ...config, serving: true, storeLog: logger });
   if (services.appliedMigrations.length > 0) logger.info({ migrations: services.appliedMigrations }, 'applied migrations');
   try {
     const app = await buildApp(services, { logger, limits: config.http, metricsToken: config.metricsToken, trustedProxies: config.trustedProxies });

@@ -1,11 +1,16 @@
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
-import type { Store } from './store.js';
+import type { Store, StoreLog } from './store.js';
 
 export const SQLITE_FILE = 'user-groups.sqlite';
 
-export type StoreConfig = Pick<Config, 'dataDir' | 'postgres'>;
+export interface StoreConfig extends Pick<Config, 'dataDir' | 'postgres'> {
+  /** SQLite: create the store even where the data dir held one whose database is missing (`ugs migrate --create`). */
+  createStore?: boolean;
+  /** Where the store reports, once each, a deleted database file or a disk that refuses writes. */
+  storeLog?: StoreLog;
+}
 
 /** The store the configuration selects (PostgreSQL when DATABASE_URL is set), migrated to the latest schema. */
 export async function openStore(config: StoreConfig): Promise<{ store: Store; appliedMigrations: string[] }> {
@@ -15,5 +20,5 @@ export async function openStore(config: StoreConfig): Promise<{ store: Store; ap
     const { url, ...pool } = config.postgres;
     return PostgresStore.open({ connectionString: url, ...pool });
   }
-  return SqliteStore.open({ path: join(config.dataDir, SQLITE_FILE) });
+  return SqliteStore.open({ path: join(config.dataDir, SQLITE_FILE), create: config.createStore, log: config.storeLog });
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../domain/api-key.js';
 import type { AuditContext, AuditQuery, AuditRecord } from '../domain/audit.js';
 import type { Environment } from '../domain/environment.js';
+import type { KeyRevocationSignal } from '../domain/key-revocation-signal.js';
 import type { Mapping, Properties, UserGroupRecord } from '../domain/user-group.js';
 
 /** A group about to be inserted: everything but the id the store assigns. */
@@ -22,6 +23,18 @@ export interface TokenReplacement {
   tokenCiphertext: Buffer;
   updatedAt: string;
 }
+
+/**
+ * Where a store reports a change in its own state that an operator must act
+ * on (its file deleted, its disk full): one line per change, never one per
+ * call. A pino logger fits.
+ */
+export interface StoreLog {
+  error(message: string): void;
+  info(message: string): void;
+}
+
+export const SILENT_STORE_LOG: StoreLog = { error: () => {}, info: () => {} };
 
 export interface ImportBatch {
   userGroups: UserGroupRecord[];
@@ -104,6 +117,11 @@ export interface Store {
   listApiKeys(): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked (keeping the first revocation time); false when no such key. */
   revokeApiKey(id: string, revokedAt: string, audit?: AuditContext): Promise<boolean>;
+  /**
+   * Tells this process's key cache of revocations made through any connection
+   * to this store (see KeyRevocationSignal for how exact each store is).
+   */
+  keyRevocations(): KeyRevocationSignal;
   recordApiKeyUse(id: string, usedAt: string): Promise<void>;
 
   /** Audit records, oldest first, filtered by group and time. */

@@ -3,9 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import type { ServerProcess } from '../helpers/cli.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { Sandbox, stopServer } from './cli-support.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 
-const KEY_CACHE_TTL_MS = 500;
+/** Far longer than the test: only the revocation itself can make the server look the key up again. */
+const KEY_CACHE_TTL_MS = 60_000;
 
 describe('ugs keys against a running server', () => {
   const sandbox = new Sandbox();
@@ -40,15 +40,16 @@ describe('ugs keys against a running server', () => {
     assert.ok(view.last_used_at >= view.created_at);
   });
 
-  it('`ugs keys revoke` stops a key on the running server within the key cache TTL', async () => {
+  it('`ugs keys revoke` stops a key the running server has cached: the very next request is refused', async () => {
     const { key, id } = await sandbox.createKey(dataDir, ['--name', 'doomed']);
     const api = new ApiClient(server.url, key);
-    const first = await api.getOrCreate({ user_group_id: 'revoked-later', name: 'Revoked later' });
-    assert.equal(first.status, 200, first.text);
+    for (const attempt of [1, 2]) {
+      const answer = await api.getOrCreate({ user_group_id: 'revoked-later', name: 'Revoked later' });
+      assert.equal(answer.status, 200, `attempt ${attempt}: ${answer.text}`);
+    }
 
     const revoke = await sandbox.ugs(dataDir, ['keys', 'revoke', id]);
     assert.equal(revoke.code, 0, revoke.stderr);
-    await sleep(KEY_CACHE_TTL_MS + 200); // the documented bound (UGS_KEY_CACHE_TTL_MS)
 
     const res = await api.getOrCreate({ user_group_id: 'revoked-later' });
     assert.equal(res.status, 401, res.text);

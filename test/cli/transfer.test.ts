@@ -219,6 +219,8 @@ describe('a failed import leaves the target as it was', () => {
     const imported = await runCli(['import', good()], { UGS_SECRET: SECRET, UGS_DATA_DIR: target });
     assert.equal(imported.code, 0, imported.stderr);
     assert.match(imported.stdout, /Imported 600 user groups, 1 API keys/);
+    // The data dir names the store it now holds, so losing the database later is noticed, not recreated empty.
+    assert.deepEqual(readdirSync(target).sort(), ['user-groups.sqlite', 'user-groups.store-id']);
   });
 
   it('SQLite: without the source secret (no UGS_SECRET, no secret file) nothing is generated or created', async () => {

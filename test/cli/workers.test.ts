@@ -54,7 +54,8 @@ describe('ugs serve with UGS_WORKERS=2', () => {
   before(async () => {
     dataDir = sandbox.dir('ugs-workers');
     const { key } = await sandbox.createKey(dataDir);
-    server = await sandbox.serve(dataDir, { UGS_WORKERS: '2' });
+    // A key cache far longer than the tests: only a revocation can make a worker look a key up again.
+    server = await sandbox.serve(dataDir, { UGS_WORKERS: '2', UGS_KEY_CACHE_TTL_MS: '60000' });
     await waitForOutput(server, '"msg":"all workers listening"');
     workerPids = pidsLogging(server, 'user group service listening');
     api = new ApiClient(server.url, key);
@@ -93,6 +94,19 @@ describe('ugs serve with UGS_WORKERS=2', () => {
     for (const retry of retries) assert.equal(retry.status, 404, retry.text);
     const reads = await Promise.all(Array.from({ length: 10 }, () => api.getOrCreate({ user_group_id: 'spin' })));
     for (const read of reads) assert.equal(read.json.user_group.token, rotated.json.user_group.token);
+  });
+
+  it('refuses a key revoked with `ugs keys revoke` on every worker from the very next request, though each had it cached', async () => {
+    const { key, id } = await sandbox.createKey(dataDir, ['--name', 'doomed']);
+    const doomed = new ApiClient(server.url, key);
+    // A new connection per request: node:cluster hands them to the workers in turn, so each caches the key.
+    const warm = await Promise.all(Array.from({ length: 8 }, () => doomed.getOrCreate({ user_group_id: 'wave' })));
+    for (const answer of warm) assert.equal(answer.status, 200, answer.text);
+
+    const revoke = await sandbox.ugs(dataDir, ['keys', 'revoke', id]);
+    assert.equal(revoke.code, 0, revoke.stderr);
+    const after = await Promise.all(Array.from({ length: 8 }, () => doomed.getOrCreate({ user_group_id: 'wave' })));
+    for (const answer of after) assert.equal(answer.status, 401, answer.text);
   });
 
   it('serves /metrics for the whole service: counts summed over the workers, groups counted once', async () => {

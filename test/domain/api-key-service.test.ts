@@ -6,6 +6,7 @@ import { apiKeyFormat } from '../../src/domain/api-key.js';
 import { ServiceError } from '../../src/domain/errors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import type Database from 'better-sqlite3';
 
 const unauthenticated = (error: unknown) => error instanceof ServiceError && error.code === 'unauthenticated';
 
@@ -51,26 +52,45 @@ describe('ApiKeyService', () => {
     assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, now.toISOString());
   });
 
-  it('caches verified keys for the TTL: revocation elsewhere takes effect within it, here at once', async () => {
-    let clock = new Date('2026-02-01T00:00:00Z');
-    const cached = new ApiKeyService({ store, now: () => clock, cacheTtlMs: 1000 });
-    const elsewhere = new ApiKeyService({ store, now: () => clock }); // another process sharing the store
-    const { record, key } = await cached.create({ environment: 'Customer', access: 'read-write' });
-    await cached.authenticate(key);
-    await elsewhere.revoke(record.id);
-    await cached.authenticate(key); // still within the TTL: the bound is documented, not zero
-    clock = new Date(clock.getTime() + 1001);
-    await assert.rejects(cached.authenticate(key), /revoked/);
+  it('drops a cached key as soon as another connection revokes it, well within the TTL', async () => {
+    // A second connection to the same file: what the CLI or another worker process holds.
+    const elsewhereStore = (await SqliteStore.open({ path: join(dir.path, 'k.sqlite') })).store;
+    try {
+      const clock = new Date('2026-02-01T00:00:00Z');
+      const cached = new ApiKeyService({ store, revocations: store.keyRevocations(), now: () => clock, cacheTtlMs: 60_000 });
+      const elsewhere = new ApiKeyService({ store: elsewhereStore, now: () => clock });
+      const { record, key } = await cached.create({ environment: 'Customer', access: 'read-write' });
+      const principal = await cached.authenticate(key);
+      assert.deepEqual(cached.cachedPrincipal(key), principal, 'cached');
+      await elsewhere.revoke(record.id);
+      assert.equal(cached.cachedPrincipal(key), undefined, 'the clock has not moved: only the revocation can have dropped it');
+      await assert.rejects(cached.authenticate(key), /revoked/);
 
-    const second = await cached.create({ environment: 'Customer', access: 'read-write' });
-    await cached.authenticate(second.key);
-    await cached.revoke(second.record.id);
-    await assert.rejects(cached.authenticate(second.key), /revoked/, 'revoked through this process: at once');
+      const second = await cached.create({ environment: 'Customer', access: 'read-write' });
+      await cached.authenticate(second.key);
+      await cached.revoke(second.record.id);
+      assert.equal(cached.cachedPrincipal(second.key), undefined, 'revoked through this process');
+      await assert.rejects(cached.authenticate(second.key), /revoked/);
+    } finally {
+      await elsewhereStore.close();
+    }
+  });
+
+  it('lets a valid key in when its use cannot be recorded because the store refuses writes (disk full, read-only)', async () => {
+    const { record, key } = await keys.create({ environment: 'Customer', access: 'read-write' });
+    const db = (store as unknown as { db: Database.Database }).db;
+    db.pragma('query_only = 1'); // SQLite now refuses every write as it would on a read-only disk
+    try {
+      now = new Date(now.getTime() + 3_600_000);
+      assert.equal((await keys.authenticate(key)).keyId, record.id, 'reading needs no write');
+    } finally {
+      db.pragma('query_only = 0');
+    }
   });
 
   it('answers a cached key synchronously only while nothing is left to do: fresh cache entry, use already recorded', async () => {
     let clock = new Date('2026-03-01T00:00:00Z');
-    const cached = new ApiKeyService({ store, now: () => clock, cacheTtlMs: 100_000, lastUsedResolutionMs: 60_000 });
+    const cached = new ApiKeyService({ store, revocations: store.keyRevocations(), now: () => clock, cacheTtlMs: 100_000, lastUsedResolutionMs: 60_000 });
     const { record, key } = await cached.create({ environment: 'Testing', access: 'read-write' });
     assert.equal(cached.cachedPrincipal(key), undefined, 'never authenticated here');
     const principal = await cached.authenticate(key);

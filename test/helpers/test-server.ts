@@ -59,7 +59,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const kind = options.postgres ? 'postgres' : (options.kind ?? testStoreKind());
   const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
+  const logger = createLogger('info', sink);
   const services = await openServices({
+    storeLog: logger,
     dataDir,
     secret: options.secret,
     previousSecret: options.previousSecret,
@@ -69,7 +71,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     keyCacheTtlMs: options.keyCacheTtlMs,
   });
   const app = await buildApp(services, {
-    logger: createLogger('info', sink),
+    logger,
     limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits },
     metricsToken: options.metricsToken,
     trustedProxies: options.trustedProxies,

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { ServiceError } from '../../src/domain/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { asUnavailable } from '../../src/store/postgres/transient-errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { storeConformance } from './store-conformance.js';
 import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
@@ -93,6 +96,72 @@ describe('PostgreSQL specifics', () => {
     assert.equal(error.name, 'StartupError');
     assert.match(error.message, /Cannot reach PostgreSQL at 127\.0\.0\.1:1\/nowhere/);
     assert.equal(error.message.includes('secret-password'), false, 'the password is not in the message');
+  });
+
+  it('moves the revocation epoch when another connection revokes a key; undefined while its session is down, then a new epoch', async () => {
+    const database = await createTestDatabase();
+    const options = { connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 };
+    const { store: here } = await PostgresStore.open(options);
+    const { store: elsewhere } = await PostgresStore.open(options);
+    const admin = new pg.Client(database.url);
+    await admin.connect();
+    const signal = here.keyRevocations();
+    /** Polls until `done` holds of the epoch (a notification travels asynchronously); the epoch then. */
+    const epochOnce = async (what: string, done: (epoch: number | undefined) => boolean) => {
+      for (let waited = 0; waited < 10_000; waited += 10) {
+        const epoch = signal.epoch();
+        if (done(epoch)) return epoch;
+        await sleep(10);
+      }
+      return assert.fail(`the epoch never ${what}`);
+    };
+    try {
+      assert.equal(signal.epoch(), undefined, 'not listening yet: nothing may be cached');
+      const first = await epochOnce('became known', (e) => e !== undefined);
+      const key = { id: 'key_0123456789abcdef', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
+      await elsewhere.insertApiKey(key);
+      assert.equal(signal.epoch(), first, 'creating a key is no revocation');
+      assert.equal(await elsewhere.revokeApiKey(key.id, '2026-01-02T00:00:00.000Z'), true);
+      const second = await epochOnce('moved after the revocation', (e) => e !== undefined && e !== first);
+      assert.equal(await elsewhere.revokeApiKey(key.id, '2026-01-03T00:00:00.000Z'), true, 'revoking again finds the key');
+
+      const { rows } = await admin.query<{ killed: boolean }>(
+        "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'user-group-service key revocations'",
+      );
+      assert.equal(rows.filter((r) => r.killed).length, 1, "one listening session: this process's");
+      await epochOnce('became unknown while the session was gone', (e) => e === undefined);
+      const third = await epochOnce('came back', (e) => e !== undefined);
+      assert.ok(third !== first && third !== second, 'a new session, a new epoch: notifications may have been missed meanwhile');
+    } finally {
+      await admin.end();
+      await here.close();
+      await elsewhere.close();
+      await database.drop();
+    }
+  });
+
+  it('answers unavailable, not a bare error, while the database refuses writes (read-only: 25006; disk full: 53100)', async () => {
+    const database = await createTestDatabase();
+    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
+    const admin = new pg.Client(database.url);
+    await admin.connect();
+    try {
+      const name = new URL(database.url).pathname.slice(1);
+      // As a hot standby or a database an operator made read-only refuses writes: new sessions start read-only.
+      await admin.query(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.headers['Retry-After'] !== undefined;
+      const key = { id: 'key_00000000000000ff', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
+      await assert.rejects(store.insertApiKey(key), unavailable);
+      assert.equal(await store.findApiKeyByHash(key.keyHash), null, 'reads still answer');
+
+      // A full disk cannot be made here; PostgreSQL reports it as SQLSTATE 53100.
+      assert.ok(unavailable(asUnavailable(Object.assign(new Error('could not extend file'), { code: '53100' }))));
+    } finally {
+      await admin.end();
+      await store.close();
+      await database.drop();
+    }
   });
 
   it('keeps every statement out of transactions that span round trips (no idle-in-transaction sessions)', async () => {

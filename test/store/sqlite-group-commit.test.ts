@@ -103,10 +103,11 @@ describe('SQLite group commit', () => {
       let ticks = 0;
       const ticker = setInterval(() => ticks++, 5);
       const first = group.run(() => insert.run('first').changes);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 300));
       // Arrives while the first write waits: it joins the same transaction.
       const second = group.run(() => insert.run('second').changes);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Generous waits: on a loaded machine 5 ms timers run late, but a blocked loop runs none at all.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       assert.ok(ticks >= 5, `timers ran while the lock was held elsewhere (${ticks} ticks)`);
       other.exec('COMMIT');
       assert.deepEqual(await Promise.all([first, second]), [1, 1]);

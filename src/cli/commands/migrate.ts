@@ -5,9 +5,16 @@ export function migrateCommand(program: Command): void {
   program
     .command('migrate')
     .description('apply pending database migrations (the server also applies them on start)')
-    .action(async () => {
-      await withServices(async ({ appliedMigrations }) => {
-        console.log(appliedMigrations.length === 0 ? 'The store is up to date.' : `Applied: ${appliedMigrations.join(', ')}`);
-      });
+    .option(
+      '--create',
+      'SQLite: create a new, empty store even though this data dir held one whose database file is missing (or take the database found there as its store); without it such a data dir is refused',
+    )
+    .action(async (options: { create?: boolean }) => {
+      await withServices(
+        async ({ appliedMigrations }) => {
+          console.log(appliedMigrations.length === 0 ? 'The store is up to date.' : `Applied: ${appliedMigrations.join(', ')}`);
+        },
+        { createStore: options.create === true },
+      );
     });
 }

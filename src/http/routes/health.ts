@@ -13,6 +13,8 @@ export function registerHealth(app: TypedApp, store: Store): void {
     try {
       await store.ping();
     } catch (error) {
+      // The store's own account (its file gone, its disk full) says more than "not answering".
+      if (error instanceof ServiceError && error.code === 'unavailable') throw error;
       request.log.warn({ err: error }, 'store is not answering');
       throw new ServiceError('unavailable', 'The store is not answering; retry shortly.');
     }

@@ -1,3 +1,6 @@
+/** The channel a revocation notifies, in the revoking statement's own transaction; see RevocationListener. */
+export const REVOCATION_CHANNEL = 'ugs_key_revocations';
+
 /** Named statements: `pg` prepares each once per connection and reuses the plan. */
 export const SQL = {
   getSetting: 'SELECT value FROM settings WHERE name = $1',
@@ -126,13 +129,16 @@ export const SQL = {
               SELECT * FROM inserted`,
   importKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  // The notification goes out when this statement commits, to every process's RevocationListener.
   revokeKey: `WITH revoked AS (
                 UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id, environment, revoked_at
               ), audited AS (
                 INSERT INTO audit_log (at, action, environment, key_id, fields, client_address)
                 SELECT revoked_at, 'api_key.revoked', environment, id, $3, $4 FROM revoked
+              ), notified AS (
+                SELECT pg_notify('${REVOCATION_CHANNEL}', id) FROM revoked
               )
-              SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists`,
+              SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists, (SELECT count(*) FROM notified) AS notified`,
   findKeyByHash: 'SELECT * FROM api_keys WHERE key_hash = $1',
   listKeys: 'SELECT * FROM api_keys ORDER BY created_at, id',
   recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',

@@ -11,6 +11,7 @@ import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { SQL } from './postgres-statements.js';
 import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './postgres-rows.js';
+import { RevocationListener } from './revocation-listener.js';
 import { asUnavailable, withRetry, type RetryPolicy } from './transient-errors.js';
 
 export interface PostgresStoreOptions {
@@ -114,15 +115,17 @@ export function describeDatabase(connectionString: string): string {
 export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly retry: RetryPolicy;
+  private readonly revocations: RevocationListener;
   private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
   private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
   private readonly insertedGroup: PerTurnBatch<AuditedGroup, UserGroupRow | null>;
   private readonly updatedGroup: PerTurnBatch<AuditedChange, UserGroupRow | null>;
   private readonly replacedToken: PerTurnBatch<AuditedReplacement, UserGroupRow | null>;
 
-  private constructor(pool: pg.Pool, retry: RetryPolicy) {
+  private constructor(pool: pg.Pool, retry: RetryPolicy, revocations: RevocationListener) {
     this.pool = pool;
     this.retry = retry;
+    this.revocations = revocations;
     // Concurrent lookups share one query and one round trip (see per-turn-batch.ts).
     this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
     this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
@@ -219,7 +222,8 @@ export class PostgresStore implements Store {
     }
     try {
       const appliedMigrations = await migratePostgres(pool);
-      return { store: new PostgresStore(pool, options.retry ?? { attempts: 3, baseDelayMs: 25 }), appliedMigrations };
+      const revocations = new RevocationListener({ connectionString: options.connectionString, connectTimeoutMs: options.connectTimeoutMs });
+      return { store: new PostgresStore(pool, options.retry ?? { attempts: 3, baseDelayMs: 25 }, revocations), appliedMigrations };
     } catch (error) {
       await pool.end();
       throw error;
@@ -237,6 +241,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.revocations.close();
     if (!this.pool.ended) await this.pool.end();
   }
 
@@ -384,6 +389,10 @@ export class PostgresStore implements Store {
 
   async recordApiKeyUse(id: string, usedAt: string): Promise<void> {
     await this.query('recordKeyUse', [usedAt, id]);
+  }
+
+  keyRevocations(): RevocationListener {
+    return this.revocations;
   }
 
   async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {

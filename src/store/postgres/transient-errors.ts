@@ -31,13 +31,20 @@ export function isConnectionLost(error: unknown): boolean {
 /** Failures that mean "the database cannot serve now", not "this request is wrong". */
 const OVERLOADED = new Set(['53300' /* too_many_connections */, '57014' /* statement timeout / canceled */]);
 
+/** The database answers but cannot write: its disk is full, it is read-only (a standby, or made so), its disk fails. */
+const CANNOT_WRITE = new Set(['53100' /* disk_full */, '25006' /* read_only_sql_transaction */, '58030' /* io_error */]);
+
 /**
  * The domain's `unavailable` error for a failure that is the database's state
- * (down, unreachable, overloaded), so callers get 503 and a retry hint, not
- * 500; any other error is returned as it is.
+ * (down, unreachable, overloaded, unable to write), so callers get 503 and a
+ * retry hint, not 500; any other error is returned as it is.
  */
 export function asUnavailable(error: unknown): unknown {
-  if (!isConnectionLost(error) && !OVERLOADED.has(codeOf(error) ?? '')) return error;
+  const code = codeOf(error) ?? '';
+  if (CANNOT_WRITE.has(code)) {
+    return new ServiceError('unavailable', `The database cannot write now (SQLSTATE ${code}); retry later.`, { 'Retry-After': '5' });
+  }
+  if (!isConnectionLost(error) && !OVERLOADED.has(code)) return error;
   return new ServiceError('unavailable', 'The database is not answering; retry shortly.', { 'Retry-After': '1' });
 }
 

@@ -1,6 +1,18 @@
 import type Database from 'better-sqlite3';
 import { ServiceError } from '../../domain/errors.js';
 
+/** What the store checks and learns around each batch's commit; see SqliteHealth. */
+export interface CommitGuard {
+  /** Throws when the batch must not be committed (its file is no longer the database's): it is rolled back and fails with that error. */
+  beforeCommit(): void;
+  /** The error a write, or a whole batch, fails with: a failure of the disk becomes `unavailable`. */
+  failed(error: unknown): unknown;
+  /** A batch committed and none of its writes failed for the disk's sake. */
+  committed(): void;
+}
+
+const NO_GUARD: CommitGuard = { beforeCommit: () => {}, failed: (error) => error, committed: () => {} };
+
 interface Pending {
   write: () => unknown;
   resolve: (value: unknown) => void;
@@ -16,6 +28,9 @@ interface Pending {
  * Each write runs in its own savepoint inside the batch, so it is atomic as it
  * would be alone: a write that throws (a constraint, say) rolls back all of
  * its statements, rejects, and leaves the others in the batch untouched.
+ * Some failures (SQLITE_FULL, SQLITE_IOERR) may make SQLite roll back the
+ * whole transaction; then every write of the batch fails, those that had
+ * succeeded included, since none of them is kept.
  */
 export class GroupCommit {
   private pending: Pending[] = [];
@@ -34,6 +49,7 @@ export class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     private readonly busyTimeoutMs = 5000,
+    private readonly guard: CommitGuard = NO_GUARD,
   ) {
     this.busyTimeout = { off: db.prepare('PRAGMA busy_timeout = 0'), on: db.prepare(`PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`) };
     this.inSavepoint = db.transaction((write: () => unknown) => write());
@@ -59,25 +75,41 @@ export class GroupCommit {
     const batch = this.pending;
     this.pending = [];
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    let diskFailed = false;
     try {
       for (const { write } of batch) {
         try {
           outcomes.push({ ok: true, value: this.inSavepoint(write) });
         } catch (error) {
-          outcomes.push({ ok: false, value: error });
+          if (!this.db.inTransaction) throw error;
+          const failure = this.guard.failed(error);
+          diskFailed ||= failure !== error;
+          outcomes.push({ ok: false, value: failure });
         }
       }
+      this.guard.beforeCommit();
       this.db.exec('COMMIT');
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      for (const { reject } of batch) reject(error);
+      this.rollback();
+      const failure = this.guard.failed(error);
+      for (const { reject } of batch) reject(failure);
       return;
     }
+    if (!diskFailed) this.guard.committed();
     batch.forEach(({ resolve, reject }, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) resolve(outcome.value);
       else reject(outcome.value);
     });
+  }
+
+  /** A ROLLBACK that fails too (the disk is failing) must not throw out of the event loop: the batch fails either way. */
+  private rollback(): void {
+    try {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    } catch {
+      // SQLite rolls back what it cannot keep when the connection next reads.
+    }
   }
 
   /**
@@ -112,7 +144,7 @@ export class GroupCommit {
       this.waitingSince = undefined;
       const failure = busy
         ? new ServiceError('unavailable', `Another process held the store's write lock for over ${this.busyTimeoutMs} ms; retry shortly.`, { 'Retry-After': '1' })
-        : error;
+        : this.guard.failed(error);
       const batch = this.pending;
       this.pending = [];
       for (const { reject } of batch) reject(failure);

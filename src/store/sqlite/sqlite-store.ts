@@ -1,15 +1,15 @@
-import { chmodSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { ApiKeyRecord } from '../../domain/api-key.js';
 import { NO_AUDIT_DETAIL, type AuditAction, type AuditContext, type AuditQuery, type AuditRecord } from '../../domain/audit.js';
 import type { Environment } from '../../domain/environment.js';
-import { StartupError } from '../../domain/errors.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
-import type { ImportBatch, NewUserGroup, Store, TokenReplacement, UserGroupChanges } from '../store.js';
+import { SILENT_STORE_LOG, type ImportBatch, type NewUserGroup, type Store, type StoreLog, type TokenReplacement, type UserGroupChanges } from '../store.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
+import { DatabaseFileWatch } from './database-file-watch.js';
 import { GroupCommit } from './group-commit.js';
-import { migrateSqlite } from './migrate-sqlite.js';
+import { openSqlite } from './open-sqlite.js';
+import { RevocationCounter } from './revocation-counter.js';
+import { SqliteHealth } from './sqlite-health.js';
 import { jsonOrNull } from '../json-column.js';
 import { newGroupColumns } from '../group-columns.js';
 import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './sqlite-rows.js';
@@ -19,6 +19,10 @@ export interface SqliteStoreOptions {
   path: string;
   /** How long a write waits for another process's lock (the CLI and the server share the file). */
   busyTimeoutMs?: number;
+  /** Create a store even where the data dir's store-id names one that is missing (`ugs migrate --create`; see open-sqlite.ts). */
+  create?: boolean;
+  /** Where the store says, once, that its file is gone or its disk refuses writes. */
+  log?: StoreLog;
 }
 
 /**
@@ -29,17 +33,25 @@ export interface SqliteStoreOptions {
  * every method atomic with respect to this process's other requests. Writes
  * go through group commit (one transaction and one fsync per burst); group
  * lookups through per-turn batches (one read transaction per burst).
+ *
+ * Every call first asks `health` whether the file is still there (a field
+ * read); a file deleted or replaced, a disk full or read-only, answer 503
+ * `unavailable` (sqlite-health.ts).
  */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly statements;
   private readonly groupCommit: GroupCommit;
+  private readonly revocations: RevocationCounter;
+  private readonly health: SqliteHealth;
   private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
   private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
 
-  private constructor(db: Database.Database, busyTimeoutMs: number) {
+  private constructor(db: Database.Database, busyTimeoutMs: number, health: SqliteHealth) {
     this.db = db;
-    this.groupCommit = new GroupCommit(db, busyTimeoutMs);
+    this.health = health;
+    this.groupCommit = new GroupCommit(db, busyTimeoutMs, health);
+    this.revocations = new RevocationCounter(db, () => db.open && health.usable);
     this.statements = {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -108,7 +120,11 @@ export class SqliteStore implements Store {
       ),
     };
     // One read transaction per batch of lookups: one snapshot, and one WAL read lock instead of one per lookup.
-    const inOneSnapshot = db.transaction((read: () => (UserGroupRecord | null)[]) => read());
+    const snapshot = db.transaction((read: () => (UserGroupRecord | null)[]) => read());
+    const inOneSnapshot = (read: () => (UserGroupRecord | null)[]) => {
+      health.assertUsable();
+      return snapshot(read);
+    };
     const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
     this.groupById = perTurnBatch(async (keys) =>
       inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.findGroup.get(environment, providedId)))),
@@ -118,38 +134,27 @@ export class SqliteStore implements Store {
     );
   }
 
-  /** Opens (creating when missing) and migrates the database at `options.path`. */
+  /** Opens (creating when missing; see open-sqlite.ts for when not) and migrates the database at `options.path`. */
   static async open(options: SqliteStoreOptions): Promise<{ store: SqliteStore; appliedMigrations: string[] }> {
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    let db: Database.Database;
-    try {
-      mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
-      db = new Database(options.path, { timeout: busyTimeoutMs });
-    } catch (error) {
-      throw new StartupError(`Cannot open the SQLite store at ${options.path} (check UGS_DATA_DIR): ${(error as Error).message}`);
-    }
-    try {
-      // Hashes and ciphertexts only, but still nobody else's business; WAL files inherit this mode.
-      chmodSync(options.path, 0o600);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      const appliedMigrations = await migrateSqlite(options.path, busyTimeoutMs);
-      return { store: new SqliteStore(db, busyTimeoutMs), appliedMigrations };
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+    const { db, appliedMigrations } = await openSqlite({ path: options.path, busyTimeoutMs, create: options.create });
+    const health = new SqliteHealth(options.path, new DatabaseFileWatch(options.path), options.log ?? SILENT_STORE_LOG);
+    health.start();
+    return { store: new SqliteStore(db, busyTimeoutMs, health), appliedMigrations };
   }
 
   async ping(): Promise<void> {
+    this.health.assertReady();
     this.statements.ping.get();
   }
 
   async close(): Promise<void> {
+    this.health.stop();
     if (this.db.open) this.db.close();
   }
 
   async getSetting(name: string): Promise<string | null> {
+    this.health.assertUsable();
     return this.statements.getSetting.get(name)?.value ?? null;
   }
 
@@ -249,10 +254,12 @@ export class SqliteStore implements Store {
   }
 
   async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]> {
+    this.health.assertUsable();
     return this.statements.listGroups.all({ environment, before: page.beforeTeamId, prefix: page.prefix ?? null, limit: page.limit }).map(toUserGroupRecord);
   }
 
   async countUserGroups(): Promise<Record<Environment, number>> {
+    this.health.assertUsable();
     const counts: Record<Environment, number> = { Customer: 0, Testing: 0 };
     for (const row of this.statements.countGroups.all()) counts[row.environment as Environment] = row.n;
     return counts;
@@ -273,14 +280,17 @@ export class SqliteStore implements Store {
   }
 
   async listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {
+    this.health.assertUsable();
     return this.statements.listGroupsAfter.all(afterTeamId, limit).map(toUserGroupRecord);
   }
 
   async isEmpty(): Promise<boolean> {
+    this.health.assertUsable();
     return this.statements.anyRow.get()!.n === 0;
   }
 
   async importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void> {
+    this.health.assertUsable();
     // One transaction across awaits: an import is the only user of its connection.
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -292,13 +302,17 @@ export class SqliteStore implements Store {
         for (const key of batch.apiKeys) this.statements.insertKey.run(key);
         for (const record of batch.auditRecords) this.statements.importAudit.run({ ...record, fields: JSON.stringify(record.fields) });
       }
+      this.health.beforeCommit();
       this.db.exec('COMMIT');
+    } catch (error) {
+      throw this.health.failed(error);
     } finally {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
     }
   }
 
   async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
+    this.health.assertUsable();
     const where: string[] = [];
     const values: Record<string, unknown> = { limit: query.limit };
     if (query.group && 'teamId' in query.group) {
@@ -318,6 +332,7 @@ export class SqliteStore implements Store {
   }
 
   async listAuditRecordsAfter(afterId: number, limit: number): Promise<AuditRecord[]> {
+    this.health.assertUsable();
     return this.statements.listAuditAfter.all(afterId, limit).map(toAuditRecord);
   }
 
@@ -329,18 +344,23 @@ export class SqliteStore implements Store {
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
+    this.health.assertUsable();
     const row = this.statements.findKeyByHash.get(keyHash);
     return row ? toApiKeyRecord(row) : null;
   }
 
   async listApiKeys(): Promise<ApiKeyRecord[]> {
+    this.health.assertUsable();
     return this.statements.listKeys.all().map(toApiKeyRecord);
   }
 
   async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
     const revoked = await this.groupCommit.run(() => {
       const row = this.statements.revokeKey.get(revokedAt, id);
-      if (row) this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+      if (row) {
+        this.revocations.recordRevocation();
+        this.appendAudit('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+      }
       return row;
     });
     return revoked !== undefined || this.statements.keyExists.get(id) !== undefined;
@@ -348,5 +368,9 @@ export class SqliteStore implements Store {
 
   async recordApiKeyUse(id: string, usedAt: string): Promise<void> {
     await this.groupCommit.run(() => this.statements.recordKeyUse.run(usedAt, id));
+  }
+
+  keyRevocations(): RevocationCounter {
+    return this.revocations;
   }
 }
