@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +18,18 @@ function testFiles(dir: string): string[] {
     .sort();
 }
 
-function runNodeTest(files: string[], env: NodeJS.ProcessEnv): number {
-  const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
-  return result.status ?? 1;
+/**
+ * Asynchronously: the embedded PostgreSQL logs into pipes this process reads, and
+ * while a spawnSync blocked the event loop they filled up, the server's next log
+ * line blocked it (the checkpointer first, so a DROP DATABASE waited forever) and
+ * the run hung.
+ */
+function runNodeTest(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  return new Promise((resolve) => {
+    child.on('error', () => resolve(1));
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
 }
 
 const given = process.env.DATABASE_URL;
@@ -32,9 +41,9 @@ delete env.DATABASE_URL;
 let failed = false;
 try {
   console.log(`# all tests (HTTP suite on SQLite), PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'}`);
-  failed = runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' }) !== 0;
+  failed = (await runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' })) !== 0;
   console.log('# the HTTP suite again, on PostgreSQL');
-  failed = runNodeTest(testFiles(join(root, 'http')), { ...env, UGS_TEST_STORE: 'postgres' }) !== 0 || failed;
+  failed = (await runNodeTest(testFiles(join(root, 'http')), { ...env, UGS_TEST_STORE: 'postgres' })) !== 0 || failed;
 } finally {
   await postgres.stop();
 }

@@ -7,7 +7,8 @@ import { migrateCommand } from './commands/migrate.js';
 import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
 import { transferCommands } from './commands/transfer.js';
-import { reportFailure } from './run-command.js';
+import { CliError, reportFailure } from './run-command.js';
+import { unsupportedNodeReason } from './supported-node.js';
 
 const program = new Command()
   .name('ugs')
@@ -22,4 +23,6 @@ auditCommand(program);
 secretCommand(program);
 configCommand(program);
 
-program.parseAsync(process.argv).catch(reportFailure);
+const unsupported = unsupportedNodeReason();
+if (unsupported) reportFailure(new CliError(unsupported));
+else program.parseAsync(process.argv).catch(reportFailure);
