@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { SqliteDatabase } from '../src/store/sqlite/sqlite-driver.js';
 import pg from 'pg';
 import { createTestDatabase } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
@@ -24,7 +24,7 @@ function rowsAsBytes(table: string, rows: Record<string, unknown>[]): { where: s
 }
 
 function dumpSqliteTables(path: string): { where: string; bytes: Buffer }[] {
-  const db = new Database(path, { readonly: true });
+  const db = new SqliteDatabase(path, { readonly: true });
   try {
     const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").all();
     return tables.map(({ name }) => rowsAsBytes(name, db.prepare<[], Record<string, unknown>>(`SELECT * FROM "${name}"`).all()));

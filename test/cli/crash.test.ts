@@ -4,7 +4,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
 import pg from 'pg';
 import type { ServerProcess } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -115,7 +115,7 @@ crashSuite(
     return { dataDir, env: { UGS_SECRET: SECRET, DATABASE_URL: '', LOG_LEVEL: 'info' } };
   },
   async (store, ledger) => {
-    const db = new Database(join(store.dataDir, SQLITE_FILE), { readonly: true, fileMustExist: true });
+    const db = new SqliteDatabase(join(store.dataDir, SQLITE_FILE), { readonly: true, fileMustExist: true });
     try {
       assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
       // Empty by construction while the schema declares no foreign keys; run so a future one is covered.
@@ -137,7 +137,7 @@ crashSuite(
       const original = join(store.dataDir, SQLITE_FILE);
       copyFileSync(original, copy);
       if (existsSync(`${original}-wal`)) copyFileSync(`${original}-wal`, `${copy}-wal`);
-      const db = new Database(copy, { fileMustExist: true });
+      const db = new SqliteDatabase(copy, { fileMustExist: true });
       try {
         assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }], `${context}: the crashed file passes integrity_check`);
         // The WAL was replayed: every acknowledged create is in the copy, and no group the test never asked for.

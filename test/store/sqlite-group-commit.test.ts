@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
 import { ServiceError } from '../../src/domain/errors.js';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 function openCounting(path: string) {
-  const db = new Database(path);
+  const db = new SqliteDatabase(path);
   db.pragma('journal_mode = WAL');
   db.exec('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT UNIQUE)');
   let commits = 0;
@@ -30,7 +30,7 @@ describe('SQLite group commit', () => {
       assert.deepEqual(results, Array(100).fill(1));
       assert.equal(commits(), 1, 'one COMMIT for the burst');
       assert.equal(db.inTransaction, false);
-      const reader = new Database(join(dir.path, 'g.sqlite'), { readonly: true });
+      const reader = new SqliteDatabase(join(dir.path, 'g.sqlite'), { readonly: true });
       assert.equal(reader.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n, 100, 'committed, visible to another connection');
       reader.close();
     } finally {
@@ -95,7 +95,7 @@ describe('SQLite group commit', () => {
     const dir = makeTempDir('ugs-gc');
     const path = join(dir.path, 'g.sqlite');
     const { db, commits } = openCounting(path);
-    const other = new Database(path);
+    const other = new SqliteDatabase(path);
     try {
       const group = new GroupCommit(db, 5000);
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
@@ -125,7 +125,7 @@ describe('SQLite group commit', () => {
     const dir = makeTempDir('ugs-gc');
     const path = join(dir.path, 'g.sqlite');
     const { db } = openCounting(path);
-    const other = new Database(path);
+    const other = new SqliteDatabase(path);
     try {
       const group = new GroupCommit(db, 150);
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');

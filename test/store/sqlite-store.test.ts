@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { storeConformance } from './store-conformance.js';
@@ -41,7 +42,7 @@ describe('SQLite specifics', () => {
     try {
       const path = join(dir.path, 'store.sqlite');
       const { store } = await SqliteStore.open({ path });
-      const probe = new Database(path, { readonly: true });
+      const probe = new SqliteDatabase(path, { readonly: true });
       assert.equal(probe.pragma('journal_mode', { simple: true }), 'wal');
       probe.close();
       // synchronous is per connection: read it through the store's own connection.

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { SqliteDatabase } from './sqlite-driver.js';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { sqliteMigrations } from './migrations/index.js';
 
@@ -10,7 +10,7 @@ import { sqliteMigrations } from './migrations/index.js';
  * migration leave nothing half-applied. Returns the names applied.
  */
 export async function migrateSqlite(path: string, busyTimeoutMs: number): Promise<string[]> {
-  const connection = new Database(path, { timeout: busyTimeoutMs });
+  const connection = new SqliteDatabase(path, { timeout: busyTimeoutMs });
   // Kysely closes the connection it is given on destroy, so it gets one of its own.
   const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: connection }) });
   try {

@@ -1,6 +1,7 @@
 import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { SqliteDatabase } from './sqlite-driver.js';
 import { StartupError } from '../../domain/errors.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { describeAtStart, storageProblem } from './storage-errors.js';
@@ -39,7 +40,7 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<{ db: Data
   const recorded = marker.recorded();
   if (!options.create) marker.checkBeforeOpen(recorded);
   try {
-    db = new Database(path, { timeout: busyTimeoutMs });
+    db = new SqliteDatabase(path, { timeout: busyTimeoutMs });
   } catch (error) {
     throw new StartupError(`Cannot open the SQLite store at ${path} (check UGS_DATA_DIR): ${(error as Error).message}`);
   }
