@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 
 export interface RawResponse {
   status: number;
@@ -43,6 +44,18 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
     r.on('error', reject);
     if (payload !== undefined) r.write(payload);
     r.end();
+  });
+}
+
+/** Writes raw bytes on a fresh connection and returns everything the server sent until the connection closed. */
+export function rawExchange(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
   });
 }
 

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import { describe, it } from 'node:test';
 import { apiKeyFormat } from '../../src/domain/api-key.js';
-import { rawRequest } from '../helpers/http-client.js';
+import { rawRequest, rawExchange } from '../helpers/http-client.js';
 import { startTestServer } from '../helpers/test-server.js';
 
 /** A request from another loopback address (Linux routes all of 127.0.0.0/8 to lo). */
@@ -20,18 +20,6 @@ function fromAddress(url: string, localAddress: string, key: string): Promise<nu
     );
     req.on('error', reject);
     req.end(body);
-  });
-}
-
-/** Sends raw bytes and returns what the server answers before closing. */
-function rawExchange(url: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(bytes));
-    let answer = '';
-    socket.on('data', (c) => (answer += c));
-    socket.on('end', () => resolve(answer));
-    socket.on('error', reject);
   });
 }
 

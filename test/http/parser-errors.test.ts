@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { rawExchange } from '../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-
-/** Writes raw bytes on a fresh connection and returns everything the server sent until it closed. */
-function exchange(url: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(bytes));
-    let answer = '';
-    socket.on('data', (chunk) => (answer += chunk));
-    socket.on('close', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
 
 /** The status, headers (lower-cased names) and JSON body of one raw HTTP/1.1 answer. */
 function parse(answer: string): { status: number; headers: Record<string, string>; json: { success: number; error: { code: string; message: string } } } {
@@ -45,7 +33,7 @@ describe('answers to requests refused before routing', () => {
   ];
   for (const [title, bytes, status, code] of cases) {
     it(`${title}: ${status} ${code} with an X-Request-Id`, async () => {
-      const answer = parse(await exchange(server.url, bytes));
+      const answer = parse(await rawExchange(server.url, bytes));
       assert.equal(answer.status, status);
       assert.equal(answer.json.success, 0);
       assert.equal(answer.json.error.code, code);
@@ -55,7 +43,7 @@ describe('answers to requests refused before routing', () => {
 
   it('gives each such answer its own id, logged with it', async () => {
     const ids = new Set<string>();
-    for (let i = 0; i < 3; i++) ids.add(parse(await exchange(server.url, 'NOT HTTP\r\n\r\n')).headers['x-request-id'] ?? '');
+    for (let i = 0; i < 3; i++) ids.add(parse(await rawExchange(server.url, 'NOT HTTP\r\n\r\n')).headers['x-request-id'] ?? '');
     assert.equal(ids.size, 3);
     for (const id of ids) assert.ok(server.logs.some((line) => line.includes(`"reqId":"${id}"`)), `no log line for ${id}`);
   });
