@@ -1,8 +1,11 @@
+import { includeIgnoreFile } from '@eslint/compat';
 import js from '@eslint/js';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'coverage/'] },
+  // What git ignores (builds, data dirs, the local PostgreSQL, scratch folders) is never linted.
+  includeIgnoreFile(fileURLToPath(new URL('.gitignore', import.meta.url))),
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
