@@ -17,4 +17,19 @@ export default tseslint.config(
     },
   },
   { files: ['src/cli/**', 'test/**', 'bench/**'], rules: { 'no-console': 'off' } },
+  {
+    // Dependencies point inward: the domain declares the ports it needs and imports no adapter.
+    files: ['src/domain/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/store/**', '**/http/**', '**/cli/**', '**/metrics/**', '**/client/**'], message: 'src/domain imports nothing from the adapters; declare a port in src/domain instead.' },
+            { group: ['**/config.js', '**/services.js', '**/server-secret.js'], message: 'src/domain is pure: wiring and settings stay outside it.' },
+          ],
+        },
+      ],
+    },
+  },
 );

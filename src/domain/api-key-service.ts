@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.js';
+import type { ApiKeyStore } from './api-key-store.js';
 import { apiKeyFormat, newApiKeyId, type Access, type ApiKeyRecord, type Principal } from './api-key.js';
 import type { Environment } from './environment.js';
 import { ServiceError, unauthenticated } from './errors.js';
@@ -12,7 +12,7 @@ export interface CreatedApiKey {
 }
 
 export interface ApiKeyServiceDeps {
-  store: Store;
+  store: ApiKeyStore;
   now?: () => Date;
   /** How stale `last_used_at` may be; bounds the writes that recording use costs. */
   lastUsedResolutionMs?: number;
@@ -37,7 +37,7 @@ const CACHE_MAX_KEYS = 10_000;
 
 /** Creating, listing, revoking and checking API keys. */
 export class ApiKeyService {
-  private readonly store: Store;
+  private readonly store: ApiKeyStore;
   private readonly now: () => Date;
   private readonly lastUsedResolutionMs: number;
   /** When this process last recorded each key's use, so a busy key costs one write a minute, not one a request. */

@@ -1,4 +1,4 @@
-import type { ImportBatch, Store } from '../store/store.js';
+import type { ImportBatch, TransferStore } from './transfer-store.js';
 import { invalidRequest } from './errors.js';
 import {
   apiKeyFromLine,
@@ -26,7 +26,7 @@ export interface ImportSummary {
 /** Moving a whole store to another (SQLite to PostgreSQL and back) through the export format. */
 export class DataTransfer {
   constructor(
-    private readonly store: Store,
+    private readonly store: TransferStore,
     private readonly cipher: TokenCipher,
   ) {}
 

@@ -1,5 +1,5 @@
-import type { Store } from '../store/store.js';
 import { invalidRequest, ServiceError } from './errors.js';
+import type { UserGroupRecord } from './user-group.js';
 import { UnknownSecretError, type TokenCipher } from './token-cipher.js';
 
 const PAGE = 500;
@@ -115,7 +115,19 @@ export function planEnvironmentRotation(recorded: string, current: string, previ
  * is swapped only if it still holds the ciphertext read, so a rotation racing
  * with this (whose new token is sealed under the current secret) wins.
  */
-export async function resealTokens(store: Store, cipher: TokenCipher): Promise<ResealSummary> {
+/** The storage resealing needs: a port, implemented in src/store for each database. */
+export interface TokenResealStore {
+  listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
+  /**
+   * Re-seals a group's unchanged token (server secret rotation): swaps the
+   * ciphertext if the row still holds `expected`; false otherwise (e.g. the
+   * token was rotated meanwhile, already under the new secret). Not audited:
+   * nothing a caller can see changes.
+   */
+  replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean>;
+}
+
+export async function resealTokens(store: TokenResealStore, cipher: TokenCipher): Promise<ResealSummary> {
   const summary: ResealSummary = { scanned: 0, resealed: 0 };
   for (let after = 0; ; ) {
     const page = await store.listUserGroupsAfter(after, PAGE);

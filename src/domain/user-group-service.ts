@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.js';
+import type { UserGroupStore } from './user-group-store.js';
 import type { Principal } from './api-key.js';
 import type { AuditContext, ChangeOrigin } from './audit.js';
 import { forbidden, invalidRequest, notFound, ServiceError } from './errors.js';
@@ -23,14 +23,14 @@ export interface UpdateInput {
 }
 
 export interface UserGroupServiceDeps {
-  store: Store;
+  store: UserGroupStore;
   cipher: TokenCipher;
   now?: () => Date;
 }
 
 /** The three operations of the spec, scoped to the calling key's environment. */
 export class UserGroupService {
-  private readonly store: Store;
+  private readonly store: UserGroupStore;
   private readonly cipher: TokenCipher;
   private readonly now: () => Date;
 
