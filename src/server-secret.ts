@@ -9,6 +9,9 @@ import type { SecretHolder } from './domain/secret-rotation.js';
 import { holderTtlMs, newHolderName, pruneHolders, readRotation, recordHolder } from './secret-holders.js';
 import type { Store } from './store/store.js';
 
+/** How often a process checks the store for a server secret rotation by `ugs secret rotate` (which waits for every server). */
+export const SECRET_POLL_MS = 5000;
+
 export const SECRET_FILE = 'server-secret';
 export const PREVIOUS_SECRET_FILE = 'server-secret.previous';
 export const SECRET_CHECK_SETTING = 'server_secret_check';

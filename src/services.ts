@@ -3,7 +3,7 @@ import { ApiKeyService } from './domain/api-key-service.js';
 import { DataTransfer } from './domain/data-transfer.js';
 import { UserGroupService } from './domain/user-group-service.js';
 import { timedStore } from './metrics/timed-store.js';
-import { loadServerSecret, type SecretKeyring } from './server-secret.js';
+import { loadServerSecret, SECRET_POLL_MS, type SecretKeyring } from './server-secret.js';
 import { openStore, type StoreConfig } from './store/open-store.js';
 import type { Store } from './store/store.js';
 
@@ -18,11 +18,9 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres'>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
+export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
   previousSecret?: string;
-  /** See UGS_KEY_CACHE_TTL_MS; 0 when not given. */
-  keyCacheTtlMs?: number;
-  /** How often a process checks for a rotation by `ugs secret rotate`. */
+  /** How often a process checks for a rotation by `ugs secret rotate`; SECRET_POLL_MS unless a test needs it faster. */
   secretPollMs?: number;
   /** A serving process records itself in the store, so `ugs secret rotate` knows which secrets it has. */
   serving?: boolean;
@@ -35,13 +33,13 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
   const { appliedMigrations } = opened;
   try {
     const cipher = await loadServerSecret(store, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
-    await cipher.watch(store, config.secretPollMs ?? 5000, config.serving ?? false);
+    await cipher.watch(store, config.secretPollMs ?? SECRET_POLL_MS, config.serving ?? false);
     return {
       store,
       cipher,
       appliedMigrations,
       userGroups: new UserGroupService({ store, cipher }),
-      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs ?? 0, revocations: opened.store.keyRevocations() }),
+      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs, revocations: opened.store.keyRevocations() }),
       dataTransfer: new DataTransfer(store, cipher),
       close: async () => {
         await cipher.stop();

@@ -21,7 +21,7 @@ export interface ApiKeyServiceDeps {
    * 0 asks the store on every request. A revocation ends the reuse at once
    * through `revocations`; the TTL bounds it when that signal is itself stale.
    */
-  cacheTtlMs?: number;
+  cacheTtlMs: number;
   /** Tells when a key was revoked anywhere; without it nothing is cached. */
   revocations?: KeyRevocationSignal;
 }
@@ -51,7 +51,7 @@ export class ApiKeyService {
     this.store = deps.store;
     this.now = deps.now ?? (() => new Date());
     this.lastUsedResolutionMs = deps.lastUsedResolutionMs ?? 60_000;
-    this.cacheTtlMs = deps.cacheTtlMs ?? 0;
+    this.cacheTtlMs = deps.cacheTtlMs;
     this.revocations = deps.revocations ?? NO_REVOCATION_SIGNAL;
   }
 

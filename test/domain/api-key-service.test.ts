@@ -17,7 +17,7 @@ describe('ApiKeyService', () => {
   let keys: ApiKeyService;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 'k.sqlite') })).store;
-    keys = new ApiKeyService({ store, now: () => now });
+    keys = new ApiKeyService({ store, now: () => now, cacheTtlMs: 0 });
   });
   after(async () => {
     await store.close();
@@ -58,7 +58,7 @@ describe('ApiKeyService', () => {
     try {
       const clock = new Date('2026-02-01T00:00:00Z');
       const cached = new ApiKeyService({ store, revocations: store.keyRevocations(), now: () => clock, cacheTtlMs: 60_000 });
-      const elsewhere = new ApiKeyService({ store: elsewhereStore, now: () => clock });
+      const elsewhere = new ApiKeyService({ store: elsewhereStore, now: () => clock, cacheTtlMs: 0 });
       const { record, key } = await cached.create({ environment: 'Customer', access: 'read-write' });
       const principal = await cached.authenticate(key);
       assert.deepEqual(cached.cachedPrincipal(key), principal, 'cached');

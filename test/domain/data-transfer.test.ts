@@ -35,7 +35,7 @@ describe('DataTransfer', () => {
     const source = await fresh();
     const groups = new UserGroupService({ store: source, cipher });
     for (let i = 0; i < 1205; i++) await groups.getOrCreate(writer, { userGroupId: `g${i}`, name: `G${i}` });
-    await new ApiKeyService({ store: source }).create({ environment: 'Testing', access: 'read-only' });
+    await new ApiKeyService({ store: source, cacheTtlMs: 0 }).create({ environment: 'Testing', access: 'read-only' });
     lines = await collect(new DataTransfer(source, cipher).exportLines());
   });
   after(async () => {

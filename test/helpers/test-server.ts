@@ -68,7 +68,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     secretPollMs: options.secretPollMs,
     serving: true,
     postgres: database?.config,
-    keyCacheTtlMs: options.keyCacheTtlMs,
+    keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
   });
   const app = await buildApp(services, {
     logger,

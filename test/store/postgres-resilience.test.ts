@@ -50,6 +50,7 @@ describe('readiness follows the database', () => {
       dataDir: dataDir.path,
       secret: randomBytes(32).toString('hex'),
       postgres: { url: postgres.url, poolSize: 4, statementTimeoutMs: 2000, connectTimeoutMs: 1000 },
+      keyCacheTtlMs: 0,
     });
     app = await buildApp(services, { logger: createLogger('silent') });
     await app.listen({ port: 0, host: '127.0.0.1' });

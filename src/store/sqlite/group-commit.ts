@@ -19,6 +19,10 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+
+/** How long a write waits for another process's write lock (the CLI, a UGS_WORKERS sibling) before it fails as unavailable. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Group commit: writes that arrive in the same turn of the event loop run in
  * one transaction, so with synchronous=FULL a burst of N writes costs one
@@ -48,7 +52,7 @@ export class GroupCommit {
    */
   constructor(
     private readonly db: Database.Database,
-    private readonly busyTimeoutMs = 5000,
+    private readonly busyTimeoutMs = BUSY_TIMEOUT_MS,
     private readonly guard: CommitGuard = NO_GUARD,
   ) {
     this.busyTimeout = { off: db.prepare('PRAGMA busy_timeout = 0'), on: db.prepare(`PRAGMA busy_timeout = ${Math.trunc(busyTimeoutMs)}`) };

@@ -6,7 +6,7 @@ import type { UserGroupRecord } from '../../domain/user-group.js';
 import { SILENT_STORE_LOG, type ImportBatch, type NewUserGroup, type Store, type StoreLog, type TokenReplacement, type UserGroupChanges } from '../store.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { DatabaseFileWatch } from './database-file-watch.js';
-import { GroupCommit } from './group-commit.js';
+import { BUSY_TIMEOUT_MS, GroupCommit } from './group-commit.js';
 import { openSqlite } from './open-sqlite.js';
 import { RevocationCounter } from './revocation-counter.js';
 import { SqliteHealth } from './sqlite-health.js';
@@ -136,7 +136,7 @@ export class SqliteStore implements Store {
 
   /** Opens (creating when missing; see open-sqlite.ts for when not) and migrates the database at `options.path`. */
   static async open(options: SqliteStoreOptions): Promise<{ store: SqliteStore; appliedMigrations: string[] }> {
-    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
     const { db, appliedMigrations } = await openSqlite({ path: options.path, busyTimeoutMs, create: options.create });
     const health = new SqliteHealth(options.path, new DatabaseFileWatch(options.path), options.log ?? SILENT_STORE_LOG);
     health.start();
