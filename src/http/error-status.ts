@@ -31,7 +31,7 @@ export const ERROR_WHEN: Readonly<Record<ErrorCode, string>> = {
   payload_too_large: 'The body is larger than 1 MiB.',
   unsupported_media_type: 'A body sent with a `Content-Type` other than `application/json`, or with none.',
   rate_limited:
-    'Too many requests for this API key (when a limit is configured), or too many failed authentications from this address; retry after the `Retry-After` header\'s seconds.',
+    'Too many requests for this API key (when a limit is configured), or another failed authentication from an address that failed too often this minute (a valid key from it is still served); retry after the `Retry-After` header\'s seconds.',
   unavailable:
     'The store is not answering (`/readyz`), the server is shutting down, or a group\'s token is sealed under a server secret this server does not have yet (a secret rotation under way). Retry.',
   internal: 'A fault in the service, never caused by input. It is logged with the request id (`X-Request-Id`).',
@@ -39,7 +39,12 @@ export const ERROR_WHEN: Readonly<Record<ErrorCode, string>> = {
 
 const CODE_BY_STATUS = new Map<number, ErrorCode>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]));
 
+/** The code answered with `status`, if any (statuses are distinct, a test checks). */
+export function codeForStatus(status: number): ErrorCode | undefined {
+  return CODE_BY_STATUS.get(status);
+}
+
 /** The code for an error some library raised with a 4xx status; unknown ones are plain bad requests. */
 export function codeForClientStatus(status: number): ErrorCode {
-  return CODE_BY_STATUS.get(status) ?? 'invalid_request';
+  return codeForStatus(status) ?? 'invalid_request';
 }

@@ -4,9 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ERROR_CODES } from '../domain/errors.js';
-import { ERROR_STATUS } from './error-status.js';
+import { ERROR_STATUS, ERROR_WHEN } from './error-status.js';
 import { HTTP_METHODS, isApiPath, isJson, type Json, type OpenApiDocument, type Operation } from './openapi-document.js';
-import { documentErrors, ERROR_DOCS, errorComponentResponses } from './openapi-errors.js';
+import { documentErrors, errorComponentResponses } from './openapi-errors.js';
 import { documentHead } from './openapi-head.js';
 import { addExamples } from './openapi-examples.js';
 import { ErrorResponse } from './schemas.js';
@@ -121,7 +121,7 @@ function documentQueryAlternative(operation: Operation): void {
 }
 
 function infoDescription(packageDescription: string | undefined): string {
-  const codes = ERROR_CODES.map((code) => `| ${ERROR_STATUS[code]} | \`${code}\` | ${ERROR_DOCS[code].when} |`).join('\n');
+  const codes = ERROR_CODES.map((code) => `| ${ERROR_STATUS[code]} | \`${code}\` | ${ERROR_WHEN[code]} |`).join('\n');
   return `${packageDescription ?? ''}
 
 Every \`/api\` request carries \`Authorization: Token <API_KEY>\` (\`Bearer <API_KEY>\` works too); health, readiness, metrics and this
