@@ -11,12 +11,15 @@ export function errorsDoc(): string {
 Every failure answers with an HTTP status and a JSON body (content type \`application/json\`):
 
 \`\`\`json
-{"success": 0, "error": {"code": "invalid_request", "message": "\\"name\\" must NOT have more than 255 characters."}}
+{"success": 0, "error": {"code": "invalid_request", "message": "\\"name\\" must NOT have more than 255 characters.", "request_id": "6f1c2a9e-3b4d-4c8e-9a7f-2d5e8b1c0a43"}}
 \`\`\`
 
 \`code\` is one of the closed set below; \`message\` is for humans and says what to fix. Match on \`code\`,
-never on \`message\`. Each code has exactly one status (\`src/http/error-status.ts\`); this file is
-generated from that table by \`npm run docs\`, and \`test/http/error-status.test.ts\` fails when it drifts.
+never on \`message\`. \`request_id\` is the answer's \`X-Request-Id\` (yours, if you sent a sane one): quote it
+when asking for help, it is in the service's log line for the request.
+
+Each code has exactly one status (\`src/http/error-status.ts\`); this file is generated from that table by
+\`npm run docs\`, and \`test/http/error-status.test.ts\` fails when it drifts.
 
 | code | status | when |
 | --- | --- | --- |

@@ -61,7 +61,7 @@ export function errorComponentResponses(): Json {
       content: {
         'application/json': {
           schema: { $ref: '#/components/schemas/ErrorResponse' },
-          example: { success: 0, error: { code, message } },
+          example: { success: 0, error: { code, message, request_id: '6f1c2a9e-3b4d-4c8e-9a7f-2d5e8b1c0a43' } },
         },
       },
     };

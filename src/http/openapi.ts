@@ -128,7 +128,7 @@ Every \`/api\` request carries \`Authorization: Token <API_KEY>\` (\`Bearer <API
 reference need none. Request bodies are JSON (\`Content-Type: application/json\`, at most 1 MiB), GET included. Answers that carry a
 token have \`Cache-Control: no-store\`; every answer has an \`X-Request-Id\`.
 
-Every failure, unknown paths included, is an HTTP status and \`{"success":0,"error":{"code":"…","message":"…"}}\`: match on \`code\`,
+Every failure, unknown paths included, is an HTTP status and \`{"success":0,"error":{"code":"…","message":"…","request_id":"…"}}\` (\`request_id\` is the \`X-Request-Id\`): match on \`code\`,
 never on \`message\`. An unknown path answers 404 \`not_found\`; a known path with another method 405 \`method_not_allowed\` with \`Allow\`.
 \`HEAD\` works wherever \`GET\` does: the same status and headers, no body. \`HEAD /api/user\` never creates: 404 when the group does not exist.
 
