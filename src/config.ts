@@ -10,53 +10,53 @@ import { parseTrustedProxies } from './http/trusted-proxies.js';
  */
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'TCP port to listen on.' }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to bind; 0.0.0.0 in a container.' }),
-  UGS_DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Folder of the SQLite file and the generated server secret.' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to bind; set `0.0.0.0` in a container.' }),
+  UGS_DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Folder of the SQLite file (`user-groups.sqlite`), its store id (`user-groups.store-id`) and the generated server secret; keep all three in backups.' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
-    { default: 'info', description: 'pino log level.' },
+    { default: 'info', description: 'pino log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.' },
   ),
-  UGS_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'Server secret (at least 32 characters); generated into the data dir when unset.' })),
+  UGS_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'Server secret, at least 32 characters (e.g. `openssl rand -hex 32`); unset: generated into the data dir.' })),
   UGS_PREVIOUS_SECRET: Type.Optional(
-    Type.String({ minLength: 32, description: 'The secret UGS_SECRET replaces, readable until `ugs secret rotate` has re-encrypted every token.' }),
+    Type.String({ minLength: 32, description: 'The secret `UGS_SECRET` replaces, readable while `ugs secret rotate` re-encrypts every token (see docs/security.md).' }),
   ),
   UGS_WORKERS: Type.Integer({
     minimum: 1,
     maximum: 256,
     default: 1,
-    description: 'HTTP worker processes sharing the port (node:cluster); set it to the number of cores to use them all.',
+    description: 'HTTP worker processes sharing the port (node:cluster); set it to the number of cores to use them all (see the README, One process per core).',
   }),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
   UGS_KEY_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 1000,
-    description: 'How long a verified API key is reused without a store lookup. A revocation anywhere ends the reuse at once; this bounds it only if PostgreSQL\'s revocation notifications silently stop arriving. 0 = no cache.',
+    description: 'How long a verified API key may be reused without a store lookup. A revocation anywhere ends the reuse at once (see the README, Revoking a key); this bounds it only if PostgreSQL\'s revocation notifications silently stop arriving. `0` = look up every request.',
   }),
-  UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.requestsPerKeyPerMinute, description: 'Requests per API key per minute (per process); 0 = no limit.' }),
-  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute; past it, that address\'s further failures get 429 until the minute ends (a valid key is always served). 0 = off.' }),
+  UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.requestsPerKeyPerMinute, description: 'Requests per API key per minute, per process; over it: 429 `rate_limited` with `Retry-After`. `0` = no limit.' }),
+  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute; past it, that address\'s further failures get 429 `rate_limited` until the minute ends, while a valid key from it is always served. `0` = off.' }),
   UGS_TRUST_PROXY: Type.Optional(
     Type.String({
       description:
-        'Proxies in front of the service whose X-Forwarded-For is believed, so the throttle, logs and audit see the real client: comma-separated addresses, CIDRs, or loopback, linklocal, uniquelocal. Unset: the connecting address is the client.',
+        'Proxies in front of the service whose `X-Forwarded-For` is believed: comma-separated addresses, CIDRs (`10.0.0.0/8`, `2001:db8::/32`) or `loopback`, `linklocal`, `uniquelocal`. Behind them the client is the address they forward for, in the failed-auth throttle, the log lines and the audit log. `true` and hop counts are refused: they would believe whatever connects, so a client could forge its address. Unset: the connecting address is the client.',
     }),
   ),
-  UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: DEFAULT_HTTP_LIMITS.maxConnections, description: 'Open connections at most (per process); more are closed at once.' }),
+  UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: DEFAULT_HTTP_LIMITS.maxConnections, description: 'Open connections at most, per process; more are closed at once.' }),
   UGS_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
     minimum: 1,
     default: DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
-    description: 'Open connections from one client address at most (per process); more from it are closed at once. Trusted proxies (UGS_TRUST_PROXY) are exempt.',
+    description: 'Open connections from one client address at most, per process; more from it are closed at once, other addresses unaffected. Trusted proxies (`UGS_TRUST_PROXY`) are exempt.',
   }),
-  UGS_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.headersTimeoutMs, description: 'Time to receive request headers.' }),
-  UGS_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.requestTimeoutMs, description: 'Time to receive a whole request.' }),
-  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, description: 'Idle time before a kept-alive connection is closed; behind a load balancer, set it above the balancer\'s idle timeout.' }),
+  UGS_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.headersTimeoutMs, description: 'Time to receive the request headers; after it: 408 `request_timeout`.' }),
+  UGS_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.requestTimeoutMs, description: 'Time to receive the whole request, body included; after it: 408 `request_timeout`.' }),
+  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, description: 'Idle time before a kept-alive connection is closed; behind a load balancer, set it above the balancer\'s idle timeout (AWS ALB: 60 s, so e.g. `65000`).' }),
   DATABASE_URL: Type.Optional(
-    Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL (postgres://user:pass@host:5432/db); SQLite in UGS_DATA_DIR when unset.' }),
+    Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL (`postgres://user:pass@host:5432/db`): use PostgreSQL instead of SQLite (see docs/scaling.md); unset: SQLite in `UGS_DATA_DIR`.' }),
   ),
   UGS_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process.' }),
-  UGS_PG_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'PostgreSQL statement_timeout.' }),
+  UGS_PG_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'PostgreSQL `statement_timeout`.' }),
   UGS_PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'How long to wait for a PostgreSQL connection.' }),
   UGS_METRICS_TOKEN: Type.Optional(
-    Type.String({ minLength: 16, description: 'When set, GET /metrics needs "Authorization: Bearer <token>" (at least 16 characters); open when unset.' }),
+    Type.String({ minLength: 16, description: 'At least 16 characters; when set, `GET /metrics` needs `Authorization: Bearer <token>`; unset: open.' }),
   ),
 });
 

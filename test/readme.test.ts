@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { effectiveConfig } from '../src/config.js';
 import { ERROR_STATUS } from '../src/http/error-status.js';
+import { readmeWithSettings } from '../scripts/docs/settings-table.js';
 
 /** README claims that drift silently when code changes: the settings it lists and the statuses it names. */
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -21,6 +22,10 @@ describe('README', () => {
   it('lists every setting config.ts reads, in the settings table', () => {
     const table = section('## Running it');
     for (const { name } of effectiveConfig({})) assert.match(table, new RegExp(`\\| \`${name}\` \\|`), `${name} is not in README's settings table`);
+  });
+
+  it('has the settings table `npm run docs` generates from config.ts (run it after changing a setting)', () => {
+    assert.equal(readme, readmeWithSettings(readme));
   });
 
   it('names every status code the service answers, with its error code', () => {

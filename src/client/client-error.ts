@@ -8,7 +8,7 @@ export class UserGroupServiceError extends Error {
     readonly status: number,
     readonly code: ErrorCode | 'network_error',
     message: string,
-    /** The service's X-Request-Id, to quote when asking for help. */
+    /** The service's request id (`error.request_id`, else the X-Request-Id header), to quote when asking for help. */
     readonly requestId: string | undefined,
   ) {
     super(message);

@@ -128,8 +128,9 @@ function getOrCreateQuery(input: GetOrCreateBody): URLSearchParams {
 function toError(response: WireResponse): UserGroupServiceError {
   const requestId = response.headers['x-request-id'];
   try {
-    const body = JSON.parse(response.text) as { error?: { code?: string; message?: string } };
-    if (body.error?.code) return new UserGroupServiceError(response.status, body.error.code as never, body.error.message ?? '', requestId);
+    const body = JSON.parse(response.text) as { error?: { code?: string; message?: string; request_id?: string } };
+    // The body's id survives proxies that drop or replace the header; it is the same value otherwise.
+    if (body.error?.code) return new UserGroupServiceError(response.status, body.error.code as never, body.error.message ?? '', body.error.request_id ?? requestId);
   } catch {
     // Not the service's envelope (a proxy's page, say): report the status alone.
   }

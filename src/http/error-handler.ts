@@ -5,9 +5,12 @@ import { LIMITS } from '../domain/user-group.js';
 import { codeForClientStatus, ERROR_STATUS } from './error-status.js';
 import { describeValidationFailure } from './validation-message.js';
 
-/** The wire envelope of a failure. Messages may echo what the client sent (a path, a field name): never a secret in it. */
-export function errorBody(code: ErrorCode, message: string) {
-  return { success: 0 as const, error: { code, message: redactSecrets(message) } };
+/**
+ * The wire envelope of a failure. Messages may echo what the client sent (a path, a field name): never a secret in it.
+ * `request_id` repeats the X-Request-Id header, so one line of the body is enough to quote to support.
+ */
+export function errorBody(code: ErrorCode, message: string, requestId: string) {
+  return { success: 0 as const, error: { code, message: redactSecrets(message), request_id: requestId } };
 }
 
 /** Fastify's own client errors, reworded to say what to fix. */
@@ -41,5 +44,5 @@ export function installErrorHandler(app: FastifyInstance): void {
 
 export function sendServiceError(reply: FastifyReply, error: ServiceError, status = ERROR_STATUS[error.code]): FastifyReply {
   reply.headers(error.headers);
-  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(error.code, error.message));
+  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(error.code, error.message, reply.request.id));
 }

@@ -4,9 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ERROR_CODES } from '../domain/errors.js';
-import { ERROR_STATUS } from './error-status.js';
+import { ERROR_STATUS, ERROR_WHEN } from './error-status.js';
 import { HTTP_METHODS, isApiPath, isJson, type Json, type OpenApiDocument, type Operation } from './openapi-document.js';
-import { documentErrors, ERROR_DOCS, errorComponentResponses } from './openapi-errors.js';
+import { documentErrors, errorComponentResponses } from './openapi-errors.js';
 import { documentHead } from './openapi-head.js';
 import { addExamples } from './openapi-examples.js';
 import { ErrorResponse } from './schemas.js';
@@ -121,14 +121,14 @@ function documentQueryAlternative(operation: Operation): void {
 }
 
 function infoDescription(packageDescription: string | undefined): string {
-  const codes = ERROR_CODES.map((code) => `| ${ERROR_STATUS[code]} | \`${code}\` | ${ERROR_DOCS[code].when} |`).join('\n');
+  const codes = ERROR_CODES.map((code) => `| ${ERROR_STATUS[code]} | \`${code}\` | ${ERROR_WHEN[code]} |`).join('\n');
   return `${packageDescription ?? ''}
 
 Every \`/api\` request carries \`Authorization: Token <API_KEY>\` (\`Bearer <API_KEY>\` works too); health, readiness, metrics and this
 reference need none. Request bodies are JSON (\`Content-Type: application/json\`, at most 1 MiB), GET included. Answers that carry a
 token have \`Cache-Control: no-store\`; every answer has an \`X-Request-Id\`.
 
-Every failure, unknown paths included, is an HTTP status and \`{"success":0,"error":{"code":"…","message":"…"}}\`: match on \`code\`,
+Every failure, unknown paths included, is an HTTP status and \`{"success":0,"error":{"code":"…","message":"…","request_id":"…"}}\` (\`request_id\` is the \`X-Request-Id\`): match on \`code\`,
 never on \`message\`. An unknown path answers 404 \`not_found\`; a known path with another method 405 \`method_not_allowed\` with \`Allow\`.
 \`HEAD\` works wherever \`GET\` does: the same status and headers, no body. \`HEAD /api/user\` never creates: 404 when the group does not exist.
 

@@ -14,10 +14,11 @@ import { requestIdFor } from './request-id.js';
 /** An `Expect` the service cannot meet (only 100-continue is): a 400 in the usual envelope. */
 export function refuseExpectation(request: IncomingMessage, response: ServerResponse): void {
   request.resume();
+  const id = requestIdFor(request);
   const body = JSON.stringify(
-    errorBody('invalid_request', `Unsupported "Expect: ${String(request.headers.expect).slice(0, 100)}"; only "Expect: 100-continue" is supported.`),
+    errorBody('invalid_request', `Unsupported "Expect: ${String(request.headers.expect).slice(0, 100)}"; only "Expect: 100-continue" is supported.`, id),
   );
-  response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': requestIdFor(request), connection: 'close' });
+  response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': id, connection: 'close' });
   response.end(body);
 }
 
@@ -37,9 +38,9 @@ export function answerMalformedHttp(logger: FastifyBaseLogger): (error: Error & 
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? 'The request headers are too large.'
         : 'The request is not valid HTTP/1.1.';
-    const body = JSON.stringify(errorBody(timedOut ? 'request_timeout' : 'invalid_request', message));
-    const status = timedOut ? 408 : 400;
     const id = randomUUID();
+    const body = JSON.stringify(errorBody(timedOut ? 'request_timeout' : 'invalid_request', message, id));
+    const status = timedOut ? 408 : 400;
     // The parser's code only: its message and raw packet may hold whatever the client sent.
     logger.info({ reqId: id, req: { remoteAddress: socket.remoteAddress }, res: { statusCode: status }, parserError: error.code }, 'request refused by the HTTP parser');
     socket.end(

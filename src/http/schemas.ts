@@ -138,6 +138,7 @@ export const ErrorResponse = Type.Object({
   error: Type.Object({
     code: Type.Union(ERROR_CODES.map((code) => Type.Literal(code))),
     message: Type.String(),
+    request_id: Type.String({ description: 'The X-Request-Id of this answer, to quote when asking for help.' }),
   }),
 });
 

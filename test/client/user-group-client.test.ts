@@ -80,7 +80,7 @@ describe('UserGroupClient retries', () => {
       req.resume();
       const status = script[hits++] ?? 200;
       res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 && { 'retry-after': '0' }) });
-      res.end(status === 200 ? '{"success":1,"user_group":{"team_id":1,"provided_id":"x","name":"X","properties":null,"mapping":null,"api_environment_tag":"Customer","created_at":"t","updated_at":"t"}}' : `{"success":0,"error":{"code":"${status === 429 ? 'rate_limited' : status === 503 ? 'unavailable' : 'invalid_request'}","message":"m"}}`);
+      res.end(status === 200 ? '{"success":1,"user_group":{"team_id":1,"provided_id":"x","name":"X","properties":null,"mapping":null,"api_environment_tag":"Customer","created_at":"t","updated_at":"t"}}' : `{"success":0,"error":{"code":"${status === 429 ? 'rate_limited' : status === 503 ? 'unavailable' : 'invalid_request'}","message":"m","request_id":"req-${hits}"}}`);
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
@@ -107,5 +107,11 @@ describe('UserGroupClient retries', () => {
     hits = 0;
     await assert.rejects(client().get('x'), (e: unknown) => e instanceof UserGroupServiceError && e.status === 400);
     assert.equal(hits, 1);
+  });
+
+  it('takes the request id from the error body when no X-Request-Id header came through (a proxy dropped it)', async () => {
+    script = [400];
+    hits = 0;
+    await assert.rejects(client().get('x'), (e: unknown) => e instanceof UserGroupServiceError && e.requestId === 'req-1');
   });
 });

@@ -9,7 +9,7 @@ import { POLLUTION_MARKERS, type FuzzOutcome, type FuzzRequest } from './http-ar
  * What must hold for every request, however hostile:
  * - never a 5xx;
  * - every answer has an X-Request-Id;
- * - every non-2xx is `application/json` with `{"success":0,"error":{"code","message"}}`,
+ * - every non-2xx is `application/json` with `{"success":0,"error":{"code","message","request_id"}}`,
  *   the code one of ERROR_CODES, with the status docs/errors.md gives it;
  * - every 2xx is JSON with `success: 1`;
  * - a connection the server closes without an answer (malformed HTTP) is
@@ -65,7 +65,7 @@ export function responseViolations(req: Pick<FuzzRequest, 'method' | 'path'>, re
     broken.push('body is not a JSON object');
     return broken;
   }
-  const envelope = body as { success?: unknown; error?: { code?: unknown; message?: unknown } };
+  const envelope = body as { success?: unknown; error?: { code?: unknown; message?: unknown; request_id?: unknown } };
   if (ok) {
     if (envelope.success !== 1) broken.push(`2xx without success: 1 (success is ${JSON.stringify(envelope.success)})`);
     return broken;
@@ -81,6 +81,7 @@ export function responseViolations(req: Pick<FuzzRequest, 'method' | 'path'>, re
     broken.push(`error.code ${error.code} answered with status ${res.status}, docs/errors.md says ${ERROR_STATUS[error.code as keyof typeof ERROR_STATUS]}`);
   }
   if (typeof error.message !== 'string' || error.message === '') broken.push('error.message is not a non-empty string');
+  if (error.request_id !== res.headers['x-request-id']) broken.push(`error.request_id ${JSON.stringify(error.request_id)} is not the X-Request-Id`);
   return broken;
 }
 

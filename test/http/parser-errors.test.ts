@@ -4,7 +4,7 @@ import { rawExchange } from '../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** The status, headers (lower-cased names) and JSON body of one raw HTTP/1.1 answer. */
-function parse(answer: string): { status: number; headers: Record<string, string>; json: { success: number; error: { code: string; message: string } } } {
+function parse(answer: string): { status: number; headers: Record<string, string>; json: { success: number; error: { code: string; message: string; request_id?: string } } } {
   const [head = '', body = ''] = answer.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
   const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
@@ -32,12 +32,13 @@ describe('answers to requests refused before routing', () => {
     ['an undecodable URL', 'GET /%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, 'invalid_request'],
   ];
   for (const [title, bytes, status, code] of cases) {
-    it(`${title}: ${status} ${code} with an X-Request-Id`, async () => {
+    it(`${title}: ${status} ${code} with an X-Request-Id, in the body too`, async () => {
       const answer = parse(await rawExchange(server.url, bytes));
       assert.equal(answer.status, status);
       assert.equal(answer.json.success, 0);
       assert.equal(answer.json.error.code, code);
       assert.match(answer.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/, JSON.stringify(answer.headers));
+      assert.equal(answer.json.error.request_id, answer.headers['x-request-id'], 'error.request_id is the X-Request-Id');
     });
   }
 
