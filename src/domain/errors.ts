@@ -19,13 +19,20 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+export interface ServiceErrorDetails {
+  /** When a retry may succeed, in whole seconds (rate_limited, unavailable). */
+  retryAfterSeconds?: number;
+  /** The methods the path does have (method_not_allowed). */
+  allowedMethods?: readonly string[];
+}
+
 /** An expected failure with a message that tells the caller what to fix. */
 export class ServiceError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    /** Extra response headers, e.g. `Allow` for method_not_allowed. */
-    readonly headers: Readonly<Record<string, string>> = {},
+    /** Facts a caller can act on; the HTTP layer turns them into headers (Retry-After, Allow). */
+    readonly details: ServiceErrorDetails = {},
   ) {
     super(message);
     this.name = 'ServiceError';

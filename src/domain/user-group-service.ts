@@ -158,7 +158,7 @@ function secretUnavailable() {
   return new ServiceError(
     'unavailable',
     "This user group's token is sealed under a server secret this server does not have: a server secret rotation is unfinished, or this server runs without the new secret (see `ugs secret rotate`). Retry shortly.",
-    { 'Retry-After': '5' },
+    { retryAfterSeconds: 5 },
   );
 }
 

@@ -43,6 +43,8 @@ export function installErrorHandler(app: FastifyInstance): void {
 }
 
 export function sendServiceError(reply: FastifyReply, error: ServiceError, status = ERROR_STATUS[error.code]): FastifyReply {
-  reply.headers(error.headers);
+  const { retryAfterSeconds, allowedMethods } = error.details;
+  if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
+  if (allowedMethods !== undefined) reply.header('allow', allowedMethods.join(', '));
   return reply.code(status).type('application/json; charset=utf-8').send(errorBody(error.code, error.message, reply.request.id));
 }

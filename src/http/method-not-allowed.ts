@@ -22,10 +22,10 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
     if (allowed.length === 0) {
       return sendServiceError(reply, notFound(`No route ${request.method} ${path}; the API lives at /api/user.`));
     }
-    const allow = [...new Set(allowed)].join(', ');
+    const allowedMethods = [...new Set(allowed)];
     return sendServiceError(
       reply,
-      new ServiceError('method_not_allowed', `${request.method} is not supported on ${path}; use one of: ${allow}.`, { Allow: allow }),
+      new ServiceError('method_not_allowed', `${request.method} is not supported on ${path}; use one of: ${allowedMethods.join(', ')}.`, { allowedMethods }),
     );
   });
 }

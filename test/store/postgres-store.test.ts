@@ -150,7 +150,7 @@ describe('PostgreSQL specifics', () => {
       // As a hot standby or a database an operator made read-only refuses writes: new sessions start read-only.
       await admin.query(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-      const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.headers['Retry-After'] !== undefined;
+      const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.details.retryAfterSeconds !== undefined;
       const key = { id: 'key_00000000000000ff', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
       await assert.rejects(store.insertApiKey(key), unavailable);
       assert.equal(await store.findApiKeyByHash(key.keyHash), null, 'reads still answer');

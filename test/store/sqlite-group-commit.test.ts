@@ -132,7 +132,7 @@ describe('SQLite group commit', () => {
       other.exec('BEGIN IMMEDIATE');
       await assert.rejects(
         group.run(() => insert.run('late')),
-        (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.headers['Retry-After'] === '1',
+        (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.details.retryAfterSeconds === 1,
       );
       other.exec('ROLLBACK');
       assert.equal(await group.run(() => insert.run('later').changes), 1);

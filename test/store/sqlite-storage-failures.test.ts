@@ -23,7 +23,7 @@ function group(providedId: string, bytes = 64): NewUserGroup {
   };
 }
 
-const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.headers['Retry-After'] !== undefined;
+const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.details.retryAfterSeconds !== undefined;
 
 /** The store's own connection, for the pragmas that make SQLite refuse writes as a full or read-only disk would. */
 const connectionOf = (store: SqliteStore) => (store as unknown as { db: Database.Database }).db;

@@ -30,9 +30,7 @@ export async function userGroupRoutes(app: TypedApp, options: { services: Servic
       timeWindow: 60_000,
       keyGenerator: (request) => request.principal.keyId,
       errorResponseBuilder: (_request, context) =>
-        new ServiceError('rate_limited', `This API key made more than ${context.max} requests this minute; retry in ${context.after}.`, {
-          'Retry-After': String(Math.ceil(context.ttl / 1000)),
-        }),
+        new ServiceError('rate_limited', `This API key made more than ${context.max} requests this minute; retry in ${context.after}.`, { retryAfterSeconds: Math.ceil(context.ttl / 1000) }),
     });
   }
   registerGetOrCreateUserGroup(app, options.services.userGroups);

@@ -42,10 +42,10 @@ const CANNOT_WRITE = new Set(['53100' /* disk_full */, '25006' /* read_only_sql_
 export function asUnavailable(error: unknown): unknown {
   const code = codeOf(error) ?? '';
   if (CANNOT_WRITE.has(code)) {
-    return new ServiceError('unavailable', `The database cannot write now (SQLSTATE ${code}); retry later.`, { 'Retry-After': '5' });
+    return new ServiceError('unavailable', `The database cannot write now (SQLSTATE ${code}); retry later.`, { retryAfterSeconds: 5 });
   }
   if (!isConnectionLost(error) && !OVERLOADED.has(code)) return error;
-  return new ServiceError('unavailable', 'The database is not answering; retry shortly.', { 'Retry-After': '1' });
+  return new ServiceError('unavailable', 'The database is not answering; retry shortly.', { retryAfterSeconds: 1 });
 }
 
 export interface RetryPolicy {

@@ -71,7 +71,7 @@ export class SqliteHealth implements CommitGuard {
     const problem = storageProblem(error);
     if (problem === undefined) return error;
     if (this.lastRefusal === undefined) this.log.error(`The SQLite store at ${this.path} ${describeStorageProblem(problem, error)}.`);
-    const refusal = new ServiceError('unavailable', REFUSAL[problem], { 'Retry-After': String(WRITE_RECOVERY_MS / 1000) });
+    const refusal = new ServiceError('unavailable', REFUSAL[problem], { retryAfterSeconds: WRITE_RECOVERY_MS / 1000 });
     this.lastRefusal = { error: refusal, at: this.now() };
     return refusal;
   }
@@ -88,7 +88,7 @@ export class SqliteHealth implements CommitGuard {
       this.fileGone = new ServiceError(
         'unavailable',
         "The service's database file was deleted or replaced while it ran; every call fails until an operator restores it. Retry later.",
-        { 'Retry-After': '30' },
+        { retryAfterSeconds: 30 },
       );
       this.log.error(
         `The SQLite database file ${this.path} ${problem} while the service ran: every store call now answers 503 and nothing more is written. ` +
