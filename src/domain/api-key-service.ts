@@ -90,10 +90,8 @@ export class ApiKeyService {
   async revokeByIdOrKey(given: string): Promise<string | null> {
     let id = given;
     if (given.startsWith(apiKeyFormat.prefix)) {
-      if (!apiKeyFormat.isWellFormed(given)) return null;
-      const hash = hashSecret(given);
-      const record = await this.store.findApiKeyByHash(hash);
-      if (!record || !sameHash(record.keyHash, hash)) return null;
+      const record = apiKeyFormat.isWellFormed(given) ? await this.recordOf(hashSecret(given)) : null;
+      if (!record) return null;
       id = record.id;
     }
     return (await this.revoke(id)) ? id : null;
@@ -131,9 +129,9 @@ export class ApiKeyService {
     this.cache.delete(cacheKey);
     // Read before the lookup: a revocation committed after it, even during the lookup, moves the epoch past this.
     const epoch = this.revocations.epoch();
-    const record = await this.store.findApiKeyByHash(hash);
+    const record = await this.recordOf(hash);
     // One answer for both, so a caller cannot tell a revoked key from one never issued.
-    if (!record || !sameHash(record.keyHash, hash) || record.revokedAt !== null) throw unrecognisedKey();
+    if (!record || record.revokedAt !== null) throw unrecognisedKey();
     const principal: Principal = { keyId: record.id, environment: record.environment, access: record.access };
     if (this.cacheTtlMs > 0 && epoch !== undefined) {
       if (this.cache.size >= CACHE_MAX_KEYS) this.cache.delete(this.cache.keys().next().value!);
@@ -141,6 +139,12 @@ export class ApiKeyService {
     }
     await this.noteUse(record.id);
     return principal;
+  }
+
+  /** The stored key with this hash, compared again in constant time; null when there is none. */
+  private async recordOf(hash: Buffer): Promise<ApiKeyRecord | null> {
+    const record = await this.store.findApiKeyByHash(hash);
+    return record && sameHash(record.keyHash, hash) ? record : null;
   }
 
   private async noteUse(id: string): Promise<void> {

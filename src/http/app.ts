@@ -36,7 +36,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   const isTrustedProxy = trustedProxyCheck(options.trustedProxies ?? []);
   const app = Fastify({
     // request.ip (throttle, log lines, audit) is then the client a trusted proxy forwarded for; never a forged hop.
-    trustProxy: (options.trustedProxies ?? []).length > 0 ? (address) => isTrustedProxy(address) : false,
+    trustProxy: (options.trustedProxies ?? []).length > 0 ? isTrustedProxy : false,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     // Node checks the two timeouts only this often (30 s by default, which would stretch a 10 s timeout to 40 s).

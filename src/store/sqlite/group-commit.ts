@@ -19,7 +19,6 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
-
 /** How long a write waits for another process's write lock (the CLI, a UGS_WORKERS sibling) before it fails as unavailable. */
 export const BUSY_TIMEOUT_MS = 5000;
 
