@@ -18,7 +18,15 @@ export interface ClientSpec {
   access?: Access;
 }
 
-export interface BuildOptions<K extends string = never> extends TestServerOptions {
+/** A folder and how to dispose of it, as makeTempDir() and mountTmpfs() return them. */
+export interface OwnedDir {
+  path: string;
+  remove(): void;
+}
+
+export interface BuildOptions<K extends string = never> extends Omit<TestServerOptions, 'dataDir'> {
+  /** The store's folder: a path the caller keeps, or a folder the test made (a tmpfs...) that goes once the server is closed. */
+  dataDir?: string | OwnedDir;
   /** More keys issued at start, by name: `{ testing: { environment: 'Testing' } }` gives `clients.testing`. */
   clients?: Record<K, ClientSpec>;
 }
@@ -37,9 +45,14 @@ export interface Teardown {
 
 /** Starts a server for one test and closes it (and removes its temp store) when the test ends. */
 export async function build<K extends string = never>(t: Teardown, options: BuildOptions<K> = {}): Promise<TestApp<K>> {
-  const server = await startTestServer(options);
-  // Registered before anything else can fail, so a failed start of the keys still closes the server.
-  t.after(() => server.close());
+  const { dataDir, ...rest } = options;
+  const starting = startTestServer({ ...rest, dataDir: typeof dataDir === 'object' ? dataDir.path : dataDir });
+  // Registered before anything can fail, so what was made goes with the test whatever happens next.
+  t.after(async () => {
+    await (await starting.catch(() => undefined))?.close();
+    if (typeof dataDir === 'object') dataDir.remove();
+  });
+  const server = await starting;
   const api = await server.client();
   const clients = {} as Record<K, TestClient>;
   for (const [name, spec] of Object.entries(options.clients ?? {}) as [K, ClientSpec][]) clients[name] = await server.client(spec);
