@@ -11,6 +11,7 @@ import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
 import { refuseMalformedUrl } from './refuse-malformed-url.js';
+import { ErrorEnvelope } from './route-docs.js';
 import { answerMalformedHttp, refuseExpectation } from './refused-before-routing.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
@@ -49,7 +50,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     exposeHeadRoutes: true,
     bodyLimit: LIMITS.bodyMaxBytes,
     // Wrong types are errors, never silently coerced ("123" is not 123).
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    // The x- keywords are the OpenAPI document's (route-docs.ts): annotations to Ajv.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, keywords: ['x-examples', 'x-response-description'] } },
     clientErrorHandler: answerMalformedHttp(options.logger),
     return503OnClosing: false,
     // Failures before routing (an undecodable URL, say) still get the envelope, and the id the onRequest hook would have set.
@@ -67,6 +69,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   installJsonBodyParser(app);
   installErrorHandler(app);
+  // The error answers of every route refer to it (route-docs.ts).
+  app.addSchema(ErrorEnvelope);
   installMethodNotAllowed(app);
   refuseWhileClosing(app);
   refuseMalformedUrl(app);

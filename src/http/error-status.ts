@@ -40,7 +40,7 @@ export const ERROR_WHEN: Readonly<Record<ErrorCode, string>> = {
 const CODE_BY_STATUS = new Map<number, ErrorCode>(Object.entries(ERROR_STATUS).map(([code, status]) => [status, code as ErrorCode]));
 
 /** The code answered with `status`, if any (statuses are distinct, a test checks). */
-export function codeForStatus(status: number): ErrorCode | undefined {
+function codeForStatus(status: number): ErrorCode | undefined {
   return CODE_BY_STATUS.get(status);
 }
 
