@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { ApiKeyService } from '../../src/domain/api-key-service.js';
 import type { KeyRevocationSignal } from '../../src/domain/key-revocation-signal.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { ApiKeyStore } from '../../src/domain/api-key-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** A signal the test moves by hand: what a store reports after another process revokes a key. */
@@ -31,7 +31,7 @@ describe('ApiKeyService key cache and the revocation signal', () => {
     dir.remove();
   });
 
-  function service(signal: KeyRevocationSignal, over: Store = store): ApiKeyService {
+  function service(signal: KeyRevocationSignal, over: ApiKeyStore = store.apiKeys): ApiKeyService {
     return new ApiKeyService({ store: over, revocations: signal, cacheTtlMs: 60_000 });
   }
 
@@ -65,7 +65,7 @@ describe('ApiKeyService key cache and the revocation signal', () => {
   it('files an entry under the epoch read before the lookup, so a revocation during the lookup is not missed', async () => {
     const signal = new ManualSignal();
     // The store answers the lookup, and meanwhile (as far as the signal can tell) a key is revoked elsewhere.
-    const revokingDuringLookup = new Proxy(store, {
+    const revokingDuringLookup = new Proxy(store.apiKeys, {
       get(target, property, receiver) {
         if (property !== 'findApiKeyByHash') return Reflect.get(target, property, receiver);
         return async (hash: Buffer) => {
@@ -82,7 +82,7 @@ describe('ApiKeyService key cache and the revocation signal', () => {
   });
 
   it('caches nothing without a signal', async () => {
-    const keys = new ApiKeyService({ store, cacheTtlMs: 60_000 });
+    const keys = new ApiKeyService({ store: store.apiKeys, cacheTtlMs: 60_000 });
     const { key } = await keys.create({ environment: 'Customer', access: 'read-write' });
     await keys.authenticate(key);
     assert.equal(keys.cachedPrincipal(key), undefined);

@@ -17,7 +17,7 @@ describe('ApiKeyService', () => {
   let keys: ApiKeyService;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 'k.sqlite') })).store;
-    keys = new ApiKeyService({ store, now: () => now, cacheTtlMs: 0 });
+    keys = new ApiKeyService({ store: store.apiKeys, now: () => now, cacheTtlMs: 0 });
   });
   after(async () => {
     await store.close();
@@ -26,7 +26,7 @@ describe('ApiKeyService', () => {
 
   it('stores only the hash of a new key and authenticates it', async () => {
     const { record, key } = await keys.create({ environment: 'Testing', access: 'read-only', name: 'ci' });
-    assert.equal(JSON.stringify(await store.listApiKeys()).includes(key), false);
+    assert.equal(JSON.stringify(await store.apiKeys.listApiKeys()).includes(key), false);
     const principal = await keys.authenticate(key);
     assert.deepEqual(principal, { keyId: record.id, environment: 'Testing', access: 'read-only' });
   });
@@ -42,14 +42,14 @@ describe('ApiKeyService', () => {
   it('records use at most once per resolution window', async () => {
     const { record, key } = await keys.create({ environment: 'Customer', access: 'read-write' });
     await keys.authenticate(key);
-    const firstUse = (await store.findApiKeyByHash(record.keyHash))?.lastUsedAt;
+    const firstUse = (await store.apiKeys.findApiKeyByHash(record.keyHash))?.lastUsedAt;
     assert.equal(firstUse, now.toISOString());
     now = new Date(now.getTime() + 30_000);
     await keys.authenticate(key);
-    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, firstUse);
+    assert.equal((await store.apiKeys.findApiKeyByHash(record.keyHash))?.lastUsedAt, firstUse);
     now = new Date(now.getTime() + 60_000);
     await keys.authenticate(key);
-    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, now.toISOString());
+    assert.equal((await store.apiKeys.findApiKeyByHash(record.keyHash))?.lastUsedAt, now.toISOString());
   });
 
   it('drops a cached key as soon as another connection revokes it, well within the TTL', async () => {
@@ -57,8 +57,8 @@ describe('ApiKeyService', () => {
     const elsewhereStore = (await SqliteStore.open({ path: join(dir.path, 'k.sqlite') })).store;
     try {
       const clock = new Date('2026-02-01T00:00:00Z');
-      const cached = new ApiKeyService({ store, revocations: store.keyRevocations(), now: () => clock, cacheTtlMs: 60_000 });
-      const elsewhere = new ApiKeyService({ store: elsewhereStore, now: () => clock, cacheTtlMs: 0 });
+      const cached = new ApiKeyService({ store: store.apiKeys, revocations: store.apiKeys.keyRevocations(), now: () => clock, cacheTtlMs: 60_000 });
+      const elsewhere = new ApiKeyService({ store: elsewhereStore.apiKeys, now: () => clock, cacheTtlMs: 0 });
       const { record, key } = await cached.create({ environment: 'Customer', access: 'read-write' });
       const principal = await cached.authenticate(key);
       assert.deepEqual(cached.cachedPrincipal(key), principal, 'cached');
@@ -90,7 +90,7 @@ describe('ApiKeyService', () => {
 
   it('answers a cached key synchronously only while nothing is left to do: fresh cache entry, use already recorded', async () => {
     let clock = new Date('2026-03-01T00:00:00Z');
-    const cached = new ApiKeyService({ store, revocations: store.keyRevocations(), now: () => clock, cacheTtlMs: 100_000, lastUsedResolutionMs: 60_000 });
+    const cached = new ApiKeyService({ store: store.apiKeys, revocations: store.apiKeys.keyRevocations(), now: () => clock, cacheTtlMs: 100_000, lastUsedResolutionMs: 60_000 });
     const { record, key } = await cached.create({ environment: 'Testing', access: 'read-write' });
     assert.equal(cached.cachedPrincipal(key), undefined, 'never authenticated here');
     const principal = await cached.authenticate(key);
@@ -101,7 +101,7 @@ describe('ApiKeyService', () => {
     clock = new Date(clock.getTime() + 60_000);
     assert.equal(cached.cachedPrincipal(key), undefined, 'a use is due to be recorded: authenticate must run');
     await cached.authenticate(key);
-    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, clock.toISOString());
+    assert.equal((await store.apiKeys.findApiKeyByHash(record.keyHash))?.lastUsedAt, clock.toISOString());
     assert.deepEqual(cached.cachedPrincipal(key), principal);
 
     clock = new Date(clock.getTime() + 39_999);

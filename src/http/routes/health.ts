@@ -1,10 +1,10 @@
 import { ServiceError } from '../../domain/errors.js';
-import type { Store } from '../../store/store.js';
+import type { StoreHealth } from '../../domain/store-health.js';
 import { errorResponses, StatusResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 
 /** GET /healthz: the process is up. GET /readyz: the store answers too. Neither needs a key. */
-export function registerHealth(app: TypedApp, store: Store): void {
+export function registerHealth(app: TypedApp, store: StoreHealth): void {
   app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: StatusResponse } } }, async () => ({
     success: 1 as const,
     status: 'ok',

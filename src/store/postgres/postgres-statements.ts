@@ -29,7 +29,7 @@ export const SQL = {
                 SELECT * FROM inserted`,
   // The creates of one turn of the event loop together: one statement, one commit. Rows insert in
   // input order (so team_ids follow it); of two inputs with one id, the first wins. The token hash,
-  // unique to each input, tells which inputs were inserted.
+  // unique to each input, tells which inputs were inserted; `input_n` which input each row answers.
   insertGroups: `WITH input AS (
                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
                                         $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[])
@@ -47,7 +47,7 @@ export const SQL = {
                    FROM inserted g JOIN input ON input.token_hash = g.token_hash
                    ORDER BY g.team_id
                  )
-                 SELECT * FROM inserted`,
+                 SELECT g.*, input.n AS input_n FROM inserted g JOIN input ON input.token_hash = g.token_hash`,
   updateGroup: `WITH updated AS (
                   UPDATE user_groups SET
                     name       = CASE WHEN $1::boolean THEN $2 ELSE name END,
