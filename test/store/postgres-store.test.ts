@@ -24,7 +24,7 @@ storeConformance({
 });
 
 describe('PostgreSQL specifics', () => {
-  it('fails only the create or update PostgreSQL refuses when those made together share a statement', async () => {
+  it('fails only the create, update or rotation PostgreSQL refuses when those made together share a statement', async () => {
     const database = await createTestDatabase();
     const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
     try {
@@ -60,6 +60,15 @@ describe('PostgreSQL specifics', () => {
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.name, 'A2');
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.name, 'B');
       assert.equal((updates[2] as PromiseFulfilledResult<unknown>).value, null);
+
+      // And rotations: a time PostgreSQL cannot read fails that one alone.
+      const [a, b] = await Promise.all(['batch-a', 'batch-b'].map(async (id) => (await store.userGroups.findUserGroup('Customer', id))!));
+      const rotate = (g: typeof a, updatedAt: string) =>
+        store.userGroups.replaceToken({ teamId: g!.teamId, expectedTokenHash: g!.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt });
+      const rotations = await Promise.allSettled([rotate(a, '2026-01-03T00:00:00.000Z'), rotate(b, 'not a time')]);
+      assert.deepEqual(rotations.map((o) => o.status), ['fulfilled', 'rejected']);
+      assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.updatedAt, '2026-01-03T00:00:00.000Z');
+      assert.deepEqual((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.tokenHash, b!.tokenHash);
     } finally {
       await store.close();
       await database.drop();

@@ -1,15 +1,12 @@
 import { ServiceError } from '../../domain/errors.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
-import type { PostgresQueries, StatementName } from './postgres-queries.js';
+import type { PostgresQueries } from './postgres-queries.js';
 import type { UserGroupRow } from './postgres-rows.js';
 
 /** The statements that write a whole batch of groups: one array per parameter, one `input_n` (1-based) on each returned row. */
 export type BatchStatement = 'insertGroups' | 'updateGroups' | 'replaceTokens';
 
 type Answer = UserGroupRow | null | Error;
-
-/** The statement that writes one input alone, for when a batch is refused. */
-const SINGLE: Record<BatchStatement, StatementName> = { insertGroups: 'insertGroup', updateGroups: 'updateGroup', replaceTokens: 'replaceToken' };
 
 /**
  * Writes of one kind made in the same turn of the event loop go out as one
@@ -42,11 +39,9 @@ async function writeBatch(queries: PostgresQueries, statement: BatchStatement, r
     return answers;
   } catch (error) {
     // The database is out of reach: every input fails alike. Anything else may be one input's
-    // fault, so each is tried alone and only that one fails.
+    // fault, so each is tried again in a batch of its own and only that one fails.
     if (rowsOfValues.length === 1 || (error instanceof ServiceError && error.code === 'unavailable')) return rowsOfValues.map(() => error as Error);
-    return Promise.all(
-      rowsOfValues.map((values) => queries.query<UserGroupRow>(SINGLE[statement], values).then(({ rows }) => rows[0] ?? null, (failure: unknown) => failure as Error)),
-    );
+    return Promise.all(rowsOfValues.map(async (values) => (await writeBatch(queries, statement, [values]))[0]!));
   }
 }
 
