@@ -1,20 +1,46 @@
 import type { Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
+import type { AuditStore } from './domain/audit-store.js';
 import { DataTransfer } from './domain/data-transfer.js';
+import type { TokenResealStore } from './domain/secret-rotation.js';
+import type { SettingsStore } from './domain/settings-store.js';
+import type { StoreHealth } from './domain/store-health.js';
 import { UserGroupService } from './domain/user-group-service.js';
-import { timedStore } from './metrics/timed-store.js';
+import { StoreTiming } from './metrics/store-timing.js';
+import {
+  TimedApiKeyStore,
+  TimedAuditStore,
+  TimedSettingsStore,
+  TimedStoreHealth,
+  TimedTokenResealStore,
+  TimedTransferStore,
+  TimedUserGroupStore,
+} from './metrics/timed-ports.js';
 import { loadServerSecret, SECRET_POLL_MS, type SecretKeyring } from './server-secret.js';
 import { openStore, type StoreConfig } from './store/open-store.js';
-import type { Store } from './store/store.js';
 
-/** Everything the HTTP layer and the CLI call: one composition root for both. */
+/**
+ * Everything the HTTP layer and the CLI call: one composition root for both.
+ * Each consumer gets the domain service or the one port it needs, never the
+ * store itself.
+ */
 export interface Services {
-  store: Store;
   userGroups: UserGroupService;
   apiKeys: ApiKeyService;
   dataTransfer: DataTransfer;
+  /** The audit log, for `ugs audit`. */
+  audit: AuditStore;
+  /** Whether the store answers, for GET /readyz. */
+  storeHealth: StoreHealth;
+  /** The store's own settings: the server secret's bookkeeping (server-secret.ts, `ugs secret rotate`). */
+  settings: SettingsStore;
+  /** Every stored token's ciphertext, for `ugs secret rotate`. */
+  tokenReseal: TokenResealStore;
+  /** How long each store call takes, for GET /metrics. */
+  storeTiming: StoreTiming;
   cipher: SecretKeyring;
   appliedMigrations: string[];
+  /** Stops following the server secret and closes the store; calling it again does nothing more. */
   close(): Promise<void>;
 }
 
@@ -27,20 +53,24 @@ export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'pos
 }
 
 export async function openServices(config: ServicesConfig): Promise<Services> {
-  const opened = await openStore(config);
-  // Every call timed for ugs_store_operation_duration_seconds (free until an app observes it).
-  const store = timedStore(opened.store);
-  const { appliedMigrations } = opened;
+  const { store, appliedMigrations } = await openStore(config);
+  // Every port timed for ugs_store_operation_duration_seconds (free until an app observes it).
+  const storeTiming = new StoreTiming();
+  const settings = new TimedSettingsStore(store.settings, storeTiming);
   try {
-    const cipher = await loadServerSecret(store, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
-    await cipher.watch(store, config.secretPollMs ?? SECRET_POLL_MS, config.serving ?? false);
+    const cipher = await loadServerSecret(settings, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
+    await cipher.watch(settings, config.secretPollMs ?? SECRET_POLL_MS, config.serving ?? false);
     return {
-      store,
+      userGroups: new UserGroupService({ store: new TimedUserGroupStore(store.userGroups, storeTiming), cipher }),
+      apiKeys: new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() }),
+      dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, storeTiming), cipher),
+      audit: new TimedAuditStore(store.audit, storeTiming),
+      storeHealth: new TimedStoreHealth(store, storeTiming),
+      settings,
+      tokenReseal: new TimedTokenResealStore(store.tokenReseal, storeTiming),
+      storeTiming,
       cipher,
       appliedMigrations,
-      userGroups: new UserGroupService({ store, cipher }),
-      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs, revocations: opened.store.keyRevocations() }),
-      dataTransfer: new DataTransfer(store, cipher),
       close: async () => {
         await cipher.stop();
         await store.close();

@@ -80,12 +80,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
   app.server.on('checkExpectation', refuseExpectation);
 
-  const metrics = new AppMetrics(services.store);
+  const metrics = new AppMetrics({ countUserGroups: () => services.userGroups.countByEnvironment(), storeTiming: services.storeTiming });
   metrics.install(app);
 
   // Before every route: the document is generated from the routes it sees registered.
   await registerOpenApi(app);
-  registerHealth(app, services.store);
+  registerHealth(app, services.storeHealth);
   registerMetrics(app, metrics, options.metricsToken);
   await app.register(userGroupRoutes, { services, limits });
   return app;

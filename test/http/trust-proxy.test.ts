@@ -58,7 +58,7 @@ describe('clients behind a proxy', () => {
       assert.equal((await api.call('PUT', { user_group_id: 'audited', name: 'Renamed' }, forwarded)).status, 200);
       assert.equal((await api.rotate(created.json.user_group.token)).status, 200);
       assert.equal((await api.call('DELETE', { user_group_id: 'audited' }, { headers: { 'x-forwarded-for': '2001:db8::5' } })).status, 200);
-      const records = await server.services.store.listAuditRecords({ group: { providedId: 'audited' }, limit: 10 });
+      const records = await server.services.audit.listAuditRecords({ group: { providedId: 'audited' }, limit: 10 });
       assert.deepEqual(
         records.map((r) => [r.action, r.clientAddress]),
         [
@@ -82,7 +82,7 @@ describe('clients behind a proxy', () => {
       assert.equal(await loggedAddress(server, res.headers['x-request-id']), '127.0.0.1');
       const { api } = server;
       await api.call('GET', { user_group_id: 'direct', name: 'Direct' }, { headers: { 'x-forwarded-for': '203.0.113.9' } });
-      const [record] = await server.services.store.listAuditRecords({ group: { providedId: 'direct' }, limit: 1 });
+      const [record] = await server.services.audit.listAuditRecords({ group: { providedId: 'direct' }, limit: 1 });
       assert.equal(record?.clientAddress, '127.0.0.1');
     });
   }

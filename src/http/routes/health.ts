@@ -1,11 +1,11 @@
 import { ServiceError } from '../../domain/errors.js';
-import type { Store } from '../../store/store.js';
+import type { StoreHealth } from '../../domain/store-health.js';
 import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../route-docs.js';
 import { StatusResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 
 /** GET /healthz: the process is up. GET /readyz: the store answers too. Neither needs a key. */
-export function registerHealth(app: TypedApp, store: Store): void {
+export function registerHealth(app: TypedApp, store: StoreHealth): void {
   app.get('/healthz', { schema: operation('Liveness', 'The process is up.', 'ok') }, async () => ({
     success: 1 as const,
     status: 'ok',

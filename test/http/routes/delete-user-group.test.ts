@@ -36,7 +36,7 @@ describe('DELETE /api/user', () => {
     assert.equal(refused.status, 403);
     assert.equal(refused.json.error.code, 'forbidden');
     await api.call('DELETE', { user_group_id: 'kept' });
-    const records = await server.services.store.listAuditRecords({ group: { providedId: 'kept' }, limit: 10 });
+    const records = await server.services.audit.listAuditRecords({ group: { providedId: 'kept' }, limit: 10 });
     assert.deepEqual(records.map((r) => [r.action, r.keyId]), [['user_group.created', api.keyId], ['user_group.deleted', api.keyId]]);
   });
 

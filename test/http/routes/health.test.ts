@@ -8,7 +8,7 @@ describe('health', () => {
     const server = await build(t);
     assert.deepEqual((await rawRequest(server.url, { method: 'GET', path: '/healthz' })).json, { success: 1, status: 'ok' });
     assert.deepEqual((await rawRequest(server.url, { method: 'GET', path: '/readyz' })).json, { success: 1, status: 'ready' });
-    await server.services.store.close();
+    await server.services.close();
     const down = await rawRequest(server.url, { method: 'GET', path: '/readyz' });
     assert.equal(down.status, 503);
     assert.equal(down.json.error.code, 'unavailable');
