@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileDurably } from './durable-file.js';
 import { invalidRequest } from './domain/errors.js';
-import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, resealTokens, type ResealSummary, type Rotation } from './domain/secret-rotation.js';
+import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, resealSigningKeys, resealTokens, type ResealSummary, type Rotation } from './domain/secret-rotation.js';
 import { secretCheckOf } from './domain/token-cipher.js';
 import { listLiveHolders, readRotation, recordRotation } from './secret-holders.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
@@ -82,6 +82,7 @@ export async function rotateServerSecret(services: Services, settings: SecretSet
 
   const first = await resealTokens(store, services.cipher);
   const second = await resealTokens(store, services.cipher);
+  await resealSigningKeys(store, services.cipher);
   if (rotation.finishedAt === null) await recordRotation(store, { ...rotation, finishedAt: new Date().toISOString() });
   if (mode === 'data dir') rmSync(previousPath, { force: true });
   return { scanned: first.scanned, resealed: first.resealed + second.resealed, mode };

@@ -12,6 +12,9 @@ import {
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { TokenCipher } from './token-cipher.js';
 
+/** How often a process rereads the keys; well under the least JWKS max-age (60 s), which a new key waits before it signs. */
+export const SIGNING_KEY_POLL_MS = 10_000;
+
 export interface SigningKeysDeps {
   store: SigningKeyStore;
   cipher: TokenCipher;
@@ -46,6 +49,11 @@ export class SigningKeys {
     this.store = deps.store;
     this.cipher = deps.cipher;
     this.now = deps.now ?? (() => new Date());
+  }
+
+  /** How long verifiers may cache the JWKS (its Cache-Control max-age). */
+  get jwksMaxAgeSeconds(): number {
+    return this.deps.jwksMaxAgeSeconds;
   }
 
   /** Reads the keys, creating the first one when the store has none (once, however many processes start together). */

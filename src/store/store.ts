@@ -1,5 +1,7 @@
 import type { AuditQuery, AuditRecord } from '../domain/audit.js';
 import type { ApiKeyStore } from '../domain/api-key-store.js';
+import type { EmbedSessionStore } from '../domain/embed-session-store.js';
+import type { SigningKeyStore } from '../domain/signing-key-store.js';
 import type { TokenResealStore } from '../domain/secret-rotation.js';
 import type { TransferStore } from '../domain/transfer-store.js';
 import type { UserGroupStore } from '../domain/user-group-store.js';
@@ -31,7 +33,7 @@ export const SILENT_STORE_LOG: StoreLog = { error: () => {}, info: () => {} };
  * transaction (`audit` says who and which fields); a write that changes
  * nothing (a lost race, an unknown id, a second revocation) appends none.
  */
-export interface Store extends UserGroupStore, ApiKeyStore, TransferStore, TokenResealStore {
+export interface Store extends UserGroupStore, ApiKeyStore, TransferStore, TokenResealStore, EmbedSessionStore, SigningKeyStore {
   /** Answers when the database answers; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,5 +1,11 @@
+import { tokenVersionSql } from './postgres-embed-sessions.js';
+import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../../domain/signing-key.js';
+
 /** The channel a revocation notifies, in the revoking statement's own transaction; see RevocationListener. */
 export const REVOCATION_CHANNEL = 'ugs_key_revocations';
+
+/** How long a group's revocation stays in the feed: the longest session, and clock tolerance. */
+const GROUP_REVOCATION_LIFETIME = `make_interval(secs => ${MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS})`;
 
 /** Named statements: `pg` prepares each once per connection and reuses the plan. */
 export const SQL = {
@@ -96,6 +102,10 @@ export const SQL = {
                    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
                    SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, $6, $7, $8
                    FROM replaced r, before b WHERE b.token_hash = $5
+                 ), sessions_ended AS (
+                   INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
+                   SELECT r.environment, r.provided_id, ${tokenVersionSql('b.token_hash')}, 'token_rotated', r.updated_at, r.updated_at + ${GROUP_REVOCATION_LIFETIME}
+                   FROM replaced r, before b WHERE b.token_hash = $5
                  )
                  SELECT * FROM replaced`,
   // The rotations of one turn together, at most one per group (as for updateGroups), with
@@ -113,6 +123,11 @@ export const SQL = {
                   ), audited AS (
                     INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
                     SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, r.audit_key_id, r.audit_fields, r.audit_client_address
+                    FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
+                    ORDER BY r.input_n
+                  ), sessions_ended AS (
+                    INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
+                    SELECT r.environment, r.provided_id, ${tokenVersionSql('b.token_hash')}, 'token_rotated', r.updated_at, r.updated_at + ${GROUP_REVOCATION_LIFETIME}
                     FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
                     ORDER BY r.input_n
                   )
@@ -154,6 +169,9 @@ export const SQL = {
                 ), audited AS (
                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
                   SELECT $3, 'user_group.deleted', environment, team_id, provided_id, $4, $5, $6 FROM deleted
+                ), sessions_ended AS (
+                  INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
+                  SELECT environment, provided_id, ${tokenVersionSql('token_hash')}, 'user_group_deleted', $3, $3::timestamptz + ${GROUP_REVOCATION_LIFETIME} FROM deleted
                 )
                 SELECT * FROM deleted`,
   anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',

@@ -12,6 +12,10 @@ import { migratePostgres } from './migrate-postgres.js';
 import { SQL } from './postgres-statements.js';
 import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './postgres-rows.js';
 import { RevocationListener } from './revocation-listener.js';
+import type { EmbedRevocation, EmbedSessionRecord } from '../../domain/embed-session.js';
+import type { SigningKeyRecord } from '../../domain/signing-key.js';
+import { PostgresEmbedSessions } from './postgres-embed-sessions.js';
+import { PostgresSigningKeys } from './postgres-signing-keys.js';
 import { asUnavailable, withRetry, type RetryPolicy } from './transient-errors.js';
 
 export interface PostgresStoreOptions {
@@ -121,11 +125,19 @@ export class PostgresStore implements Store {
   private readonly insertedGroup: PerTurnBatch<AuditedGroup, UserGroupRow | null>;
   private readonly updatedGroup: PerTurnBatch<AuditedChange, UserGroupRow | null>;
   private readonly replacedToken: PerTurnBatch<AuditedReplacement, UserGroupRow | null>;
+  private readonly embedSessions: PostgresEmbedSessions;
+  private readonly signingKeys: PostgresSigningKeys;
 
   private constructor(pool: pg.Pool, retry: RetryPolicy, revocations: RevocationListener) {
     this.pool = pool;
     this.retry = retry;
     this.revocations = revocations;
+    const run = <Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[], idempotent = true) =>
+      withRetry(() => this.pool.query<Row>({ name: `ugs_${name}`, text, values }), idempotent, this.retry).catch((error: unknown) => {
+        throw asUnavailable(error);
+      });
+    this.embedSessions = new PostgresEmbedSessions(run);
+    this.signingKeys = new PostgresSigningKeys(run);
     // Concurrent lookups share one query and one round trip (see per-turn-batch.ts).
     this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
     this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
@@ -393,6 +405,38 @@ export class PostgresStore implements Store {
 
   keyRevocations(): RevocationListener {
     return this.revocations;
+  }
+
+  insertEmbedSession(session: EmbedSessionRecord, now: string): Promise<void> {
+    return this.embedSessions.insertEmbedSession(session, now);
+  }
+
+  findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
+    return this.embedSessions.findEmbedSession(environment, sessionId);
+  }
+
+  revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null> {
+    return this.embedSessions.revokeEmbedSession(environment, sessionId, revokedAt, audit);
+  }
+
+  listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
+    return this.embedSessions.listEmbedRevocations(environment, afterSequence, limit, now);
+  }
+
+  listSigningKeys(): Promise<SigningKeyRecord[]> {
+    return this.signingKeys.listSigningKeys();
+  }
+
+  insertSigningKey(key: SigningKeyRecord): Promise<boolean> {
+    return this.signingKeys.insertSigningKey(key);
+  }
+
+  deleteSigningKeys(kids: readonly string[]): Promise<void> {
+    return this.signingKeys.deleteSigningKeys(kids);
+  }
+
+  replaceSigningKeyCiphertext(kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
+    return this.signingKeys.replaceSigningKeyCiphertext(kid, expected, next);
   }
 
   async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {

@@ -12,6 +12,10 @@ import { RevocationCounter } from './revocation-counter.js';
 import { SqliteHealth } from './sqlite-health.js';
 import { jsonOrNull } from '../json-column.js';
 import { newGroupColumns } from '../group-columns.js';
+import { groupRevocation, type EmbedRevocation, type EmbedSessionRecord } from '../../domain/embed-session.js';
+import type { SigningKeyRecord } from '../../domain/signing-key.js';
+import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
+import { SqliteSigningKeys } from './sqlite-signing-keys.js';
 import { toApiKeyRecord, toAuditRecord, toUserGroupRecord, type ApiKeyRow, type AuditRow, type UserGroupRow } from './sqlite-rows.js';
 
 export interface SqliteStoreOptions {
@@ -46,12 +50,16 @@ export class SqliteStore implements Store {
   private readonly health: SqliteHealth;
   private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
   private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
+  private readonly embedSessions: SqliteEmbedSessions;
+  private readonly signingKeys: SqliteSigningKeys;
 
   private constructor(db: Database.Database, busyTimeoutMs: number, health: SqliteHealth) {
     this.db = db;
     this.health = health;
     this.groupCommit = new GroupCommit(db, busyTimeoutMs, health);
     this.revocations = new RevocationCounter(db, () => db.open && health.usable);
+    this.embedSessions = new SqliteEmbedSessions(db, this.groupCommit, health, (action, at, subject, audit) => this.appendAudit(action, at, subject, audit));
+    this.signingKeys = new SqliteSigningKeys(db, this.groupCommit, health);
     this.statements = {
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?'),
       putSettingIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
@@ -247,6 +255,8 @@ export class SqliteStore implements Store {
       if (replaced) {
         const subject = { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id };
         this.appendAudit('user_group.token_rotated', r.updatedAt, subject, audit);
+        // The sessions minted under the old token end with it.
+        this.embedSessions.appendRevocation(groupRevocation({ ...toUserGroupRecord(replaced), tokenHash: r.expectedTokenHash }, 'token_rotated', r.updatedAt));
       }
       return replaced;
     });
@@ -273,7 +283,10 @@ export class SqliteStore implements Store {
   ): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
       const deleted = this.statements.deleteGroup.get(environment, providedId);
-      if (deleted) this.appendAudit('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
+      if (deleted) {
+        this.appendAudit('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
+        this.embedSessions.appendRevocation(groupRevocation(toUserGroupRecord(deleted), 'user_group_deleted', deletedAt));
+      }
       return deleted;
     });
     return row ? toUserGroupRecord(row) : null;
@@ -372,5 +385,37 @@ export class SqliteStore implements Store {
 
   keyRevocations(): RevocationCounter {
     return this.revocations;
+  }
+
+  insertEmbedSession(session: EmbedSessionRecord, now: string): Promise<void> {
+    return this.embedSessions.insertEmbedSession(session, now);
+  }
+
+  findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
+    return this.embedSessions.findEmbedSession(environment, sessionId);
+  }
+
+  revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null> {
+    return this.embedSessions.revokeEmbedSession(environment, sessionId, revokedAt, audit);
+  }
+
+  listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
+    return this.embedSessions.listEmbedRevocations(environment, afterSequence, limit, now);
+  }
+
+  listSigningKeys(): Promise<SigningKeyRecord[]> {
+    return this.signingKeys.listSigningKeys();
+  }
+
+  insertSigningKey(key: SigningKeyRecord): Promise<boolean> {
+    return this.signingKeys.insertSigningKey(key);
+  }
+
+  deleteSigningKeys(kids: readonly string[]): Promise<void> {
+    return this.signingKeys.deleteSigningKeys(kids);
+  }
+
+  replaceSigningKeyCiphertext(kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
+    return this.signingKeys.replaceSigningKeyCiphertext(kid, expected, next);
   }
 }
