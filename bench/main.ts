@@ -16,7 +16,7 @@ const program = new Command()
   .option('--workers <n>', 'UGS_WORKERS for the service (its default, 1, unless given), and as many ceiling processes', '1')
   .option('--seed <n>', 'existing groups before the scenarios run', '1000')
   .addOption(new Option('--stores <list>', 'comma-separated stores').default('sqlite,postgres'))
-  .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate'))
+  .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate,mint'))
   .option('--floor', 'also measure the framework alone (Fastify + one log line, fixed answer) against the ceiling, one process each')
   .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
   .parse();
