@@ -32,4 +32,11 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The embed package runs in a dashboard's process: jose and node:*, nothing of the server (test/embed/embed-package-boundary.test.ts).
+    files: ['src/embed/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:|jose$|\\./)', message: 'src/embed imports only jose, node:* and its own files.' }] }],
+    },
+  },
 );
