@@ -114,8 +114,8 @@ export class UserGroupClient {
     const query = new URLSearchParams();
     if (options.after !== undefined) query.set('after', options.after);
     if (options.limit !== undefined) query.set('limit', String(options.limit));
-    const { revocations, next_cursor } = await this.call<RevocationsResponse>('GET', `/api/embed_sessions/revocations?${query}`);
-    return { revocations, next_cursor };
+    const { environment, revocations, next_cursor } = await this.call<RevocationsResponse>('GET', `/api/embed_sessions/revocations?${query}`);
+    return { environment, revocations, next_cursor };
   }
 
   private async call<T>(method: WireRequest['method'], path: string, body?: unknown): Promise<T> {

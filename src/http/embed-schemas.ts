@@ -74,6 +74,9 @@ export const Revocation = Type.Object({
 
 export const RevocationsResponse = Type.Object({
   success: Type.Literal(1),
+  environment: Type.Union([EnvironmentTag], {
+    description: "The key's environment: the feed covers its tokens only, so a verifier polling it must refuse tokens of the other environment.",
+  }),
   revocations: Type.Array(Revocation),
   next_cursor: Type.String({ description: 'Pass as after next time (the same cursor when nothing is new).' }),
 });

@@ -72,6 +72,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
       const page = await embedSessions.revocations(request.principal, { after: request.query.after, limit: request.query.limit });
       return {
         success: 1 as const,
+        environment: request.principal.environment,
         revocations: page.revocations.map((r) => ({
           session_id: r.sessionId,
           user_group_id: r.providedId,
