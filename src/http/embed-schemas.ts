@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EMBED_LIMITS, REVOCATION_REASONS } from '../domain/embed-session.js';
+import { LIMITS } from '../domain/user-group.js';
 import { EnvironmentTag, Mapping, Properties, UserGroupId } from './schemas.js';
 
 /** The embed session part of the wire (POST /api/embed_sessions and its siblings, the JWKS). */
@@ -32,7 +33,8 @@ export type MintResponse = Static<typeof MintResponse>;
 export const SessionIdParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 100 }) });
 export type SessionIdParams = Static<typeof SessionIdParams>;
 
-export const IntrospectBody = Type.Object({ token: Type.String({ maxLength: 262_144, description: 'An embed token.' }) });
+// Bounded by the body limit only: a group at every limit mints a token of about 437 KB (see docs), and each one the service mints must be accepted back.
+export const IntrospectBody = Type.Object({ token: Type.String({ maxLength: LIMITS.bodyMaxBytes, description: 'An embed token.' }) });
 export type IntrospectBody = Static<typeof IntrospectBody>;
 
 export const IntrospectResponse = Type.Object(

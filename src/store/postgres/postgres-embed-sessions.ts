@@ -30,6 +30,16 @@ interface RevocationRow {
   expires_at: Date;
 }
 
+/**
+ * Joined into every statement that appends to the revocation feed. The entry
+ * is numbered only once this lock is held, and it is held until commit, so
+ * entries become visible in sequence order and a reader's cursor never passes
+ * one still to come (a sequence alone is drawn in insert order, not commit
+ * order). It serializes only what revokes (rotations, deletions, ended
+ * sessions), never reads or mints; 7365011 is an arbitrary id kept for this use.
+ */
+export const FEED_ORDER_LOCK = '(SELECT pg_advisory_xact_lock(7365011)) AS feed_order';
+
 /** Expired rows forgotten per mint: enough to outpace any mint rate, small enough to cost nothing. */
 const PRUNE_PER_WRITE = 10;
 
@@ -52,7 +62,7 @@ const SQL = {
                          UPDATE embed_sessions SET revoked_at = $3 WHERE environment = $1 AND session_id = $2 AND revoked_at IS NULL RETURNING *
                        ), listed AS (
                          INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, reason, revoked_at, expires_at)
-                         SELECT environment, session_id, provided_id, NULL, 'session_revoked', revoked_at, expires_at + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) FROM revoked
+                         SELECT environment, session_id, provided_id, NULL, 'session_revoked', revoked_at, expires_at + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) FROM revoked, ${FEED_ORDER_LOCK}
                        ), audited AS (
                          INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
                          SELECT revoked_at, 'embed_session.revoked', environment, team_id, provided_id, $4, $5, $6 FROM revoked

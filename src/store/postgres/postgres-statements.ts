@@ -1,4 +1,4 @@
-import { tokenVersionSql } from './postgres-embed-sessions.js';
+import { FEED_ORDER_LOCK, tokenVersionSql } from './postgres-embed-sessions.js';
 import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../../domain/signing-key.js';
 
 /** The channel a revocation notifies, in the revoking statement's own transaction; see RevocationListener. */
@@ -105,7 +105,7 @@ export const SQL = {
                  ), sessions_ended AS (
                    INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
                    SELECT r.environment, r.provided_id, ${tokenVersionSql('b.token_hash')}, 'token_rotated', r.updated_at, r.updated_at + ${GROUP_REVOCATION_LIFETIME}
-                   FROM replaced r, before b WHERE b.token_hash = $5
+                   FROM replaced r, before b, ${FEED_ORDER_LOCK} WHERE b.token_hash = $5
                  )
                  SELECT * FROM replaced`,
   // The rotations of one turn together, at most one per group (as for updateGroups), with
@@ -128,7 +128,7 @@ export const SQL = {
                   ), sessions_ended AS (
                     INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
                     SELECT r.environment, r.provided_id, ${tokenVersionSql('b.token_hash')}, 'token_rotated', r.updated_at, r.updated_at + ${GROUP_REVOCATION_LIFETIME}
-                    FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
+                    FROM replaced r JOIN before b ON b.team_id = r.team_id CROSS JOIN ${FEED_ORDER_LOCK} WHERE b.token_hash = r.expected_hash
                     ORDER BY r.input_n
                   )
                   SELECT * FROM replaced`,
@@ -171,7 +171,7 @@ export const SQL = {
                   SELECT $3, 'user_group.deleted', environment, team_id, provided_id, $4, $5, $6 FROM deleted
                 ), sessions_ended AS (
                   INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
-                  SELECT environment, provided_id, ${tokenVersionSql('token_hash')}, 'user_group_deleted', $3, $3::timestamptz + ${GROUP_REVOCATION_LIFETIME} FROM deleted
+                  SELECT environment, provided_id, ${tokenVersionSql('token_hash')}, 'user_group_deleted', $3, $3::timestamptz + ${GROUP_REVOCATION_LIFETIME} FROM deleted, ${FEED_ORDER_LOCK}
                 )
                 SELECT * FROM deleted`,
   anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',

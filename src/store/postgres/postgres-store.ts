@@ -114,7 +114,8 @@ export function describeDatabase(connectionString: string): string {
  * The store for many replicas: PostgreSQL (or a compatible distributed
  * database). Every request-path statement is a single statement in autocommit,
  * using only INSERT ... ON CONFLICT, UPDATE ... RETURNING and indexed reads,
- * so no transaction spans a round trip and nothing needs advisory locks.
+ * so no transaction spans a round trip; the one advisory lock (FEED_ORDER_LOCK)
+ * is taken and released inside the statements that append revocations.
  */
 export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
