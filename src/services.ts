@@ -41,7 +41,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
     // Tools and tests that open services without a full configuration get the settings' defaults.
     const embed = config.embed ?? loadConfig({}).embed;
     const signingKeys = new SigningKeys({ store, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
-    await signingKeys.load();
+    await signingKeys.load({ serving: config.serving ?? false });
     // A rotation waits at least 60 s (the least JWKS max-age) before its key signs: every process has reread the keys by then.
     const keyPoll = setInterval(() => void signingKeys.refresh().catch(() => {}), SIGNING_KEY_POLL_MS);
     keyPoll.unref();

@@ -15,6 +15,9 @@ import type { TokenCipher } from './token-cipher.js';
 /** How often a process rereads the keys; well under the least JWKS max-age (60 s), which a new key waits before it signs. */
 export const SIGNING_KEY_POLL_MS = 10_000;
 
+/** The store setting holding the JWKS max-age of the most recently started serving process. */
+export const JWKS_MAX_AGE_SETTING = 'embed_jwks_max_age_seconds';
+
 export interface SigningKeysDeps {
   store: SigningKeyStore;
   cipher: TokenCipher;
@@ -56,8 +59,14 @@ export class SigningKeys {
     return this.deps.jwksMaxAgeSeconds;
   }
 
-  /** Reads the keys, creating the first one when the store has none (once, however many processes start together). */
-  async load(): Promise<void> {
+  /**
+   * Reads the keys, creating the first one when the store has none (once,
+   * however many processes start together). A serving process also records
+   * the JWKS max-age it promises verifiers, so that a rotation run elsewhere
+   * (the CLI, with other settings) waits at least that long.
+   */
+  async load(options: { serving?: boolean } = {}): Promise<void> {
+    if (options.serving) await this.store.putSetting(JWKS_MAX_AGE_SETTING, String(this.deps.jwksMaxAgeSeconds));
     await this.refresh();
     if (this.keys.length > 0) return;
     await this.add(1, this.now());
@@ -113,12 +122,24 @@ export class SigningKeys {
       const expired = this.timeline().filter((p) => p.state === 'expired').map((p) => p.key.kid);
       if (expired.length > 0) await this.store.deleteSigningKeys(expired);
       const generation = Math.max(0, ...this.keys.map((k) => k.generation)) + 1;
-      const kid = await this.add(generation, new Date(now.getTime() + this.deps.jwksMaxAgeSeconds * 1000));
+      const kid = await this.add(generation, await this.activationFor(now));
       // Another rotation took this generation at the same moment: schedule ours after it.
       if (kid === null) continue;
       await this.refresh();
       return this.timeline().find((p) => p.key.kid === kid)!;
     }
+  }
+
+  /**
+   * When a key published now may sign: once every cached JWKS has expired
+   * (under the longest max-age this process or the last serving one promised),
+   * and never before a key already scheduled, so exactly one key is active at a time.
+   */
+  private async activationFor(now: Date): Promise<Date> {
+    const recorded = Number(await this.store.getSetting(JWKS_MAX_AGE_SETTING)) || 0;
+    const wait = Math.max(this.deps.jwksMaxAgeSeconds, recorded) * 1000;
+    const latest = Math.max(0, ...this.keys.map((k) => Date.parse(k.activatesAt) + 1));
+    return new Date(Math.max(now.getTime() + wait, latest));
   }
 
   private published(): SigningKeyPhase[] {

@@ -141,4 +141,31 @@ describe('SigningKeys on a real SQLite store', () => {
     await early.refresh();
     assert.throws(() => early.active(), (error) => error instanceof ServiceError && error.code === 'unavailable');
   });
+
+  it('a rotation run with a shorter max-age (the CLI) waits for the one the last serving process promised', async () => {
+    const store = await openStore();
+    const clock = { now: new Date('2026-05-01T00:00:00.000Z') };
+    const server = new SigningKeys({ store, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 3600, now: () => clock.now });
+    await server.load({ serving: true });
+    const cli = new SigningKeys({ store, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 60, now: () => clock.now });
+    await cli.load();
+    const phase = await cli.rotate();
+    assert.equal(phase.key.activatesAt, new Date(clock.now.getTime() + 3600 * 1000).toISOString());
+  });
+
+  it('a max-age shortened between two rotations never schedules a key before the one already waiting: one key is active at a time', async () => {
+    const store = await openStore();
+    const clock = { now: new Date('2026-06-01T00:00:00.000Z') };
+    const long = new SigningKeys({ store, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 600, now: () => clock.now });
+    await long.load();
+    const first = await long.rotate();
+    const short = new SigningKeys({ store, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 60, now: () => clock.now });
+    const second = await short.rotate();
+    assert.ok(second.key.activatesAt > first.key.activatesAt, `${second.key.activatesAt} after ${first.key.activatesAt}`);
+    for (const offset of [0, 61, 601, 602, 3600].map((s) => s * 1000)) {
+      clock.now = new Date(Date.parse('2026-06-01T00:00:00.000Z') + offset);
+      await short.refresh();
+      assert.equal(short.timeline().filter((p) => p.state === 'active').length, 1, `one active key at +${offset / 1000} s`);
+    }
+  });
 });

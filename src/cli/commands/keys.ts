@@ -38,7 +38,7 @@ export function keysCommand(program: Command): void {
           access: options.readOnly ? 'read-only' : options.access,
           name: options.name ?? null,
         });
-        console.log(`Created a ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
+        console.log(`Created ${record.access === 'embed' ? 'an' : 'a'} ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
         console.log('Store the key now: it cannot be shown again. Send it as "Authorization: Token <key>".');
         // The id just before the key, the key last: `tail -n 1` captures the key alone.
         console.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);

@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
-import type { SigningKeyStore } from '../../domain/signing-key-store.js';
+import type { SigningKeyRows } from '../../domain/signing-key-store.js';
 import type { RunStatement } from './postgres-embed-sessions.js';
 
 interface SigningKeyRow {
@@ -22,7 +22,7 @@ const SQL = {
 } as const;
 
 /** Embed token signing keys on PostgreSQL. */
-export class PostgresSigningKeys implements SigningKeyStore {
+export class PostgresSigningKeys implements SigningKeyRows {
   constructor(private readonly run: RunStatement) {}
 
   async listSigningKeys(): Promise<SigningKeyRecord[]> {
