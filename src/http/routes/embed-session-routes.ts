@@ -8,6 +8,7 @@ import {
   RevocationsResponse,
   SessionIdParams,
 } from '../embed-schemas.js';
+import { queryValidatorCompiler } from '../query-validator.js';
 import { DeleteResponse, errorResponses } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 
@@ -68,6 +69,8 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
       querystring: RevocationsQuery,
       response: { 200: RevocationsResponse, ...errorResponses },
     },
+    // Only a query string: its values arrive as text ("limit=5").
+    validatorCompiler: queryValidatorCompiler,
     handler: async (request) => {
       const page = await embedSessions.revocations(request.principal, { after: request.query.after, limit: request.query.limit });
       return {
