@@ -54,21 +54,23 @@ function tamper(token: string): string {
 }
 
 test('the example dashboard, embedded in the customer app, in chromium', { timeout: 10 * BOUND_MS }, async (t) => {
-  const service = await startTestServer({ kind: 'sqlite' });
-  t.after(() => service.close());
+  // Closed in reverse order (the browser first, the service last), also when a later step of the setup failed.
+  const opened: { close(): Promise<unknown> }[] = [];
+  t.after(async () => {
+    for (const resource of opened.reverse()) await resource.close();
+  });
+  const open = <T extends { close(): Promise<unknown> }>(resource: T): T => (opened.push(resource), resource);
+
+  const service = open(await startTestServer({ kind: 'sqlite' }));
   const { key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
   const client = new UserGroupClient({ baseUrl: service.url, apiKey: key });
   const acme = (await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).userGroup;
   await client.getOrCreate({ user_group_id: 'globex', name: 'Globex', properties: { region: 'us' } });
 
-  const dashboard = await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs: 100 });
-  t.after(() => dashboard.close());
-  const app = await startCustomerApp({ serviceUrl: service.url, apiKey: key, dashboardUrl: dashboard.url });
-  t.after(() => app.close());
-  const elsewhere = await startFramingPage();
-  t.after(() => elsewhere.close());
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  t.after(() => browser.close());
+  const dashboard = open(await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs: 100 }));
+  const app = open(await startCustomerApp({ serviceUrl: service.url, apiKey: key, dashboardUrl: dashboard.url }));
+  const elsewhere = open(await startFramingPage());
+  const browser = open(await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }));
 
   const newPage = async (): Promise<Page> => {
     const page = await browser.newPage();
