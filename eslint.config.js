@@ -16,7 +16,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
-  { files: ['src/cli/**', 'test/**', 'bench/**'], rules: { 'no-console': 'off' } },
+  { files: ['src/cli/**', 'test/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
   {
     // Dependencies point inward: the domain declares the ports it needs and imports no adapter.
     files: ['src/domain/**'],

@@ -1,3 +1,7 @@
+/** The service's two environments; a token carries its own as the `env` claim. */
+export type EmbedEnvironment = 'Customer' | 'Testing';
+const ENVIRONMENTS: readonly string[] = ['Customer', 'Testing'];
+
 export interface EmbedVerifierOptions {
   /** The user group service's base URL, e.g. `https://ugs.example.com` (a path prefix is kept). */
   serviceUrl: string;
@@ -5,8 +9,13 @@ export interface EmbedVerifierOptions {
   audience?: string;
   /** The `iss` tokens must carry (default `user-group-service`, the service's UGS_EMBED_ISSUER default). */
   issuer?: string;
-  /** Any API key of the environment: enables polling the revocation feed. Without it, revoked tokens stay valid until they expire. */
+  /**
+   * Any API key of the environment: enables polling the revocation feed. Without it, revoked tokens stay valid until they expire.
+   * The feed covers the key's environment only, so once it has answered, tokens of the other environment are refused.
+   */
   apiKey?: string;
+  /** The only environment whose tokens are accepted; without it, the API key's (learned from the feed's first answer), else both. */
+  environment?: EmbedEnvironment;
   /** How often the revocation feed is polled, in ms (default 10 000). */
   revocationPollMs?: number;
   /** Clock skew tolerated on exp, nbf and iat, in seconds (default 30). */
@@ -22,6 +31,7 @@ export interface ResolvedVerifierOptions {
   readonly audience: string;
   readonly issuer: string;
   readonly apiKey: string | undefined;
+  readonly environment: EmbedEnvironment | undefined;
   readonly revocationPollMs: number;
   readonly clockToleranceSeconds: number;
   readonly jwksCooldownMs: number;
@@ -49,11 +59,13 @@ export function resolveVerifierOptions(options: EmbedVerifierOptions): ResolvedV
     throw new TypeError('serviceUrl must be an absolute http(s) URL');
   }
   if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('serviceUrl must be an absolute http(s) URL');
+  if (options.environment !== undefined && !ENVIRONMENTS.includes(options.environment)) throw new TypeError('environment must be "Customer" or "Testing"');
   return {
     base,
     audience: text('audience', options.audience, 'embedded-dashboards')!,
     issuer: text('issuer', options.issuer, 'user-group-service')!,
     apiKey: text('apiKey', options.apiKey, undefined),
+    environment: options.environment,
     revocationPollMs: count('revocationPollMs', options.revocationPollMs, 10_000, 10),
     clockToleranceSeconds: count('clockToleranceSeconds', options.clockToleranceSeconds, 30, 0),
     jwksCooldownMs: count('jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),

@@ -1,7 +1,7 @@
 import { errors, jwtVerify } from 'jose';
 import { parseEmbedClaims, type EmbedClaims } from './embed-claims.js';
 import { EmbedTokenError } from './embed-errors.js';
-import { resolveVerifierOptions, type EmbedVerifierOptions } from './embed-verifier-options.js';
+import { resolveVerifierOptions, type EmbedEnvironment, type EmbedVerifierOptions } from './embed-verifier-options.js';
 import { RevocationFeed, type RevocationFeedStatus } from './revocation-feed.js';
 import { versionKey } from './revocation-list.js';
 import { KeySetUnavailableError, SigningKeySet, type SigningKeyStatus } from './signing-key-set.js';
@@ -14,6 +14,8 @@ const TOKEN_TYPE = 'embed+jwt';
 const CACHE_MAX_CHARS = 32 * 1024 * 1024;
 
 export interface EmbedVerifierStatus {
+  /** The environment whose tokens are accepted: the pinned one, else the API key's once the feed has named it; null while both are. */
+  readonly environment: EmbedEnvironment | null;
   readonly keys: SigningKeyStatus;
   readonly revocations: RevocationFeedStatus;
   readonly cachedTokens: number;
@@ -60,8 +62,23 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
       cache.delete(token);
       throw expired(entry.claims.exp);
     }
+    checkEnvironment(entry.claims.env);
     if (feed?.list.isRevoked(entry.claims.jti, entry.versionKey)) throw new EmbedTokenError('token_revoked', 'the embed session was revoked');
     return entry.claims;
+  }
+
+  /** Checked on every call, cache hits too: the feed may name its environment after a token was cached. */
+  function checkEnvironment(env: EmbedEnvironment): void {
+    const pinned = settings.environment;
+    const fed = feed?.environment;
+    if (pinned !== undefined && fed !== undefined && fed !== pinned) {
+      throw new EmbedTokenError('token_invalid', `this verifier accepts ${pinned} tokens only, but its API key reads the ${fed} revocation feed, which cannot revoke them`);
+    }
+    const accepted = pinned ?? fed;
+    if (accepted !== undefined && env !== accepted) {
+      const why = pinned === undefined ? `its API key reads the ${accepted} revocation feed, which cannot revoke ${env} tokens` : `it is pinned to ${accepted}`;
+      throw new EmbedTokenError('token_invalid', `the token is of the ${env} environment; this verifier accepts ${accepted} tokens only (${why})`);
+    }
   }
 
   async function verifyAndCache(token: string): Promise<EmbedClaims> {
@@ -87,7 +104,7 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
       return hit === undefined ? verifyAndCache(token) : live(hit, token);
     },
     status() {
-      return { keys: keys.status(), revocations: feed?.status() ?? DISABLED_FEED, cachedTokens: cache.size };
+      return { environment: settings.environment ?? feed?.environment ?? null, keys: keys.status(), revocations: feed?.status() ?? DISABLED_FEED, cachedTokens: cache.size };
     },
     async close() {
       closing.abort();

@@ -1,4 +1,5 @@
 import { describeFetchError } from './describe-fetch-error.js';
+import type { EmbedEnvironment } from './embed-verifier-options.js';
 import { RevocationList } from './revocation-list.js';
 
 /** The feed's largest page: fewer round trips when a verifier starts from the oldest entry. */
@@ -25,6 +26,7 @@ interface WireRevocation {
 }
 
 interface WirePage {
+  environment: EmbedEnvironment;
   revocations: WireRevocation[];
   next_cursor: string;
 }
@@ -40,6 +42,8 @@ export class RevocationFeed {
   readonly list = new RevocationList();
   /** Settles (never rejects) when the first poll succeeded or failed. */
   readonly firstPoll: Promise<void>;
+  /** The API key's environment, as the feed names it; undefined until a page was read. The feed says nothing of the other one. */
+  environment: EmbedEnvironment | undefined;
   private cursor: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> | undefined;
@@ -101,6 +105,7 @@ export class RevocationFeed {
     let skipped = 0;
     for (;;) {
       const page = await this.fetchPage();
+      this.environment = page.environment;
       for (const entry of page.revocations) if (!this.apply(entry)) skipped++;
       const done = page.revocations.length < PAGE_SIZE || page.next_cursor === this.cursor;
       this.cursor = page.next_cursor;
@@ -125,6 +130,10 @@ export class RevocationFeed {
     const body = JSON.parse(text) as Partial<WirePage> | null;
     if (!Array.isArray(body?.revocations) || typeof body.next_cursor !== 'string') {
       throw new Error('the revocation feed answered without "revocations" and "next_cursor"');
+    }
+    if (body.environment !== 'Customer' && body.environment !== 'Testing') {
+      // Without it, this verifier cannot tell which tokens the feed's silence vouches for.
+      throw new Error('the revocation feed answered without its "environment" (Customer or Testing)');
     }
     return body as WirePage;
   }

@@ -71,6 +71,8 @@ export class FakeEmbedService {
   feedDown = false;
   /** When set, the JWKS answers 503. */
   jwksDown = false;
+  /** The environment the feed names (the API key's); undefined leaves the field out, as a malformed answer would. */
+  environment: 'Customer' | 'Testing' | undefined = 'Customer';
 
   private constructor(
     private readonly server: Server,
@@ -131,7 +133,7 @@ export class FakeEmbedService {
       return send(res, 400, failure('invalid_request', 'bad limit or cursor'));
     }
     const page = this.revocations.slice(from, from + limit);
-    send(res, 200, { success: 1, revocations: page, next_cursor: `c${from + page.length}` });
+    send(res, 200, { success: 1, environment: this.environment, revocations: page, next_cursor: `c${from + page.length}` });
   }
 }
 
