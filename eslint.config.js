@@ -18,6 +18,19 @@ export default tseslint.config(
   },
   { files: ['src/cli/**', 'test/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
   {
+    // Nothing outside src/store reaches the store: the composition root (src/services.ts) opens it and hands each
+    // consumer a port or a domain service; `ugs import` (src/import-into-store.ts) opens the store it fills, and the
+    // package's entry point names the Store type. (src/domain has its own, stricter rule below.)
+    files: ['src/**'],
+    ignores: ['src/store/**', 'src/domain/**', 'src/services.ts', 'src/import-into-store.ts', 'src/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/store/**'], message: 'Only src/store and the composition root (src/services.ts) see the store; take a port from src/domain, handed in by src/services.ts.' }] },
+      ],
+    },
+  },
+  {
     // Dependencies point inward: the domain declares the ports it needs and imports no adapter.
     files: ['src/domain/**'],
     rules: {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openServices } from '../src/services.js';
+import { openStore } from '../src/store/open-store.js';
 
 /**
  * `node dist/bench/hit-path-parts.js`: the hit path's pieces measured alone
@@ -11,11 +12,13 @@ import { openServices } from '../src/services.js';
  */
 const dir = mkdtempSync(join(tmpdir(), 'ugs-parts-'));
 const services = await openServices({ dataDir: dir, secret: undefined, postgres: undefined, keyCacheTtlMs: 1000 });
+// The store's own lookup, on a second connection to the same file: services hand out no store.
+const { store } = await openStore({ dataDir: dir, postgres: undefined });
 try {
   const { key } = await services.apiKeys.create({ environment: 'Customer', access: 'read-write', name: 'parts' });
   const principal = await services.apiKeys.authenticate(key);
   await services.userGroups.getOrCreate(principal, { userGroupId: 'seed-1', name: 'Seed 1' });
-  const record = (await services.store.findUserGroup('Customer', 'seed-1'))!;
+  const record = (await store.userGroups.findUserGroup('Customer', 'seed-1'))!;
 
   const time = async (label: string, call: () => unknown, perCall = 1) => {
     let best = Infinity;
@@ -34,13 +37,14 @@ try {
   // Lookups are batched per turn of the event loop (src/store/per-turn-batch.ts): 32 at once, as 32 connections send them.
   const burst = Array.from({ length: 32 }, () => 'seed-1');
   await time('store.findUserGroup, 32 at once (per lookup)', async () => {
-    await Promise.all(burst.map((id) => services.store.findUserGroup('Customer', id)));
+    await Promise.all(burst.map((id) => store.userGroups.findUserGroup('Customer', id)));
   }, burst.length);
   await time('decrypt the token', () => services.cipher.decrypt(record.tokenCiphertext, record.environment, record.providedId));
   await time('getOrCreate of an existing group, 32 at once (per call)', async () => {
     await Promise.all(burst.map((userGroupId) => services.userGroups.getOrCreate(principal, { userGroupId })));
   }, burst.length);
 } finally {
+  await store.close();
   await services.close();
   rmSync(dir, { recursive: true, force: true });
 }

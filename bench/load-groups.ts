@@ -41,7 +41,7 @@ export async function loadGroups(dataDir: string, secret: string, count: number,
   }
   try {
     // A transaction per batch, as before: one of a million rows would grow the WAL to the size of the store.
-    for await (const batch of batches()) await store.importAll([batch], {});
+    for await (const batch of batches()) await store.transfer.importAll([batch], {});
   } finally {
     await store.close();
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { checkExport, DataTransfer, type ImportSummary } from './domain/data-transfer.js';
 import { StartupError } from './domain/errors.js';
+import type { SettingsStore } from './domain/settings-store.js';
 import { createTokenCipher, type TokenCipher } from './domain/token-cipher.js';
 import { syncFolder } from './durable-file.js';
 import { readSecrets, SECRET_CHECK_SETTING } from './server-secret.js';
@@ -42,8 +43,8 @@ export async function importIntoStore(config: ImportConfig, readLines: () => Asy
 
   const target = await openTarget(config);
   try {
-    await assertBoundToSameSecret(target.store, cipher);
-    const summary = await new DataTransfer(target.store, cipher).import(readLines, { [SECRET_CHECK_SETTING]: cipher.secretCheck });
+    await assertBoundToSameSecret(target.store.settings, cipher);
+    const summary = await new DataTransfer(target.store.transfer, cipher).import(readLines, { [SECRET_CHECK_SETTING]: cipher.secretCheck });
     await target.keep();
     return summary;
   } catch (error) {
@@ -53,8 +54,8 @@ export async function importIntoStore(config: ImportConfig, readLines: () => Asy
 }
 
 /** An empty store made earlier (`ugs migrate`, a server start) is bound to the secret it was made with. */
-async function assertBoundToSameSecret(store: Store, cipher: TokenCipher): Promise<void> {
-  const recorded = await store.getSetting(SECRET_CHECK_SETTING);
+async function assertBoundToSameSecret(settings: SettingsStore, cipher: TokenCipher): Promise<void> {
+  const recorded = await settings.getSetting(SECRET_CHECK_SETTING);
   if (recorded !== null && recorded !== cipher.secretCheck) {
     throw new StartupError(
       'This (empty) store was created under another server secret than the export: import into a fresh data dir or database, or start the import with the secret this store was created with.',

@@ -17,6 +17,9 @@ export interface RotationResult extends ResealSummary {
 
 const HOLDER_POLL_MS = 100;
 
+/** What a rotation reads and writes: the store's settings (fingerprint, rotation, servers), every token, and this run's cipher. */
+type RotationServices = Pick<Services, 'settings' | 'tokenReseal' | 'signingKeyReseal' | 'cipher'>;
+
 /**
  * Moves every stored token to a new server secret while servers keep serving,
  * in an order no server can be caught out by:
@@ -35,10 +38,10 @@ const HOLDER_POLL_MS = 100;
  * the old one, as on every server. Data dir (one host): a new secret is
  * generated there; the old one stays as `server-secret.previous` until done.
  */
-export async function rotateServerSecret(services: Services, settings: SecretSettings, graceMs: number): Promise<RotationResult> {
-  const { store } = services;
-  const recorded = (await store.getSetting(SECRET_CHECK_SETTING))!;
-  const last = await readRotation(store);
+export async function rotateServerSecret(services: RotationServices, settings: SecretSettings, graceMs: number): Promise<RotationResult> {
+  const { settings: storeSettings, tokenReseal } = services;
+  const recorded = (await storeSettings.getSetting(SECRET_CHECK_SETTING))!;
+  const last = await readRotation(storeSettings);
   const mode = settings.secret !== undefined ? 'environment' : 'data dir';
   const currentPath = join(settings.dataDir, SECRET_FILE);
   const previousPath = join(settings.dataDir, PREVIOUS_SECRET_FILE);
@@ -58,7 +61,7 @@ export async function rotateServerSecret(services: Services, settings: SecretSet
 
   const now = new Date();
   const blockers = holdersThatCannotFollow(
-    await listLiveHolders(store, now),
+    await listLiveHolders(storeSettings, now),
     { mode: settings.secret !== undefined ? 'UGS_SECRET' : 'data dir', from: rotation.from, to: rotation.to, host: hostname(), dataDir: resolve(settings.dataDir) },
     now,
   );
@@ -72,28 +75,28 @@ export async function rotateServerSecret(services: Services, settings: SecretSet
     writeFileDurably(currentPath, `${newSecret}\n`, { exclusive: false });
   }
   if (rotation.from !== rotation.to && rotation.finishedAt === null) {
-    await recordRotation(store, rotation);
-    if (recorded !== rotation.to && !(await store.replaceSetting(SECRET_CHECK_SETTING, recorded, rotation.to))) {
+    await recordRotation(storeSettings, rotation);
+    if (recorded !== rotation.to && !(await storeSettings.replaceSetting(SECRET_CHECK_SETTING, recorded, rotation.to))) {
       throw invalidRequest('Another `ugs secret rotate` changed the server secret meanwhile; run this again once it has finished.');
     }
   }
   if (!services.cipher.follow(rotation.to)) throw invalidRequest('This run does not have the new server secret.');
   await waitUntilEveryServerSeals(services, rotation.to, graceMs);
 
-  const first = await resealTokens(store, services.cipher);
-  const second = await resealTokens(store, services.cipher);
-  await resealSigningKeys(store, services.cipher);
-  if (rotation.finishedAt === null) await recordRotation(store, { ...rotation, finishedAt: new Date().toISOString() });
+  const first = await resealTokens(tokenReseal, services.cipher);
+  const second = await resealTokens(tokenReseal, services.cipher);
+  await resealSigningKeys(services.signingKeyReseal, services.cipher);
+  if (rotation.finishedAt === null) await recordRotation(storeSettings, { ...rotation, finishedAt: new Date().toISOString() });
   if (mode === 'data dir') rmSync(previousPath, { force: true });
   return { scanned: first.scanned, resealed: first.resealed + second.resealed, mode };
 }
 
 /** Until every live server seals under `to`; fails at once for a server that cannot, and after `graceMs` for one that has not yet. */
-async function waitUntilEveryServerSeals(services: Services, to: string, graceMs: number): Promise<void> {
+async function waitUntilEveryServerSeals(services: RotationServices, to: string, graceMs: number): Promise<void> {
   const deadline = Date.now() + graceMs;
   for (;;) {
     const now = new Date();
-    const holders = await listLiveHolders(services.store, now);
+    const holders = await listLiveHolders(services.settings, now);
     // A data-dir server learns the new secret from the files when it notices the fingerprint; one with UGS_SECRET never can.
     const stranded = holders.find((holder) => holder.source === 'UGS_SECRET' && !holder.known.includes(to));
     if (stranded) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { isLive, type Rotation, type SecretHolder } from './domain/secret-rotation.js';
-import type { Store } from './store/store.js';
+import type { SettingsStore } from './domain/settings-store.js';
 
 /**
  * Running servers record themselves in the store's settings, one row per
@@ -23,12 +23,12 @@ export function holderTtlMs(pollMs: number): number {
   return Math.max(30_000, pollMs * 6);
 }
 
-export async function recordHolder(store: Store, name: string, holder: SecretHolder): Promise<void> {
+export async function recordHolder(store: SettingsStore, name: string, holder: SecretHolder): Promise<void> {
   await store.putSetting(name, JSON.stringify(holder));
 }
 
 /** Every recorded server with its row's name (rows that do not parse are skipped), live or not. */
-async function listHolders(store: Store): Promise<{ name: string; holder: SecretHolder }[]> {
+async function listHolders(store: SettingsStore): Promise<{ name: string; holder: SecretHolder }[]> {
   const holders: { name: string; holder: SecretHolder }[] = [];
   for (const { name, value } of await store.listSettings(SECRET_HOLDER_PREFIX)) {
     try {
@@ -40,16 +40,16 @@ async function listHolders(store: Store): Promise<{ name: string; holder: Secret
   return holders;
 }
 
-export async function listLiveHolders(store: Store, now = new Date()): Promise<SecretHolder[]> {
+export async function listLiveHolders(store: SettingsStore, now = new Date()): Promise<SecretHolder[]> {
   return (await listHolders(store)).map(({ holder }) => holder).filter((holder) => isLive(holder, now));
 }
 
 /** Deletes the rows of servers gone without a clean stop (a crash, SIGKILL), so they do not pile up. */
-export async function pruneHolders(store: Store, now = new Date()): Promise<void> {
+export async function pruneHolders(store: SettingsStore, now = new Date()): Promise<void> {
   for (const { name, holder } of await listHolders(store)) if (!isLive(holder, now)) await store.deleteSetting(name);
 }
 
-export async function readRotation(store: Store): Promise<Rotation | null> {
+export async function readRotation(store: SettingsStore): Promise<Rotation | null> {
   const text = await store.getSetting(ROTATION_SETTING);
   if (text === null) return null;
   try {
@@ -59,6 +59,6 @@ export async function readRotation(store: Store): Promise<Rotation | null> {
   }
 }
 
-export async function recordRotation(store: Store, rotation: Rotation): Promise<void> {
+export async function recordRotation(store: SettingsStore, rotation: Rotation): Promise<void> {
   await store.putSetting(ROTATION_SETTING, JSON.stringify(rotation));
 }

@@ -7,7 +7,7 @@ import { writeFileDurably } from './durable-file.js';
 import { createTokenCipher, isUsableServerSecret, secretCheckOf, SERVER_SECRET_RULE, UnknownSecretError, type TokenCipher } from './domain/token-cipher.js';
 import type { SecretHolder } from './domain/secret-rotation.js';
 import { holderTtlMs, newHolderName, pruneHolders, readRotation, recordHolder } from './secret-holders.js';
-import type { Store } from './store/store.js';
+import type { SettingsStore } from './domain/settings-store.js';
 
 /** How often a process checks the store for a server secret rotation by `ugs secret rotate` (which waits for every server). */
 export const SECRET_POLL_MS = 5000;
@@ -88,7 +88,7 @@ export class SecretKeyring implements TokenCipher {
   private cipher: TokenCipher;
   private timer: NodeJS.Timeout | undefined;
   private announcement: Announcement | undefined;
-  private store: Store | undefined;
+  private store: SettingsStore | undefined;
 
   constructor(
     private readonly settings: SecretSettings,
@@ -165,7 +165,7 @@ export class SecretKeyring implements TokenCipher {
    * process, checking every `pollMs`; with `announce`, records this process
    * in the store (and has done so once this resolves).
    */
-  async watch(store: Store, pollMs: number, announce: boolean): Promise<void> {
+  async watch(store: SettingsStore, pollMs: number, announce: boolean): Promise<void> {
     if (this.timer) return;
     this.store = store;
     if (announce) {
@@ -234,7 +234,7 @@ export class SecretKeyring implements TokenCipher {
  * is accepted, and sealed under; a rotation left unfinished needs the secret it
  * moves from, as tokens may still be sealed under it.
  */
-export async function loadServerSecret(store: Store, settings: SecretSettings): Promise<SecretKeyring> {
+export async function loadServerSecret(store: SettingsStore, settings: SecretSettings): Promise<SecretKeyring> {
   let secrets = readSecrets(settings);
   const recorded = await store.getSetting(SECRET_CHECK_SETTING);
   if (recorded === null && secrets.generated) secrets = persistGenerated(settings, secrets);

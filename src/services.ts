@@ -1,24 +1,55 @@
 import { loadConfig, type Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
+import type { AuditStore } from './domain/audit-store.js';
 import { DataTransfer } from './domain/data-transfer.js';
-import { UserGroupService } from './domain/user-group-service.js';
+import type { TokenResealStore } from './domain/secret-rotation.js';
+import type { SettingsStore } from './domain/settings-store.js';
+import type { SigningKeyStore } from './domain/signing-key-store.js';
+import type { StoreHealth } from './domain/store-health.js';
 import { EmbedSessionService } from './domain/embed-session-service.js';
 import { SIGNING_KEY_POLL_MS, SigningKeys } from './domain/signing-keys.js';
-import { timedStore } from './metrics/timed-store.js';
+import { UserGroupService } from './domain/user-group-service.js';
+import { TimedEmbedSessionStore, TimedSigningKeyStore } from './metrics/timed-embed-ports.js';
+import { StoreTiming } from './metrics/store-timing.js';
+import {
+  TimedApiKeyStore,
+  TimedAuditStore,
+  TimedSettingsStore,
+  TimedStoreHealth,
+  TimedTokenResealStore,
+  TimedTransferStore,
+  TimedUserGroupStore,
+} from './metrics/timed-ports.js';
 import { loadServerSecret, SECRET_POLL_MS, type SecretKeyring } from './server-secret.js';
 import { openStore, type StoreConfig } from './store/open-store.js';
-import type { Store } from './store/store.js';
 
-/** Everything the HTTP layer and the CLI call: one composition root for both. */
+/**
+ * Everything the HTTP layer and the CLI call: one composition root for both.
+ * Each consumer gets the domain service or the one port it needs, never the
+ * store itself.
+ */
 export interface Services {
-  store: Store;
   userGroups: UserGroupService;
   apiKeys: ApiKeyService;
   dataTransfer: DataTransfer;
+  /** Embed token signing keys: the JWKS, `ugs signing-keys`. */
   signingKeys: SigningKeys;
   embedSessions: EmbedSessionService;
+  /** The audit log, for `ugs audit`. */
+  audit: AuditStore;
+  /** Whether the store answers, for GET /readyz. */
+  storeHealth: StoreHealth;
+  /** The store's own settings: the server secret's bookkeeping (server-secret.ts, `ugs secret rotate`). */
+  settings: SettingsStore;
+  /** Every stored token's ciphertext, for `ugs secret rotate`. */
+  tokenReseal: TokenResealStore;
+  /** Every signing key's sealed private half, for `ugs secret rotate`. */
+  signingKeyReseal: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>;
+  /** How long each store call takes, for GET /metrics. */
+  storeTiming: StoreTiming;
   cipher: SecretKeyring;
   appliedMigrations: string[];
+  /** Stops following the server secret and closes the store; calling it again does nothing more. */
   close(): Promise<void>;
 }
 
@@ -31,29 +62,41 @@ export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'pos
 }
 
 export async function openServices(config: ServicesConfig): Promise<Services> {
-  const opened = await openStore(config);
-  // Every call timed for ugs_store_operation_duration_seconds (free until an app observes it).
-  const store = timedStore(opened.store);
-  const { appliedMigrations } = opened;
+  const { store, appliedMigrations } = await openStore(config);
+  // Every port timed for ugs_store_operation_duration_seconds (free until an app observes it).
+  const storeTiming = new StoreTiming();
+  const settings = new TimedSettingsStore(store.settings, storeTiming);
   try {
-    const cipher = await loadServerSecret(store, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
-    await cipher.watch(store, config.secretPollMs ?? SECRET_POLL_MS, config.serving ?? false);
+    const cipher = await loadServerSecret(settings, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
+    await cipher.watch(settings, config.secretPollMs ?? SECRET_POLL_MS, config.serving ?? false);
+    const userGroupStore = new TimedUserGroupStore(store.userGroups, storeTiming);
     // Tools and tests that open services without a full configuration get the settings' defaults.
     const embed = config.embed ?? loadConfig({}).embed;
-    const signingKeys = new SigningKeys({ store, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
+    const signingKeyStore = new TimedSigningKeyStore(store.signingKeys, storeTiming);
+    const signingKeys = new SigningKeys({ store: signingKeyStore, settings, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
     await signingKeys.load({ serving: config.serving ?? false });
     // A rotation waits at least 60 s (the least JWKS max-age) before its key signs: every process has reread the keys by then.
     const keyPoll = setInterval(() => void signingKeys.refresh().catch(() => {}), SIGNING_KEY_POLL_MS);
     keyPoll.unref();
     return {
-      store,
+      userGroups: new UserGroupService({ store: userGroupStore, cipher }),
+      signingKeys,
+      embedSessions: new EmbedSessionService({
+        sessions: new TimedEmbedSessionStore(store.embedSessions, storeTiming),
+        groups: userGroupStore,
+        signingKeys,
+        settings: { issuer: embed.issuer, audience: embed.audience },
+      }),
+      apiKeys: new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() }),
+      dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, storeTiming), cipher),
+      audit: new TimedAuditStore(store.audit, storeTiming),
+      storeHealth: new TimedStoreHealth(store, storeTiming),
+      settings,
+      tokenReseal: new TimedTokenResealStore(store.tokenReseal, storeTiming),
+      signingKeyReseal: signingKeyStore,
+      storeTiming,
       cipher,
       appliedMigrations,
-      signingKeys,
-      embedSessions: new EmbedSessionService({ store, signingKeys, settings: { issuer: embed.issuer, audience: embed.audience } }),
-      userGroups: new UserGroupService({ store, cipher }),
-      apiKeys: new ApiKeyService({ store, cacheTtlMs: config.keyCacheTtlMs, revocations: opened.store.keyRevocations() }),
-      dataTransfer: new DataTransfer(store, cipher),
       close: async () => {
         clearInterval(keyPoll);
         await cipher.stop();

@@ -15,4 +15,28 @@ describe('eslint . (npm run lint)', () => {
       assert.equal(await eslint.isPathIgnored(`${ROOT}/${linted}`), false, `${linted} would be skipped`);
     }
   });
+
+  it('keeps the store behind the composition root: only src/store, src/services.ts and `ugs import` may import it', async () => {
+    const eslint = new ESLint({ cwd: ROOT });
+    const restricted = async (file: string, from: string) => {
+      const [result] = await eslint.lintText(`import type { Store } from '${from}';\nexport type Probe = Store;\n`, { filePath: `${ROOT}/${file}` });
+      return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
+    };
+    for (const [file, from] of [
+      ['src/http/routes/probe.ts', '../../store/store.js'],
+      ['src/metrics/probe.ts', '../store/store.js'],
+      ['src/cli/commands/probe.ts', '../../store/open-store.js'],
+      ['src/probe.ts', './store/sqlite/sqlite-store.js'],
+      ['src/domain/probe.ts', '../store/store.js'],
+    ]) {
+      assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
+    }
+    for (const [file, from] of [
+      ['src/services.ts', './store/store.js'],
+      ['src/import-into-store.ts', './store/store.js'],
+      ['src/store/sqlite/probe.ts', '../store.js'],
+    ]) {
+      assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
+    }
+  });
 });

@@ -98,19 +98,6 @@ export class ApiKeyService {
   }
 
   /**
-   * The principal of a presented key that is cached and whose use is already
-   * recorded: the common case, answered with no store call and no promise.
-   * Undefined whenever `authenticate` has work to do (a key not cached or
-   * expired, a use to record, a key it will refuse).
-   */
-  cachedPrincipal(presentedKey: string): Principal | undefined {
-    if (!apiKeyFormat.isWellFormed(presentedKey)) return undefined;
-    const now = this.now().getTime();
-    const cached = this.unexpired(hashSecret(presentedKey).toString('hex'), now);
-    return cached && !this.useToRecord(cached.keyId, now) ? cached : undefined;
-  }
-
-  /**
    * The principal for a presented key. Malformed keys are refused before any
    * store lookup; the stored hash is compared again in constant time.
    */
@@ -123,7 +110,8 @@ export class ApiKeyService {
     const now = this.now().getTime();
     const cached = this.unexpired(cacheKey, now);
     if (cached) {
-      await this.noteUse(cached.keyId);
+      // The common case on the hot path: no store call, and no await unless a use is due to be recorded.
+      if (this.useToRecord(cached.keyId, now)) await this.noteUse(cached.keyId);
       return cached;
     }
     this.cache.delete(cacheKey);

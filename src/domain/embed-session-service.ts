@@ -25,7 +25,8 @@ export interface EmbedSettings {
 }
 
 export interface EmbedSessionServiceDeps {
-  store: EmbedSessionStore & Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash'>;
+  sessions: EmbedSessionStore;
+  groups: Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash'>;
   signingKeys: SigningKeys;
   settings: EmbedSettings;
   now?: () => Date;
@@ -47,11 +48,13 @@ export type Introspection = { active: false } | ({ active: true } & EmbedClaims)
  * dashboard layer asks about them (introspection, the revocation feed).
  */
 export class EmbedSessionService {
-  private readonly store: EmbedSessionServiceDeps['store'];
+  private readonly sessions: EmbedSessionStore;
+  private readonly groups: EmbedSessionServiceDeps['groups'];
   private readonly now: () => Date;
 
   constructor(private readonly deps: EmbedSessionServiceDeps) {
-    this.store = deps.store;
+    this.sessions = deps.sessions;
+    this.groups = deps.groups;
     this.now = deps.now ?? (() => new Date());
   }
 
@@ -87,7 +90,7 @@ export class EmbedSessionService {
     const token = await new SignJWT(claims as unknown as JWTPayload).setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: EMBED_TOKEN_TYPE }).sign(key.privateKey);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     // Recorded before the token is handed out, so every token in a caller's hands can be revoked.
-    await this.store.insertEmbedSession(
+    await this.sessions.insertEmbedSession(
       { sessionId, environment: group.environment, teamId: group.teamId, providedId: group.providedId, tokenVersion, createdAt: now.toISOString(), expiresAt, revokedAt: null },
       now.toISOString(),
     );
@@ -97,7 +100,7 @@ export class EmbedSessionService {
   /** Ends one session at once; ending it again is not an error. */
   async revoke(principal: Principal, sessionId: string, origin?: ChangeOrigin): Promise<void> {
     assertMayMint(principal);
-    const revoked = await this.store.revokeEmbedSession(principal.environment, sessionId, this.now().toISOString(), {
+    const revoked = await this.sessions.revokeEmbedSession(principal.environment, sessionId, this.now().toISOString(), {
       keyId: principal.keyId,
       fields: [],
       clientAddress: origin?.ip ?? null,
@@ -114,8 +117,8 @@ export class EmbedSessionService {
     const claims = await this.verifiedClaims(token);
     if (claims === null || claims.env !== principal.environment) return { active: false };
     const [session, group] = await Promise.all([
-      this.store.findEmbedSession(principal.environment, claims.jti),
-      this.store.findUserGroup(principal.environment, claims.sub),
+      this.sessions.findEmbedSession(principal.environment, claims.jti),
+      this.groups.findUserGroup(principal.environment, claims.sub),
     ]);
     if (session === null || session.revokedAt !== null) return { active: false };
     if (group === null || tokenVersionOf(group.tokenHash) !== claims.tv) return { active: false };
@@ -126,7 +129,7 @@ export class EmbedSessionService {
   async revocations(principal: Principal, page: { after?: string; limit?: number }): Promise<{ revocations: EmbedRevocation[]; nextCursor: string }> {
     const after = page.after === undefined ? 0 : decodeCursor(page.after);
     const limit = page.limit ?? EMBED_LIMITS.revocationsPageDefault;
-    const revocations = await this.store.listEmbedRevocations(principal.environment, after, limit, this.now().toISOString());
+    const revocations = await this.sessions.listEmbedRevocations(principal.environment, after, limit, this.now().toISOString());
     const last = revocations.at(-1)?.sequence ?? after;
     return { revocations, nextCursor: encodeCursor(last) };
   }
@@ -156,13 +159,13 @@ export class EmbedSessionService {
       throw invalidRequest('Give exactly one of "user_group_id" or "user_group_token".');
     }
     if (request.userGroupId !== undefined) {
-      const group = await this.store.findUserGroup(principal.environment, request.userGroupId);
+      const group = await this.groups.findUserGroup(principal.environment, request.userGroupId);
       if (!group) throw notFound(`No user group with "user_group_id" ${JSON.stringify(request.userGroupId)} exists in the ${principal.environment} environment.`);
       return group;
     }
     const unknown = notFound(`No user group in the ${principal.environment} environment holds this "user_group_token": it is unknown, malformed or was rotated.`);
     if (!userGroupTokenFormat.isWellFormed(request.userGroupToken!)) throw unknown;
-    const group = await this.store.findUserGroupByTokenHash(principal.environment, hashSecret(request.userGroupToken!));
+    const group = await this.groups.findUserGroupByTokenHash(principal.environment, hashSecret(request.userGroupToken!));
     if (!group) throw unknown;
     return group;
   }

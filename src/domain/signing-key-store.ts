@@ -17,10 +17,4 @@ export interface SigningKeyStore {
    * the ciphertext if the row still holds `expected`; false otherwise.
    */
   replaceSigningKeyCiphertext(kid: string, expected: Buffer, next: Buffer): Promise<boolean>;
-  /** The store's settings, where serving processes record the JWKS max-age verifiers were promised. */
-  getSetting(name: string): Promise<string | null>;
-  putSetting(name: string, value: string): Promise<void>;
 }
-
-/** The signing key rows alone: what each database's adapter implements beside its settings. */
-export type SigningKeyRows = Omit<SigningKeyStore, 'getSetting' | 'putSetting'>;

@@ -9,6 +9,7 @@ import {
   type SigningKeyPhase,
   type SigningKeyRecord,
 } from './signing-key.js';
+import type { SettingsStore } from './settings-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { TokenCipher } from './token-cipher.js';
 
@@ -20,6 +21,8 @@ export const JWKS_MAX_AGE_SETTING = 'embed_jwks_max_age_seconds';
 
 export interface SigningKeysDeps {
   store: SigningKeyStore;
+  /** Where serving processes record the JWKS max-age they promised verifiers. */
+  settings: Pick<SettingsStore, 'getSetting' | 'putSetting'>;
   cipher: TokenCipher;
   /** The algorithm of keys this process creates (the first one, and each rotation). */
   algorithm: SigningAlgorithm;
@@ -66,7 +69,7 @@ export class SigningKeys {
    * (the CLI, with other settings) waits at least that long.
    */
   async load(options: { serving?: boolean } = {}): Promise<void> {
-    if (options.serving) await this.store.putSetting(JWKS_MAX_AGE_SETTING, String(this.deps.jwksMaxAgeSeconds));
+    if (options.serving) await this.deps.settings.putSetting(JWKS_MAX_AGE_SETTING, String(this.deps.jwksMaxAgeSeconds));
     await this.refresh();
     if (this.keys.length > 0) return;
     await this.add(1, this.now());
@@ -136,7 +139,7 @@ export class SigningKeys {
    * and never before a key already scheduled, so exactly one key is active at a time.
    */
   private async activationFor(now: Date): Promise<Date> {
-    const recorded = Number(await this.store.getSetting(JWKS_MAX_AGE_SETTING)) || 0;
+    const recorded = Number(await this.deps.settings.getSetting(JWKS_MAX_AGE_SETTING)) || 0;
     const wait = Math.max(this.deps.jwksMaxAgeSeconds, recorded) * 1000;
     const latest = Math.max(0, ...this.keys.map((k) => Date.parse(k.activatesAt) + 1));
     return new Date(Math.max(now.getTime() + wait, latest));

@@ -1,6 +1,7 @@
 import type { UserGroupStore } from './user-group-store.js';
 import type { Principal } from './api-key.js';
 import type { AuditContext, ChangeOrigin } from './audit.js';
+import type { Environment } from './environment.js';
 import { forbidden, invalidRequest, notFound, ServiceError } from './errors.js';
 import { hashSecret } from './secret-format.js';
 import { UnknownSecretError, type TokenCipher } from './token-cipher.js';
@@ -141,6 +142,11 @@ export class UserGroupService {
     assertWritable(principal);
     const deleted = await this.store.deleteUserGroup(principal.environment, userGroupId, this.now().toISOString(), auditOf(principal, [], origin));
     if (!deleted) throw notFoundInEnvironment(principal, userGroupId);
+  }
+
+  /** How many groups each environment has: the operator's figure (GET /metrics), not scoped to a key. */
+  countByEnvironment(): Promise<Record<Environment, number>> {
+    return this.store.countUserGroups();
   }
 
   private reveal(record: UserGroupRecord): UserGroup {

@@ -11,13 +11,14 @@ import { installJsonBodyParser } from './json-body-parser.js';
 import { installMethodNotAllowed } from './method-not-allowed.js';
 import { registerOpenApi } from './openapi.js';
 import { refuseMalformedUrl } from './refuse-malformed-url.js';
+import { ErrorEnvelope } from './route-docs.js';
 import { answerMalformedHttp, refuseExpectation } from './refused-before-routing.js';
 import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
 import { trustedProxyCheck } from './trusted-proxies.js';
 import { OneLinePerRequest } from './request-log.js';
-import { registerJwks } from './routes/jwks.js';
 import { registerHealth } from './routes/health.js';
+import { registerJwks } from './routes/jwks.js';
 import { registerMetrics } from './routes/metrics.js';
 import { userGroupRoutes } from './routes/user-group-routes.js';
 import type { TypedApp } from './typed-app.js';
@@ -50,7 +51,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     exposeHeadRoutes: true,
     bodyLimit: LIMITS.bodyMaxBytes,
     // Wrong types are errors, never silently coerced ("123" is not 123).
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    // The x- keywords are the OpenAPI document's (route-docs.ts): annotations to Ajv.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, keywords: ['x-examples', 'x-response-description'] } },
     clientErrorHandler: answerMalformedHttp(options.logger),
     return503OnClosing: false,
     // Failures before routing (an undecodable URL, say) still get the envelope, and the id the onRequest hook would have set.
@@ -68,6 +70,8 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
   installJsonBodyParser(app);
   installErrorHandler(app);
+  // The error answers of every route refer to it (route-docs.ts).
+  app.addSchema(ErrorEnvelope);
   installMethodNotAllowed(app);
   refuseWhileClosing(app);
   refuseMalformedUrl(app);
@@ -77,12 +81,12 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
   app.server.on('checkExpectation', refuseExpectation);
 
-  const metrics = new AppMetrics(services.store);
+  const metrics = new AppMetrics({ countUserGroups: () => services.userGroups.countByEnvironment(), storeTiming: services.storeTiming });
   metrics.install(app);
 
   // Before every route: the document is generated from the routes it sees registered.
   await registerOpenApi(app);
-  registerHealth(app, services.store);
+  registerHealth(app, services.storeHealth);
   registerJwks(app, services.signingKeys);
   registerMetrics(app, metrics, options.metricsToken);
   await app.register(userGroupRoutes, { services, limits });

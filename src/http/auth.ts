@@ -1,4 +1,4 @@
-import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { onRequestAsyncHookHandler } from 'fastify';
 import type { ApiKeyService } from '../domain/api-key-service.js';
 import type { Principal } from '../domain/api-key.js';
 import { ServiceError, unauthenticated } from '../domain/errors.js';
@@ -18,25 +18,14 @@ const SCHEME = /^(?:Token|Bearer)[ \t]+(\S+)[ \t]*$/i;
  * body is read. A failure counts against the client address; an address over
  * its limit gets 429 for further failures, never for a valid key.
  */
-export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottle): onRequestHookHandler {
-  const authenticateFully = async (request: FastifyRequest) => {
+export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottle): onRequestAsyncHookHandler {
+  return async (request) => {
     try {
       request.principal = await apiKeys.authenticate(presentedKey(request.headers.authorization));
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'unauthenticated') throw throttle.refuse(request.ip, error);
       throw error;
     }
-  };
-  // Callback-style so a cached key is answered synchronously: an async hook costs a promise and a microtask per request.
-  return (request, _reply, done) => {
-    const match = SCHEME.exec(request.headers.authorization ?? '');
-    const cached = match?.[1] === undefined ? undefined : apiKeys.cachedPrincipal(match[1]);
-    if (cached === undefined) {
-      authenticateFully(request).then(() => done(), done);
-      return;
-    }
-    request.principal = cached;
-    done();
   };
 }
 

@@ -1,6 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ENVIRONMENTS } from '../domain/environment.js';
-import { ERROR_CODES } from '../domain/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../domain/errors.js';
 import { LIMITS } from '../domain/user-group.js';
 
 /**
@@ -61,6 +61,28 @@ export const GetOrCreateBody = Type.Object({
 });
 export type GetOrCreateBody = Static<typeof GetOrCreateBody>;
 
+/**
+ * GET /api/user's fields in the query string, for clients that cannot send a body with GET; read only when
+ * there is no body, and checked as the body is (the route's preValidation turns them into one).
+ * mapping and properties are JSON-encoded (`x-consume`).
+ */
+const inQuery = (schema: TSchema, description: string, jsonEncoded = false) =>
+  Type.Optional(Type.Unsafe({ ...schema, description, ...(jsonEncoded && { 'x-consume': 'application/json' }) }));
+export const GetOrCreateQuery = Type.Object({
+  user_group_id: inQuery(UserGroupId, 'Query-string alternative to the body (read only when there is no body).'),
+  name: inQuery(Name, 'Query-string alternative to the body (read only when there is no body).'),
+  mapping: inQuery(Mapping, 'Query-string alternative to the body: the mapping as a JSON-encoded object.', true),
+  properties: inQuery(Properties, 'Query-string alternative to the body: the properties as a JSON-encoded object.', true),
+});
+
+/** HEAD /api/user's query string (HEAD has no body): the group to look for, the other fields checked as GET checks them. */
+export const HeadQuery = Type.Object({
+  user_group_id: Type.Unsafe<string>({ ...UserGroupId, description: 'The group to look for.' }),
+  name: inQuery(Name, 'Checked as GET checks it (400 when invalid), else ignored: HEAD never creates.'),
+  mapping: inQuery(Mapping, 'Checked as GET checks it (400 when invalid), else ignored: HEAD never creates.', true),
+  properties: inQuery(Properties, 'Checked as GET checks it (400 when invalid), else ignored: HEAD never creates.', true),
+});
+
 export const UpdateBody = Type.Object({
   user_group_id: UserGroupId,
   name: Type.Optional(Name),
@@ -98,7 +120,8 @@ export const RotateResponse = Type.Object({
 });
 
 export const ListQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Groups per page, 1 to 100.' }),
+  // Optional for the client: the validator fills in the default.
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Groups per page, 1 to 100.' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page, unchanged.' })),
   q: Type.Optional(
     Type.String({ minLength: 1, maxLength: LIMITS.idMaxLength, pattern: PRINTABLE, description: 'Keep groups whose user_group_id or name starts with this (case-sensitive).' }),
@@ -136,16 +159,14 @@ export const DeleteResponse = Type.Object({ success: Type.Literal(1) });
 export const ErrorResponse = Type.Object({
   success: Type.Literal(0),
   error: Type.Object({
-    code: Type.Union(ERROR_CODES.map((code) => Type.Literal(code))),
+    // An enum, not a union of literals: fast-json-stringify builds an Ajv instance for every serializer holding an anyOf.
+    code: Type.Unsafe<ErrorCode>({ type: 'string', enum: [...ERROR_CODES] }),
     message: Type.String(),
     request_id: Type.String({ description: 'The X-Request-Id of this answer, to quote when asking for help.' }),
   }),
 });
 
 export const StatusResponse = Type.Object({ success: Type.Literal(1), status: Type.String() });
-
-/** Responses every authenticated route can give besides its own success body. */
-export const errorResponses = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
 
 /** The wire types, derived from the schemas above (the typed client uses these). */
 export type GetOrCreateResponse = Static<typeof GetOrCreateResponse>;

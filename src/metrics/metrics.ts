@@ -1,17 +1,24 @@
 import type { FastifyInstance } from 'fastify';
 import cluster from 'node:cluster';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ENVIRONMENTS } from '../domain/environment.js';
+import { ENVIRONMENTS, type Environment } from '../domain/environment.js';
 import { ServiceError } from '../domain/errors.js';
-import type { Store } from '../store/store.js';
 import { clusterMetricsText, shareWorkerMetrics } from './cluster-metrics.js';
-import { observeStoreOperations } from './timed-store.js';
+import type { StoreTiming } from './store-timing.js';
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const ROTATE_ROUTE = '/api/user';
 
 let processRegistry: Registry | undefined;
+
+/** Where an app's metrics come from besides its own requests. */
+export interface MetricSources {
+  /** Groups per environment, asked at scrape time. */
+  countUserGroups(): Promise<Record<Environment, number>>;
+  /** Store calls to time, observed until the app closes. */
+  storeTiming: StoreTiming;
+}
 
 /**
  * prom-client's process metrics (CPU, memory, event loop lag, GC...) describe
@@ -70,7 +77,7 @@ export class AppMetrics {
   });
   private readonly unsubscribe: () => void;
 
-  constructor(store: Store) {
+  constructor(sources: MetricSources) {
     new Gauge({
       name: 'ugs_user_groups',
       help: 'User groups in the store, by environment (counted at scrape time).',
@@ -80,7 +87,7 @@ export class AppMetrics {
       aggregator: 'first',
       async collect() {
         try {
-          const counts = await store.countUserGroups();
+          const counts = await sources.countUserGroups();
           for (const environment of ENVIRONMENTS) this.set({ environment }, counts[environment]);
         } catch {
           // The store is down: no sample rather than a failed scrape (/readyz reports the outage).
@@ -88,7 +95,7 @@ export class AppMetrics {
         }
       },
     });
-    this.unsubscribe = observeStoreOperations(store, (operation, seconds) => this.storeDuration.observe({ operation }, seconds));
+    this.unsubscribe = sources.storeTiming.observe((operation, seconds) => this.storeDuration.observe({ operation }, seconds));
     this.registry = Registry.merge([sharedProcessRegistry(), this.own]);
     if (cluster.isWorker) shareWorkerMetrics(this.registry);
   }

@@ -38,7 +38,7 @@ async function seed(api: ApiClient, prefix: string, count: number): Promise<Know
 }
 
 async function allSealedUnderCurrent(server: TestServer): Promise<boolean> {
-  const rows = await server.services.store.listUserGroupsAfter(0, 10_000);
+  const rows = await server.services.tokenReseal.listUserGroupsAfter(0, 10_000);
   return rows.every((row) => server.services.cipher.isCurrent(row.tokenCiphertext));
 }
 
@@ -266,11 +266,11 @@ describe('ugs secret rotate', () => {
       try {
         const oldOnly = createTokenCipher(oldSecret);
         const crashed = { pid: 999_999, host: 'gone', source: 'UGS_SECRET', dataDir: null, configured: oldOnly.secretCheck, known: [oldOnly.secretCheck], sealing: oldOnly.secretCheck, ttlMs: 30_000 };
-        await store.putSetting('secret_holder:crashed-recently', JSON.stringify({ ...crashed, seenAt: new Date().toISOString() }));
+        await store.settings.putSetting('secret_holder:crashed-recently', JSON.stringify({ ...crashed, seenAt: new Date().toISOString() }));
         const blocked = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
         assert.notEqual(blocked.code, 0, blocked.stdout);
         assert.match(blocked.stderr, /pid 999999 on gone.*expires/);
-        await store.putSetting('secret_holder:crashed-recently', JSON.stringify({ ...crashed, seenAt: new Date(Date.now() - 31_000).toISOString() }));
+        await store.settings.putSetting('secret_holder:crashed-recently', JSON.stringify({ ...crashed, seenAt: new Date(Date.now() - 31_000).toISOString() }));
       } finally {
         await store.close();
       }
@@ -282,9 +282,9 @@ describe('ugs secret rotate', () => {
       const secret = randomBytes(32).toString('hex');
       const { dir, groups } = await storeUnder(secret, 1);
       await withServerOn(dir, { secret }, async (server, api) => {
-        const [row] = await server.services.store.listUserGroupsAfter(0, 1);
+        const [row] = await server.services.tokenReseal.listUserGroupsAfter(0, 1);
         const foreign = createTokenCipher(randomBytes(32).toString('hex')).encrypt(groups[0]!.token, row!.environment, row!.providedId);
-        assert.ok(await server.services.store.replaceTokenCiphertext(row!.teamId, row!.tokenCiphertext, foreign));
+        assert.ok(await server.services.tokenReseal.replaceTokenCiphertext(row!.teamId, row!.tokenCiphertext, foreign));
         const before = server.logs.length;
         const res = await api.getOrCreate({ user_group_id: groups[0]!.id });
         assert.equal(res.status, 503, res.text);

@@ -4,17 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 // Through the package's own export, as a user imports it.
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 describe('UserGroupClient against a live server', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let client: UserGroupClient;
-  before(async () => {
-    server = await startTestServer();
-    const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
-    client = new UserGroupClient({ baseUrl: server.url, apiKey: key });
+  before(() => {
+    client = new UserGroupClient({ baseUrl: server.url, apiKey: server.api.key! });
   });
-  after(() => server.close());
 
   it('gets or creates (GET with a body on Node), updates, rotates, reads and deletes', async () => {
     const created = await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', mapping: { '40': '213' }, properties: { region: 'eu' } });

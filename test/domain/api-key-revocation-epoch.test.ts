@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { ApiKeyService } from '../../src/domain/api-key-service.js';
 import type { KeyRevocationSignal } from '../../src/domain/key-revocation-signal.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { ApiKeyStore } from '../../src/domain/api-key-store.js';
+import { asksStore, countKeyLookups, type KeyLookups } from '../helpers/key-lookups.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 /** A signal the test moves by hand: what a store reports after another process revokes a key. */
@@ -31,41 +32,40 @@ describe('ApiKeyService key cache and the revocation signal', () => {
     dir.remove();
   });
 
-  function service(signal: KeyRevocationSignal, over: Store = store): ApiKeyService {
-    return new ApiKeyService({ store: over, revocations: signal, cacheTtlMs: 60_000 });
+  /** A cached service over the test's store and `signal`, and the count of the key lookups it makes. */
+  function service(signal: KeyRevocationSignal, over: ApiKeyStore = store.apiKeys): { keys: ApiKeyService; lookups: KeyLookups } {
+    const lookups = countKeyLookups(over);
+    return { keys: new ApiKeyService({ store: lookups.store, revocations: signal, cacheTtlMs: 60_000 }), lookups };
   }
 
   it('uses a cached key while the epoch holds, and drops it when the epoch moves', async () => {
     const signal = new ManualSignal();
-    const keys = service(signal);
+    const { keys, lookups } = service(signal);
     const { key } = await keys.create({ environment: 'Customer', access: 'read-write' });
     const principal = await keys.authenticate(key);
-    assert.deepEqual(keys.cachedPrincipal(key), principal);
+    assert.equal(await asksStore(lookups, async () => assert.deepEqual(await keys.authenticate(key), principal)), false, 'cached');
     signal.value = 2;
-    assert.equal(keys.cachedPrincipal(key), undefined, 'cached under epoch 1');
-    await keys.authenticate(key);
-    assert.deepEqual(keys.cachedPrincipal(key), principal, 'looked up again and cached under epoch 2');
+    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'cached under epoch 1');
+    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), false, 'looked up again and cached under epoch 2');
   });
 
   it('caches nothing and uses nothing while the signal cannot tell', async () => {
     const signal = new ManualSignal();
-    const keys = service(signal);
+    const { keys, lookups } = service(signal);
     const { key } = await keys.create({ environment: 'Customer', access: 'read-write' });
     await keys.authenticate(key);
     signal.value = undefined;
-    assert.equal(keys.cachedPrincipal(key), undefined, 'an entry from before is not used');
-    await keys.authenticate(key);
-    assert.equal(keys.cachedPrincipal(key), undefined, 'nor is a new one made');
+    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'an entry from before is not used');
+    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'nor is a new one made');
     signal.value = 3;
-    assert.equal(keys.cachedPrincipal(key), undefined, 'the signal is back with a new epoch: the store is asked first');
-    await keys.authenticate(key);
-    assert.ok(keys.cachedPrincipal(key));
+    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'the signal is back with a new epoch: the store is asked first');
+    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), false);
   });
 
   it('files an entry under the epoch read before the lookup, so a revocation during the lookup is not missed', async () => {
     const signal = new ManualSignal();
     // The store answers the lookup, and meanwhile (as far as the signal can tell) a key is revoked elsewhere.
-    const revokingDuringLookup = new Proxy(store, {
+    const revokingDuringLookup = new Proxy(store.apiKeys, {
       get(target, property, receiver) {
         if (property !== 'findApiKeyByHash') return Reflect.get(target, property, receiver);
         return async (hash: Buffer) => {
@@ -75,16 +75,17 @@ describe('ApiKeyService key cache and the revocation signal', () => {
         };
       },
     });
-    const keys = service(signal, revokingDuringLookup);
+    const { keys, lookups } = service(signal, revokingDuringLookup);
     const { key } = await keys.create({ environment: 'Customer', access: 'read-write' });
     await keys.authenticate(key);
-    assert.equal(keys.cachedPrincipal(key), undefined, 'the answer may predate the revocation: not trusted beyond this request');
+    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'the answer may predate the revocation: not trusted beyond this request');
   });
 
   it('caches nothing without a signal', async () => {
-    const keys = new ApiKeyService({ store, cacheTtlMs: 60_000 });
+    const lookups = countKeyLookups(store.apiKeys);
+    const keys = new ApiKeyService({ store: lookups.store, cacheTtlMs: 60_000 });
     const { key } = await keys.create({ environment: 'Customer', access: 'read-write' });
     await keys.authenticate(key);
-    assert.equal(keys.cachedPrincipal(key), undefined);
+    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true);
   });
 });

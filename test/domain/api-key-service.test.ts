@@ -5,6 +5,7 @@ import { ApiKeyService } from '../../src/domain/api-key-service.js';
 import { apiKeyFormat } from '../../src/domain/api-key.js';
 import { ServiceError } from '../../src/domain/errors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { asksStore, countKeyLookups } from '../helpers/key-lookups.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import type Database from 'better-sqlite3';
 
@@ -17,7 +18,7 @@ describe('ApiKeyService', () => {
   let keys: ApiKeyService;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 'k.sqlite') })).store;
-    keys = new ApiKeyService({ store, now: () => now, cacheTtlMs: 0 });
+    keys = new ApiKeyService({ store: store.apiKeys, now: () => now, cacheTtlMs: 0 });
   });
   after(async () => {
     await store.close();
@@ -26,7 +27,7 @@ describe('ApiKeyService', () => {
 
   it('stores only the hash of a new key and authenticates it', async () => {
     const { record, key } = await keys.create({ environment: 'Testing', access: 'read-only', name: 'ci' });
-    assert.equal(JSON.stringify(await store.listApiKeys()).includes(key), false);
+    assert.equal(JSON.stringify(await store.apiKeys.listApiKeys()).includes(key), false);
     const principal = await keys.authenticate(key);
     assert.deepEqual(principal, { keyId: record.id, environment: 'Testing', access: 'read-only' });
   });
@@ -42,14 +43,14 @@ describe('ApiKeyService', () => {
   it('records use at most once per resolution window', async () => {
     const { record, key } = await keys.create({ environment: 'Customer', access: 'read-write' });
     await keys.authenticate(key);
-    const firstUse = (await store.findApiKeyByHash(record.keyHash))?.lastUsedAt;
+    const firstUse = (await store.apiKeys.findApiKeyByHash(record.keyHash))?.lastUsedAt;
     assert.equal(firstUse, now.toISOString());
     now = new Date(now.getTime() + 30_000);
     await keys.authenticate(key);
-    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, firstUse);
+    assert.equal((await store.apiKeys.findApiKeyByHash(record.keyHash))?.lastUsedAt, firstUse);
     now = new Date(now.getTime() + 60_000);
     await keys.authenticate(key);
-    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, now.toISOString());
+    assert.equal((await store.apiKeys.findApiKeyByHash(record.keyHash))?.lastUsedAt, now.toISOString());
   });
 
   it('drops a cached key as soon as another connection revokes it, well within the TTL', async () => {
@@ -57,20 +58,20 @@ describe('ApiKeyService', () => {
     const elsewhereStore = (await SqliteStore.open({ path: join(dir.path, 'k.sqlite') })).store;
     try {
       const clock = new Date('2026-02-01T00:00:00Z');
-      const cached = new ApiKeyService({ store, revocations: store.keyRevocations(), now: () => clock, cacheTtlMs: 60_000 });
-      const elsewhere = new ApiKeyService({ store: elsewhereStore, now: () => clock, cacheTtlMs: 0 });
+      const lookups = countKeyLookups(store.apiKeys);
+      const cached = new ApiKeyService({ store: lookups.store, revocations: store.apiKeys.keyRevocations(), now: () => clock, cacheTtlMs: 60_000 });
+      const elsewhere = new ApiKeyService({ store: elsewhereStore.apiKeys, now: () => clock, cacheTtlMs: 0 });
       const { record, key } = await cached.create({ environment: 'Customer', access: 'read-write' });
-      const principal = await cached.authenticate(key);
-      assert.deepEqual(cached.cachedPrincipal(key), principal, 'cached');
+      await cached.authenticate(key);
+      assert.equal(await asksStore(lookups, () => cached.authenticate(key)), false, 'cached');
       await elsewhere.revoke(record.id);
-      assert.equal(cached.cachedPrincipal(key), undefined, 'the clock has not moved: only the revocation can have dropped it');
+      // The clock has not moved: only the revocation can have dropped the entry.
       await assert.rejects(cached.authenticate(key), /revoked/);
 
       const second = await cached.create({ environment: 'Customer', access: 'read-write' });
       await cached.authenticate(second.key);
       await cached.revoke(second.record.id);
-      assert.equal(cached.cachedPrincipal(second.key), undefined, 'revoked through this process');
-      await assert.rejects(cached.authenticate(second.key), /revoked/);
+      await assert.rejects(cached.authenticate(second.key), /revoked/, 'revoked through this process');
     } finally {
       await elsewhereStore.close();
     }
@@ -88,29 +89,26 @@ describe('ApiKeyService', () => {
     }
   });
 
-  it('answers a cached key synchronously only while nothing is left to do: fresh cache entry, use already recorded', async () => {
+  it('answers a cached key without a store lookup until its entry expires, and still records its use once per window', async () => {
     let clock = new Date('2026-03-01T00:00:00Z');
-    const cached = new ApiKeyService({ store, revocations: store.keyRevocations(), now: () => clock, cacheTtlMs: 100_000, lastUsedResolutionMs: 60_000 });
+    const lookups = countKeyLookups(store.apiKeys);
+    const cached = new ApiKeyService({ store: lookups.store, revocations: store.apiKeys.keyRevocations(), now: () => clock, cacheTtlMs: 100_000, lastUsedResolutionMs: 60_000 });
     const { record, key } = await cached.create({ environment: 'Testing', access: 'read-write' });
-    assert.equal(cached.cachedPrincipal(key), undefined, 'never authenticated here');
     const principal = await cached.authenticate(key);
-    assert.deepEqual(cached.cachedPrincipal(key), principal);
-    assert.equal(cached.cachedPrincipal('nope'), undefined, 'malformed');
-    assert.equal(cached.cachedPrincipal(apiKeyFormat.generate()), undefined, 'well-formed but unknown');
+    assert.equal(await asksStore(lookups, async () => assert.deepEqual(await cached.authenticate(key), principal)), false, 'cached');
+    assert.equal(await asksStore(lookups, () => assert.rejects(cached.authenticate('nope'), unauthenticated)), false, 'malformed: refused before any lookup');
+    assert.equal(await asksStore(lookups, () => assert.rejects(cached.authenticate(apiKeyFormat.generate()), unauthenticated)), true, 'well-formed but unknown: never cached');
 
     clock = new Date(clock.getTime() + 60_000);
-    assert.equal(cached.cachedPrincipal(key), undefined, 'a use is due to be recorded: authenticate must run');
-    await cached.authenticate(key);
-    assert.equal((await store.findApiKeyByHash(record.keyHash))?.lastUsedAt, clock.toISOString());
-    assert.deepEqual(cached.cachedPrincipal(key), principal);
+    assert.equal(await asksStore(lookups, () => cached.authenticate(key)), false, 'a use is due: recorded, still without a lookup');
+    assert.equal((await store.apiKeys.findApiKeyByHash(record.keyHash))?.lastUsedAt, clock.toISOString());
 
     clock = new Date(clock.getTime() + 39_999);
-    assert.deepEqual(cached.cachedPrincipal(key), principal, 'just inside the TTL (100 s from the first lookup)');
+    assert.equal(await asksStore(lookups, () => cached.authenticate(key)), false, 'just inside the TTL (100 s from the first lookup)');
     clock = new Date(clock.getTime() + 1);
-    assert.equal(cached.cachedPrincipal(key), undefined, 'the cache entry expired; the use recorded 40 s ago is not due yet');
+    assert.equal(await asksStore(lookups, () => cached.authenticate(key)), true, 'the cache entry expired');
 
-    await cached.authenticate(key);
     await cached.revoke(record.id);
-    assert.equal(cached.cachedPrincipal(key), undefined, 'revoked through this process');
+    await assert.rejects(cached.authenticate(key), /revoked/, 'revoked through this process');
   });
 });

@@ -33,10 +33,10 @@ describe('DataTransfer', () => {
   };
   before(async () => {
     const source = await fresh();
-    const groups = new UserGroupService({ store: source, cipher });
+    const groups = new UserGroupService({ store: source.userGroups, cipher });
     for (let i = 0; i < 1205; i++) await groups.getOrCreate(writer, { userGroupId: `g${i}`, name: `G${i}` });
-    await new ApiKeyService({ store: source, cacheTtlMs: 0 }).create({ environment: 'Testing', access: 'read-only' });
-    lines = await collect(new DataTransfer(source, cipher).exportLines());
+    await new ApiKeyService({ store: source.apiKeys, cacheTtlMs: 0 }).create({ environment: 'Testing', access: 'read-only' });
+    lines = await collect(new DataTransfer(source.transfer, cipher).exportLines());
   });
   after(async () => {
     for (const s of stores) await s.close();
@@ -53,10 +53,10 @@ describe('DataTransfer', () => {
 
   it('imports into an empty store and refuses a second import', async () => {
     const target = await fresh();
-    assert.deepEqual(await new DataTransfer(target, cipher).import(from(lines)), { userGroups: 1205, apiKeys: 1, auditRecords: 1206 });
-    assert.equal((await target.listAuditRecordsAfter(0, 5000)).length, 1206);
-    assert.equal(await target.listUserGroupsAfter(0, 2000).then((g) => g.length), 1205);
-    await assert.rejects(new DataTransfer(target, cipher).import(from(lines)), /empty store/);
+    assert.deepEqual(await new DataTransfer(target.transfer, cipher).import(from(lines)), { userGroups: 1205, apiKeys: 1, auditRecords: 1206 });
+    assert.equal((await target.transfer.listAuditRecordsAfter(0, 5000)).length, 1206);
+    assert.equal(await target.transfer.listUserGroupsAfter(0, 2000).then((g) => g.length), 1205);
+    await assert.rejects(new DataTransfer(target.transfer, cipher).import(from(lines)), /empty store/);
   });
 
   const refusals: [string, (l: string[]) => string[], RegExp][] = [
@@ -72,30 +72,30 @@ describe('DataTransfer', () => {
   for (const [what, tamper, message] of refusals) {
     it(`refuses ${what} and writes nothing`, async () => {
       const target = await fresh();
-      await assert.rejects(new DataTransfer(target, cipher).import(from(tamper(lines))), message);
-      assert.equal(await target.isEmpty(), true);
+      await assert.rejects(new DataTransfer(target.transfer, cipher).import(from(tamper(lines))), message);
+      assert.equal(await target.transfer.isEmpty(), true);
     });
   }
 
   it('carries each audit record\'s client address, and imports exports made before audit records had one', async () => {
     const source = await fresh();
-    const groups = new UserGroupService({ store: source, cipher });
+    const groups = new UserGroupService({ store: source.userGroups, cipher });
     await groups.getOrCreate(writer, { userGroupId: 'from-afar', name: 'Afar' }, { ip: '203.0.113.8' });
     await groups.getOrCreate(writer, { userGroupId: 'no-origin', name: 'None' });
-    const exported = await collect(new DataTransfer(source, cipher).exportLines());
+    const exported = await collect(new DataTransfer(source.transfer, cipher).exportLines());
     const audits = (text: string[]) => text.map((l) => JSON.parse(l) as { type: string; client_address?: string | null }).filter((r) => r.type === 'audit');
     assert.deepEqual(audits(exported).map((a) => a.client_address), ['203.0.113.8', null]);
     const older = exported.map((l) => JSON.stringify({ ...JSON.parse(l), client_address: undefined }));
     assert.ok(audits(older).every((a) => !('client_address' in a)));
     for (const [text, expected] of [[exported, ['203.0.113.8', null]], [older, [null, null]]] as const) {
       const target = await fresh();
-      await new DataTransfer(target, cipher).import(from([...text]));
-      assert.deepEqual((await target.listAuditRecordsAfter(0, 10)).map((r) => r.clientAddress), expected);
+      await new DataTransfer(target.transfer, cipher).import(from([...text]));
+      assert.deepEqual((await target.transfer.listAuditRecordsAfter(0, 10)).map((r) => r.clientAddress), expected);
     }
   });
 
   it('refuses an export made under another server secret', async () => {
     const target = await fresh();
-    await assert.rejects(new DataTransfer(target, createTokenCipher('u'.repeat(32))).import(from(lines)), /different server secret/);
+    await assert.rejects(new DataTransfer(target.transfer, createTokenCipher('u'.repeat(32))).import(from(lines)), /different server secret/);
   });
 });

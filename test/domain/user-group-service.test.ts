@@ -22,7 +22,7 @@ describe('UserGroupService', () => {
   let service: UserGroupService;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 's.sqlite') })).store;
-    service = new UserGroupService({ store, cipher: createTokenCipher('s'.repeat(32)), now: () => new Date('2026-01-01T00:00:00Z') });
+    service = new UserGroupService({ store: store.userGroups, cipher: createTokenCipher('s'.repeat(32)), now: () => new Date('2026-01-01T00:00:00Z') });
   });
   after(async () => {
     await store.close();
@@ -40,7 +40,7 @@ describe('UserGroupService', () => {
 
   it('stores only the token hash and ciphertext', async () => {
     const { group } = await service.getOrCreate(writer, { userGroupId: 'hidden', name: 'H' });
-    const record = await store.findUserGroup('Customer', 'hidden');
+    const record = await store.userGroups.findUserGroup('Customer', 'hidden');
     assert.ok(record);
     assert.equal(JSON.stringify(record).includes(group.token), false);
     assert.equal(record.tokenCiphertext.includes(Buffer.from(group.token)), false);
@@ -74,7 +74,7 @@ describe('UserGroupService', () => {
 
   it('refuses a malformed token as not found without touching the store', async () => {
     let lookups = 0;
-    const counting = new Proxy(store, {
+    const counting = new Proxy(store.userGroups, {
       get(target, prop, receiver) {
         if (prop === 'findUserGroupByTokenHash') lookups++;
         return Reflect.get(target, prop, receiver);

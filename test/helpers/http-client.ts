@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
+import { contractViolation } from './openapi-contract.js';
 
 export interface RawResponse {
   status: number;
@@ -17,7 +18,10 @@ export interface RawRequest {
   body?: unknown;
 }
 
-/** One request over a real socket with node:http, so GET bodies reach the server exactly as curl sends them. */
+/**
+ * One request over a real socket with node:http, so GET bodies reach the server exactly as curl sends them.
+ * Rejects when the answer breaks the OpenAPI document of the app that gave it (openapi-contract.ts).
+ */
 export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawResponse> {
   const url = new URL(req.path, baseUrl);
   const payload =
@@ -30,6 +34,12 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          const violation = contractViolation(url, req.method, { status: res.statusCode ?? 0, headers: res.headers, text });
+          if (violation !== undefined) return reject(new Error(violation));
+        } catch (error) {
+          return reject(error as Error);
+        }
         resolve({
           status: res.statusCode ?? 0,
           headers: res.headers,

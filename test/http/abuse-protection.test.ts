@@ -3,8 +3,8 @@ import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import { describe, it } from 'node:test';
 import { apiKeyFormat } from '../../src/domain/api-key.js';
+import { build } from '../helpers/build.js';
 import { rawRequest, rawExchange } from '../helpers/http-client.js';
-import { startTestServer } from '../helpers/test-server.js';
 
 /** A request from another loopback address (Linux routes all of 127.0.0.0/8 to lo). */
 function fromAddress(url: string, localAddress: string, key: string): Promise<number> {
@@ -58,75 +58,63 @@ async function holdConnections(url: string, localAddress: string, count: number)
 }
 
 describe('slow and abusive clients', () => {
-  it('limits requests per API key when configured: 429 rate_limited with Retry-After, other keys unaffected', async () => {
-    const server = await startTestServer({ limits: { requestsPerKeyPerMinute: 5 } });
-    try {
-      const busy = await server.client();
-      const calm = await server.client();
-      const statuses = [];
-      for (let i = 0; i < 7; i++) statuses.push((await busy.getOrCreate({ user_group_id: 'limited', name: 'L' })).status);
-      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429]);
-      const limited = await busy.getOrCreate({ user_group_id: 'limited' });
-      assert.equal(limited.json.success, 0);
-      assert.equal(limited.json.error.code, 'rate_limited');
-      assert.ok(Number(limited.headers['retry-after']) > 0);
-      assert.equal((await calm.getOrCreate({ user_group_id: 'limited' })).status, 200);
-    } finally {
-      await server.close();
-    }
+  it('limits requests per API key when configured: 429 rate_limited with Retry-After, other keys unaffected', async (t) => {
+    const server = await build(t, { limits: { requestsPerKeyPerMinute: 5 } });
+    const busy = await server.client();
+    const calm = await server.client();
+    const statuses = [];
+    for (let i = 0; i < 7; i++) statuses.push((await busy.getOrCreate({ user_group_id: 'limited', name: 'L' })).status);
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429]);
+    const limited = await busy.getOrCreate({ user_group_id: 'limited' });
+    assert.equal(limited.json.success, 0);
+    assert.equal(limited.json.error.code, 'rate_limited');
+    assert.ok(Number(limited.headers['retry-after']) > 0);
+    assert.equal((await calm.getOrCreate({ user_group_id: 'limited' })).status, 200);
   });
 
-  it('has no per-key limit by default', async () => {
+  it('has no per-key limit by default', async (t) => {
     // 150 connections at once from one address: above the per-address cap, which is not what this test is about.
-    const server = await startTestServer({ limits: { maxConnectionsPerAddress: 1000 } });
-    try {
-      const api = await server.client();
-      const results = await Promise.all(Array.from({ length: 150 }, () => api.getOrCreate({ user_group_id: 'unlimited', name: 'U' })));
-      assert.ok(results.every((r) => r.status === 200));
-    } finally {
-      await server.close();
-    }
+    const server = await build(t, { limits: { maxConnectionsPerAddress: 1000 } });
+    const { api } = server;
+    const results = await Promise.all(Array.from({ length: 150 }, () => api.getOrCreate({ user_group_id: 'unlimited', name: 'U' })));
+    assert.ok(results.every((r) => r.status === 200));
   });
 
   for (const keyCacheTtlMs of [60_000, 0]) {
-    it(`throttles only failing attempts after repeated failed authentication: bad keys get 429, a valid key from that address is served (key cache ${keyCacheTtlMs === 0 ? 'off' : 'on'})`, async () => {
-      const server = await startTestServer({ limits: { authFailuresPerMinute: 5 }, keyCacheTtlMs });
-      try {
-        const good = await server.client();
-        assert.equal((await good.getOrCreate({ user_group_id: 'before', name: 'B' })).status, 200);
-        const guess = () => rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${apiKeyFormat.generate()}` } });
-        const guesses = [];
-        for (let i = 0; i < 6; i++) guesses.push((await guess()).status);
-        assert.deepEqual(guesses, [401, 401, 401, 401, 401, 429]);
-        const blocked = await guess();
-        assert.equal(blocked.status, 429);
-        assert.equal(blocked.json.error.code, 'rate_limited');
-        assert.match(blocked.json.error.message, /failed authentication/);
-        assert.ok(Number(blocked.headers['retry-after']) > 0);
-        const malformed = await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: 'Token ugsk_nope' } });
-        assert.equal(malformed.status, 429, 'a malformed key is a failing attempt too');
+    it(`throttles only failing attempts after repeated failed authentication: bad keys get 429, a valid key from that address is served (key cache ${keyCacheTtlMs === 0 ? 'off' : 'on'})`, async (t) => {
+      const server = await build(t, { limits: { authFailuresPerMinute: 5 }, keyCacheTtlMs });
+      const good = await server.client();
+      assert.equal((await good.getOrCreate({ user_group_id: 'before', name: 'B' })).status, 200);
+      const guess = () => rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${apiKeyFormat.generate()}` } });
+      const guesses = [];
+      for (let i = 0; i < 6; i++) guesses.push((await guess()).status);
+      assert.deepEqual(guesses, [401, 401, 401, 401, 401, 429]);
+      const blocked = await guess();
+      assert.equal(blocked.status, 429);
+      assert.equal(blocked.json.error.code, 'rate_limited');
+      assert.match(blocked.json.error.message, /failed authentication/);
+      assert.ok(Number(blocked.headers['retry-after']) > 0);
+      const malformed = await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: 'Token ugsk_nope' } });
+      assert.equal(malformed.status, 429, 'a malformed key is a failing attempt too');
 
-        // The address is over its limit, yet a valid key (cached or not) is served, and stays so.
-        for (let i = 0; i < 3; i++) assert.equal((await good.getOrCreate({ user_group_id: 'x', name: 'X' })).status, 200);
-        const fresh = await server.client();
-        assert.equal((await fresh.getOrCreate({ user_group_id: 'x' })).status, 200, 'a key this server has never seen');
-        assert.equal((await guess()).status, 429, 'the valid requests did not reset the failures');
-        assert.equal(await fromAddress(server.url, '127.0.0.2', good.key!), 200);
-        assert.equal(await fromAddress(server.url, '127.0.0.2', apiKeyFormat.generate()), 401, 'other addresses keep their own count');
-      } finally {
-        await server.close();
-      }
+      // The address is over its limit, yet a valid key (cached or not) is served, and stays so.
+      for (let i = 0; i < 3; i++) assert.equal((await good.getOrCreate({ user_group_id: 'x', name: 'X' })).status, 200);
+      const fresh = await server.client();
+      assert.equal((await fresh.getOrCreate({ user_group_id: 'x' })).status, 200, 'a key this server has never seen');
+      assert.equal((await guess()).status, 429, 'the valid requests did not reset the failures');
+      assert.equal(await fromAddress(server.url, '127.0.0.2', good.key!), 200);
+      assert.equal(await fromAddress(server.url, '127.0.0.2', apiKeyFormat.generate()), 401, 'other addresses keep their own count');
     });
   }
 
-  it('caps open connections per client address: exactly the excess is closed at once, other addresses are served, a freed slot is reusable', async () => {
-    const server = await startTestServer({ limits: { maxConnectionsPerAddress: 5 } });
+  it('caps open connections per client address: exactly the excess is closed at once, other addresses are served, a freed slot is reusable', async (t) => {
+    const server = await build(t, { limits: { maxConnectionsPerAddress: 5 } });
     const all: HeldConnection[] = [];
     try {
       const { held, outcomes } = await holdConnections(server.url, '127.0.0.1', 8);
       all.push(...held);
       assert.deepEqual(outcomes, ['served', 'served', 'served', 'served', 'served', 'refused', 'refused', 'refused']);
-      const api = await server.client();
+      const { api } = server;
       assert.equal(await fromAddress(server.url, '127.0.0.2', api.key!), 200, 'another address is not affected');
       const other = await holdConnections(server.url, '127.0.0.2', 5);
       all.push(...other.held);
@@ -146,12 +134,11 @@ describe('slow and abusive clients', () => {
       assert.equal(await holdConnection(server.url, '127.0.0.1').outcome, 'refused');
     } finally {
       for (const connection of all) connection.socket.destroy();
-      await server.close();
     }
   });
 
-  it('exempts trusted proxies from the per-address cap: a proxy carries many clients', async () => {
-    const server = await startTestServer({ limits: { maxConnectionsPerAddress: 2 }, trustedProxies: ['127.0.0.1'] });
+  it('exempts trusted proxies from the per-address cap: a proxy carries many clients', async (t) => {
+    const server = await build(t, { limits: { maxConnectionsPerAddress: 2 }, trustedProxies: ['127.0.0.1'] });
     const all: HeldConnection[] = [];
     try {
       const proxy = await holdConnections(server.url, '127.0.0.1', 6);
@@ -161,46 +148,33 @@ describe('slow and abusive clients', () => {
       assert.deepEqual(client.outcomes, ['served', 'served', 'refused']);
     } finally {
       for (const connection of all) connection.socket.destroy();
-      await server.close();
     }
   });
 
-  it('closes an idle kept-alive connection after the keep-alive timeout, not before', async () => {
-    const server = await startTestServer({ limits: { keepAliveTimeoutMs: 1000 } });
-    try {
-      const connection = holdConnection(server.url, '127.0.0.1');
-      assert.equal(await connection.outcome, 'served');
-      const servedAt = Date.now();
-      const closedBy = await Promise.race([connection.closed.then(() => 'server'), new Promise((resolve) => setTimeout(() => resolve('nobody'), 30_000))]);
-      assert.equal(closedBy, 'server');
-      assert.ok(Date.now() - servedAt >= 900, `closed after ${Date.now() - servedAt} ms, before the timeout`);
-    } finally {
-      await server.close();
-    }
+  it('closes an idle kept-alive connection after the keep-alive timeout, not before', async (t) => {
+    const server = await build(t, { limits: { keepAliveTimeoutMs: 1000 } });
+    const connection = holdConnection(server.url, '127.0.0.1');
+    assert.equal(await connection.outcome, 'served');
+    const servedAt = Date.now();
+    const closedBy = await Promise.race([connection.closed.then(() => 'server'), new Promise((resolve) => setTimeout(() => resolve('nobody'), 30_000))]);
+    assert.equal(closedBy, 'server');
+    assert.ok(Date.now() - servedAt >= 900, `closed after ${Date.now() - servedAt} ms, before the timeout`);
   });
 
-  it('closes a connection whose headers do not arrive in time with 408 request_timeout', async () => {
-    const server = await startTestServer({ limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
-    try {
-      const answer = await rawExchange(server.url, 'GET /api/user HTTP/1.1\r\nHost: x\r\n'); // never finishes the headers
-      assert.match(answer, /^HTTP\/1\.1 408/);
-      assert.match(answer, /"code":"request_timeout"/);
-      assert.equal((await rawRequest(server.url, { method: 'GET', path: '/healthz' })).status, 200, 'the server goes on');
-    } finally {
-      await server.close();
-    }
+  it('closes a connection whose headers do not arrive in time with 408 request_timeout', async (t) => {
+    const server = await build(t, { limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
+    const answer = await rawExchange(server.url, 'GET /api/user HTTP/1.1\r\nHost: x\r\n'); // never finishes the headers
+    assert.match(answer, /^HTTP\/1\.1 408/);
+    assert.match(answer, /"code":"request_timeout"/);
+    assert.equal((await rawRequest(server.url, { method: 'GET', path: '/healthz' })).status, 200, 'the server goes on');
   });
 
-  it('closes a connection whose body does not arrive in time with 408 request_timeout', async () => {
-    const server = await startTestServer({ limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
-    try {
-      const api = await server.client();
-      const head = `PUT /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${api.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user_group_id":`;
-      const answer = await rawExchange(server.url, head); // promises 100 bytes, sends 18
-      assert.match(answer, /^HTTP\/1\.1 408/);
-      assert.match(answer, /"code":"request_timeout"/);
-    } finally {
-      await server.close();
-    }
+  it('closes a connection whose body does not arrive in time with 408 request_timeout', async (t) => {
+    const server = await build(t, { limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
+    const { api } = server;
+    const head = `PUT /api/user HTTP/1.1\r\nHost: x\r\nAuthorization: Token ${api.key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user_group_id":`;
+    const answer = await rawExchange(server.url, head); // promises 100 bytes, sends 18
+    assert.match(answer, /^HTTP\/1\.1 408/);
+    assert.match(answer, /"code":"request_timeout"/);
   });
 });

@@ -1,20 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { apiKeyFormat } from '../../src/domain/api-key.js';
-import { ApiClient, rawRequest } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
+import { rawRequest } from '../helpers/http-client.js';
 
 const body = { user_group_id: 'auth-target', name: 'Target' };
 
 describe('authentication and access', () => {
-  let server: TestServer;
+  // The key cache on, as in production, so repeated calls take the cached path.
+  const server = buildForSuite({ keyCacheTtlMs: 60_000, clients: { reader: { access: 'read-only' } } });
   let token: string;
   before(async () => {
-    // The key cache on, as in production, so repeated calls take the cached path.
-    server = await startTestServer({ keyCacheTtlMs: 60_000 });
-    token = (await (await server.client()).getOrCreate(body)).json.user_group.token;
+    token = (await server.api.getOrCreate(body)).json.user_group.token;
   });
-  after(() => server.close());
 
   async function expect401(headers: Record<string, string>) {
     const res = await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { 'content-type': 'application/json', ...headers }, body });
@@ -55,7 +53,7 @@ describe('authentication and access', () => {
   });
 
   it('accepts Token and Bearer, any case', async () => {
-    const api = await server.client();
+    const { api } = server;
     for (const scheme of ['Token', 'Bearer', 'token', 'BEARER']) {
       const res = await rawRequest(server.url, {
         method: 'GET',
@@ -73,19 +71,15 @@ describe('authentication and access', () => {
   });
 
   describe('read-only keys', () => {
-    let reader: ApiClient;
-    before(async () => {
-      reader = await server.client({ access: 'read-only' });
-    });
-
     it('may get an existing group', async () => {
-      const res = await reader.getOrCreate(body);
+      const res = await server.clients.reader.getOrCreate(body);
       assert.equal(res.status, 200);
       assert.equal(res.json.new_user_group, false);
       assert.equal(res.json.user_group.token, token);
     });
 
     it('may not create, update or rotate (403)', async () => {
+      const { reader } = server.clients;
       for (const res of [
         await reader.getOrCreate({ user_group_id: 'ro-new', name: 'New' }),
         await reader.update({ user_group_id: body.user_group_id, name: 'Renamed' }),

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { build } from '../helpers/build.js';
 import { rawRequest, type RawResponse } from '../helpers/http-client.js';
 import { mountTmpfs, mountUnavailable, type Mount } from '../helpers/mounts.js';
 import { testStoreKind } from '../helpers/postgres.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { assertError } from './assert-error.js';
 
 const skip = (testStoreKind() === 'postgres' && 'about the SQLite file: runs in the SQLite pass') || mountUnavailable();
@@ -31,21 +31,11 @@ function fill(path: string): void {
  * recovers by itself once there is room again.
  */
 describe('a full disk under a running server', { skip }, () => {
-  let mount: Mount;
-  let server: TestServer;
-  before(async () => {
-    mount = mountTmpfs(2 * 1024 * 1024) as Mount;
-    server = await startTestServer({ kind: 'sqlite', dataDir: mount.path });
-  });
-  after(async () => {
-    await server?.close();
-    mount?.remove();
-  });
-
-  it('answers writes 503 unavailable with Retry-After, /readyz 503, logs one error line; all well again once space is freed', async () => {
-    const api = await server.client();
+  it('answers writes 503 unavailable with Retry-After, /readyz 503, logs one error line; all well again once space is freed', async (t) => {
+    const server = await build(t, { kind: 'sqlite', dataDir: mountTmpfs(2 * 1024 * 1024) as Mount });
+    const { api } = server;
     assert.equal((await api.getOrCreate({ user_group_id: 'before', name: 'Before' })).status, 200);
-    const filler = join(mount.path, 'filler');
+    const filler = join(server.dataDir, 'filler');
     fill(filler);
 
     let refused: RawResponse | undefined;

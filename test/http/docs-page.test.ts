@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { buildForSuite, type TestApp } from '../helpers/build.js';
 import { rawRequest, type RawResponse } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** GET with no API key, following redirects on the same host. */
-async function fetchPage(server: TestServer, path: string): Promise<{ url: URL; res: RawResponse }> {
+async function fetchPage(server: TestApp, path: string): Promise<{ url: URL; res: RawResponse }> {
   let url = new URL(path, server.url);
   for (let hops = 0; ; hops++) {
     const res = await rawRequest(server.url, { method: 'GET', path: url.pathname + url.search });
@@ -22,11 +22,7 @@ function referencedUrls(text: string, css: boolean): string[] {
 }
 
 describe('GET /docs', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   it('is an HTML page that loads only assets from this server, each of which answers', async () => {
     const { url: page, res } = await fetchPage(server, '/docs');

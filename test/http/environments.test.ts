@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { ApiClient } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../helpers/build.js';
 
 describe('environments', () => {
-  let server: TestServer;
-  let customer: ApiClient;
-  let testing: ApiClient;
-  before(async () => {
-    server = await startTestServer();
-    customer = await server.client({ environment: 'Customer' });
-    testing = await server.client({ environment: 'Testing' });
-  });
-  after(() => server.close());
+  const server = buildForSuite({ clients: { customer: { environment: 'Customer' }, testing: { environment: 'Testing' } } });
 
   it('tags a group with the environment of the key that created it', async () => {
+    const { testing } = server.clients;
     await testing.getOrCreate({ user_group_id: 'tagged', name: 'T' });
     const res = await testing.update({ user_group_id: 'tagged' });
     assert.equal(res.json.user_group.api_environment_tag, 'Testing');
   });
 
   it('keeps one id as two groups, one per environment, each with its own team_id and token', async () => {
+    const { customer, testing } = server.clients;
     const c = (await customer.getOrCreate({ user_group_id: 'shared', name: 'Prod' })).json;
     const t = (await testing.getOrCreate({ user_group_id: 'shared', name: 'Test' })).json;
     assert.equal(c.new_user_group, true);
@@ -32,6 +25,7 @@ describe('environments', () => {
   });
 
   it('hides groups of the other environment from update and rotation', async () => {
+    const { customer, testing } = server.clients;
     const created = (await customer.getOrCreate({ user_group_id: 'customer-only', name: 'C' })).json.user_group;
     assert.equal((await testing.update({ user_group_id: 'customer-only', name: 'hijack' })).status, 404);
     assert.equal((await testing.rotate(created.token)).status, 404);
@@ -41,6 +35,7 @@ describe('environments', () => {
   });
 
   it('lets another key of the same environment see the group', async () => {
+    const { customer } = server.clients;
     const created = (await customer.getOrCreate({ user_group_id: 'team-wide', name: 'W' })).json.user_group;
     const other = await server.client({ environment: 'Customer' });
     assert.equal((await other.getOrCreate({ user_group_id: 'team-wide' })).json.user_group.token, created.token);

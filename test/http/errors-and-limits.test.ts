@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../helpers/build.js';
 import type { ApiClient } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { assertError } from './assert-error.js';
 
 /**
@@ -146,41 +146,35 @@ const NOT_AN_OBJECT = ['[]', '[{"user_group_id":"a","name":"A"}]', '"x"', '42', 
 const NOT_JSON = ['{"a":', '{user_group_id: "a"}', "{'user_group_id':'a'}", '{"user_group_id":"a",}', 'x', '{"a":1}}'];
 
 describe('wire errors and limits', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  before(async () => {
-    server = await startTestServer();
-    api = await server.client();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   describe('GET /api/user refuses bad input with 400 invalid_request and creates nothing', () => {
     for (const bad of SHARED_BAD_CASES) {
       it(bad.title, async () => {
         const id = freshId('get-bad');
-        const res = await api.getOrCreate(bad.body(id));
+        const res = await server.api.getOrCreate(bad.body(id));
         const message = assertError(res, 400, 'invalid_request');
         assert.match(message, bad.message);
         const notCreated = bad.notCreated === undefined ? id : bad.notCreated;
-        if (notCreated !== null) await assertNotCreated(api, notCreated);
+        if (notCreated !== null) await assertNotCreated(server.api, notCreated);
       });
     }
 
     it('properties: null (only PUT may clear properties)', async () => {
       const id = freshId('get-null-props');
-      const message = assertError(await api.getOrCreate({ user_group_id: id, name: 'N', properties: null }), 400, 'invalid_request');
+      const message = assertError(await server.api.getOrCreate({ user_group_id: id, name: 'N', properties: null }), 400, 'invalid_request');
       assert.match(message, /"properties"/);
-      await assertNotCreated(api, id);
+      await assertNotCreated(server.api, id);
     });
 
     it('refuses bad fields even when the group exists, leaving it unchanged', async () => {
       const id = freshId('get-existing');
-      const created = await api.getOrCreate({ user_group_id: id, name: 'Existing', properties: { keep: true } });
+      const created = await server.api.getOrCreate({ user_group_id: id, name: 'Existing', properties: { keep: true } });
       assert.equal(created.status, 200);
-      assertError(await api.getOrCreate({ user_group_id: id, name: 'n'.repeat(256) }), 400, 'invalid_request');
-      assertError(await api.getOrCreate({ user_group_id: id, mapping: { '1': 1.5 } }), 400, 'invalid_request');
-      assertError(await api.getOrCreate({ user_group_id: id, properties: propertiesOfSize(PROPERTIES_MAX_BYTES + 1) }), 400, 'invalid_request');
-      const again = await api.getOrCreate({ user_group_id: id });
+      assertError(await server.api.getOrCreate({ user_group_id: id, name: 'n'.repeat(256) }), 400, 'invalid_request');
+      assertError(await server.api.getOrCreate({ user_group_id: id, mapping: { '1': 1.5 } }), 400, 'invalid_request');
+      assertError(await server.api.getOrCreate({ user_group_id: id, properties: propertiesOfSize(PROPERTIES_MAX_BYTES + 1) }), 400, 'invalid_request');
+      const again = await server.api.getOrCreate({ user_group_id: id });
       assert.equal(again.json.new_user_group, false);
       assert.deepEqual(again.json.user_group, created.json.user_group);
     });
@@ -206,7 +200,7 @@ describe('wire errors and limits', () => {
       it(ok.title, async () => {
         const id = freshId('get-ok');
         const body = ok.body(id);
-        const res = await api.getOrCreate(body);
+        const res = await server.api.getOrCreate(body);
         assert.equal(res.status, 200, res.text);
         assert.equal(res.json.new_user_group, true);
         assert.equal(res.json.user_group.provided_id, body.user_group_id);
@@ -214,7 +208,7 @@ describe('wire errors and limits', () => {
         assert.equal(res.json.user_group.colour, undefined);
         assert.notEqual(res.json.user_group.token, 'ugt_mine');
         if (body.properties !== undefined) assert.deepEqual(res.json.user_group.properties, body.properties);
-        const again = await api.getOrCreate({ user_group_id: body.user_group_id });
+        const again = await server.api.getOrCreate({ user_group_id: body.user_group_id });
         assert.equal(again.json.new_user_group, false, 'the id round-trips exactly');
       });
     }
@@ -224,19 +218,19 @@ describe('wire errors and limits', () => {
     for (const bad of SHARED_BAD_CASES) {
       it(bad.title, async () => {
         const id = freshId('put-bad');
-        const created = await api.getOrCreate({ user_group_id: id, name: 'Before', properties: { keep: true } });
+        const created = await server.api.getOrCreate({ user_group_id: id, name: 'Before', properties: { keep: true } });
         assert.equal(created.status, 200);
-        const message = assertError(await api.update(bad.body(id)), 400, 'invalid_request');
+        const message = assertError(await server.api.update(bad.body(id)), 400, 'invalid_request');
         assert.match(message, bad.message);
-        const after = await api.getOrCreate({ user_group_id: id });
+        const after = await server.api.getOrCreate({ user_group_id: id });
         assert.deepEqual(after.json.user_group, created.json.user_group, 'the group is unchanged');
       });
     }
 
     it('accepts values at the limits', async () => {
       const id = freshId('put-ok');
-      await api.getOrCreate({ user_group_id: id, name: 'Before' });
-      const res = await api.update({
+      await server.api.getOrCreate({ user_group_id: id, name: 'Before' });
+      const res = await server.api.update({
         user_group_id: id,
         name: '😀'.repeat(255),
         mapping: { ...mappingWith(99), max: MAX_SAFE },
@@ -251,18 +245,18 @@ describe('wire errors and limits', () => {
 
     it('answers 404 not_found for a group that does not exist, and does not create it', async () => {
       const id = freshId('put-missing');
-      const message = assertError(await api.update({ user_group_id: id, name: 'Ghost' }), 404, 'not_found');
+      const message = assertError(await server.api.update({ user_group_id: id, name: 'Ghost' }), 404, 'not_found');
       assert.match(message, new RegExp(id));
-      await assertNotCreated(api, id);
+      await assertNotCreated(server.api, id);
     });
 
     it('clears properties with properties: null', async () => {
       const id = freshId('put-clear');
-      await api.getOrCreate({ user_group_id: id, name: 'Clear', properties: { region: 'eu' } });
-      const res = await api.update({ user_group_id: id, properties: null });
+      await server.api.getOrCreate({ user_group_id: id, name: 'Clear', properties: { region: 'eu' } });
+      const res = await server.api.update({ user_group_id: id, properties: null });
       assert.equal(res.status, 200, res.text);
       assert.equal('properties' in res.json.user_group, false);
-      const after = await api.getOrCreate({ user_group_id: id });
+      const after = await server.api.getOrCreate({ user_group_id: id });
       assert.equal('properties' in after.json.user_group, false);
     });
   });
@@ -271,50 +265,50 @@ describe('wire errors and limits', () => {
     for (const method of ['GET', 'PUT'] as const) {
       for (const raw of NOT_AN_OBJECT) {
         it(`${method} with body ${raw} is 400 "must be a JSON object"`, async () => {
-          const message = assertError(await api.call(method, raw), 400, 'invalid_request');
+          const message = assertError(await server.api.call(method, raw), 400, 'invalid_request');
           assert.match(message, /must be a JSON object/);
         });
       }
       it(`${method} with body null is 400 invalid_request`, async () => {
-        assertError(await api.call(method, 'null'), 400, 'invalid_request');
+        assertError(await server.api.call(method, 'null'), 400, 'invalid_request');
       });
       for (const raw of NOT_JSON) {
         it(`${method} with invalid JSON ${raw} is 400 "not valid JSON"`, async () => {
-          const message = assertError(await api.call(method, raw), 400, 'invalid_request');
+          const message = assertError(await server.api.call(method, raw), 400, 'invalid_request');
           assert.match(message, /not valid JSON/);
         });
       }
       it(`${method} with an empty body and Content-Type: application/json is 400`, async () => {
-        assertError(await api.call(method, ''), 400, 'invalid_request');
+        assertError(await server.api.call(method, ''), 400, 'invalid_request');
       });
       it(`${method} with a whitespace-only body is 400`, async () => {
-        assertError(await api.call(method, ' \r\n\t '), 400, 'invalid_request');
+        assertError(await server.api.call(method, ' \r\n\t '), 400, 'invalid_request');
       });
     }
 
     it('POST with body [] is 400 "must be a JSON object"', async () => {
-      const message = assertError(await api.call('POST', '[]'), 400, 'invalid_request');
+      const message = assertError(await server.api.call('POST', '[]'), 400, 'invalid_request');
       assert.match(message, /must be a JSON object/);
     });
 
     it(
       'GET with body null says the body must be a JSON object',
       async () => {
-        const message = assertError(await api.call('GET', 'null'), 400, 'invalid_request');
+        const message = assertError(await server.api.call('GET', 'null'), 400, 'invalid_request');
         assert.match(message, /must be a JSON object/);
       },
     );
 
     it('PUT with body null says the body must be a JSON object', async () => {
-      const message = assertError(await api.call('PUT', 'null'), 400, 'invalid_request');
+      const message = assertError(await server.api.call('PUT', 'null'), 400, 'invalid_request');
       assert.match(message, /must be a JSON object/);
     });
 
     it('a refused body creates nothing', async () => {
       const id = freshId('not-json');
-      assertError(await api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"N"`), 400, 'invalid_request');
-      assertError(await api.call('GET', `[{"user_group_id":${JSON.stringify(id)},"name":"N"}]`), 400, 'invalid_request');
-      await assertNotCreated(api, id);
+      assertError(await server.api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"N"`), 400, 'invalid_request');
+      assertError(await server.api.call('GET', `[{"user_group_id":${JSON.stringify(id)},"name":"N"}]`), 400, 'invalid_request');
+      await assertNotCreated(server.api, id);
     });
   });
 
@@ -322,26 +316,26 @@ describe('wire errors and limits', () => {
     for (const method of ['GET', 'PUT'] as const) {
       it(`${method} accepts a body of exactly 1 MiB`, async () => {
         const id = freshId('mib');
-        if (method === 'PUT') await api.getOrCreate({ user_group_id: id, name: 'Before' });
-        const res = await api.call(method, bodyOfSize({ user_group_id: id, name: 'Big' }, MIB));
+        if (method === 'PUT') await server.api.getOrCreate({ user_group_id: id, name: 'Before' });
+        const res = await server.api.call(method, bodyOfSize({ user_group_id: id, name: 'Big' }, MIB));
         assert.equal(res.status, 200, res.text.slice(0, 300));
         assert.equal(res.json.user_group.name, 'Big');
       });
 
       it(`${method} refuses a body one byte over 1 MiB with 413 payload_too_large`, async () => {
         const id = freshId('mib-over');
-        if (method === 'PUT') await api.getOrCreate({ user_group_id: id, name: 'Before' });
-        const message = assertError(await api.call(method, bodyOfSize({ user_group_id: id, name: 'Big' }, MIB + 1)), 413, 'payload_too_large');
+        if (method === 'PUT') await server.api.getOrCreate({ user_group_id: id, name: 'Before' });
+        const message = assertError(await server.api.call(method, bodyOfSize({ user_group_id: id, name: 'Big' }, MIB + 1)), 413, 'payload_too_large');
         assert.match(message, /1 MiB/);
-        if (method === 'GET') await assertNotCreated(api, id);
-        else assert.equal((await api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
+        if (method === 'GET') await assertNotCreated(server.api, id);
+        else assert.equal((await server.api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
       });
     }
 
     it('refuses a body of several MiB with 413 too', async () => {
       const id = freshId('mib-many');
-      assertError(await api.call('GET', bodyOfSize({ user_group_id: id, name: 'Big' }, 4 * MIB)), 413, 'payload_too_large');
-      await assertNotCreated(api, id);
+      assertError(await server.api.call('GET', bodyOfSize({ user_group_id: id, name: 'Big' }, 4 * MIB)), 413, 'payload_too_large');
+      await assertNotCreated(server.api, id);
     });
   });
 
@@ -356,14 +350,14 @@ describe('wire errors and limits', () => {
     ] as const) {
       it(`GET refuses a bad value under a key containing ${label}`, async () => {
         const id = freshId('map-key');
-        const res = await api.getOrCreate({ user_group_id: id, name: 'N', mapping: { [key]: { nested: ['not', 'a', 'source'] } } });
+        const res = await server.api.getOrCreate({ user_group_id: id, name: 'N', mapping: { [key]: { nested: ['not', 'a', 'source'] } } });
         assertError(res, 400, 'invalid_request');
-        await assertNotCreated(api, id);
+        await assertNotCreated(server.api, id);
       });
       it(`PUT refuses a bad value under a key containing ${label}`, async () => {
         const id = freshId('map-key-put');
-        await api.getOrCreate({ user_group_id: id, name: 'N' });
-        assertError(await api.update({ user_group_id: id, mapping: { [key]: 1.5 } }), 400, 'invalid_request');
+        await server.api.getOrCreate({ user_group_id: id, name: 'N' });
+        assertError(await server.api.update({ user_group_id: id, mapping: { [key]: 1.5 } }), 400, 'invalid_request');
       });
     }
   });
@@ -381,59 +375,59 @@ describe('wire errors and limits', () => {
     ];
     for (const [title, body] of badTypes) {
       it(`current_token ${title} is 400 invalid_request`, async () => {
-        const message = assertError(await api.call('POST', body), 400, 'invalid_request');
+        const message = assertError(await server.api.call('POST', body), 400, 'invalid_request');
         assert.match(message, /"current_token"/);
       });
     }
 
     it('a malformed token string is 404 not_found', async () => {
       for (const token of ['nope', 'ugt_', 'ugt_short', 'ugsk_' + 'a'.repeat(49), ' ']) {
-        assertError(await api.rotate(token), 404, 'not_found');
+        assertError(await server.api.rotate(token), 404, 'not_found');
       }
     });
 
     it('a well-shaped token with a wrong checksum, or a token that does not exist, is 404 not_found', async () => {
       const id = freshId('rotate');
-      const token: string = (await api.getOrCreate({ user_group_id: id, name: 'Rotate' })).json.user_group.token;
+      const token: string = (await server.api.getOrCreate({ user_group_id: id, name: 'Rotate' })).json.user_group.token;
       const last = token.at(-1) === 'a' ? 'b' : 'a';
-      assertError(await api.rotate(token.slice(0, -1) + last), 404, 'not_found');
+      assertError(await server.api.rotate(token.slice(0, -1) + last), 404, 'not_found');
       // A well-formed token nobody holds: rotate once, then the old one is unknown.
-      const rotated = await api.rotate(token);
+      const rotated = await server.api.rotate(token);
       assert.equal(rotated.status, 200, rotated.text);
-      assertError(await api.rotate(token), 404, 'not_found');
+      assertError(await server.api.rotate(token), 404, 'not_found');
     });
   });
 
   describe('authentication and authorisation', () => {
     it('401 unauthenticated without an Authorization header, creating nothing', async () => {
       const id = freshId('anon');
-      const res = await api.call('GET', { user_group_id: id, name: 'N' }, { headers: { authorization: '' } });
+      const res = await server.api.call('GET', { user_group_id: id, name: 'N' }, { headers: { authorization: '' } });
       const message = assertError(res, 401, 'unauthenticated');
       assert.match(message, /Authorization/);
-      await assertNotCreated(api, id);
+      await assertNotCreated(server.api, id);
     });
 
     it('401 unauthenticated for a wrong scheme, a malformed key and an unknown key', async () => {
       for (const authorization of ['Basic dXNlcjpwYXNz', 'Token', 'Token not-a-key', `Token ugsk_${'0'.repeat(49)}`]) {
         for (const method of ['GET', 'PUT', 'POST']) {
-          assertError(await api.call(method, { user_group_id: 'x', name: 'x' }, { headers: { authorization } }), 401, 'unauthenticated');
+          assertError(await server.api.call(method, { user_group_id: 'x', name: 'x' }, { headers: { authorization } }), 401, 'unauthenticated');
         }
       }
     });
 
     it('401 comes before body checks: a bad body without a key is still 401', async () => {
-      assertError(await api.call('PUT', '{"a":', { headers: { authorization: '' } }), 401, 'unauthenticated');
+      assertError(await server.api.call('PUT', '{"a":', { headers: { authorization: '' } }), 401, 'unauthenticated');
     });
 
     it('403 forbidden when a read-only key would create, update or rotate', async () => {
       const readOnly = await server.client({ access: 'read-only' });
       const id = freshId('ro');
       assertError(await readOnly.getOrCreate({ user_group_id: id, name: 'RO' }), 403, 'forbidden');
-      await assertNotCreated(api, id);
-      const token: string = (await api.getOrCreate({ user_group_id: id })).json.user_group.token;
+      await assertNotCreated(server.api, id);
+      const token: string = (await server.api.getOrCreate({ user_group_id: id })).json.user_group.token;
       assertError(await readOnly.update({ user_group_id: id, name: 'Changed' }), 403, 'forbidden');
       assertError(await readOnly.rotate(token), 403, 'forbidden');
-      const after = await api.getOrCreate({ user_group_id: id });
+      const after = await server.api.getOrCreate({ user_group_id: id });
       assert.equal(after.json.user_group.name, 'Check');
       assert.equal(after.json.user_group.token, token);
       const read = await readOnly.getOrCreate({ user_group_id: id });

@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../helpers/build.js';
 import { rawRequest } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { assertError } from './assert-error.js';
 
 /** Requests the property-based fuzzer found answered wrongly once; each stays answered right. */
 describe('fuzzer findings', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   it('an Expect other than 100-continue gets the JSON envelope, not a bare 417', async () => {
     const res = await rawRequest(server.url, { method: 'GET', path: '/healthz', headers: { expect: 'x-fuzz' } });
@@ -33,7 +29,7 @@ describe('fuzzer findings', () => {
   });
 
   it('a control character in the list filter is a 400 on every store (PostgreSQL refuses NUL in text)', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.call('GET', undefined, { path: '/api/user_groups?q=%00' });
     assertError(res, 400, 'invalid_request');
   });

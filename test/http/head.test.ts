@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { rawRequest, type ApiClient, type RawResponse } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { before, describe, it } from 'node:test';
+import { buildForSuite } from '../helpers/build.js';
+import { rawRequest, type RawResponse } from '../helpers/http-client.js';
 import { assertError } from './assert-error.js';
 
 /** Headers that differ between any two answers, whatever the method. */
@@ -13,14 +13,10 @@ function comparableHeaders(res: RawResponse, ignore: readonly string[] = []): Re
 
 /** HEAD answers what GET answers, status and headers, without a body; load balancers probe with it. */
 describe('HEAD', () => {
-  let server: TestServer;
-  let api: ApiClient;
+  const server = buildForSuite();
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
-    assert.equal((await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).status, 200);
+    assert.equal((await server.api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).status, 200);
   });
-  after(() => server.close());
 
   // [path, needs a key, headers whose value may change between two calls]
   const routes: [string, boolean, string[]][] = [
@@ -42,7 +38,7 @@ describe('HEAD', () => {
   ];
   for (const [path, keyed, varying] of routes) {
     it(`HEAD ${path} answers GET's status and headers, without a body`, async () => {
-      const headers: Record<string, string> = keyed ? { authorization: `Token ${api.key}` } : {};
+      const headers: Record<string, string> = keyed ? { authorization: `Token ${server.api.key}` } : {};
       const get = await rawRequest(server.url, { method: 'GET', path, headers });
       const head = await rawRequest(server.url, { method: 'HEAD', path, headers });
       assert.equal(head.status, get.status, `GET ${get.status} ${get.text.slice(0, 200)}`);
@@ -54,12 +50,12 @@ describe('HEAD', () => {
   }
 
   it('HEAD /api/user never creates: 404 for a group that does not exist, and it still does not', async () => {
-    const head = await api.call('HEAD', undefined, { path: '/api/user?user_group_id=not-yet&name=Not%20yet' });
+    const head = await server.api.call('HEAD', undefined, { path: '/api/user?user_group_id=not-yet&name=Not%20yet' });
     assert.equal(head.status, 404);
     assert.equal(head.text, '');
     assert.match(String(head.headers['content-type']), /^application\/json/);
-    assertError(await api.call('GET', undefined, { path: '/api/user_groups/not-yet' }), 404, 'not_found');
-    const listed = await api.call('GET', undefined, { path: '/api/user_groups' });
+    assertError(await server.api.call('GET', undefined, { path: '/api/user_groups/not-yet' }), 404, 'not_found');
+    const listed = await server.api.call('GET', undefined, { path: '/api/user_groups' });
     assert.deepEqual(listed.json.user_groups.map((g: { provided_id: string }) => g.provided_id), ['acme']);
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../helpers/build.js';
 import { rawRequest, type ApiClient, type RawResponse } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { assertError } from './assert-error.js';
 
 /**
@@ -39,23 +39,17 @@ function allowOf(res: RawResponse): string[] {
 }
 
 describe('hostile input', () => {
-  let server: TestServer;
-  let api: ApiClient;
-  before(async () => {
-    server = await startTestServer();
-    api = await server.client();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   describe('prototype poisoning', () => {
     it('refuses "__proto__" inside properties, pollutes nothing and leaks into no later group', async () => {
-      const res = await api.call('GET', '{"user_group_id":"p","name":"P","properties":{"__proto__":{"polluted":1}}}');
+      const res = await server.api.call('GET', '{"user_group_id":"p","name":"P","properties":{"__proto__":{"polluted":1}}}');
       const message = assertError(res, 400, 'invalid_request');
       assert.match(message, /__proto__/);
       assertNoPollution();
-      await assertNotCreated(api, 'p');
+      await assertNotCreated(server.api, 'p');
 
-      const fresh = await api.getOrCreate({ user_group_id: freshId('after-proto'), name: 'Fresh', properties: { plain: true } });
+      const fresh = await server.api.getOrCreate({ user_group_id: freshId('after-proto'), name: 'Fresh', properties: { plain: true } });
       assert.equal(fresh.status, 200, fresh.text);
       assert.equal(fresh.json.user_group.polluted, undefined);
       assert.deepEqual(fresh.json.user_group.properties, { plain: true });
@@ -74,27 +68,27 @@ describe('hostile input', () => {
     for (const [title, body] of poisoned) {
       it(`refuses ${title}`, async () => {
         const id = freshId('proto');
-        assertError(await api.call('GET', body(id)), 400, 'invalid_request');
+        assertError(await server.api.call('GET', body(id)), 400, 'invalid_request');
         assertNoPollution();
-        await assertNotCreated(api, id);
+        await assertNotCreated(server.api, id);
       });
     }
 
     it('refuses "__proto__" in a PUT too, leaving the group unchanged', async () => {
       const id = freshId('proto-put');
-      const created = await api.getOrCreate({ user_group_id: id, name: 'Before', properties: { keep: 1 } });
-      assertError(await api.call('PUT', withRawProperties(id, '{"__proto__":{"polluted":1}}')), 400, 'invalid_request');
-      assertError(await api.call('PUT', withRawProperties(id, '{"constructor":{"prototype":{"polluted":1}}}')), 400, 'invalid_request');
+      const created = await server.api.getOrCreate({ user_group_id: id, name: 'Before', properties: { keep: 1 } });
+      assertError(await server.api.call('PUT', withRawProperties(id, '{"__proto__":{"polluted":1}}')), 400, 'invalid_request');
+      assertError(await server.api.call('PUT', withRawProperties(id, '{"constructor":{"prototype":{"polluted":1}}}')), 400, 'invalid_request');
       assertNoPollution();
-      assert.deepEqual((await api.getOrCreate({ user_group_id: id })).json.user_group, created.json.user_group);
+      assert.deepEqual((await server.api.getOrCreate({ user_group_id: id })).json.user_group, created.json.user_group);
     });
 
     it('refuses "__proto__" in the query-string fallback of GET', async () => {
       const id = freshId('proto-query');
       const query = new URLSearchParams({ user_group_id: id, name: 'Q', properties: '{"__proto__":{"polluted":1}}' });
-      assertError(await api.call('GET', undefined, { path: `/api/user?${query}` }), 400, 'invalid_request');
+      assertError(await server.api.call('GET', undefined, { path: `/api/user?${query}` }), 400, 'invalid_request');
       assertNoPollution();
-      await assertNotCreated(api, id);
+      await assertNotCreated(server.api, id);
     });
   });
 
@@ -102,29 +96,29 @@ describe('hostile input', () => {
     it('refuses properties nested deeper than 64 levels with 400, not 500', async () => {
       const id = freshId('deep');
       const nested = '{"a":'.repeat(70) + '1' + '}'.repeat(70);
-      const message = assertError(await api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
+      const message = assertError(await server.api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
       assert.match(message, /64 levels/);
-      await assertNotCreated(api, id);
+      await assertNotCreated(server.api, id);
     });
 
     it('refuses 100,000 nested arrays with 400, not a stack overflow', async () => {
       const id = freshId('deep-array');
       const nested = '{"a":' + '['.repeat(100_000) + ']'.repeat(100_000) + '}';
-      assertError(await api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
-      assertError(await api.call('PUT', withRawProperties(id, nested)), 400, 'invalid_request');
-      await assertNotCreated(api, id);
+      assertError(await server.api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
+      assertError(await server.api.call('PUT', withRawProperties(id, nested)), 400, 'invalid_request');
+      await assertNotCreated(server.api, id);
     });
 
     it('refuses unbalanced deep nesting the same way', async () => {
-      assertError(await api.call('GET', '['.repeat(100_000)), 400, 'invalid_request');
-      assertError(await api.call('GET', '{"a":'.repeat(10_000)), 400, 'invalid_request');
+      assertError(await server.api.call('GET', '['.repeat(100_000)), 400, 'invalid_request');
+      assertError(await server.api.call('GET', '{"a":'.repeat(10_000)), 400, 'invalid_request');
     });
 
     it('accepts nesting within the limit (64 levels counted from the body)', async () => {
       const id = freshId('nested-ok');
       // body (1) + properties (2) + 62 more objects = 64 levels.
       const nested = '{"a":'.repeat(63) + '1' + '}'.repeat(63);
-      const res = await api.call('GET', withRawProperties(id, nested));
+      const res = await server.api.call('GET', withRawProperties(id, nested));
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.json.user_group.properties, JSON.parse(nested));
     });
@@ -132,14 +126,14 @@ describe('hostile input', () => {
     it('refuses one level more than the limit', async () => {
       const id = freshId('nested-over');
       const nested = '{"a":'.repeat(64) + '1' + '}'.repeat(64);
-      assertError(await api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
-      await assertNotCreated(api, id);
+      assertError(await server.api.call('GET', withRawProperties(id, nested)), 400, 'invalid_request');
+      await assertNotCreated(server.api, id);
     });
 
     it('does not count brackets inside strings as nesting', async () => {
       const id = freshId('brackets');
       const properties = { open: '['.repeat(1000) + '{'.repeat(1000), quoted: '\\"[[[[' + '"{'.repeat(100) };
-      const res = await api.getOrCreate({ user_group_id: id, name: '{[{[', properties });
+      const res = await server.api.getOrCreate({ user_group_id: id, name: '{[{[', properties });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.json.user_group.properties, properties);
     });
@@ -158,22 +152,22 @@ describe('hostile input', () => {
     for (const [title, body] of surrogates) {
       it(`refuses ${title} with 400`, async () => {
         const id = freshId('surrogate');
-        const message = assertError(await api.call('GET', body(id)), 400, 'invalid_request');
+        const message = assertError(await server.api.call('GET', body(id)), 400, 'invalid_request');
         assert.match(message, /surrogate/);
-        await assertNotCreated(api, id);
+        await assertNotCreated(server.api, id);
       });
     }
 
     it('refuses a lone surrogate in a PUT too', async () => {
       const id = freshId('surrogate-put');
-      await api.getOrCreate({ user_group_id: id, name: 'Before' });
-      assertError(await api.call('PUT', `{"user_group_id":${JSON.stringify(id)},"name":"\\ud800"}`), 400, 'invalid_request');
-      assert.equal((await api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
+      await server.api.getOrCreate({ user_group_id: id, name: 'Before' });
+      assertError(await server.api.call('PUT', `{"user_group_id":${JSON.stringify(id)},"name":"\\ud800"}`), 400, 'invalid_request');
+      assert.equal((await server.api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
     });
 
     it('accepts a proper surrogate pair written as escapes', async () => {
       const id = freshId('pair');
-      const res = await api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"\\ud83d\\ude00 \\u00e9"}`);
+      const res = await server.api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"\\ud83d\\ude00 \\u00e9"}`);
       assert.equal(res.status, 200, res.text);
       assert.equal(res.json.user_group.name, '😀 é');
     });
@@ -191,33 +185,33 @@ describe('hostile input', () => {
       it(`refuses invalid UTF-8 (${title}) in the body with 400, creating nothing`, async () => {
         const id = freshId('bad-utf8');
         const body = Buffer.concat([Buffer.from(`{"user_group_id":"${id}`), Buffer.from(bytes), Buffer.from('","name":"N"}')]);
-        const message = assertError(await api.call('GET', body), 400, 'invalid_request');
+        const message = assertError(await server.api.call('GET', body), 400, 'invalid_request');
         assert.match(message, /UTF-8/);
-        await assertNotCreated(api, `${id}\ufffd`);
+        await assertNotCreated(server.api, `${id}\ufffd`);
       });
     }
 
     it('refuses invalid UTF-8 in a PUT, leaving the group unchanged', async () => {
       const id = freshId('bad-utf8-put');
-      await api.getOrCreate({ user_group_id: id, name: 'Before' });
+      await server.api.getOrCreate({ user_group_id: id, name: 'Before' });
       const body = Buffer.concat([Buffer.from(`{"user_group_id":"${id}","name":"a`), Buffer.from([0xff]), Buffer.from('"}')]);
-      assertError(await api.call('PUT', body), 400, 'invalid_request');
-      assert.equal((await api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
+      assertError(await server.api.call('PUT', body), 400, 'invalid_request');
+      assert.equal((await server.api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
     });
 
     it('refuses invalid UTF-8 percent-encoded in the query string and the path', async () => {
       const id = freshId('bad-utf8-query');
-      assertError(await api.call('GET', undefined, { path: `/api/user?user_group_id=${id}%FF&name=N` }), 400, 'invalid_request');
-      assertError(await api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=N&properties=%7B%22a%22%3A%22%C0%AF%22%7D` }), 400, 'invalid_request');
-      assertError(await api.call('GET', undefined, { path: `/api/user_groups/${id}%FF` }), 400, 'invalid_request');
-      await assertNotCreated(api, `${id}\ufffd`);
+      assertError(await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}%FF&name=N` }), 400, 'invalid_request');
+      assertError(await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=N&properties=%7B%22a%22%3A%22%C0%AF%22%7D` }), 400, 'invalid_request');
+      assertError(await server.api.call('GET', undefined, { path: `/api/user_groups/${id}%FF` }), 400, 'invalid_request');
+      await assertNotCreated(server.api, `${id}\ufffd`);
     });
 
     it('refuses raw (unescaped) control characters inside JSON strings', async () => {
       const id = freshId('raw-control');
-      assertError(await api.call('GET', `{"user_group_id":"${id}","name":"a\u0000b"}`), 400, 'invalid_request');
-      assertError(await api.call('GET', `{"user_group_id":"${id}","name":"a\u0001b"}`), 400, 'invalid_request');
-      await assertNotCreated(api, id);
+      assertError(await server.api.call('GET', `{"user_group_id":"${id}","name":"a\u0000b"}`), 400, 'invalid_request');
+      assertError(await server.api.call('GET', `{"user_group_id":"${id}","name":"a\u0001b"}`), 400, 'invalid_request');
+      await assertNotCreated(server.api, id);
     });
   });
 
@@ -225,14 +219,14 @@ describe('hostile input', () => {
     for (const raw of ['1e400', '-1e400', '1e-400', '123456789012345678901234567890', '-0', '9007199254740993']) {
       it(`properties holding ${raw} is answered 200 or 400, never 5xx`, async () => {
         const id = freshId('number');
-        const res = await api.call('GET', withRawProperties(id, `{"n":${raw},"list":[${raw}]}`));
+        const res = await server.api.call('GET', withRawProperties(id, `{"n":${raw},"list":[${raw}]}`));
         assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`);
         if (res.status === 400) {
           assertError(res, 400, 'invalid_request');
-          await assertNotCreated(api, id);
+          await assertNotCreated(server.api, id);
         } else {
           assert.equal(typeof res.json.user_group.properties, 'object');
-          const again = await api.getOrCreate({ user_group_id: id });
+          const again = await server.api.getOrCreate({ user_group_id: id });
           assert.equal(again.status, 200, again.text);
           assert.deepEqual(again.json.user_group.properties, res.json.user_group.properties, 'what is stored is what was returned');
         }
@@ -241,10 +235,10 @@ describe('hostile input', () => {
 
     it('refuses 1e400 as a mapping value or as user_group_id', async () => {
       const id = freshId('number-mapping');
-      assertError(await api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"N","mapping":{"1":1e400}}`), 400, 'invalid_request');
-      assertError(await api.call('GET', '{"user_group_id":1e400,"name":"N"}'), 400, 'invalid_request');
-      await assertNotCreated(api, id);
-      await assertNotCreated(api, 'Infinity');
+      assertError(await server.api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"N","mapping":{"1":1e400}}`), 400, 'invalid_request');
+      assertError(await server.api.call('GET', '{"user_group_id":1e400,"name":"N"}'), 400, 'invalid_request');
+      await assertNotCreated(server.api, id);
+      await assertNotCreated(server.api, 'Infinity');
     });
   });
 
@@ -260,16 +254,16 @@ describe('hostile input', () => {
     for (const method of ['GET', 'PUT', 'POST']) {
       for (const [title, headers, body] of refused) {
         it(`${method} with Content-Type ${title} is 415 unsupported_media_type`, async () => {
-          const message = assertError(await api.call(method, body, { headers }), 415, 'unsupported_media_type');
+          const message = assertError(await server.api.call(method, body, { headers }), 415, 'unsupported_media_type');
           assert.match(message, /application\/json/);
         });
       }
 
       it(`${method} with a body but no Content-Type is 415`, async () => {
-        const res = await rawRequest(api.baseUrl, {
+        const res = await rawRequest(server.api.baseUrl, {
           method,
           path: '/api/user',
-          headers: { authorization: `Token ${api.key}` },
+          headers: { authorization: `Token ${server.api.key}` },
           body: '{"user_group_id":"no-ct","name":"N","current_token":"x"}',
         });
         assertError(res, 415, 'unsupported_media_type');
@@ -279,25 +273,25 @@ describe('hostile input', () => {
     it('a refused content type creates nothing', async () => {
       const id = freshId('ct');
       for (const [, headers] of refused) {
-        assertError(await api.call('GET', JSON.stringify({ user_group_id: id, name: 'CT' }), { headers }), 415, 'unsupported_media_type');
+        assertError(await server.api.call('GET', JSON.stringify({ user_group_id: id, name: 'CT' }), { headers }), 415, 'unsupported_media_type');
       }
-      const res = await rawRequest(api.baseUrl, {
+      const res = await rawRequest(server.api.baseUrl, {
         method: 'GET',
         path: '/api/user',
-        headers: { authorization: `Token ${api.key}` },
+        headers: { authorization: `Token ${server.api.key}` },
         body: JSON.stringify({ user_group_id: id, name: 'CT' }),
       });
       assertError(res, 415, 'unsupported_media_type');
-      await assertNotCreated(api, id);
+      await assertNotCreated(server.api, id);
     });
 
     for (const contentType of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json ; charset=utf-8']) {
       it(`accepts Content-Type: ${contentType}`, async () => {
         const id = freshId('charset');
-        const res = await api.call('GET', JSON.stringify({ user_group_id: id, name: 'Charset é' }), { headers: { 'content-type': contentType } });
+        const res = await server.api.call('GET', JSON.stringify({ user_group_id: id, name: 'Charset é' }), { headers: { 'content-type': contentType } });
         assert.equal(res.status, 200, res.text);
         assert.equal(res.json.user_group.name, 'Charset é');
-        const put = await api.call('PUT', JSON.stringify({ user_group_id: id, name: 'Put é' }), { headers: { 'content-type': contentType } });
+        const put = await server.api.call('PUT', JSON.stringify({ user_group_id: id, name: 'Put é' }), { headers: { 'content-type': contentType } });
         assert.equal(put.status, 200, put.text);
         assert.equal(put.json.user_group.name, 'Put é');
       });
@@ -308,7 +302,7 @@ describe('hostile input', () => {
     // DELETE /api/user exists (deleting a group), so these are the methods the path does not have.
     for (const method of ['PATCH', 'OPTIONS']) {
       it(`${method} /api/user is 405 method_not_allowed with Allow: GET, HEAD, PUT, POST, DELETE`, async () => {
-        const res = await api.call(method, { user_group_id: 'x', name: 'x' });
+        const res = await server.api.call(method, { user_group_id: 'x', name: 'x' });
         const message = assertError(res, 405, 'method_not_allowed');
         assert.match(message, new RegExp(method));
         assert.equal(res.headers.allow, 'GET, HEAD, PUT, POST, DELETE');
@@ -322,7 +316,7 @@ describe('hostile input', () => {
     }
 
     it('405 ignores the query string', async () => {
-      const res = await api.call('PATCH', undefined, { path: '/api/user?user_group_id=x' });
+      const res = await server.api.call('PATCH', undefined, { path: '/api/user?user_group_id=x' });
       assertError(res, 405, 'method_not_allowed');
       assert.deepEqual(allowOf(res), ['DELETE', 'GET', 'HEAD', 'POST', 'PUT']);
     });
@@ -351,7 +345,7 @@ describe('hostile input', () => {
       ['GET', '/healthz/extra'],
     ] as const) {
       it(`${method} ${path} is 404 not_found with the JSON envelope`, async () => {
-        const res = await api.call(method, undefined, { path });
+        const res = await server.api.call(method, undefined, { path });
         assertError(res, 404, 'not_found');
         assert.equal(res.headers.allow, undefined);
       });
@@ -371,7 +365,7 @@ describe('hostile input', () => {
 
     for (const path of ['/api/user/', '/healthz/']) {
       it(`GET ${path} does not answer 405 while listing GET as allowed`, async () => {
-        const res = await api.call('GET', undefined, { path });
+        const res = await server.api.call('GET', undefined, { path });
         if (res.status === 405) assert.equal(allowOf(res).includes('GET'), false, `405 with Allow: ${res.headers.allow}`);
         assert.ok(res.status < 500, `${res.status} ${res.text}`);
       });

@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { apiKeyFormat } from '../../src/domain/api-key.js';
 import { userGroupTokenFormat } from '../../src/domain/user-group-token.js';
 import { createLogger } from '../../src/http/logger.js';
+import { buildForSuite } from '../helpers/build.js';
 import { rawRequest } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('logs', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   it('carry a request id per request, echoed as X-Request-Id, and never a token, key or Authorization header', async () => {
-    const api = await server.client();
+    const { api } = server;
     const created = await api.getOrCreate({ user_group_id: 'logged', name: 'Logged' });
     const rotated = await api.rotate(created.json.user_group.token);
     await api.rotate(created.json.user_group.token); // a failing call with a secret in the body
@@ -31,7 +27,7 @@ describe('logs', () => {
   });
 
   it('never carry a key or token sent in a URL, valid or malformed, and neither do error answers', async () => {
-    const api = await server.client();
+    const { api } = server;
     const token = (await api.getOrCreate({ user_group_id: 'in-url', name: 'In URL' })).json.user_group.token as string;
     const otherKey = apiKeyFormat.generate();
     const secrets = [api.key!, token, otherKey, 'ugsk_badkey', 'ugt_short'];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../helpers/build.js';
 import { rawExchange } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** The status, headers (lower-cased names) and JSON body of one raw HTTP/1.1 answer. */
 function parse(answer: string): { status: number; headers: Record<string, string>; json: { success: number; error: { code: string; message: string; request_id?: string } } } {
@@ -17,11 +17,7 @@ function parse(answer: string): { status: number; headers: Record<string, string
  * an X-Request-Id and the JSON envelope.
  */
 describe('answers to requests refused before routing', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer({ limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
-  });
-  after(() => server.close());
+  const server = buildForSuite({ limits: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
 
   const cases: [title: string, bytes: string, status: number, code: string][] = [
     ['a request line that is not HTTP', 'NOT HTTP AT ALL\r\n\r\n', 400, 'invalid_request'],

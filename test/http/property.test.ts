@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { apiKeyFormat } from '../../src/domain/api-key.js';
 import { userGroupTokenFormat } from '../../src/domain/user-group-token.js';
@@ -23,7 +23,7 @@ import {
   takeSnapshot,
   type Snapshot,
 } from '../fuzz/invariants.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 /**
  * Property-based tests over the whole HTTP surface: generated methods, paths,
@@ -38,25 +38,27 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 const NUM_RUNS = 500;
 
 describe('property-based HTTP fuzzing', () => {
-  let server: TestServer;
   let ctx: FuzzContext;
   let mainKey: string;
   let snapshot: Snapshot;
   let prototypesBefore: string[];
   let connectionErrors = 0;
 
-  before(async () => {
+  // Before the server starts, so a start that touched a prototype shows.
+  before(() => {
     prototypesBefore = prototypeFingerprint();
-    // The failed-auth throttle would answer most of the run 429 after the first
-    // hundred bad keys from 127.0.0.1; off, so the requests reach everything else.
-    server = await startTestServer({ limits: { authFailuresPerMinute: 0, requestsPerKeyPerMinute: 0 } });
-    const readWrite = await server.client();
-    const readOnly = await server.client({ access: 'read-only' });
-    const revoked = await server.client();
-    await server.services.apiKeys.revoke(revoked.keyId);
+  });
+  // The failed-auth throttle would answer most of the run 429 after the first
+  // hundred bad keys from 127.0.0.1; off, so the requests reach everything else.
+  const server = buildForSuite({
+    limits: { authFailuresPerMinute: 0, requestsPerKeyPerMinute: 0 },
     // The snapshot has keys of its own; the fuzz traffic never sees them.
-    const snapshotTesting = await server.client({ environment: 'Testing' });
-    const snapshotCustomer = await server.client();
+    clients: { readOnly: { access: 'read-only' }, revoked: {}, snapshotTesting: { environment: 'Testing' }, snapshotCustomer: {} },
+  });
+  before(async () => {
+    const { api: readWrite, clients } = server;
+    const { readOnly, revoked, snapshotTesting, snapshotCustomer } = clients;
+    await server.services.apiKeys.revoke(revoked.keyId);
     snapshot = await takeSnapshot(server.url, { testing: snapshotTesting.key!, customer: snapshotCustomer.key! });
     // Real tokens of Customer groups the traffic may rotate, and of the Testing snapshot groups, which it must not manage to.
     const tokens: string[] = [];
@@ -68,7 +70,6 @@ describe('property-based HTTP fuzzing', () => {
     mainKey = readWrite.key!;
     ctx = { apiKeys: [mainKey, readOnly.key!, revoked.key!], tokens: [...tokens, ...snapshot.testingTokens] };
   });
-  after(() => server?.close());
 
   it('generates secrets in the service\'s own format', () => {
     for (const bytes of fc.sample(fc.uint8Array({ minLength: 32, maxLength: 32 }), 20)) {

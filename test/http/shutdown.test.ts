@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, it } from 'node:test';
-import { startTestServer } from '../helpers/test-server.js';
+import { build } from '../helpers/build.js';
 
+// Each test closes the app itself, its subject; build's teardown then finds it closed and closes the rest.
 describe('graceful shutdown', () => {
-  it('finishes a request in flight when close starts, then refuses new connections', async () => {
-    const server = await startTestServer();
-    const api = await server.client();
+  it('finishes a request in flight when close starts, then refuses new connections', async (t) => {
+    const server = await build(t);
+    const { api } = server;
     const body = JSON.stringify({ user_group_id: 'in-flight', name: 'In flight' });
     const half = Math.floor(body.length / 2);
 
@@ -36,12 +37,10 @@ describe('graceful shutdown', () => {
     assert.equal(res.json.new_user_group, true);
     await closed;
     await assert.rejects(api.getOrCreate({ user_group_id: 'after', name: 'After' }), /ECONNREFUSED/);
-    await server.services.close();
-    await server.close();
   });
 
-  it('answers a request that arrives during shutdown 503 unavailable, with an X-Request-Id like every answer', async () => {
-    const server = await startTestServer();
+  it('answers a request that arrives during shutdown 503 unavailable, with an X-Request-Id like every answer', async (t) => {
+    const server = await build(t);
     const { hostname, port } = new URL(server.url);
     const socket = connect(Number(port), hostname);
     let raw = '';
@@ -61,7 +60,5 @@ describe('graceful shutdown', () => {
     assert.ok(id, raw);
     assert.match(raw, /"code":"unavailable"/);
     assert.ok(raw.includes(`"request_id":"${id}"`), `the body does not carry the X-Request-Id: ${raw}`);
-    await server.services.close();
-    await server.close();
   });
 });

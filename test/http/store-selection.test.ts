@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SQLITE_FILE } from '../../src/store/open-store.js';
+import { build } from '../helpers/build.js';
 import { testStoreKind } from '../helpers/postgres.js';
-import { startTestServer } from '../helpers/test-server.js';
 
 describe('the HTTP suite runs on the store it claims', () => {
-  it(`serves from ${testStoreKind()}`, async () => {
-    const server = await startTestServer();
-    try {
-      const expected = testStoreKind() === 'postgres' ? PostgresStore : SqliteStore;
-      assert.ok(server.services.store instanceof expected);
-      assert.equal((await (await server.client()).getOrCreate({ user_group_id: 'probe', name: 'Probe' })).status, 200);
-    } finally {
-      await server.close();
-    }
+  it(`serves from ${testStoreKind()}`, async (t) => {
+    const server = await build(t);
+    assert.equal((await server.api.getOrCreate({ user_group_id: 'probe', name: 'Probe' })).status, 200);
+    // SQLite keeps the group in the data dir's database file; PostgreSQL leaves the data dir without one.
+    assert.equal(existsSync(join(server.dataDir, SQLITE_FILE)), testStoreKind() === 'sqlite');
   });
 });

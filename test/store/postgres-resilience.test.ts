@@ -141,7 +141,7 @@ describe('dropped connections are retried', () => {
 
   /** Parallel statements open several pool connections, which then sit idle. */
   async function warm(target: PostgresStore, label: string): Promise<void> {
-    await Promise.all(Array.from({ length: 8 }, (_, i) => target.findUserGroup('Customer', `warm-${label}-${i}`)));
+    await Promise.all(Array.from({ length: 8 }, (_, i) => target.userGroups.findUserGroup('Customer', `warm-${label}-${i}`)));
   }
 
   it('reads and idempotent inserts succeed right after the pool connections are terminated', async () => {
@@ -150,10 +150,10 @@ describe('dropped connections are retried', () => {
       const killed = await terminateOtherSessions();
       assert.ok(killed >= 1, `the pool held connections to terminate (round ${round})`);
 
-      assert.equal(await store.findUserGroup('Customer', 'x'), null);
-      const inserted = await store.insertUserGroupIfAbsent(newGroup(`after-kill-${round}`));
+      assert.equal(await store.userGroups.findUserGroup('Customer', 'x'), null);
+      const inserted = await store.userGroups.insertUserGroupIfAbsent(newGroup(`after-kill-${round}`));
       assert.equal(inserted.group.providedId, `after-kill-${round}`);
-      const found = await store.findUserGroup('Customer', `after-kill-${round}`);
+      const found = await store.userGroups.findUserGroup('Customer', `after-kill-${round}`);
       assert.equal(found?.teamId, inserted.group.teamId);
     }
   });
@@ -162,8 +162,8 @@ describe('dropped connections are retried', () => {
     await warm(store, 'parallel');
     await terminateOtherSessions();
     const results = await Promise.all([
-      ...Array.from({ length: 6 }, (_, i) => store.findUserGroup('Customer', `missing-${i}`)),
-      store.insertUserGroupIfAbsent(newGroup('parallel-after-kill')).then((r) => r.group),
+      ...Array.from({ length: 6 }, (_, i) => store.userGroups.findUserGroup('Customer', `missing-${i}`)),
+      store.userGroups.insertUserGroupIfAbsent(newGroup('parallel-after-kill')).then((r) => r.group),
     ]);
     assert.equal(results.at(-1)?.providedId, 'parallel-after-kill');
   });
@@ -182,7 +182,7 @@ describe('dropped connections are retried', () => {
       for (let round = 0; round < 5; round++) {
         await warm(noRetry, `no-retry-${round}`).catch(() => lost++);
         await terminateOtherSessions();
-        await noRetry.findUserGroup('Customer', 'x').catch((error: unknown) => {
+        await noRetry.userGroups.findUserGroup('Customer', 'x').catch((error: unknown) => {
           // The store reports a lost connection it could not retry as the domain's `unavailable`.
           assert.ok(error instanceof ServiceError && error.code === 'unavailable', `only connection-lost errors: ${String(error)}`);
           lost++;

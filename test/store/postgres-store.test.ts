@@ -24,7 +24,7 @@ storeConformance({
 });
 
 describe('PostgreSQL specifics', () => {
-  it('fails only the create or update PostgreSQL refuses when those made together share a statement', async () => {
+  it('fails only the create, update or rotation PostgreSQL refuses when those made together share a statement', async () => {
     const database = await createTestDatabase();
     const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
     try {
@@ -41,25 +41,34 @@ describe('PostgreSQL specifics', () => {
       });
       // PostgreSQL text cannot hold U+0000 (the HTTP layer refuses control characters before this).
       const outcomes = await Promise.allSettled([
-        store.insertUserGroupIfAbsent(group('batch-a', 'A')),
-        store.insertUserGroupIfAbsent(group('batch-bad', 'nul\u0000name')),
-        store.insertUserGroupIfAbsent(group('batch-b', 'B')),
+        store.userGroups.insertUserGroupIfAbsent(group('batch-a', 'A')),
+        store.userGroups.insertUserGroupIfAbsent(group('batch-bad', 'nul\u0000name')),
+        store.userGroups.insertUserGroupIfAbsent(group('batch-b', 'B')),
       ]);
       assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
-      assert.equal((await store.findUserGroup('Customer', 'batch-a'))?.name, 'A');
-      assert.equal((await store.findUserGroup('Customer', 'batch-b'))?.name, 'B');
-      assert.equal(await store.findUserGroup('Customer', 'batch-bad'), null);
+      assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.name, 'A');
+      assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.name, 'B');
+      assert.equal(await store.userGroups.findUserGroup('Customer', 'batch-bad'), null);
 
       // Updates made together share a statement too; the same rule holds.
       const updates = await Promise.allSettled([
-        store.updateUserGroup('Customer', 'batch-a', { name: 'A2', updatedAt: '2026-01-02T00:00:00.000Z' }),
-        store.updateUserGroup('Customer', 'batch-b', { name: 'nul\u0000again', updatedAt: '2026-01-02T00:00:00.000Z' }),
-        store.updateUserGroup('Customer', 'batch-missing', { name: 'M', updatedAt: '2026-01-02T00:00:00.000Z' }),
+        store.userGroups.updateUserGroup('Customer', 'batch-a', { name: 'A2', updatedAt: '2026-01-02T00:00:00.000Z' }),
+        store.userGroups.updateUserGroup('Customer', 'batch-b', { name: 'nul\u0000again', updatedAt: '2026-01-02T00:00:00.000Z' }),
+        store.userGroups.updateUserGroup('Customer', 'batch-missing', { name: 'M', updatedAt: '2026-01-02T00:00:00.000Z' }),
       ]);
       assert.deepEqual(updates.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
-      assert.equal((await store.findUserGroup('Customer', 'batch-a'))?.name, 'A2');
-      assert.equal((await store.findUserGroup('Customer', 'batch-b'))?.name, 'B');
+      assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.name, 'A2');
+      assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.name, 'B');
       assert.equal((updates[2] as PromiseFulfilledResult<unknown>).value, null);
+
+      // And rotations: a time PostgreSQL cannot read fails that one alone.
+      const [a, b] = await Promise.all(['batch-a', 'batch-b'].map(async (id) => (await store.userGroups.findUserGroup('Customer', id))!));
+      const rotate = (g: typeof a, updatedAt: string) =>
+        store.userGroups.replaceToken({ teamId: g!.teamId, expectedTokenHash: g!.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt });
+      const rotations = await Promise.allSettled([rotate(a, '2026-01-03T00:00:00.000Z'), rotate(b, 'not a time')]);
+      assert.deepEqual(rotations.map((o) => o.status), ['fulfilled', 'rejected']);
+      assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.updatedAt, '2026-01-03T00:00:00.000Z');
+      assert.deepEqual((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.tokenHash, b!.tokenHash);
     } finally {
       await store.close();
       await database.drop();
@@ -73,7 +82,7 @@ describe('PostgreSQL specifics', () => {
       const opened = await Promise.all(Array.from({ length: 6 }, () => PostgresStore.open(options)));
       const applied = opened.flatMap((o) => o.appliedMigrations);
       assert.deepEqual(applied, Object.keys(postgresMigrations), 'exactly one replica applied the migrations');
-      for (const { store } of opened) assert.equal(await store.findUserGroup('Customer', 'none'), null);
+      for (const { store } of opened) assert.equal(await store.userGroups.findUserGroup('Customer', 'none'), null);
       await Promise.all(opened.map((o) => o.store.close()));
       const again = await PostgresStore.open(options);
       assert.deepEqual(again.appliedMigrations, []);
@@ -105,7 +114,7 @@ describe('PostgreSQL specifics', () => {
     const { store: elsewhere } = await PostgresStore.open(options);
     const admin = new pg.Client(database.url);
     await admin.connect();
-    const signal = here.keyRevocations();
+    const signal = here.apiKeys.keyRevocations();
     /** Polls until `done` holds of the epoch (a notification travels asynchronously); the epoch then. */
     const epochOnce = async (what: string, done: (epoch: number | undefined) => boolean) => {
       for (let waited = 0; waited < 10_000; waited += 10) {
@@ -119,11 +128,11 @@ describe('PostgreSQL specifics', () => {
       assert.equal(signal.epoch(), undefined, 'not listening yet: nothing may be cached');
       const first = await epochOnce('became known', (e) => e !== undefined);
       const key = { id: 'key_0123456789abcdef', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
-      await elsewhere.insertApiKey(key);
+      await elsewhere.apiKeys.insertApiKey(key);
       assert.equal(signal.epoch(), first, 'creating a key is no revocation');
-      assert.equal(await elsewhere.revokeApiKey(key.id, '2026-01-02T00:00:00.000Z'), true);
+      assert.equal(await elsewhere.apiKeys.revokeApiKey(key.id, '2026-01-02T00:00:00.000Z'), true);
       const second = await epochOnce('moved after the revocation', (e) => e !== undefined && e !== first);
-      assert.equal(await elsewhere.revokeApiKey(key.id, '2026-01-03T00:00:00.000Z'), true, 'revoking again finds the key');
+      assert.equal(await elsewhere.apiKeys.revokeApiKey(key.id, '2026-01-03T00:00:00.000Z'), true, 'revoking again finds the key');
 
       const { rows } = await admin.query<{ killed: boolean }>(
         "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'user-group-service key revocations'",
@@ -152,8 +161,8 @@ describe('PostgreSQL specifics', () => {
       await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
       const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.details.retryAfterSeconds !== undefined;
       const key = { id: 'key_00000000000000ff', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
-      await assert.rejects(store.insertApiKey(key), unavailable);
-      assert.equal(await store.findApiKeyByHash(key.keyHash), null, 'reads still answer');
+      await assert.rejects(store.apiKeys.insertApiKey(key), unavailable);
+      assert.equal(await store.apiKeys.findApiKeyByHash(key.keyHash), null, 'reads still answer');
 
       // A full disk cannot be made here; PostgreSQL reports it as SQLSTATE 53100.
       assert.ok(unavailable(asUnavailable(Object.assign(new Error('could not extend file'), { code: '53100' }))));
@@ -170,7 +179,7 @@ describe('PostgreSQL specifics', () => {
     const probe = new pg.Client(database.url);
     await probe.connect();
     try {
-      await Promise.all(Array.from({ length: 20 }, (_, i) => store.findUserGroup('Customer', `x${i}`)));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => store.userGroups.findUserGroup('Customer', `x${i}`)));
       const { rows } = await probe.query(
         "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'",
       );

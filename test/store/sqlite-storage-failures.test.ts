@@ -51,7 +51,7 @@ describe('SQLite store: a full or read-only database', () => {
       for (let round = 0; round < 40 && refusals === 0; round++) {
         // Several writes in one turn share a transaction: the refusal must not take the others' acknowledgements with it.
         const ids = Array.from({ length: 8 }, (_, i) => `g-${round}-${i}`);
-        const outcomes = await Promise.allSettled(ids.map((id) => store.insertUserGroupIfAbsent(group(id, 512))));
+        const outcomes = await Promise.allSettled(ids.map((id) => store.userGroups.insertUserGroupIfAbsent(group(id, 512))));
         outcomes.forEach((outcome, i) => {
           if (outcome.status === 'fulfilled') acknowledged.push(ids[i]!);
           else {
@@ -62,10 +62,10 @@ describe('SQLite store: a full or read-only database', () => {
       }
       assert.ok(refusals > 0, 'the capped file refused a write');
       await assert.rejects(store.ping(), unavailable, 'not ready while writes do not fit');
-      for (const id of acknowledged) assert.ok(await store.findUserGroup('Customer', id), `${id} was acknowledged, so it is stored`);
+      for (const id of acknowledged) assert.ok(await store.userGroups.findUserGroup('Customer', id), `${id} was acknowledged, so it is stored`);
 
       db.pragma('max_page_count = 1000000');
-      assert.equal((await store.insertUserGroupIfAbsent(group('after'))).created, true);
+      assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('after'))).created, true);
       await store.ping(); // ready again: a write went through
     } finally {
       await store.close();
@@ -78,11 +78,11 @@ describe('SQLite store: a full or read-only database', () => {
     const { store } = await SqliteStore.open({ path: join(dir.path, 'ro.sqlite') });
     try {
       connectionOf(store).pragma('query_only = 1');
-      await assert.rejects(store.insertUserGroupIfAbsent(group('refused')), unavailable);
-      await assert.rejects(store.revokeApiKey('key_0123456789abcdef', new Date().toISOString()), unavailable);
+      await assert.rejects(store.userGroups.insertUserGroupIfAbsent(group('refused')), unavailable);
+      await assert.rejects(store.apiKeys.revokeApiKey('key_0123456789abcdef', new Date().toISOString()), unavailable);
       await assert.rejects(store.ping(), unavailable);
       connectionOf(store).pragma('query_only = 0');
-      await store.insertUserGroupIfAbsent(group('accepted'));
+      await store.userGroups.insertUserGroupIfAbsent(group('accepted'));
       await store.ping();
     } finally {
       await store.close();

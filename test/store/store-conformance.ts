@@ -66,94 +66,94 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('keeps settings, first writer wins', async () => {
-      assert.equal(await store.getSetting('s1'), null);
-      assert.equal(await store.putSettingIfAbsent('s1', 'first'), 'first');
-      assert.equal(await store.putSettingIfAbsent('s1', 'second'), 'first');
-      assert.equal(await store.getSetting('s1'), 'first');
+      assert.equal(await store.settings.getSetting('s1'), null);
+      assert.equal(await store.settings.putSettingIfAbsent('s1', 'first'), 'first');
+      assert.equal(await store.settings.putSettingIfAbsent('s1', 'second'), 'first');
+      assert.equal(await store.settings.getSetting('s1'), 'first');
     });
 
     it('writes, lists by prefix and deletes settings', async () => {
-      await store.putSetting('holder:a', '1');
-      await store.putSetting('holder:b', '2');
-      await store.putSetting('holder:a', '3');
-      await store.putSetting('holders_other', 'x');
-      await store.putSetting('h%lder:c', 'not a prefix match');
-      assert.deepEqual(await store.listSettings('holder:'), [
+      await store.settings.putSetting('holder:a', '1');
+      await store.settings.putSetting('holder:b', '2');
+      await store.settings.putSetting('holder:a', '3');
+      await store.settings.putSetting('holders_other', 'x');
+      await store.settings.putSetting('h%lder:c', 'not a prefix match');
+      assert.deepEqual(await store.settings.listSettings('holder:'), [
         { name: 'holder:a', value: '3' },
         { name: 'holder:b', value: '2' },
       ]);
-      await store.deleteSetting('holder:a');
-      await store.deleteSetting('holder:never');
-      assert.deepEqual(await store.listSettings('holder:'), [{ name: 'holder:b', value: '2' }]);
-      assert.equal(await store.getSetting('holders_other'), 'x');
+      await store.settings.deleteSetting('holder:a');
+      await store.settings.deleteSetting('holder:never');
+      assert.deepEqual(await store.settings.listSettings('holder:'), [{ name: 'holder:b', value: '2' }]);
+      assert.equal(await store.settings.getSetting('holders_other'), 'x');
     });
 
     it('inserts a group and reads it back field for field', async () => {
       const group = newGroup('Customer', 'roundtrip');
-      const { group: stored, created } = await store.insertUserGroupIfAbsent(group);
+      const { group: stored, created } = await store.userGroups.insertUserGroupIfAbsent(group);
       assert.equal(created, true);
       assert.ok(Number.isInteger(stored.teamId) && stored.teamId > 0);
       const { teamId, ...rest } = stored;
       assert.deepEqual(rest, group);
-      assert.deepEqual(await store.findUserGroup('Customer', 'roundtrip'), stored);
-      assert.deepEqual(await store.findUserGroupByTokenHash('Customer', group.tokenHash), stored);
+      assert.deepEqual(await store.userGroups.findUserGroup('Customer', 'roundtrip'), stored);
+      assert.deepEqual(await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash), stored);
       assert.ok(teamId);
     });
 
     it('keeps null mapping and properties as null', async () => {
-      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'nulls', { mapping: null, properties: null }));
+      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'nulls', { mapping: null, properties: null }));
       assert.equal(group.mapping, null);
       assert.equal(group.properties, null);
     });
 
     it('does not insert a second group with the same id in one environment', async () => {
-      const first = await store.insertUserGroupIfAbsent(newGroup('Customer', 'dup'));
-      const second = await store.insertUserGroupIfAbsent(newGroup('Customer', 'dup', { name: 'Another' }));
+      const first = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'dup'));
+      const second = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'dup', { name: 'Another' }));
       assert.equal(second.created, false);
       assert.deepEqual(second.group, first.group);
     });
 
     it('allows the same id once per environment, as separate groups', async () => {
-      const customer = await store.insertUserGroupIfAbsent(newGroup('Customer', 'shared'));
-      const testing = await store.insertUserGroupIfAbsent(newGroup('Testing', 'shared'));
+      const customer = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'shared'));
+      const testing = await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'shared'));
       assert.equal(testing.created, true);
       assert.notEqual(customer.group.teamId, testing.group.teamId);
-      assert.equal((await store.findUserGroup('Testing', 'shared'))?.teamId, testing.group.teamId);
+      assert.equal((await store.userGroups.findUserGroup('Testing', 'shared'))?.teamId, testing.group.teamId);
     });
 
     it('scopes token lookups to the environment', async () => {
-      const { group } = await store.insertUserGroupIfAbsent(newGroup('Testing', 'scoped'));
-      assert.equal(await store.findUserGroupByTokenHash('Customer', group.tokenHash), null);
+      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'scoped'));
+      assert.equal(await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash), null);
     });
 
     it('answers lookups made together each with its own group, across environments, with misses as null', async () => {
-      const customer = await Promise.all(Array.from({ length: 40 }, (_, i) => store.insertUserGroupIfAbsent(newGroup('Customer', `together-${i}`))));
-      const testing = await store.insertUserGroupIfAbsent(newGroup('Testing', 'together-0'));
+      const customer = await Promise.all(Array.from({ length: 40 }, (_, i) => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', `together-${i}`))));
+      const testing = await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'together-0'));
       const byId = await Promise.all([
-        ...customer.map((_, i) => store.findUserGroup('Customer', `together-${i}`)),
-        store.findUserGroup('Testing', 'together-0'),
-        store.findUserGroup('Testing', 'together-1'),
-        store.findUserGroup('Customer', 'together-0'),
-        store.findUserGroup('Customer', 'together-missing'),
+        ...customer.map((_, i) => store.userGroups.findUserGroup('Customer', `together-${i}`)),
+        store.userGroups.findUserGroup('Testing', 'together-0'),
+        store.userGroups.findUserGroup('Testing', 'together-1'),
+        store.userGroups.findUserGroup('Customer', 'together-0'),
+        store.userGroups.findUserGroup('Customer', 'together-missing'),
       ]);
       assert.deepEqual(byId, [...customer.map((c) => c.group), testing.group, null, customer[0]!.group, null]);
       const byToken = await Promise.all([
-        ...customer.map((c) => store.findUserGroupByTokenHash('Customer', c.group.tokenHash)),
-        store.findUserGroupByTokenHash('Testing', testing.group.tokenHash),
-        store.findUserGroupByTokenHash('Testing', customer[1]!.group.tokenHash),
-        store.findUserGroupByTokenHash('Customer', randomBytes(32)),
+        ...customer.map((c) => store.userGroups.findUserGroupByTokenHash('Customer', c.group.tokenHash)),
+        store.userGroups.findUserGroupByTokenHash('Testing', testing.group.tokenHash),
+        store.userGroups.findUserGroupByTokenHash('Testing', customer[1]!.group.tokenHash),
+        store.userGroups.findUserGroupByTokenHash('Customer', randomBytes(32)),
       ]);
       assert.deepEqual(byToken, [...customer.map((c) => c.group), testing.group, null, null]);
     });
 
     it('lets a lookup made with a write see it once the write is answered', async () => {
-      const [before, inserted] = await Promise.all([store.findUserGroup('Customer', 'with-write'), store.insertUserGroupIfAbsent(newGroup('Customer', 'with-write'))]);
+      const [before, inserted] = await Promise.all([store.userGroups.findUserGroup('Customer', 'with-write'), store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'with-write'))]);
       assert.ok(before === null || before.teamId === inserted.group.teamId);
-      assert.deepEqual(await store.findUserGroup('Customer', 'with-write'), inserted.group);
+      assert.deepEqual(await store.userGroups.findUserGroup('Customer', 'with-write'), inserted.group);
     });
 
     it('creates exactly once under concurrent inserts of one id', async () => {
-      const results = await Promise.all(Array.from({ length: 50 }, () => store.insertUserGroupIfAbsent(newGroup('Customer', 'race'))));
+      const results = await Promise.all(Array.from({ length: 50 }, () => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'race'))));
       assert.equal(results.filter((r) => r.created).length, 1);
       assert.equal(new Set(results.map((r) => r.group.teamId)).size, 1);
       assert.equal(new Set(results.map((r) => r.group.tokenHash.toString('hex'))).size, 1);
@@ -161,14 +161,14 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('never reuses a team_id', async () => {
       const ids = [];
-      for (let i = 0; i < 5; i++) ids.push((await store.insertUserGroupIfAbsent(newGroup('Customer', `seq-${i}`))).group.teamId);
+      for (let i = 0; i < 5; i++) ids.push((await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', `seq-${i}`))).group.teamId);
       assert.equal(new Set(ids).size, ids.length);
       assert.deepEqual([...ids].sort((a, b) => a - b), ids);
     });
 
     it('updates only the given fields and can clear properties', async () => {
-      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'upd'));
-      const renamed = await store.updateUserGroup('Customer', 'upd', { name: 'Renamed', updatedAt: '2026-02-01T00:00:00.000Z' });
+      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'upd'));
+      const renamed = await store.userGroups.updateUserGroup('Customer', 'upd', { name: 'Renamed', updatedAt: '2026-02-01T00:00:00.000Z' });
       assert.equal(renamed?.name, 'Renamed');
       assert.deepEqual(renamed?.mapping, group.mapping);
       assert.deepEqual(renamed?.properties, group.properties);
@@ -176,29 +176,29 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(renamed?.createdAt, group.createdAt);
       assert.deepEqual(renamed?.tokenHash, group.tokenHash);
 
-      const remapped = await store.updateUserGroup('Customer', 'upd', { mapping: { x: 'y' }, properties: null, updatedAt: group.updatedAt });
+      const remapped = await store.userGroups.updateUserGroup('Customer', 'upd', { mapping: { x: 'y' }, properties: null, updatedAt: group.updatedAt });
       assert.deepEqual(remapped?.mapping, { x: 'y' });
       assert.equal(remapped?.properties, null);
       assert.equal(remapped?.name, 'Renamed');
     });
 
     it('updates nothing and returns null for an unknown group or the wrong environment', async () => {
-      await store.insertUserGroupIfAbsent(newGroup('Customer', 'only-customer'));
-      assert.equal(await store.updateUserGroup('Testing', 'only-customer', { name: 'x', updatedAt: LATER }), null);
-      assert.equal(await store.updateUserGroup('Customer', 'missing', { name: 'x', updatedAt: LATER }), null);
-      assert.equal((await store.findUserGroup('Customer', 'only-customer'))?.name, 'Group only-customer');
+      await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'only-customer'));
+      assert.equal(await store.userGroups.updateUserGroup('Testing', 'only-customer', { name: 'x', updatedAt: LATER }), null);
+      assert.equal(await store.userGroups.updateUserGroup('Customer', 'missing', { name: 'x', updatedAt: LATER }), null);
+      assert.equal((await store.userGroups.findUserGroup('Customer', 'only-customer'))?.name, 'Group only-customer');
     });
 
     it('replaces a token only while the expected one is current', async () => {
-      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'rot'));
+      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'rot'));
       const next = { tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60) };
-      const rotated = await store.replaceToken({ teamId: group.teamId, expectedTokenHash: group.tokenHash, ...next, updatedAt: LATER });
+      const rotated = await store.userGroups.replaceToken({ teamId: group.teamId, expectedTokenHash: group.tokenHash, ...next, updatedAt: LATER });
       assert.deepEqual(rotated?.tokenHash, next.tokenHash);
       assert.deepEqual(rotated?.tokenCiphertext, next.tokenCiphertext);
       assert.equal(rotated?.updatedAt, LATER);
       assert.equal(rotated?.name, group.name);
-      assert.equal(await store.findUserGroupByTokenHash('Customer', group.tokenHash), null, 'old token no longer finds the group');
-      const stale = await store.replaceToken({
+      assert.equal(await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash), null, 'old token no longer finds the group');
+      const stale = await store.userGroups.replaceToken({
         teamId: group.teamId,
         expectedTokenHash: group.tokenHash,
         tokenHash: randomBytes(32),
@@ -209,10 +209,10 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('lets exactly one of many concurrent rotations with one token win', async () => {
-      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'rot-race'));
+      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'rot-race'));
       const attempts = await Promise.all(
         Array.from({ length: 20 }, () =>
-          store.replaceToken({
+          store.userGroups.replaceToken({
             teamId: group.teamId,
             expectedTokenHash: group.tokenHash,
             tokenHash: randomBytes(32),
@@ -223,44 +223,44 @@ export function storeConformance(fixture: StoreFixture): void {
       );
       const winners = attempts.filter((a) => a !== null);
       assert.equal(winners.length, 1);
-      assert.deepEqual((await store.findUserGroup('Customer', 'rot-race'))?.tokenHash, winners[0]?.tokenHash);
+      assert.deepEqual((await store.userGroups.findUserGroup('Customer', 'rot-race'))?.tokenHash, winners[0]?.tokenHash);
     });
 
     it('creates, finds, lists, revokes and records use of API keys', async () => {
       const key = newKey({ name: null, environment: 'Testing', access: 'read-only' });
-      await store.insertApiKey(key);
-      assert.deepEqual(await store.findApiKeyByHash(key.keyHash), key);
-      assert.equal(await store.findApiKeyByHash(randomBytes(32)), null);
-      assert.ok((await store.listApiKeys()).some((k) => k.id === key.id));
+      await store.apiKeys.insertApiKey(key);
+      assert.deepEqual(await store.apiKeys.findApiKeyByHash(key.keyHash), key);
+      assert.equal(await store.apiKeys.findApiKeyByHash(randomBytes(32)), null);
+      assert.ok((await store.apiKeys.listApiKeys()).some((k) => k.id === key.id));
 
-      await store.recordApiKeyUse(key.id, '2026-03-01T00:00:00.000Z');
-      assert.equal((await store.findApiKeyByHash(key.keyHash))?.lastUsedAt, '2026-03-01T00:00:00.000Z');
+      await store.apiKeys.recordApiKeyUse(key.id, '2026-03-01T00:00:00.000Z');
+      assert.equal((await store.apiKeys.findApiKeyByHash(key.keyHash))?.lastUsedAt, '2026-03-01T00:00:00.000Z');
 
-      assert.equal(await store.revokeApiKey(key.id, '2026-03-02T00:00:00.000Z'), true);
-      assert.equal(await store.revokeApiKey(key.id, '2026-03-03T00:00:00.000Z'), true);
-      assert.equal((await store.findApiKeyByHash(key.keyHash))?.revokedAt, '2026-03-02T00:00:00.000Z', 'first revocation time is kept');
-      assert.equal(await store.revokeApiKey('key_missing', LATER), false);
+      assert.equal(await store.apiKeys.revokeApiKey(key.id, '2026-03-02T00:00:00.000Z'), true);
+      assert.equal(await store.apiKeys.revokeApiKey(key.id, '2026-03-03T00:00:00.000Z'), true);
+      assert.equal((await store.apiKeys.findApiKeyByHash(key.keyHash))?.revokedAt, '2026-03-02T00:00:00.000Z', 'first revocation time is kept');
+      assert.equal(await store.apiKeys.revokeApiKey('key_missing', LATER), false);
     });
 
     it('lists keys oldest first', async () => {
       const a = newKey({ createdAt: '2020-01-01T00:00:00.000Z' });
       const b = newKey({ createdAt: '2020-01-02T00:00:00.000Z' });
-      await store.insertApiKey(b);
-      await store.insertApiKey(a);
-      const ids = (await store.listApiKeys()).map((k) => k.id);
+      await store.apiKeys.insertApiKey(b);
+      await store.apiKeys.insertApiKey(a);
+      const ids = (await store.apiKeys.listApiKeys()).map((k) => k.id);
       assert.ok(ids.indexOf(a.id) < ids.indexOf(b.id));
     });
 
     it('refuses a second key with the same hash', async () => {
       const key = newKey();
-      await store.insertApiKey(key);
-      await assert.rejects(store.insertApiKey({ ...key, id: 'key_other' }));
+      await store.apiKeys.insertApiKey(key);
+      await assert.rejects(store.apiKeys.insertApiKey({ ...key, id: 'key_other' }));
     });
 
     it('pages through groups in team_id order', async () => {
       const all: number[] = [];
       for (let after = 0; ; ) {
-        const page = await store.listUserGroupsAfter(after, 7);
+        const page = await store.transfer.listUserGroupsAfter(after, 7);
         all.push(...page.map((g) => g.teamId));
         if (page.length < 7) break;
         after = page.at(-1)!.teamId;
@@ -270,45 +270,54 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(new Set(all).size, all.length);
     });
 
+    it('answers the same pages of groups and keys to every port that reads them (export, secret rotation, keys)', async () => {
+      const groups = await store.transfer.listUserGroupsAfter(0, 1000);
+      assert.ok(groups.length > 0);
+      assert.deepEqual(await store.tokenReseal.listUserGroupsAfter(0, 1000), groups);
+      const keys = await store.apiKeys.listApiKeys();
+      assert.ok(keys.length > 0);
+      assert.deepEqual(await store.transfer.listApiKeys(), keys);
+    });
+
     it('lists an environment newest first, in pages, filtered by a case-sensitive prefix of id or name', async () => {
-      for (const id of ['pre-a', 'pre-b', 'PRE-c', 'other']) await store.insertUserGroupIfAbsent(newGroup('Testing', id, { name: id === 'other' ? 'pre-named' : `N ${id}` }));
-      const all = await store.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 1000 });
+      for (const id of ['pre-a', 'pre-b', 'PRE-c', 'other']) await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', id, { name: id === 'other' ? 'pre-named' : `N ${id}` }));
+      const all = await store.userGroups.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 1000 });
       assert.ok(all.every((g) => g.environment === 'Testing'));
       const ids = all.map((g) => g.teamId);
       assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
-      const page = await store.listUserGroups('Testing', { beforeTeamId: ids[1]!, limit: 2 });
+      const page = await store.userGroups.listUserGroups('Testing', { beforeTeamId: ids[1]!, limit: 2 });
       assert.deepEqual(page.map((g) => g.teamId), ids.slice(2, 4));
-      const filtered = await store.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: 'pre' });
+      const filtered = await store.userGroups.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: 'pre' });
       assert.deepEqual(filtered.map((g) => g.providedId).sort(), ['other', 'pre-a', 'pre-b']);
-      assert.deepEqual(await store.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: '%' }), []);
+      assert.deepEqual(await store.userGroups.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: '%' }), []);
     });
 
     it('counts groups per environment', async () => {
-      const before = await store.countUserGroups();
-      await store.insertUserGroupIfAbsent(newGroup('Testing', 'counted'));
-      const after = await store.countUserGroups();
+      const before = await store.userGroups.countUserGroups();
+      await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'counted'));
+      const after = await store.userGroups.countUserGroups();
       assert.equal(after.Testing, before.Testing + 1);
       assert.equal(after.Customer, before.Customer);
     });
 
     it('deletes a group of one environment only, and never reuses its team_id', async () => {
-      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'del'));
-      await store.insertUserGroupIfAbsent(newGroup('Testing', 'del'));
-      assert.equal(await store.deleteUserGroup('Testing', 'missing', LATER), null);
-      const deleted = await store.deleteUserGroup('Customer', 'del', LATER);
+      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'del'));
+      await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'del'));
+      assert.equal(await store.userGroups.deleteUserGroup('Testing', 'missing', LATER), null);
+      const deleted = await store.userGroups.deleteUserGroup('Customer', 'del', LATER);
       assert.equal(deleted?.teamId, group.teamId);
-      assert.equal(await store.findUserGroup('Customer', 'del'), null);
-      assert.equal(await store.findUserGroupByTokenHash('Customer', group.tokenHash), null);
-      assert.ok(await store.findUserGroup('Testing', 'del'), 'the other environment keeps its group');
-      const { group: again } = await store.insertUserGroupIfAbsent(newGroup('Customer', 'del'));
+      assert.equal(await store.userGroups.findUserGroup('Customer', 'del'), null);
+      assert.equal(await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash), null);
+      assert.ok(await store.userGroups.findUserGroup('Testing', 'del'), 'the other environment keeps its group');
+      const { group: again } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'del'));
       assert.ok(again.teamId > group.teamId);
     });
 
     it('keeps unicode, long strings and JSON edge values intact', async () => {
       const providedId = 'ünïcødé-😀-'.padEnd(200, 'x');
       const properties = { emoji: '😀', quote: '"\\', big: 9007199254740991, neg: -1.5, deep: { a: [[[{ b: null }]]] }, nul: 'a\u0000b' };
-      const { group } = await store.insertUserGroupIfAbsent(newGroup('Customer', providedId, { properties }));
-      assert.deepEqual((await store.findUserGroup('Customer', providedId))?.properties, properties);
+      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', providedId, { properties }));
+      assert.deepEqual((await store.userGroups.findUserGroup('Customer', providedId))?.properties, properties);
       assert.equal(group.providedId, providedId);
     });
   });
@@ -323,17 +332,17 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('appends exactly one record per change, with who, what and which fields, never a value', async () => {
       const g = newGroup('Customer', 'aud-1');
-      const { group } = await audited.insertUserGroupIfAbsent(g, by('key_a', ['name', 'mapping'], '203.0.113.5'));
-      await audited.updateUserGroup('Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name'], '2001:db8::7'));
-      await audited.replaceToken(
+      const { group } = await audited.userGroups.insertUserGroupIfAbsent(g, by('key_a', ['name', 'mapping'], '203.0.113.5'));
+      await audited.userGroups.updateUserGroup('Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name'], '2001:db8::7'));
+      await audited.userGroups.replaceToken(
         { teamId: group.teamId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
         by('key_c', ['token'], '198.51.100.1'),
       );
       const key = newKey({ environment: 'Testing' });
-      await audited.insertApiKey(key, by(key.id, ['environment', 'access']));
-      await audited.revokeApiKey(key.id, LATER, by(key.id, ['revoked_at']));
+      await audited.apiKeys.insertApiKey(key, by(key.id, ['environment', 'access']));
+      await audited.apiKeys.revokeApiKey(key.id, LATER, by(key.id, ['revoked_at']));
 
-      const records = await audited.listAuditRecords({ limit: 100 });
+      const records = await audited.audit.listAuditRecords({ limit: 100 });
       assert.deepEqual(
         records.map(({ id, ...rest }) => (assert.ok(id > 0), rest)),
         [
@@ -352,15 +361,15 @@ export function storeConformance(fixture: StoreFixture): void {
       const inputs = Array.from({ length: 20 }, (_, i) => newGroup(i % 2 ? 'Testing' : 'Customer', `together-aud-${i}`));
       const twin = newGroup('Customer', 'together-aud-0');
       const results = await Promise.all([
-        ...inputs.map((g, i) => audited.insertUserGroupIfAbsent(g, by(`key_${i}`, ['name'], `10.0.0.${i}`))),
-        audited.insertUserGroupIfAbsent(twin, by('key_twin', ['name'])),
+        ...inputs.map((g, i) => audited.userGroups.insertUserGroupIfAbsent(g, by(`key_${i}`, ['name'], `10.0.0.${i}`))),
+        audited.userGroups.insertUserGroupIfAbsent(twin, by('key_twin', ['name'])),
       ]);
       assert.deepEqual(results.map((r) => r.created), [...inputs.map(() => true), false]);
       results.slice(0, -1).forEach((r, i) => assert.deepEqual(r.group.tokenHash, inputs[i]!.tokenHash));
       assert.deepEqual(results.at(-1)!.group, results[0]!.group, 'the later call of one id gets the stored row');
       const teamIds = results.slice(0, -1).map((r) => r.group.teamId);
       assert.deepEqual(teamIds, [...teamIds].sort((a, b) => a - b));
-      const records = (await audited.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-aud-'));
+      const records = (await audited.audit.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-aud-'));
       assert.deepEqual(
         records.map((r) => [r.action, r.teamId, r.keyId, r.clientAddress]),
         teamIds.map((teamId, i) => ['user_group.created', teamId, `key_${i}`, `10.0.0.${i}`]),
@@ -369,18 +378,18 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('applies updates and rotations made together in call order: one group\'s updates one after another, one token rotated once', async () => {
       const inputs = Array.from({ length: 6 }, (_, i) => newGroup('Customer', `together-chg-${i}`));
-      const groups = (await Promise.all(inputs.map((g) => audited.insertUserGroupIfAbsent(g)))).map((r) => r.group);
+      const groups = (await Promise.all(inputs.map((g) => audited.userGroups.insertUserGroupIfAbsent(g)))).map((r) => r.group);
       const rotation = (i: number, expectedTokenHash = inputs[i]!.tokenHash) =>
-        audited.replaceToken(
+        audited.userGroups.replaceToken(
           { teamId: groups[i]!.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
           by(`key_r${i}`, ['token'], `192.0.2.${i}`),
         );
       const [updates, rotations] = await Promise.all([
         Promise.all([
-          ...groups.map((_, i) => audited.updateUserGroup('Customer', `together-chg-${i}`, { name: `First ${i}`, updatedAt: LATER }, by(`key_u${i}`, ['name']))),
-          audited.updateUserGroup('Customer', 'together-chg-0', { properties: { second: true }, updatedAt: LATER }, by('key_u0b', ['properties'], '2001:db8::b')),
-          audited.updateUserGroup('Customer', 'together-chg-0', { name: 'Third', updatedAt: LATER }, by('key_u0c', ['name'])),
-          audited.updateUserGroup('Customer', 'together-chg-missing', { name: 'x', updatedAt: LATER }, by('key_none', ['name'])),
+          ...groups.map((_, i) => audited.userGroups.updateUserGroup('Customer', `together-chg-${i}`, { name: `First ${i}`, updatedAt: LATER }, by(`key_u${i}`, ['name']))),
+          audited.userGroups.updateUserGroup('Customer', 'together-chg-0', { properties: { second: true }, updatedAt: LATER }, by('key_u0b', ['properties'], '2001:db8::b')),
+          audited.userGroups.updateUserGroup('Customer', 'together-chg-0', { name: 'Third', updatedAt: LATER }, by('key_u0c', ['name'])),
+          audited.userGroups.updateUserGroup('Customer', 'together-chg-missing', { name: 'x', updatedAt: LATER }, by('key_none', ['name'])),
         ]),
         Promise.all([rotation(3), rotation(3), rotation(4), rotation(4), rotation(5), rotation(2, randomBytes(32))]),
       ]);
@@ -389,7 +398,7 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.deepEqual([updates[6]?.name, updates[6]?.properties], ['First 0', { second: true }], 'the second saw the first');
       assert.deepEqual([updates[7]?.name, updates[7]?.properties], ['Third', { second: true }], 'the third saw both');
       assert.equal(updates[8], null, 'an unknown group');
-      const stored = await audited.findUserGroup('Customer', 'together-chg-0');
+      const stored = await audited.userGroups.findUserGroup('Customer', 'together-chg-0');
       assert.deepEqual([stored?.name, stored?.properties], ['Third', { second: true }]);
 
       assert.equal(rotations.filter((r) => r !== null).length, 3, 'one winner for each of groups 3, 4 and 5; none for a stale token');
@@ -398,10 +407,10 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.notEqual(rotations[4], null);
       assert.equal(rotations[5], null);
       for (const [i, winner] of [[3, rotations[0] ?? rotations[1]], [4, rotations[2] ?? rotations[3]]] as const) {
-        assert.deepEqual((await audited.findUserGroup('Customer', `together-chg-${i}`))?.tokenHash, winner?.tokenHash);
+        assert.deepEqual((await audited.userGroups.findUserGroup('Customer', `together-chg-${i}`))?.tokenHash, winner?.tokenHash);
       }
 
-      const records = (await audited.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-chg-') && r.action !== 'user_group.created');
+      const records = (await audited.audit.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-chg-') && r.action !== 'user_group.created');
       const updatesOfZero = records.filter((r) => r.action === 'user_group.updated' && r.teamId === groups[0]!.teamId);
       assert.deepEqual(updatesOfZero.map((r) => r.keyId), ['key_u0', 'key_u0b', 'key_u0c'], 'in the order they applied');
       assert.deepEqual(updatesOfZero.map((r) => r.clientAddress), [null, '2001:db8::b', null], 'each with its own client address');
@@ -416,33 +425,33 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('appends nothing for writes that change nothing', async () => {
-      const before = (await audited.listAuditRecords({ limit: 1000 })).length;
+      const before = (await audited.audit.listAuditRecords({ limit: 1000 })).length;
       const g = newGroup('Customer', 'aud-noop');
-      const { group } = await audited.insertUserGroupIfAbsent(g);
-      const afterCreate = (await audited.listAuditRecords({ limit: 1000 })).length;
+      const { group } = await audited.userGroups.insertUserGroupIfAbsent(g);
+      const afterCreate = (await audited.audit.listAuditRecords({ limit: 1000 })).length;
       assert.equal(afterCreate, before + 1);
-      await audited.insertUserGroupIfAbsent(newGroup('Customer', 'aud-noop')); // lost race: exists
-      await audited.updateUserGroup('Customer', 'aud-missing', { name: 'x', updatedAt: LATER }); // unknown group
-      await audited.replaceToken({ teamId: group.teamId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER }); // stale token
+      await audited.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'aud-noop')); // lost race: exists
+      await audited.userGroups.updateUserGroup('Customer', 'aud-missing', { name: 'x', updatedAt: LATER }); // unknown group
+      await audited.userGroups.replaceToken({ teamId: group.teamId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER }); // stale token
       const key = newKey();
-      await audited.insertApiKey(key);
-      await audited.revokeApiKey(key.id, LATER);
-      const afterKey = (await audited.listAuditRecords({ limit: 1000 })).length;
-      assert.equal(await audited.revokeApiKey(key.id, LATER), true, 'a second revocation still finds the key');
-      assert.equal(await audited.revokeApiKey('key_missing', LATER), false);
-      assert.equal((await audited.listAuditRecords({ limit: 1000 })).length, afterKey, 'second revocation and unknown key append nothing');
+      await audited.apiKeys.insertApiKey(key);
+      await audited.apiKeys.revokeApiKey(key.id, LATER);
+      const afterKey = (await audited.audit.listAuditRecords({ limit: 1000 })).length;
+      assert.equal(await audited.apiKeys.revokeApiKey(key.id, LATER), true, 'a second revocation still finds the key');
+      assert.equal(await audited.apiKeys.revokeApiKey('key_missing', LATER), false);
+      assert.equal((await audited.audit.listAuditRecords({ limit: 1000 })).length, afterKey, 'second revocation and unknown key append nothing');
       assert.equal(afterKey, afterCreate + 2);
     });
 
     it('filters by team_id, by user_group_id and by time, and pages for export', async () => {
-      const { group } = await audited.insertUserGroupIfAbsent({ ...newGroup('Testing', 'aud-filter'), createdAt: '2030-01-01T00:00:00.000Z' });
-      await audited.updateUserGroup('Testing', 'aud-filter', { name: 'x', updatedAt: '2030-01-02T00:00:00.000Z' });
-      assert.deepEqual((await audited.listAuditRecords({ group: { teamId: group.teamId }, limit: 10 })).map((r) => r.action), ['user_group.created', 'user_group.updated']);
-      assert.equal((await audited.listAuditRecords({ group: { providedId: 'aud-filter' }, limit: 10 })).length, 2);
-      assert.deepEqual((await audited.listAuditRecords({ since: '2030-01-02T00:00:00.000Z', limit: 10 })).map((r) => r.action), ['user_group.updated']);
-      assert.equal((await audited.listAuditRecords({ limit: 1 })).length, 1);
-      const all = await audited.listAuditRecords({ limit: 1000 });
-      const paged = [...(await audited.listAuditRecordsAfter(0, 3)), ...(await audited.listAuditRecordsAfter(all[2]!.id, 1000))];
+      const { group } = await audited.userGroups.insertUserGroupIfAbsent({ ...newGroup('Testing', 'aud-filter'), createdAt: '2030-01-01T00:00:00.000Z' });
+      await audited.userGroups.updateUserGroup('Testing', 'aud-filter', { name: 'x', updatedAt: '2030-01-02T00:00:00.000Z' });
+      assert.deepEqual((await audited.audit.listAuditRecords({ group: { teamId: group.teamId }, limit: 10 })).map((r) => r.action), ['user_group.created', 'user_group.updated']);
+      assert.equal((await audited.audit.listAuditRecords({ group: { providedId: 'aud-filter' }, limit: 10 })).length, 2);
+      assert.deepEqual((await audited.audit.listAuditRecords({ since: '2030-01-02T00:00:00.000Z', limit: 10 })).map((r) => r.action), ['user_group.updated']);
+      assert.equal((await audited.audit.listAuditRecords({ limit: 1 })).length, 1);
+      const all = await audited.audit.listAuditRecords({ limit: 1000 });
+      const paged = [...(await audited.transfer.listAuditRecordsAfter(0, 3)), ...(await audited.transfer.listAuditRecordsAfter(all[2]!.id, 1000))];
       assert.deepEqual(paged, all);
     });
   });
@@ -455,15 +464,15 @@ export function storeConformance(fixture: StoreFixture): void {
     after(() => empty.close());
 
     it('imports records as they are, keeps team_ids, and numbers new groups above them', async () => {
-      assert.equal(await empty.isEmpty(), true);
+      assert.equal(await empty.transfer.isEmpty(), true);
       const groups = [newGroup('Customer', 'imp-a'), newGroup('Testing', 'imp-b')].map((g, i) => ({ ...g, teamId: [5, 42][i]! }));
       const key = newKey({ lastUsedAt: '2026-01-02T03:04:05.678Z', revokedAt: '2026-01-03T00:00:00.000Z' });
-      await empty.importAll([{ userGroups: groups, apiKeys: [key], auditRecords: [] }], { imported_setting: 'one' });
-      assert.equal(await empty.getSetting('imported_setting'), 'one');
-      assert.equal(await empty.isEmpty(), false);
-      assert.deepEqual(await empty.findUserGroup('Testing', 'imp-b'), groups[1]);
-      assert.deepEqual(await empty.findApiKeyByHash(key.keyHash), key);
-      const { group: next } = await empty.insertUserGroupIfAbsent(newGroup('Customer', 'after-import'));
+      await empty.transfer.importAll([{ userGroups: groups, apiKeys: [key], auditRecords: [] }], { imported_setting: 'one' });
+      assert.equal(await empty.settings.getSetting('imported_setting'), 'one');
+      assert.equal(await empty.transfer.isEmpty(), false);
+      assert.deepEqual(await empty.userGroups.findUserGroup('Testing', 'imp-b'), groups[1]);
+      assert.deepEqual(await empty.apiKeys.findApiKeyByHash(key.keyHash), key);
+      const { group: next } = await empty.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'after-import'));
       assert.ok(next.teamId > 42, `new team_id ${next.teamId} is above the imported ones`);
     });
 
@@ -475,10 +484,10 @@ export function storeConformance(fixture: StoreFixture): void {
         yield { userGroups: [alsoFine], apiKeys: [], auditRecords: [] };
         yield { userGroups: [fine, clash], apiKeys: [], auditRecords: [] };
       }
-      await assert.rejects(empty.importAll(batches(), { failed_import_setting: 'x' }));
-      assert.equal(await empty.findUserGroup('Customer', 'imp-fine'), null);
-      assert.equal(await empty.findUserGroup('Customer', 'imp-fine-2'), null, 'the earlier batch is rolled back too');
-      assert.equal(await empty.getSetting('failed_import_setting'), null);
+      await assert.rejects(empty.transfer.importAll(batches(), { failed_import_setting: 'x' }));
+      assert.equal(await empty.userGroups.findUserGroup('Customer', 'imp-fine'), null);
+      assert.equal(await empty.userGroups.findUserGroup('Customer', 'imp-fine-2'), null, 'the earlier batch is rolled back too');
+      assert.equal(await empty.settings.getSetting('failed_import_setting'), null);
     });
   });
 

@@ -39,8 +39,8 @@ export function auditCommand(program: Command): void {
         ...(options.group !== undefined && { group: /^\d+$/.test(options.group) ? { teamId: Number(options.group) } : { providedId: options.group } }),
         ...(options.since !== undefined && { since: parseSince(options.since) }),
       };
-      await withServices(async ({ store }) => {
-        const records = (await store.listAuditRecords(query)).map(auditView);
+      await withServices(async ({ audit }) => {
+        const records = (await audit.listAuditRecords(query)).map(auditView);
         if (options.json) return console.log(JSON.stringify(records, null, 2));
         if (records.length === 0) return console.log('No audit records match.');
         printTable(

@@ -1,5 +1,6 @@
 import type { UserGroupService } from '../../domain/user-group-service.js';
-import { DeleteBody, DeleteResponse, errorResponses } from '../schemas.js';
+import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../route-docs.js';
+import { DeleteBody, DeleteResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 
 /** DELETE /api/user: removes a group; its token stops working at once. */
@@ -8,8 +9,12 @@ export function registerDeleteUserGroup(app: TypedApp, userGroups: UserGroupServ
     schema: {
       summary: 'Delete a user group',
       description: 'Deletes the group of the key\'s environment with this user_group_id (404 when absent). Its token stops working at once; a later get-or-create makes a new group with a new team_id and token. Read-only keys get 403. Audited.',
-      body: DeleteBody,
-      response: { 200: DeleteResponse, ...errorResponses },
+      tags: ['User groups'],
+      body: documented(DeleteBody, { examples: { delete: { summary: 'Delete a group', value: { user_group_id: 'acme' } } } }),
+      response: {
+        200: documented(DeleteResponse, { description: 'Deleted.', examples: { deleted: { summary: 'Deleted', value: { success: 1 } } } }),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
+      },
     },
     handler: async (request) => {
       await userGroups.delete(request.principal, request.body.user_group_id, request);

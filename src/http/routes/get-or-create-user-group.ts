@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { UserGroupService } from '../../domain/user-group-service.js';
 import { invalidRequest } from '../../domain/errors.js';
 import { parseJsonBody } from '../json-body-parser.js';
-import { errorResponses, GetOrCreateBody, GetOrCreateResponse } from '../schemas.js';
+import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers, EXAMPLE_TOKEN } from '../route-docs.js';
+import { GetOrCreateBody, GetOrCreateQuery, GetOrCreateResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 import { getOrCreateView } from '../user-group-view.js';
 
@@ -13,9 +14,31 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
     exposeHeadRoute: false,
     schema: {
       summary: 'Get or create a user group',
-      description: 'Returns the group with this user_group_id in the key\'s environment, creating it (name required) when there is none. The body may be sent with GET; clients that cannot send one put the fields in the query string, with mapping and properties JSON-encoded.',
-      body: GetOrCreateBody,
-      response: { 200: GetOrCreateResponse, ...errorResponses },
+      description:
+        'Returns the group with this user_group_id in the key\'s environment, creating it (name required) when there is none. The fields come as a JSON body, sent with GET (e.g. `curl -X GET -d`); clients that cannot send a body with GET send none and put the same fields in the query string instead, with mapping and properties JSON-encoded (see the query parameters).',
+      tags: ['User groups'],
+      body: documented(GetOrCreateBody, {
+        examples: {
+          create: { summary: 'Get the group, creating it when missing', value: { user_group_id: 'acme', name: 'Acme Inc.', mapping: { '40': '213' }, properties: { region: 'eu' } } },
+          get: { summary: 'Get an existing group (name only needed to create)', value: { user_group_id: 'acme' } },
+        },
+      }),
+      // The body may be left out for the query string (see openapi.ts).
+      'x-body-optional': true,
+      response: {
+        200: documented(GetOrCreateResponse, {
+          description: 'The group, created by this call or already there (new_user_group says which).',
+          examples: {
+            created: { summary: 'Created by this call', value: { success: 1, new_user_group: true, user_group: { team_id: 1, token: EXAMPLE_TOKEN, name: 'Acme Inc.', provided_id: 'acme', properties: { region: 'eu' } } } },
+            existing: { summary: 'Already there', value: { success: 1, new_user_group: false, user_group: { team_id: 1, token: EXAMPLE_TOKEN, name: 'Acme Inc.', provided_id: 'acme', properties: { region: 'eu' } } } },
+          },
+        }),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden'),
+      },
+    },
+    config: {
+      // The query string is read by preValidation below, not validated by Fastify: declared for the document only.
+      swaggerTransform: ({ schema, url }) => ({ schema: { ...schema, querystring: GetOrCreateQuery }, url }),
     },
     // Callback-style, on the hottest route: an async hook costs a promise and a microtask per request.
     preValidation: (request, _reply, done) => {

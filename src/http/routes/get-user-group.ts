@@ -1,6 +1,7 @@
 import type { UserGroupService } from '../../domain/user-group-service.js';
 import { queryValidatorCompiler } from '../query-validator.js';
-import { errorResponses, GetResponse, UserGroupIdParams } from '../schemas.js';
+import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../route-docs.js';
+import { GetResponse, UserGroupIdParams } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 import { itemView } from '../user-group-view.js';
 
@@ -10,8 +11,23 @@ export function registerGetUserGroup(app: TypedApp, userGroups: UserGroupService
     schema: {
       summary: 'Read a user group',
       description: 'The group with this user_group_id (URL-encoded) in the key\'s environment, without its token. 404 when absent; never creates.',
+      tags: ['User groups'],
       params: UserGroupIdParams,
-      response: { 200: GetResponse, ...errorResponses },
+      response: {
+        200: documented(GetResponse, {
+          description: 'The group, without its token.',
+          examples: {
+            found: {
+              summary: 'The group',
+              value: {
+                success: 1,
+                user_group: { team_id: 1, provided_id: 'acme', name: 'Acme Inc.', properties: { region: 'eu' }, mapping: null, api_environment_tag: 'Customer', created_at: '2025-01-31T12:00:00.000Z', updated_at: '2025-01-31T12:00:00.000Z' },
+              },
+            },
+          },
+        }),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
+      },
     },
     validatorCompiler: queryValidatorCompiler,
     handler: async (request) => ({ success: 1 as const, user_group: itemView(await userGroups.get(request.principal, request.params.user_group_id)) }),

@@ -1,6 +1,7 @@
 import type { UserGroupService } from '../../domain/user-group-service.js';
 import { invalidRequest } from '../../domain/errors.js';
-import { errorResponses, GetOrCreateBody, GetOrCreateResponse } from '../schemas.js';
+import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, documented, errorAnswers, headOperation } from '../route-docs.js';
+import { GetOrCreateBody, GetOrCreateResponse, HeadQuery } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 import { getOrCreateView } from '../user-group-view.js';
 import { describeValidationFailure } from '../validation-message.js';
@@ -18,7 +19,13 @@ export function registerHeadUserGroup(app: TypedApp, userGroups: UserGroupServic
       summary: 'Check that a user group exists',
       description:
         'The status and headers GET /api/user answers for the same query string when the group exists, without a body; 404 when it does not, since HEAD never creates. The fields come from the query string (HEAD has no body).',
-      response: { 200: GetOrCreateResponse, ...errorResponses },
+      tags: ['User groups'],
+      // What GET would answer serializes the headers (Content-Length included); the document declares no body.
+      response: { 200: documented(GetOrCreateResponse, { description: 'The group exists.' }), ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, 'forbidden', 'not_found') },
+    },
+    config: {
+      // The query string is read by the handler, not validated by Fastify: declared for the document only.
+      swaggerTransform: ({ schema, url }) => ({ schema: headOperation({ ...schema, querystring: HeadQuery }), url }),
     },
     handler: async (request) => {
       const body = bodyFromQuery(request);

@@ -1,15 +1,16 @@
 import { ServiceError } from '../../domain/errors.js';
-import type { Store } from '../../store/store.js';
-import { errorResponses, StatusResponse } from '../schemas.js';
+import type { StoreHealth } from '../../domain/store-health.js';
+import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../route-docs.js';
+import { StatusResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 
 /** GET /healthz: the process is up. GET /readyz: the store answers too. Neither needs a key. */
-export function registerHealth(app: TypedApp, store: Store): void {
-  app.get('/healthz', { schema: { summary: 'Liveness', response: { 200: StatusResponse } } }, async () => ({
+export function registerHealth(app: TypedApp, store: StoreHealth): void {
+  app.get('/healthz', { schema: operation('Liveness', 'The process is up.', 'ok') }, async () => ({
     success: 1 as const,
     status: 'ok',
   }));
-  app.get('/readyz', { schema: { summary: 'Readiness', response: { 200: StatusResponse, ...errorResponses } } }, async (request) => {
+  app.get('/readyz', { schema: operation('Readiness', 'The process is up and its store answers; 503 when the store does not.', 'ready') }, async (request) => {
     try {
       await store.ping();
     } catch (error) {
@@ -20,4 +21,17 @@ export function registerHealth(app: TypedApp, store: Store): void {
     }
     return { success: 1 as const, status: 'ready' };
   });
+}
+
+function operation(summary: string, description: string, status: string) {
+  return {
+    summary,
+    description,
+    tags: ['Operations'],
+    security: [],
+    response: {
+      200: documented(StatusResponse, { description: 'Up.', examples: { [status]: { summary, value: { success: 1, status } } } }),
+      ...errorAnswers(ANY_REQUEST_ERRORS, BODY_ERRORS),
+    },
+  };
 }

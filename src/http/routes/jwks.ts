@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { SigningKeys } from '../../domain/signing-keys.js';
 import { Jwks } from '../embed-schemas.js';
+import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../route-docs.js';
 import type { TypedApp } from '../typed-app.js';
 
 /** GET /.well-known/jwks.json: the public keys of embed tokens, for any verifier; no key needed. */
@@ -10,7 +11,15 @@ export function registerJwks(app: TypedApp, signingKeys: SigningKeys): void {
     schema: {
       summary: 'Embed token signing keys (JWKS)',
       description: `Every public key a live embed token may be signed with, and the next one before it signs. Cacheable for ${maxAgeSeconds} s (UGS_EMBED_JWKS_MAX_AGE_SECONDS); refetch on an unknown kid.`,
-      response: { 200: Jwks },
+      tags: ['Embed sessions'],
+      security: [],
+      response: {
+        200: documented(Jwks, {
+          description: 'The published keys.',
+          examples: { keys: { summary: 'One Ed25519 key', value: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '3mmA_CT1LAgvyAuhDe7qqT4HCVz6Mz-73kios5HLJbk', kid: '0KCL-PW-U5y7eRFJlKRxKNWQXuiVBr7mtBIcrQSe49Y', alg: 'EdDSA', use: 'sig' }] } } },
+        }),
+        ...errorAnswers(ANY_REQUEST_ERRORS, BODY_ERRORS),
+      },
     },
     handler: async (_request, reply) => {
       reply.header('cache-control', `public, max-age=${maxAgeSeconds}`);

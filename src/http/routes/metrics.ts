@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { unauthenticated } from '../../domain/errors.js';
 import type { AppMetrics } from '../../metrics/metrics.js';
-import { errorResponses } from '../schemas.js';
+import { ANY_REQUEST_ERRORS, BODY_ERRORS, errorAnswers } from '../route-docs.js';
 import type { TypedApp } from '../typed-app.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -13,7 +13,19 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
  */
 export function registerMetrics(app: TypedApp, metrics: AppMetrics, token: string | undefined): void {
   const expected = token === undefined ? undefined : digest(token);
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics', response: { 200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }), ...errorResponses } } }, async (request, reply) => {
+  const schema = {
+    summary: 'Prometheus metrics',
+    description: 'The Prometheus text exposition format 0.0.4. When UGS_METRICS_TOKEN is set, needs "Authorization: Bearer <UGS_METRICS_TOKEN>" (401 otherwise).',
+    tags: ['Operations'],
+    // No key, or the metrics token when one is set.
+    security: [{}, { metricsToken: [] }] as Record<string, string[]>[],
+    response: {
+      // What prom-client's registry answers; a string sent with a text type is never serialized.
+      200: { description: 'The metrics.', content: { [metrics.registry.contentType]: { schema: Type.String() } } },
+      ...errorAnswers(ANY_REQUEST_ERRORS, BODY_ERRORS, 'unauthenticated'),
+    },
+  };
+  app.get('/metrics', { schema }, async (request, reply) => {
     if (expected) {
       const presented = BEARER.exec(request.headers.authorization ?? '')?.[1];
       // Digests have one length, so the comparison takes the same time whatever was sent.

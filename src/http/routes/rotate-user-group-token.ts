@@ -1,5 +1,6 @@
 import type { UserGroupService } from '../../domain/user-group-service.js';
-import { errorResponses, RotateBody, RotateResponse } from '../schemas.js';
+import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers, EXAMPLE_NEW_TOKEN, EXAMPLE_TOKEN } from '../route-docs.js';
+import { RotateBody, RotateResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 import { rotateView } from '../user-group-view.js';
 
@@ -9,8 +10,20 @@ export function registerRotateUserGroupToken(app: TypedApp, userGroups: UserGrou
     schema: {
       summary: 'Rotate a user group token',
       description: 'Issues a new token for the group holding current_token. The old token stops working immediately; an unknown, malformed or already rotated token is 404.',
-      body: RotateBody,
-      response: { 200: RotateResponse, ...errorResponses },
+      tags: ['User groups'],
+      body: documented(RotateBody, { examples: { rotate: { summary: 'Rotate the token', value: { current_token: EXAMPLE_TOKEN } } } }),
+      response: {
+        200: documented(RotateResponse, {
+          description: 'The group with its new token.',
+          examples: {
+            rotated: {
+              summary: 'The group with its new token; the old one no longer works',
+              value: { success: 1, user_group: { team_id: 1, token: EXAMPLE_NEW_TOKEN, name: 'Acme Inc.', provided_id: 'acme', api_environment_tag: 'Customer' } },
+            },
+          },
+        }),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
+      },
     },
     handler: async (request) => {
       const group = await userGroups.rotateToken(request.principal, request.body.current_token, request);

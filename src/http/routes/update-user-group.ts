@@ -1,5 +1,6 @@
 import type { UserGroupService } from '../../domain/user-group-service.js';
-import { errorResponses, UpdateBody, UpdateResponse } from '../schemas.js';
+import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers, EXAMPLE_TOKEN } from '../route-docs.js';
+import { UpdateBody, UpdateResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 import { updateView } from '../user-group-view.js';
 
@@ -9,8 +10,26 @@ export function registerUpdateUserGroup(app: TypedApp, userGroups: UserGroupServ
     schema: {
       summary: 'Update a user group',
       description: 'Replaces name, mapping and properties where given (properties: null clears them). The token does not change. 404 when the group does not exist in the key\'s environment.',
-      body: UpdateBody,
-      response: { 200: UpdateResponse, ...errorResponses },
+      tags: ['User groups'],
+      body: documented(UpdateBody, {
+        examples: {
+          update: { summary: 'Rename and replace the properties', value: { user_group_id: 'acme', name: 'Acme Corp.', properties: { region: 'us' } } },
+          // Not `properties: null` (clears them): @fastify/swagger walks examples as schemas and fails on a null "properties".
+          rename: { summary: 'Rename only', value: { user_group_id: 'acme', name: 'Acme Corp.' } },
+        },
+      }),
+      response: {
+        200: documented(UpdateResponse, {
+          description: 'The group after the update.',
+          examples: {
+            updated: {
+              summary: 'The group after the update; the token is unchanged',
+              value: { success: 1, user_group: { team_id: 1, token: EXAMPLE_TOKEN, name: 'Acme Corp.', provided_id: 'acme', properties: { region: 'us' }, api_environment_tag: 'Customer' } },
+            },
+          },
+        }),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
+      },
     },
     handler: async (request) => {
       const { user_group_id, name, mapping, properties } = request.body;

@@ -5,8 +5,8 @@ import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../.
 import type { EmbedSessionStore } from '../../domain/embed-session-store.js';
 import type { Environment } from '../../domain/environment.js';
 
-/** Runs one named statement with the store's retry and error mapping (PostgresStore.run). */
-export type RunStatement = <Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[], idempotent?: boolean) => Promise<pg.QueryResult<Row>>;
+/** Runs one named statement with the store's retry and error mapping (PostgresQueries.queryText). */
+export type RunStatement = <Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => Promise<pg.QueryResult<Row>>;
 
 interface SessionRow {
   session_id: string;

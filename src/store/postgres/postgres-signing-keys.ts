@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
-import type { SigningKeyRows } from '../../domain/signing-key-store.js';
+import type { SigningKeyStore } from '../../domain/signing-key-store.js';
 import type { RunStatement } from './postgres-embed-sessions.js';
 
 interface SigningKeyRow {
@@ -22,7 +22,7 @@ const SQL = {
 } as const;
 
 /** Embed token signing keys on PostgreSQL. */
-export class PostgresSigningKeys implements SigningKeyRows {
+export class PostgresSigningKeys implements SigningKeyStore {
   constructor(private readonly run: RunStatement) {}
 
   async listSigningKeys(): Promise<SigningKeyRecord[]> {
@@ -31,8 +31,8 @@ export class PostgresSigningKeys implements SigningKeyRows {
 
   async insertSigningKey(k: SigningKeyRecord): Promise<boolean> {
     const values = [k.kid, k.generation, k.algorithm, JSON.stringify(k.publicJwk), k.privateKeyCiphertext, k.createdAt, k.activatesAt];
-    // Not retried blindly: a retry after a lost answer would report the key's own row as a conflict.
-    const inserted = await this.run('insertSigningKey', SQL.insertSigningKey, values, false);
+    // A retry after a lost answer reports the key's own row as a conflict; the rotation then adds one more key, which is harmless.
+    const inserted = await this.run('insertSigningKey', SQL.insertSigningKey, values);
     return (inserted.rowCount ?? 0) > 0;
   }
 

@@ -23,19 +23,11 @@ export const SQL = {
                       JOIN user_groups g ON g.environment = k.environment AND g.token_hash = k.token_hash`,
   // Each write and its audit record are one statement (data-modifying CTEs), hence one
   // transaction without a round trip inside it. The audit row exists only when the write did.
-  insertGroup: `WITH inserted AS (
-                  INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
-                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                  ON CONFLICT (environment, provided_id) DO NOTHING
-                  RETURNING *
-                ), audited AS (
-                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                  SELECT created_at, 'user_group.created', environment, team_id, provided_id, $10, $11, $12 FROM inserted
-                )
-                SELECT * FROM inserted`,
-  // The creates of one turn of the event loop together: one statement, one commit. Rows insert in
-  // input order (so team_ids follow it); of two inputs with one id, the first wins. The token hash,
-  // unique to each input, tells which inputs were inserted.
+  // The group writes take a batch (the writes of one turn of the event loop, or a single one) as
+  // parallel arrays: one statement, one commit. `input_n` says which input each returned row answers.
+  //
+  // Creates: rows insert in input order (so team_ids follow it); of two inputs with one id, the
+  // first wins. The token hash, unique to each input, tells which inputs were inserted.
   insertGroups: `WITH input AS (
                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
                                         $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[])
@@ -53,22 +45,8 @@ export const SQL = {
                    FROM inserted g JOIN input ON input.token_hash = g.token_hash
                    ORDER BY g.team_id
                  )
-                 SELECT * FROM inserted`,
-  updateGroup: `WITH updated AS (
-                  UPDATE user_groups SET
-                    name       = CASE WHEN $1::boolean THEN $2 ELSE name END,
-                    mapping    = CASE WHEN $3::boolean THEN $4 ELSE mapping END,
-                    properties = CASE WHEN $5::boolean THEN $6 ELSE properties END,
-                    updated_at = $7
-                  WHERE environment = $8 AND provided_id = $9
-                  RETURNING *
-                ), audited AS (
-                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                  SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, $10, $11, $12 FROM updated
-                )
-                SELECT * FROM updated`,
-  // The updates of one turn together, at most one per group (the store splits the rest into later
-  // rounds): one statement, one commit. `input_n` says which input each returned row answers.
+                 SELECT g.*, input.n AS input_n FROM inserted g JOIN input ON input.token_hash = g.token_hash`,
+  // Updates: at most one per group in a batch (postgres-write-batches.ts splits the rest into later rounds).
   updateGroups: `WITH input AS (
                    SELECT * FROM unnest($1::boolean[], $2::text[], $3::boolean[], $4::text[], $5::boolean[], $6::text[],
                                         $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
@@ -89,27 +67,9 @@ export const SQL = {
                    FROM updated ORDER BY input_n
                  )
                  SELECT * FROM updated`,
-  // Matching the new hash too makes a retry after a lost acknowledgement land on the same
-  // result; \`before\` (same snapshot) tells a first application from such a retry, so the
-  // audit record is written once.
-  replaceToken: `WITH before AS (
-                   SELECT token_hash FROM user_groups WHERE team_id = $4
-                 ), replaced AS (
-                   UPDATE user_groups SET token_hash = $1, token_ciphertext = $2, updated_at = $3
-                   WHERE team_id = $4 AND (token_hash = $5 OR token_hash = $1)
-                   RETURNING *
-                 ), audited AS (
-                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                   SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, $6, $7, $8
-                   FROM replaced r, before b WHERE b.token_hash = $5
-                 ), sessions_ended AS (
-                   INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
-                   SELECT r.environment, r.provided_id, ${tokenVersionSql('b.token_hash')}, 'token_rotated', r.updated_at, r.updated_at + ${GROUP_REVOCATION_LIFETIME}
-                   FROM replaced r, before b, ${FEED_ORDER_LOCK} WHERE b.token_hash = $5
-                 )
-                 SELECT * FROM replaced`,
-  // The rotations of one turn together, at most one per group (as for updateGroups), with
-  // replaceToken's retry and audit rules.
+  // Rotations: at most one per group in a batch, as for updates. Matching the new hash too makes a
+  // retry after a lost acknowledgement land on the same result; `before` (same snapshot) tells a
+  // first application from such a retry, so the audit record is written once.
   replaceTokens: `WITH input AS (
                     SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::timestamptz[], $4::bigint[], $5::bytea[], $6::text[], $7::text[], $8::text[])
                       WITH ORDINALITY AS i (token_hash, token_ciphertext, updated_at, team_id, expected_hash, key_id, fields, client_address, n)

@@ -4,6 +4,7 @@ import { sessionRevocation, type EmbedRevocation, type EmbedSessionRecord, type 
 import type { EmbedSessionStore } from '../../domain/embed-session-store.js';
 import type { Environment } from '../../domain/environment.js';
 import type { GroupCommit } from './group-commit.js';
+import type { SqliteAuditLog } from './sqlite-audit-log.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
 interface SessionRow {
@@ -31,14 +32,6 @@ interface RevocationRow {
 /** Expired rows forgotten per mint: enough to outpace any mint rate, small enough to cost nothing. */
 const PRUNE_PER_WRITE = 10;
 
-/** Appends an audit record inside the caller's transaction (SqliteStore owns the statement). */
-export type AppendAudit = (
-  action: 'embed_session.revoked',
-  at: string,
-  subject: { environment: string; teamId: number | null; providedId: string | null },
-  audit: AuditContext,
-) => void;
-
 /** Embed sessions and their revocation feed on SQLite; writes share the store's group commit. */
 export class SqliteEmbedSessions implements EmbedSessionStore {
   private readonly statements;
@@ -47,7 +40,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     db: Database.Database,
     private readonly groupCommit: GroupCommit,
     private readonly health: SqliteHealth,
-    private readonly appendAudit: AppendAudit,
+    private readonly auditLog: SqliteAuditLog,
   ) {
     this.statements = {
       insert: db.prepare(
@@ -94,7 +87,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
       if (row) {
         const session = toSession(row);
         this.appendRevocation(sessionRevocation(session, revokedAt));
-        this.appendAudit('embed_session.revoked', revokedAt, { environment, teamId: row.team_id, providedId: row.provided_id }, audit);
+        this.auditLog.append('embed_session.revoked', revokedAt, { environment, teamId: row.team_id, providedId: row.provided_id }, audit);
         return session;
       }
       const existing = this.statements.find.get(environment, sessionId);

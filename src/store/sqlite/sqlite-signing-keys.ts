@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
-import type { SigningKeyRows } from '../../domain/signing-key-store.js';
+import type { SigningKeyStore } from '../../domain/signing-key-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
@@ -15,7 +15,7 @@ interface SigningKeyRow {
 }
 
 /** Embed token signing keys on SQLite. */
-export class SqliteSigningKeys implements SigningKeyRows {
+export class SqliteSigningKeys implements SigningKeyStore {
   private readonly statements;
 
   constructor(

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../../helpers/build.js';
 
 describe('DELETE /api/user', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   it('deletes the group: its token stops working, and get-or-create then makes a new group with a new team_id and token', async () => {
-    const api = await server.client();
+    const { api } = server;
     const old = (await api.getOrCreate({ user_group_id: 'doomed', name: 'Doomed' })).json.user_group;
     const res = await api.call('DELETE', { user_group_id: 'doomed' });
     assert.equal(res.status, 200, res.text);
@@ -24,7 +20,7 @@ describe('DELETE /api/user', () => {
   });
 
   it('answers 404 for an absent group or one of the other environment', async () => {
-    const api = await server.client();
+    const { api } = server;
     await api.getOrCreate({ user_group_id: 'customer-only', name: 'C' });
     const testing = await server.client({ environment: 'Testing' });
     assert.equal((await testing.call('DELETE', { user_group_id: 'customer-only' })).status, 404);
@@ -33,19 +29,19 @@ describe('DELETE /api/user', () => {
   });
 
   it('is refused to read-only keys (403) and audited for read-write ones', async () => {
-    const api = await server.client();
+    const { api } = server;
     await api.getOrCreate({ user_group_id: 'kept', name: 'Kept' });
     const reader = await server.client({ access: 'read-only' });
     const refused = await reader.call('DELETE', { user_group_id: 'kept' });
     assert.equal(refused.status, 403);
     assert.equal(refused.json.error.code, 'forbidden');
     await api.call('DELETE', { user_group_id: 'kept' });
-    const records = await server.services.store.listAuditRecords({ group: { providedId: 'kept' }, limit: 10 });
+    const records = await server.services.audit.listAuditRecords({ group: { providedId: 'kept' }, limit: 10 });
     assert.deepEqual(records.map((r) => [r.action, r.keyId]), [['user_group.created', api.keyId], ['user_group.deleted', api.keyId]]);
   });
 
   it('validates its body like every write', async () => {
-    const api = await server.client();
+    const { api } = server;
     assert.equal((await api.call('DELETE', {})).status, 400);
     assert.equal((await api.call('DELETE', { user_group_id: 5 })).status, 400);
   });

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../../helpers/build.js';
 
 describe('GET /api/user (get or create)', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   it('creates a missing group and returns exactly the spec fields', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', mapping: { '40': '213' }, properties: { region: 'eu' } });
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^application\/json/);
@@ -27,7 +23,7 @@ describe('GET /api/user (get or create)', () => {
   });
 
   it('returns an existing group unchanged, ignoring the other fields', async () => {
-    const api = await server.client();
+    const { api } = server;
     const first = (await api.getOrCreate({ user_group_id: 'stable', name: 'Stable', properties: { a: 1 } })).json;
     const again = await api.getOrCreate({ user_group_id: 'stable', name: 'Other name', properties: { a: 2 } });
     assert.equal(again.status, 200);
@@ -36,7 +32,7 @@ describe('GET /api/user (get or create)', () => {
   });
 
   it('needs only user_group_id for an existing group', async () => {
-    const api = await server.client();
+    const { api } = server;
     await api.getOrCreate({ user_group_id: 'only-id', name: 'Only id' });
     const res = await api.getOrCreate({ user_group_id: 'only-id' });
     assert.equal(res.status, 200);
@@ -44,7 +40,7 @@ describe('GET /api/user (get or create)', () => {
   });
 
   it('requires name to create', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.getOrCreate({ user_group_id: 'nameless' });
     assert.equal(res.status, 400);
     assert.equal(res.json.success, 0);
@@ -55,20 +51,20 @@ describe('GET /api/user (get or create)', () => {
   });
 
   it('omits properties when none were given, and never returns api_environment_tag', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.getOrCreate({ user_group_id: 'bare', name: 'Bare' });
     assert.deepEqual(Object.keys(res.json.user_group), ['team_id', 'token', 'name', 'provided_id']);
   });
 
   it('ignores unknown body fields', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.getOrCreate({ user_group_id: 'extra', name: 'Extra', colour: 'blue' });
     assert.equal(res.status, 200);
     assert.equal(res.json.user_group.colour, undefined);
   });
 
   it('takes its fields from the query string when there is no body', async () => {
-    const api = await server.client();
+    const { api } = server;
     const query = new URLSearchParams({
       user_group_id: 'from-query',
       name: 'From query',
@@ -84,14 +80,14 @@ describe('GET /api/user (get or create)', () => {
   });
 
   it('uses the query string when a GET carries the JSON content type but no body', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.call('GET', undefined, { path: '/api/user?user_group_id=typed-no-body&name=T', headers: { 'content-type': 'application/json' } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.user_group.provided_id, 'typed-no-body');
   });
 
   it('refuses query-string mapping or properties that are not JSON', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.call('GET', undefined, { path: '/api/user?user_group_id=q&name=Q&properties=%7Bnope' });
     assert.equal(res.status, 400);
     assert.equal(res.json.error.code, 'invalid_request');
@@ -99,13 +95,13 @@ describe('GET /api/user (get or create)', () => {
   });
 
   it('prefers the body when both body and query are given', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.call('GET', { user_group_id: 'body-wins', name: 'Body' }, { path: '/api/user?user_group_id=query-loses&name=Q' });
     assert.equal(res.json.user_group.provided_id, 'body-wins');
   });
 
   it('returns properties and mapping keys of any shape intact, line breaks included', async () => {
-    const api = await server.client();
+    const { api } = server;
     const properties = { 'a\nb': 1, 'line\u2028sep': { 'x\ry': [true] }, '': 'empty key' };
     const res = await api.getOrCreate({ user_group_id: 'odd-keys', name: 'Odd keys', properties });
     assert.equal(res.status, 200, res.text);
@@ -113,7 +109,7 @@ describe('GET /api/user (get or create)', () => {
   });
 
   it('gives each id its own team_id and token', async () => {
-    const api = await server.client();
+    const { api } = server;
     const a = (await api.getOrCreate({ user_group_id: 'one', name: 'One' })).json.user_group;
     const b = (await api.getOrCreate({ user_group_id: 'two', name: 'Two' })).json.user_group;
     assert.notEqual(a.team_id, b.team_id);

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../../helpers/build.js';
 
 describe('GET /api/user_groups/{user_group_id}', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   it('reads a group without its token, in the item form', async () => {
-    const api = await server.client();
+    const { api } = server;
     const created = (await api.getOrCreate({ user_group_id: 'read/me é', name: 'Read me', mapping: { '40': '213' } })).json.user_group;
     const res = await api.call('GET', undefined, { path: `/api/user_groups/${encodeURIComponent('read/me é')}` });
     assert.equal(res.status, 200, res.text);
@@ -23,7 +19,7 @@ describe('GET /api/user_groups/{user_group_id}', () => {
   });
 
   it('answers 404 for an absent group, or one of the other environment, and never creates', async () => {
-    const api = await server.client();
+    const { api } = server;
     const missing = await api.call('GET', undefined, { path: '/api/user_groups/absent' });
     assert.equal(missing.status, 404);
     assert.equal(missing.json.error.code, 'not_found');

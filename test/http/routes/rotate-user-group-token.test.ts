@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../../helpers/build.js';
 
 describe('POST /api/user (rotate token)', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   it('returns the group with a new token and exactly the spec fields', async () => {
-    const api = await server.client();
+    const { api } = server;
     const created = (await api.getOrCreate({ user_group_id: 'r1', name: 'R1', properties: { p: 1 } })).json.user_group;
     const res = await api.rotate(created.token);
     assert.equal(res.status, 200);
@@ -24,7 +20,7 @@ describe('POST /api/user (rotate token)', () => {
   });
 
   it('stops the old token at once; the new one is what GET returns and can rotate again', async () => {
-    const api = await server.client();
+    const { api } = server;
     const old = (await api.getOrCreate({ user_group_id: 'r2', name: 'R2' })).json.user_group.token;
     const fresh = (await api.rotate(old)).json.user_group.token;
     const reuse = await api.rotate(old);
@@ -35,7 +31,7 @@ describe('POST /api/user (rotate token)', () => {
   });
 
   it('answers 404 for unknown and malformed tokens', async () => {
-    const api = await server.client();
+    const { api } = server;
     const someone = (await api.getOrCreate({ user_group_id: 'r3', name: 'R3' })).json.user_group.token;
     const typo = someone.slice(0, -1) + (someone.endsWith('a') ? 'b' : 'a');
     for (const token of [typo, 'ugt_short', 'not even close', `ugt_${'0'.repeat(49)}`]) {
@@ -46,7 +42,7 @@ describe('POST /api/user (rotate token)', () => {
   });
 
   it('lets exactly one of concurrent rotations with the same token win', async () => {
-    const api = await server.client();
+    const { api } = server;
     const token = (await api.getOrCreate({ user_group_id: 'r4', name: 'R4' })).json.user_group.token;
     const results = await Promise.all(Array.from({ length: 10 }, () => api.rotate(token)));
     const winners = results.filter((r) => r.status === 200);

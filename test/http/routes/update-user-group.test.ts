@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { describe, it } from 'node:test';
+import { buildForSuite } from '../../helpers/build.js';
 
 describe('PUT /api/user (update)', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite();
 
   it('replaces the given fields, keeps the token, and adds api_environment_tag', async () => {
-    const api = await server.client();
+    const { api } = server;
     const created = (await api.getOrCreate({ user_group_id: 'u1', name: 'Before', mapping: { '1': 'a' }, properties: { p: 1 } })).json.user_group;
     const res = await api.update({ user_group_id: 'u1', name: 'After', properties: { p: 2 } });
     assert.equal(res.status, 200);
@@ -31,7 +27,7 @@ describe('PUT /api/user (update)', () => {
   });
 
   it('leaves fields that are not given untouched', async () => {
-    const api = await server.client();
+    const { api } = server;
     await api.getOrCreate({ user_group_id: 'u2', name: 'Keep', properties: { keep: true } });
     const res = await api.update({ user_group_id: 'u2', mapping: { '9': 9 } });
     assert.equal(res.json.user_group.name, 'Keep');
@@ -39,7 +35,7 @@ describe('PUT /api/user (update)', () => {
   });
 
   it('clears properties with null', async () => {
-    const api = await server.client();
+    const { api } = server;
     await api.getOrCreate({ user_group_id: 'u3', name: 'Clear', properties: { gone: 1 } });
     const res = await api.update({ user_group_id: 'u3', properties: null });
     assert.equal(res.status, 200);
@@ -49,7 +45,7 @@ describe('PUT /api/user (update)', () => {
   });
 
   it('answers 404 for an unknown group and creates nothing', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.update({ user_group_id: 'never-created', name: 'X' });
     assert.equal(res.status, 404);
     assert.equal(res.json.success, 0);
@@ -58,7 +54,7 @@ describe('PUT /api/user (update)', () => {
   });
 
   it('requires user_group_id', async () => {
-    const api = await server.client();
+    const { api } = server;
     const res = await api.update({ name: 'No id' });
     assert.equal(res.status, 400);
     assert.equal(res.json.error.code, 'invalid_request');

@@ -1,0 +1,45 @@
+import type { ApiKeyRecord } from '../../domain/api-key.js';
+import type { ApiKeyStore } from '../../domain/api-key-store.js';
+import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
+import type { PostgresQueries } from './postgres-queries.js';
+import { toApiKeyRecord, type ApiKeyRow } from './postgres-rows.js';
+import type { RevocationListener } from './revocation-listener.js';
+
+/** An api_keys row's columns, as insertKey and importKey take them. */
+export function apiKeyValues(key: ApiKeyRecord): unknown[] {
+  return [key.id, key.name, key.environment, key.access, key.keyHash, key.createdAt, key.lastUsedAt, key.revokedAt];
+}
+
+/** The PostgreSQL `api_keys` table; a revocation notifies every process's RevocationListener when it commits. */
+export class PostgresApiKeys implements ApiKeyStore {
+  constructor(
+    private readonly queries: PostgresQueries,
+    private readonly revocations: RevocationListener,
+  ) {}
+
+  async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
+    await this.queries.query('insertKey', [...apiKeyValues(key), JSON.stringify(audit.fields), audit.clientAddress ?? null]);
+  }
+
+  async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
+    const row = (await this.queries.query<ApiKeyRow>('findKeyByHash', [keyHash])).rows[0];
+    return row ? toApiKeyRecord(row) : null;
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return (await this.queries.query<ApiKeyRow>('listKeys', [])).rows.map(toApiKeyRecord);
+  }
+
+  async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
+    const { rows } = await this.queries.query<{ exists: boolean }>('revokeKey', [revokedAt, id, JSON.stringify(audit.fields), audit.clientAddress ?? null]);
+    return rows[0]?.exists ?? false;
+  }
+
+  async recordApiKeyUse(id: string, usedAt: string): Promise<void> {
+    await this.queries.query('recordKeyUse', [usedAt, id]);
+  }
+
+  keyRevocations(): RevocationListener {
+    return this.revocations;
+  }
+}

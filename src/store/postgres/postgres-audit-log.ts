@@ -1,0 +1,32 @@
+import type { AuditContext, AuditQuery, AuditRecord } from '../../domain/audit.js';
+import type { AuditStore } from '../../domain/audit-store.js';
+import type { PostgresQueries } from './postgres-queries.js';
+import { toAuditRecord, type AuditRow } from './postgres-rows.js';
+
+/**
+ * An audit record's own parameters, last in every audited statement: key_id,
+ * fields, client_address. Each write appends its record in its own statement
+ * (a data-modifying CTE, see postgres-statements.ts), never through this port.
+ */
+export function auditValues(audit: AuditContext): [string | null, string, string | null] {
+  return [audit.keyId, JSON.stringify(audit.fields), audit.clientAddress ?? null];
+}
+
+/** The PostgreSQL audit log, as `ugs audit` and the export read it. */
+export class PostgresAuditLog implements AuditStore {
+  constructor(private readonly queries: PostgresQueries) {}
+
+  async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    if (query.group && 'teamId' in query.group) where.push(`team_id = $${values.push(query.group.teamId)}`);
+    else if (query.group) where.push(`provided_id = $${values.push(query.group.providedId)}`);
+    if (query.since) where.push(`at >= $${values.push(query.since)}`);
+    const text = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT $${values.push(query.limit)}`;
+    return (await this.queries.queryText<AuditRow>({ text, values })).rows.map(toAuditRecord);
+  }
+
+  async listAuditRecordsAfter(afterId: number, limit: number): Promise<AuditRecord[]> {
+    return (await this.queries.query<AuditRow>('listAuditAfter', [afterId, limit])).rows.map(toAuditRecord);
+  }
+}

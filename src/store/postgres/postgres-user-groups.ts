@@ -1,0 +1,154 @@
+import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
+import type { Environment } from '../../domain/environment.js';
+import type { TokenResealStore } from '../../domain/secret-rotation.js';
+import type { UserGroupRecord } from '../../domain/user-group.js';
+import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupStore } from '../../domain/user-group-store.js';
+import { newGroupColumns } from '../group-columns.js';
+import { jsonOrNull } from '../json-column.js';
+import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
+import { auditValues } from './postgres-audit-log.js';
+import type { PostgresQueries } from './postgres-queries.js';
+import { toUserGroupRecord, type UserGroupRow } from './postgres-rows.js';
+import { batchedWrites } from './postgres-write-batches.js';
+
+interface AuditedGroup {
+  group: NewUserGroup;
+  audit: AuditContext;
+}
+
+interface AuditedChange {
+  environment: Environment;
+  providedId: string;
+  changes: UserGroupChanges;
+  audit: AuditContext;
+}
+
+interface AuditedReplacement {
+  replacement: TokenReplacement;
+  audit: AuditContext;
+}
+
+/** One input's parameters of insertGroups. */
+function insertValues({ group, audit }: AuditedGroup): unknown[] {
+  return [...newGroupColumns(group), ...auditValues(audit)];
+}
+
+/** One input's parameters of updateGroups. */
+function updateValues({ environment, providedId, changes, audit }: AuditedChange): unknown[] {
+  return [
+    changes.name !== undefined,
+    changes.name ?? null,
+    changes.mapping !== undefined,
+    jsonOrNull(changes.mapping),
+    changes.properties !== undefined,
+    jsonOrNull(changes.properties),
+    changes.updatedAt,
+    environment,
+    providedId,
+    ...auditValues(audit),
+  ];
+}
+
+/** One input's parameters of replaceTokens. */
+function replaceValues({ replacement: r, audit }: AuditedReplacement): unknown[] {
+  return [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash, ...auditValues(audit)];
+}
+
+/**
+ * The PostgreSQL `user_groups` table. Every request-path statement is a
+ * single statement in autocommit, so no transaction spans a round trip.
+ * Concurrent lookups share one query, and concurrent creates, updates and
+ * rotations one statement and one commit each (per-turn-batch.ts,
+ * postgres-write-batches.ts).
+ */
+export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
+  private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
+  private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
+  private readonly insertedGroup: PerTurnBatch<AuditedGroup, UserGroupRow | null>;
+  private readonly updatedGroup: PerTurnBatch<AuditedChange, UserGroupRow | null>;
+  private readonly replacedToken: PerTurnBatch<AuditedReplacement, UserGroupRow | null>;
+
+  constructor(private readonly queries: PostgresQueries) {
+    this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
+    this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
+    this.insertedGroup = batchedWrites(queries, 'insertGroups', insertValues);
+    this.updatedGroup = batchedWrites(queries, 'updateGroups', updateValues, (i) => `${i.environment}\u0000${i.providedId}`);
+    this.replacedToken = batchedWrites(queries, 'replaceTokens', replaceValues, (i) => String(i.replacement.teamId));
+  }
+
+  /** The group (or null) for each key, in order; `keyOf` gives a row's key. */
+  private async findGroups<K extends string | Buffer>(
+    statement: 'findGroups' | 'findGroupsByToken',
+    keys: readonly (readonly [Environment, K])[],
+    keyOf: (row: UserGroupRow) => readonly [string, K],
+  ): Promise<(UserGroupRecord | null)[]> {
+    const { rows } = await this.queries.query<UserGroupRow>(statement, [keys.map(([environment]) => environment), keys.map(([, key]) => key)]);
+    const joined = (environment: string, key: K) => `${environment}\u0000${typeof key === 'string' ? key : key.toString('hex')}`;
+    const found = new Map(rows.map((row) => [joined(...keyOf(row)), row]));
+    return keys.map(([environment, key]) => {
+      const row = found.get(joined(environment, key));
+      return row ? toUserGroupRecord(row) : null;
+    });
+  }
+
+  findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
+    return this.groupById([environment, providedId]);
+  }
+
+  findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
+    return this.groupByTokenHash([environment, tokenHash]);
+  }
+
+  async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
+    const inserted = await this.insertedGroup({ group, audit });
+    if (inserted) return { group: toUserGroupRecord(inserted), created: true };
+    // ON CONFLICT waited for the competing insert to commit, so the row is visible now.
+    const existing = await this.findUserGroup(group.environment, group.providedId);
+    if (!existing) throw new Error('user group vanished between conflict and read');
+    return { group: existing, created: false };
+  }
+
+  async updateUserGroup(
+    environment: Environment,
+    providedId: string,
+    changes: UserGroupChanges,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<UserGroupRecord | null> {
+    const row = await this.updatedGroup({ environment, providedId, changes, audit });
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async replaceToken(replacement: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
+    const row = await this.replacedToken({ replacement, audit });
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean> {
+    return ((await this.queries.query('replaceCiphertext', [next, teamId, expected])).rowCount ?? 0) > 0;
+  }
+
+  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]> {
+    const { rows } = await this.queries.query<UserGroupRow>('listGroups', [environment, page.beforeTeamId, page.prefix ?? null, page.limit]);
+    return rows.map(toUserGroupRecord);
+  }
+
+  async countUserGroups(): Promise<Record<Environment, number>> {
+    const counts: Record<Environment, number> = { Customer: 0, Testing: 0 };
+    for (const row of (await this.queries.query<{ environment: Environment; n: number }>('countGroups', [])).rows) counts[row.environment] = row.n;
+    return counts;
+  }
+
+  async deleteUserGroup(
+    environment: Environment,
+    providedId: string,
+    deletedAt: string,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<UserGroupRecord | null> {
+    const row = (await this.queries.query<UserGroupRow>('deleteGroup', [environment, providedId, deletedAt, ...auditValues(audit)])).rows[0];
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {
+    return (await this.queries.query<UserGroupRow>('listGroupsAfter', [afterTeamId, limit])).rows.map(toUserGroupRecord);
+  }
+}

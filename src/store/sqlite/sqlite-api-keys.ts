@@ -1,0 +1,77 @@
+import type Database from 'better-sqlite3';
+import type { ApiKeyRecord } from '../../domain/api-key.js';
+import type { ApiKeyStore } from '../../domain/api-key-store.js';
+import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
+import type { GroupCommit } from './group-commit.js';
+import type { RevocationCounter } from './revocation-counter.js';
+import type { SqliteAuditLog } from './sqlite-audit-log.js';
+import type { SqliteHealth } from './sqlite-health.js';
+import { toApiKeyRecord, type ApiKeyRow } from './sqlite-rows.js';
+
+/** The SQLite `api_keys` table; a revocation also moves the revocation counter every process reads. */
+export class SqliteApiKeys implements ApiKeyStore {
+  private readonly statements;
+
+  constructor(
+    db: Database.Database,
+    private readonly health: SqliteHealth,
+    private readonly groupCommit: GroupCommit,
+    private readonly auditLog: SqliteAuditLog,
+    private readonly revocations: RevocationCounter,
+  ) {
+    this.statements = {
+      insert: db.prepare(
+        `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
+         VALUES (@id, @name, @environment, @access, @keyHash, @createdAt, @lastUsedAt, @revokedAt)`,
+      ),
+      findByHash: db.prepare<[Buffer], ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ?'),
+      list: db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
+      revoke: db.prepare<[string, string], ApiKeyRow>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING *'),
+      exists: db.prepare<[string], { id: string }>('SELECT id FROM api_keys WHERE id = ?'),
+      recordUse: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
+    };
+  }
+
+  async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
+    await this.groupCommit.run(() => {
+      this.insertRow(key);
+      this.auditLog.append('api_key.created', key.createdAt, { environment: key.environment, teamId: null, providedId: null }, { ...audit, keyId: key.id });
+    });
+  }
+
+  /** Inserts the key as it is, with no audit record; call inside a transaction (the import's, a group commit's). */
+  insertRow(key: ApiKeyRecord): void {
+    this.statements.insert.run(key);
+  }
+
+  async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
+    this.health.assertUsable();
+    const row = this.statements.findByHash.get(keyHash);
+    return row ? toApiKeyRecord(row) : null;
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    this.health.assertUsable();
+    return this.statements.list.all().map(toApiKeyRecord);
+  }
+
+  async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
+    const revoked = await this.groupCommit.run(() => {
+      const row = this.statements.revoke.get(revokedAt, id);
+      if (row) {
+        this.revocations.recordRevocation();
+        this.auditLog.append('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+      }
+      return row;
+    });
+    return revoked !== undefined || this.statements.exists.get(id) !== undefined;
+  }
+
+  async recordApiKeyUse(id: string, usedAt: string): Promise<void> {
+    await this.groupCommit.run(() => this.statements.recordUse.run(usedAt, id));
+  }
+
+  keyRevocations(): RevocationCounter {
+    return this.revocations;
+  }
+}

@@ -1,0 +1,72 @@
+import type Database from 'better-sqlite3';
+import type { AuditAction, AuditContext, AuditQuery, AuditRecord } from '../../domain/audit.js';
+import type { AuditStore } from '../../domain/audit-store.js';
+import type { SqliteHealth } from './sqlite-health.js';
+import { toAuditRecord, type AuditRow } from './sqlite-rows.js';
+
+/** What an audit record is about: a group (team_id and provided id) or a key (both null). */
+export interface AuditSubject {
+  environment: string;
+  teamId: number | null;
+  providedId: string | null;
+}
+
+/**
+ * The SQLite audit log: appended by the other ports' writes inside their own
+ * transaction (`append`), read by `ugs audit` and the export.
+ */
+export class SqliteAuditLog implements AuditStore {
+  private readonly statements;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly health: SqliteHealth,
+  ) {
+    this.statements = {
+      append: db.prepare(
+        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress)`,
+      ),
+      importRecord: db.prepare(
+        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address)
+         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress)`,
+      ),
+      listAfter: db.prepare<[number, number], AuditRow>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?'),
+    };
+  }
+
+  /** Appends the audit record of a change; call inside the change's transaction. */
+  append(action: AuditAction, at: string, subject: AuditSubject, audit: AuditContext): void {
+    this.statements.append.run({ at, action, ...subject, keyId: audit.keyId, fields: JSON.stringify(audit.fields), clientAddress: audit.clientAddress ?? null });
+  }
+
+  /** Inserts an exported record as it is, id included; call inside the import's transaction. */
+  importRecord(record: AuditRecord): void {
+    this.statements.importRecord.run({ ...record, fields: JSON.stringify(record.fields) });
+  }
+
+  async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
+    this.health.assertUsable();
+    const where: string[] = [];
+    const values: Record<string, unknown> = { limit: query.limit };
+    if (query.group && 'teamId' in query.group) {
+      where.push('team_id = @teamId');
+      values.teamId = query.group.teamId;
+    } else if (query.group) {
+      where.push('provided_id = @providedId');
+      values.providedId = query.group.providedId;
+    }
+    if (query.since) {
+      where.push('at >= @since');
+      values.since = query.since;
+    }
+    // Filters vary per call, so this one statement is prepared on demand (it is not on the request path).
+    const sql = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT @limit`;
+    return this.db.prepare<Record<string, unknown>, AuditRow>(sql).all(values).map(toAuditRecord);
+  }
+
+  async listAuditRecordsAfter(afterId: number, limit: number): Promise<AuditRecord[]> {
+    this.health.assertUsable();
+    return this.statements.listAfter.all(afterId, limit).map(toAuditRecord);
+  }
+}

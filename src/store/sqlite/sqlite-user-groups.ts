@@ -1,0 +1,188 @@
+import type Database from 'better-sqlite3';
+import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
+import type { Environment } from '../../domain/environment.js';
+import type { TokenResealStore } from '../../domain/secret-rotation.js';
+import type { UserGroupRecord } from '../../domain/user-group.js';
+import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupStore } from '../../domain/user-group-store.js';
+import { newGroupColumns } from '../group-columns.js';
+import { jsonOrNull } from '../json-column.js';
+import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
+import type { GroupCommit } from './group-commit.js';
+import type { SqliteAuditLog } from './sqlite-audit-log.js';
+import type { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
+import { groupRevocation } from '../../domain/embed-session.js';
+import type { SqliteHealth } from './sqlite-health.js';
+import { toUserGroupRecord, type UserGroupRow } from './sqlite-rows.js';
+
+/**
+ * The SQLite `user_groups` table. Writes go through group commit (one
+ * transaction and one fsync per burst), each with its audit record; lookups
+ * through per-turn batches (one read transaction per burst).
+ */
+export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
+  private readonly statements;
+  private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
+  private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
+
+  constructor(
+    db: Database.Database,
+    private readonly health: SqliteHealth,
+    private readonly groupCommit: GroupCommit,
+    private readonly auditLog: SqliteAuditLog,
+    /** Where a rotation or deletion ends the group's embed sessions, in its own transaction. */
+    private readonly embedSessions: Pick<SqliteEmbedSessions, 'appendRevocation'>,
+  ) {
+    this.statements = {
+      find: db.prepare<[string, string], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND provided_id = ?'),
+      findByToken: db.prepare<[string, Buffer], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND token_hash = ?'),
+      insert: db.prepare<unknown[], UserGroupRow>(
+        `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (environment, provided_id) DO NOTHING
+         RETURNING *`,
+      ),
+      update: db.prepare<unknown[], UserGroupRow>(
+        `UPDATE user_groups SET
+           name       = CASE WHEN ? THEN ? ELSE name END,
+           mapping    = CASE WHEN ? THEN ? ELSE mapping END,
+           properties = CASE WHEN ? THEN ? ELSE properties END,
+           updated_at = ?
+         WHERE environment = ? AND provided_id = ?
+         RETURNING *`,
+      ),
+      replaceToken: db.prepare<unknown[], UserGroupRow>(
+        `UPDATE user_groups SET token_hash = ?, token_ciphertext = ?, updated_at = ?
+         WHERE team_id = ? AND token_hash = ?
+         RETURNING *`,
+      ),
+      replaceCiphertext: db.prepare('UPDATE user_groups SET token_ciphertext = ? WHERE team_id = ? AND token_ciphertext = ?'),
+      list: db.prepare<[{ environment: string; before: number; prefix: string | null; limit: number }], UserGroupRow>(
+        `SELECT * FROM user_groups
+         WHERE environment = @environment AND team_id < @before
+           AND (@prefix IS NULL OR substr(provided_id, 1, length(@prefix)) = @prefix OR substr(name, 1, length(@prefix)) = @prefix)
+         ORDER BY team_id DESC LIMIT @limit`,
+      ),
+      count: db.prepare<[], { environment: string; n: number }>('SELECT environment, count(*) AS n FROM user_groups GROUP BY environment'),
+      delete: db.prepare<[string, string], UserGroupRow>('DELETE FROM user_groups WHERE environment = ? AND provided_id = ? RETURNING *'),
+      listAfter: db.prepare<[number, number], UserGroupRow>('SELECT * FROM user_groups WHERE team_id > ? ORDER BY team_id LIMIT ?'),
+      // An explicit team_id also advances AUTOINCREMENT's sequence, so new ids stay above imported ones.
+      importRow: db.prepare(
+        `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
+         VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt)`,
+      ),
+    };
+    // One read transaction per batch of lookups: one snapshot, and one WAL read lock instead of one per lookup.
+    const snapshot = db.transaction((read: () => (UserGroupRecord | null)[]) => read());
+    const inOneSnapshot = (read: () => (UserGroupRecord | null)[]) => {
+      health.assertUsable();
+      return snapshot(read);
+    };
+    const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
+    this.groupById = perTurnBatch(async (keys) => inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.find.get(environment, providedId)))));
+    this.groupByTokenHash = perTurnBatch(async (keys) =>
+      inOneSnapshot(() => keys.map(([environment, tokenHash]) => recordOrNull(this.statements.findByToken.get(environment, tokenHash)))),
+    );
+  }
+
+  findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
+    return this.groupById([environment, providedId]);
+  }
+
+  findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
+    return this.groupByTokenHash([environment, tokenHash]);
+  }
+
+  async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
+    return this.groupCommit.run(() => {
+      const row = this.statements.insert.get(...newGroupColumns(group));
+      if (row) {
+        this.auditLog.append('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
+        return { group: toUserGroupRecord(row), created: true };
+      }
+      const existing = this.statements.find.get(group.environment, group.providedId);
+      if (!existing) throw new Error('user group vanished between conflict and read');
+      return { group: toUserGroupRecord(existing), created: false };
+    });
+  }
+
+  async updateUserGroup(
+    environment: Environment,
+    providedId: string,
+    changes: UserGroupChanges,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<UserGroupRecord | null> {
+    const row = await this.groupCommit.run(() => {
+      const updated = this.statements.update.get(
+        changes.name !== undefined ? 1 : 0,
+        changes.name ?? null,
+        changes.mapping !== undefined ? 1 : 0,
+        jsonOrNull(changes.mapping),
+        changes.properties !== undefined ? 1 : 0,
+        jsonOrNull(changes.properties),
+        changes.updatedAt,
+        environment,
+        providedId,
+      );
+      if (updated) this.auditLog.append('user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, audit);
+      return updated;
+    });
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async replaceToken(r: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
+    const row = await this.groupCommit.run(() => {
+      const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
+      if (replaced) {
+        const subject = { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id };
+        this.auditLog.append('user_group.token_rotated', r.updatedAt, subject, audit);
+        // The sessions minted under the old token end with it.
+        this.embedSessions.appendRevocation(groupRevocation({ ...toUserGroupRecord(replaced), tokenHash: r.expectedTokenHash }, 'token_rotated', r.updatedAt));
+      }
+      return replaced;
+    });
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean> {
+    return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, teamId, expected).changes > 0);
+  }
+
+  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]> {
+    this.health.assertUsable();
+    return this.statements.list.all({ environment, before: page.beforeTeamId, prefix: page.prefix ?? null, limit: page.limit }).map(toUserGroupRecord);
+  }
+
+  async countUserGroups(): Promise<Record<Environment, number>> {
+    this.health.assertUsable();
+    const counts: Record<Environment, number> = { Customer: 0, Testing: 0 };
+    for (const row of this.statements.count.all()) counts[row.environment as Environment] = row.n;
+    return counts;
+  }
+
+  async deleteUserGroup(
+    environment: Environment,
+    providedId: string,
+    deletedAt: string,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<UserGroupRecord | null> {
+    const row = await this.groupCommit.run(() => {
+      const deleted = this.statements.delete.get(environment, providedId);
+      if (deleted) {
+        this.auditLog.append('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
+        this.embedSessions.appendRevocation(groupRevocation(toUserGroupRecord(deleted), 'user_group_deleted', deletedAt));
+      }
+      return deleted;
+    });
+    return row ? toUserGroupRecord(row) : null;
+  }
+
+  async listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {
+    this.health.assertUsable();
+    return this.statements.listAfter.all(afterTeamId, limit).map(toUserGroupRecord);
+  }
+
+  /** Inserts an exported group as it is, team_id included; call inside the import's transaction. */
+  importRow(group: UserGroupRecord): void {
+    this.statements.importRow.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties) });
+  }
+}
