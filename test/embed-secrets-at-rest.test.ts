@@ -61,7 +61,7 @@ async function exercise(server: TestServer): Promise<string[]> {
     else await api.rotate(group.token);
   }
   await server.services.signingKeys.rotate();
-  const keys = await server.services.store.listSigningKeys();
+  const keys = await server.services.signingKeyReseal.listSigningKeys();
   assert.equal(keys.length, 2);
   const privateKeys = keys.flatMap((key) => {
     const pem = server.services.cipher.open(key.privateKeyCiphertext, signingKeySealContext(key.kid));

@@ -180,7 +180,7 @@ describe('ugs signing-keys and embed keys', () => {
       const minted = await mint(api, { user_group_id: 'through' });
       assert.equal(minted.status, 201, minted.text);
       await verifyWithJose(running.url, minted.json.embed_session.token);
-      const stored = await running.services.store.listSigningKeys();
+      const stored = await running.services.signingKeyReseal.listSigningKeys();
       assert.ok(stored.every((k) => running.services.cipher.isCurrent(k.privateKeyCiphertext)), 'every signing key is sealed under the new secret');
     } finally {
       await running.close();

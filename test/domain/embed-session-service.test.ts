@@ -26,10 +26,10 @@ describe('EmbedSessionService with a clock the test controls', () => {
   let service: EmbedSessionService;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 'store.sqlite') })).store;
-    const signingKeys = new SigningKeys({ store, cipher: createTokenCipher('e'.repeat(32)), algorithm: 'EdDSA', jwksMaxAgeSeconds: 300, now: () => clock.now });
+    const signingKeys = new SigningKeys({ store: store.signingKeys, settings: store.settings, cipher: createTokenCipher('e'.repeat(32)), algorithm: 'EdDSA', jwksMaxAgeSeconds: 300, now: () => clock.now });
     await signingKeys.load();
-    service = new EmbedSessionService({ store, signingKeys, settings: { issuer: 'iss-test', audience: 'aud-test' }, now: () => clock.now });
-    await store.insertUserGroupIfAbsent({
+    service = new EmbedSessionService({ sessions: store.embedSessions, groups: store.userGroups, signingKeys, settings: { issuer: 'iss-test', audience: 'aud-test' }, now: () => clock.now });
+    await store.userGroups.insertUserGroupIfAbsent({
       environment: 'Customer',
       providedId: 'clocked',
       name: 'Clocked',
@@ -49,7 +49,7 @@ describe('EmbedSessionService with a clock the test controls', () => {
   it('records the session before handing out the token, with iat and exp from the clock', async () => {
     const minted = await service.mint(embedKey, { userGroupToken: token, expiresIn: 60 });
     assert.equal(minted.expiresAt, '2026-03-01T12:01:00.000Z');
-    const session = await store.findEmbedSession('Customer', minted.sessionId);
+    const session = await store.embedSessions.findEmbedSession('Customer', minted.sessionId);
     assert.deepEqual(session, {
       sessionId: minted.sessionId,
       environment: 'Customer',

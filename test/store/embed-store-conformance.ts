@@ -72,39 +72,39 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     after(() => store.close());
 
     it('starts with none, inserts and lists them in generation order, field for field', async () => {
-      assert.deepEqual(await store.listSigningKeys(), []);
+      assert.deepEqual(await store.signingKeys.listSigningKeys(), []);
       const third = signingKey(3, { algorithm: 'ES256', activatesAt: '2026-03-03T00:00:00.000Z' });
       const first = signingKey(1, { activatesAt: '2026-03-01T00:00:00.000Z' });
       const second = signingKey(2, { algorithm: 'RS256', publicJwk: { kty: 'RSA', n: 'AQAB'.repeat(80), e: 'AQAB', kid: 'x', alg: 'RS256', use: 'sig' } });
-      for (const key of [third, first, second]) assert.equal(await store.insertSigningKey(key), true);
-      assert.deepEqual(await store.listSigningKeys(), [first, second, third]);
+      for (const key of [third, first, second]) assert.equal(await store.signingKeys.insertSigningKey(key), true);
+      assert.deepEqual(await store.signingKeys.listSigningKeys(), [first, second, third]);
     });
 
     it('refuses a second key of one generation (false, nothing written), as two processes rotating at once would', async () => {
-      const before = await store.listSigningKeys();
+      const before = await store.signingKeys.listSigningKeys();
       const taken = Math.max(...before.map((k) => k.generation));
-      assert.equal(await store.insertSigningKey(signingKey(taken)), false);
-      const results = await Promise.all(Array.from({ length: 8 }, () => store.insertSigningKey(signingKey(taken + 1))));
+      assert.equal(await store.signingKeys.insertSigningKey(signingKey(taken)), false);
+      const results = await Promise.all(Array.from({ length: 8 }, () => store.signingKeys.insertSigningKey(signingKey(taken + 1))));
       assert.equal(results.filter(Boolean).length, 1, 'exactly one of many concurrent inserts of one generation wins');
-      assert.equal((await store.listSigningKeys()).length, before.length + 1);
+      assert.equal((await store.signingKeys.listSigningKeys()).length, before.length + 1);
     });
 
     it('swaps a private key ciphertext only while the expected one is stored', async () => {
-      const [key] = await store.listSigningKeys();
+      const [key] = await store.signingKeys.listSigningKeys();
       const next = randomBytes(90);
-      assert.equal(await store.replaceSigningKeyCiphertext(key!.kid, key!.privateKeyCiphertext, next), true);
-      assert.equal(await store.replaceSigningKeyCiphertext(key!.kid, key!.privateKeyCiphertext, randomBytes(90)), false, 'a stale expected ciphertext');
-      assert.equal(await store.replaceSigningKeyCiphertext('kid-missing', next, randomBytes(90)), false);
-      const stored = (await store.listSigningKeys()).find((k) => k.kid === key!.kid);
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext(key!.kid, key!.privateKeyCiphertext, next), true);
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext(key!.kid, key!.privateKeyCiphertext, randomBytes(90)), false, 'a stale expected ciphertext');
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('kid-missing', next, randomBytes(90)), false);
+      const stored = (await store.signingKeys.listSigningKeys()).find((k) => k.kid === key!.kid);
       assert.deepEqual(stored, { ...key, privateKeyCiphertext: next }, 'nothing else changed');
     });
 
     it('deletes the given keys only; an empty list deletes nothing', async () => {
-      const all = await store.listSigningKeys();
-      await store.deleteSigningKeys([]);
-      assert.equal((await store.listSigningKeys()).length, all.length);
-      await store.deleteSigningKeys([all[0]!.kid, all[2]!.kid, 'kid-missing']);
-      assert.deepEqual(await store.listSigningKeys(), all.filter((_, i) => i !== 0 && i !== 2));
+      const all = await store.signingKeys.listSigningKeys();
+      await store.signingKeys.deleteSigningKeys([]);
+      assert.equal((await store.signingKeys.listSigningKeys()).length, all.length);
+      await store.signingKeys.deleteSigningKeys([all[0]!.kid, all[2]!.kid, 'kid-missing']);
+      assert.deepEqual(await store.signingKeys.listSigningKeys(), all.filter((_, i) => i !== 0 && i !== 2));
     });
   });
 
@@ -116,36 +116,36 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     after(() => store.close());
     const audit = (keyId: string, clientAddress?: string) => ({ keyId, fields: [] as string[], clientAddress });
     /** The feed of `environment` after `after`, as of EARLY (nothing filtered for expiry). */
-    const feed = (environment: Environment, after = 0, limit = 1000) => store.listEmbedRevocations(environment, after, limit, EARLY);
+    const feed = (environment: Environment, after = 0, limit = 1000) => store.embedSessions.listEmbedRevocations(environment, after, limit, EARLY);
     const lastSequence = async () => Math.max(0, ...[...(await feed('Customer')), ...(await feed('Testing'))].map((r) => r.sequence));
     const withoutSequence = ({ sequence, ...rest }: EmbedRevocation) => (assert.ok(Number.isSafeInteger(sequence) && sequence > 0), rest);
 
     it('inserts and finds a session field for field, in its environment only', async () => {
       const s = session('Customer', 'sess-find');
-      await store.insertEmbedSession(s, EARLY);
-      assert.deepEqual(await store.findEmbedSession('Customer', s.sessionId), s);
-      assert.equal(await store.findEmbedSession('Testing', s.sessionId), null);
-      assert.equal(await store.findEmbedSession('Customer', 'es_missing'), null);
+      await store.embedSessions.insertEmbedSession(s, EARLY);
+      assert.deepEqual(await store.embedSessions.findEmbedSession('Customer', s.sessionId), s);
+      assert.equal(await store.embedSessions.findEmbedSession('Testing', s.sessionId), null);
+      assert.equal(await store.embedSessions.findEmbedSession('Customer', 'es_missing'), null);
     });
 
     it('revokes a session once: the record, one feed entry and one audit record; again writes nothing; unknown or other environment is null', async () => {
       const s = session('Testing', 'sess-revoke', { teamId: 41 });
-      await store.insertEmbedSession(s, EARLY);
+      await store.embedSessions.insertEmbedSession(s, EARLY);
       const since = await lastSequence();
-      const audits = (await store.listAuditRecords({ limit: 10_000 })).length;
+      const audits = (await store.audit.listAuditRecords({ limit: 10_000 })).length;
       const at = '2026-04-01T10:01:00.000Z';
 
-      assert.equal(await store.revokeEmbedSession('Customer', s.sessionId, at, audit('key_other')), null, 'another environment does not see it');
-      assert.equal(await store.revokeEmbedSession('Testing', 'es_missing', at, audit('key_x')), null);
-      assert.deepEqual(await store.revokeEmbedSession('Testing', s.sessionId, at, audit('key_rev', '203.0.113.9')), { ...s, revokedAt: at });
-      assert.deepEqual(await store.revokeEmbedSession('Testing', s.sessionId, '2026-04-01T10:02:00.000Z', audit('key_again')), { ...s, revokedAt: at }, 'the first revocation time is kept');
-      assert.deepEqual(await store.findEmbedSession('Testing', s.sessionId), { ...s, revokedAt: at });
+      assert.equal(await store.embedSessions.revokeEmbedSession('Customer', s.sessionId, at, audit('key_other')), null, 'another environment does not see it');
+      assert.equal(await store.embedSessions.revokeEmbedSession('Testing', 'es_missing', at, audit('key_x')), null);
+      assert.deepEqual(await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, at, audit('key_rev', '203.0.113.9')), { ...s, revokedAt: at });
+      assert.deepEqual(await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, '2026-04-01T10:02:00.000Z', audit('key_again')), { ...s, revokedAt: at }, 'the first revocation time is kept');
+      assert.deepEqual(await store.embedSessions.findEmbedSession('Testing', s.sessionId), { ...s, revokedAt: at });
 
       assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
         { environment: 'Testing', sessionId: s.sessionId, providedId: 'sess-revoke', tokenVersion: null, reason: 'session_revoked', revokedAt: at, expiresAt: plus(s.expiresAt, CLOCK_TOLERANCE_MS) },
       ]);
       assert.deepEqual(await feed('Customer', since), []);
-      const records = (await store.listAuditRecords({ limit: 10_000 })).slice(audits);
+      const records = (await store.audit.listAuditRecords({ limit: 10_000 })).slice(audits);
       assert.deepEqual(records.map(({ id: _id, ...rest }) => rest), [
         { at, action: 'embed_session.revoked', environment: 'Testing', teamId: 41, providedId: 'sess-revoke', keyId: 'key_rev', fields: [], clientAddress: '203.0.113.9' },
       ]);
@@ -153,19 +153,19 @@ export function embedStoreConformance(fixture: StoreFixture): void {
 
     it('revokes a session exactly once under concurrent revocations', async () => {
       const s = session('Customer', 'sess-race');
-      await store.insertEmbedSession(s, EARLY);
+      await store.embedSessions.insertEmbedSession(s, EARLY);
       const since = await lastSequence();
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.revokeEmbedSession('Customer', s.sessionId, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`))));
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.embedSessions.revokeEmbedSession('Customer', s.sessionId, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`))));
       assert.ok(results.every((r) => r !== null && r.revokedAt === results[0]!.revokedAt), 'every caller gets the record with the one revocation time');
       assert.equal((await feed('Customer', since)).length, 1);
-      assert.equal((await store.listAuditRecords({ group: { providedId: 'sess-race' }, limit: 100 })).length, 1);
+      assert.equal((await store.audit.listAuditRecords({ group: { providedId: 'sess-race' }, limit: 100 })).length, 1);
     });
 
     it('appends exactly one revocation per token rotation, naming the old token by tokenVersionOf; a lost race appends none', async () => {
-      const { group: g } = await store.insertUserGroupIfAbsent(group('Customer', 'tv-rotate'));
+      const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-rotate'));
       const since = await lastSequence();
       const at = '2026-05-01T00:00:00.000Z';
-      const rotate = (expectedTokenHash: Buffer) => store.replaceToken({ teamId: g.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
+      const rotate = (expectedTokenHash: Buffer) => store.userGroups.replaceToken({ teamId: g.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
       const rotated = await rotate(g.tokenHash);
       assert.ok(rotated);
       assert.equal(await rotate(g.tokenHash), null, 'the old token lost');
@@ -176,11 +176,11 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     });
 
     it('appends one revocation per winning rotation among many made together, each with its own old token version', async () => {
-      const groups = await Promise.all(['tv-batch-a', 'tv-batch-b', 'tv-batch-c'].map(async (id) => (await store.insertUserGroupIfAbsent(group('Testing', id))).group));
+      const groups = await Promise.all(['tv-batch-a', 'tv-batch-b', 'tv-batch-c'].map(async (id) => (await store.userGroups.insertUserGroupIfAbsent(group('Testing', id))).group));
       const since = await lastSequence();
       const at = '2026-05-02T00:00:00.000Z';
       const rotate = (g: (typeof groups)[number], expectedTokenHash = g.tokenHash) =>
-        store.replaceToken({ teamId: g.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
+        store.userGroups.replaceToken({ teamId: g.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
       const results = await Promise.all([rotate(groups[0]!), rotate(groups[0]!), rotate(groups[0]!), rotate(groups[1]!), rotate(groups[2]!, randomBytes(32))]);
       assert.equal(results.filter((r) => r !== null).length, 2);
       const entries = await feed('Testing', since);
@@ -194,13 +194,13 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     });
 
     it('appends exactly one revocation per group deletion, with the deleted token\'s version; an unknown group appends none', async () => {
-      const { group: g } = await store.insertUserGroupIfAbsent(group('Testing', 'tv-delete'));
-      await store.insertUserGroupIfAbsent(group('Customer', 'tv-delete'));
+      const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'tv-delete'));
+      await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-delete'));
       const since = await lastSequence();
       const at = '2026-05-03T00:00:00.000Z';
-      assert.ok(await store.deleteUserGroup('Testing', 'tv-delete', at, audit('key_del')));
-      assert.equal(await store.deleteUserGroup('Testing', 'tv-delete', at), null);
-      assert.equal(await store.deleteUserGroup('Testing', 'tv-never', at), null);
+      assert.ok(await store.userGroups.deleteUserGroup('Testing', 'tv-delete', at, audit('key_del')));
+      assert.equal(await store.userGroups.deleteUserGroup('Testing', 'tv-delete', at), null);
+      assert.equal(await store.userGroups.deleteUserGroup('Testing', 'tv-never', at), null);
       assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
         { environment: 'Testing', sessionId: null, providedId: 'tv-delete', tokenVersion: tokenVersionOf(g.tokenHash), reason: 'user_group_deleted', revokedAt: at, expiresAt: plus(at, GROUP_REVOCATION_MS) },
       ]);
@@ -212,8 +212,8 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const made: EmbedSessionRecord[] = [];
       for (let i = 0; i < 5; i++) {
         const s = session(i % 2 ? 'Testing' : 'Customer', `feed-${i}`, { expiresAt: `2026-06-0${i + 1}T00:00:00.000Z` });
-        await store.insertEmbedSession(s, EARLY);
-        await store.revokeEmbedSession(s.environment, s.sessionId, '2026-04-01T11:00:00.000Z', audit('key_feed'));
+        await store.embedSessions.insertEmbedSession(s, EARLY);
+        await store.embedSessions.revokeEmbedSession(s.environment, s.sessionId, '2026-04-01T11:00:00.000Z', audit('key_feed'));
         made.push(s);
       }
       const customer = await feed('Customer', since);
@@ -227,7 +227,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       assert.deepEqual(await feed('Customer', customer.at(-1)!.sequence, 2), [], 'nothing after the last');
 
       // made[0]'s entry expires at 2026-06-01T00:01:00Z, made[2]'s at 2026-06-03T00:01:00Z.
-      const later = await store.listEmbedRevocations('Customer', since, 1000, '2026-06-01T00:01:00.000Z');
+      const later = await store.embedSessions.listEmbedRevocations('Customer', since, 1000, '2026-06-01T00:01:00.000Z');
       assert.deepEqual(later.map((r) => r.sessionId), [made[2]!.sessionId, made[4]!.sessionId], 'an entry is gone once its expiry is reached');
     });
 
@@ -236,18 +236,18 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const all = [...(await feed('Customer')), ...(await feed('Testing'))];
       assert.ok(all.length > 10, `enough entries to see the bound (${all.length})`);
       const expiredSession = session('Customer', 'prune-me');
-      await store.insertEmbedSession(expiredSession, EARLY);
+      await store.embedSessions.insertEmbedSession(expiredSession, EARLY);
       const live = session('Customer', 'prune-live', { expiresAt: '2031-01-01T00:00:00.000Z' });
-      await store.insertEmbedSession(live, EARLY);
+      await store.embedSessions.insertEmbedSession(live, EARLY);
       for (let i = 0; ; i++) {
         assert.ok(i < 100, 'pruning never finished');
         const before = [...(await feed('Customer')), ...(await feed('Testing'))].length;
-        await store.insertEmbedSession(session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }), far);
+        await store.embedSessions.insertEmbedSession(session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }), far);
         const remaining = [...(await feed('Customer')), ...(await feed('Testing'))].length;
         assert.ok(before - remaining <= 10, `one insert forgot ${before - remaining} entries`);
-        if (remaining === 0 && (await store.findEmbedSession('Customer', expiredSession.sessionId)) === null) break;
+        if (remaining === 0 && (await store.embedSessions.findEmbedSession('Customer', expiredSession.sessionId)) === null) break;
       }
-      assert.deepEqual(await store.findEmbedSession('Customer', live.sessionId), live, 'a live session is kept');
+      assert.deepEqual(await store.embedSessions.findEmbedSession('Customer', live.sessionId), live, 'a live session is kept');
     });
   });
 }

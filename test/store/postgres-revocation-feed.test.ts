@@ -27,7 +27,7 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
                            BEGIN IF NEW.provided_id = 'slow' THEN PERFORM pg_sleep(1.5); END IF; RETURN NEW; END $$`);
       await admin.query('CREATE TRIGGER stall_slow AFTER INSERT ON embed_revocations FOR EACH ROW EXECUTE FUNCTION stall_slow()');
       const at = new Date().toISOString();
-      await store.insertUserGroupIfAbsent({
+      await store.userGroups.insertUserGroupIfAbsent({
         environment: 'Customer',
         providedId: 'slow',
         name: 'Slow',
@@ -39,18 +39,18 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
         updatedAt: at,
       });
       const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
-      await store.insertEmbedSession({ sessionId: 'es_fast', environment: 'Customer', teamId: 1, providedId: 'fast', tokenVersion: 'BBBBBBBBBBBBBBBB', createdAt: at, expiresAt, revokedAt: null }, at);
+      await store.embedSessions.insertEmbedSession({ sessionId: 'es_fast', environment: 'Customer', teamId: 1, providedId: 'fast', tokenVersion: 'BBBBBBBBBBBBBBBB', createdAt: at, expiresAt, revokedAt: null }, at);
 
-      const slow = store.deleteUserGroup('Customer', 'slow', at);
+      const slow = store.userGroups.deleteUserGroup('Customer', 'slow', at);
       await until(admin, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep'");
       // Meanwhile another revocation, numbered after it.
-      await store.revokeEmbedSession('Customer', 'es_fast', at, { keyId: 'key_x', fields: [] });
+      await store.embedSessions.revokeEmbedSession('Customer', 'es_fast', at, { keyId: 'key_x', fields: [] });
 
       // A verifier polls and moves its cursor past what it saw; then polls again.
-      const first = await store.listEmbedRevocations('Customer', 0, 100, at);
+      const first = await store.embedSessions.listEmbedRevocations('Customer', 0, 100, at);
       const cursor = Math.max(0, ...first.map((r) => r.sequence));
       await slow;
-      const next = await store.listEmbedRevocations('Customer', cursor, 100, at);
+      const next = await store.embedSessions.listEmbedRevocations('Customer', cursor, 100, at);
 
       const seen = (entries: EmbedRevocation[]) => entries.map((r) => r.providedId).sort();
       assert.deepEqual(seen([...first, ...next]), ['fast', 'slow'], `the verifier learned of both revocations (first poll: ${JSON.stringify(seen(first))})`);
@@ -64,7 +64,7 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
 });
 
 async function feedOf(store: Store): Promise<EmbedRevocation[]> {
-  return store.listEmbedRevocations('Customer', 0, 100, new Date(0).toISOString());
+  return store.embedSessions.listEmbedRevocations('Customer', 0, 100, new Date(0).toISOString());
 }
 
 /** Polls `query` (one row, column n) until n > 0, for at most 10 s. */

@@ -132,7 +132,7 @@ describe('GET /api/embed_sessions/revocations', () => {
     await ender.call('DELETE', undefined, { path: `/api/embed_sessions/${session_id}` });
     await api.rotate(group.token);
     await api.call('DELETE', { user_group_id: 'audited' });
-    const records = await server.services.store.listAuditRecords({ group: { providedId: 'audited' }, limit: 100 });
+    const records = await server.services.audit.listAuditRecords({ group: { providedId: 'audited' }, limit: 100 });
     assert.deepEqual(
       records.map((r) => [r.action, r.keyId, r.teamId, r.environment]),
       [
