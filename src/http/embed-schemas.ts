@@ -15,7 +15,7 @@ export const MintBody = Type.Object({
   ),
   dashboard: Type.Optional(Type.String({ minLength: 1, maxLength: EMBED_LIMITS.dashboardMaxLength, description: 'The dashboard the session is for (claim dsh).' })),
   origins: Type.Optional(Type.Array(Origin, { maxItems: EMBED_LIMITS.originsMax, description: 'Origins allowed to frame the dashboard (claim org).' })),
-}, { examples: [{ user_group_id: 'acme', expires_in: 600, dashboard: 'sales', origins: ['https://app.example.com'] }] });
+});
 export type MintBody = Static<typeof MintBody>;
 
 export const MintResponse = Type.Object({

@@ -38,7 +38,7 @@ describe('GET /api/embed_sessions/revocations', () => {
       const query = [cursor === undefined ? '' : `after=${encodeURIComponent(cursor)}`, `limit=${limit}`].filter(Boolean).join('&');
       const res = await feed(by, `?${query}`);
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(Object.keys(res.json), ['success', 'revocations', 'next_cursor']);
+      assert.deepEqual(Object.keys(res.json), ['success', 'environment', 'revocations', 'next_cursor']);
       assert.equal(typeof res.json.next_cursor, 'string');
       entries.push(...res.json.revocations);
       if (res.json.revocations.length < limit) return { entries, cursor: res.json.next_cursor, pages };
@@ -52,7 +52,7 @@ describe('GET /api/embed_sessions/revocations', () => {
     assert.deepEqual(res.json.revocations, []);
     assert.equal(typeof res.json.next_cursor, 'string');
     const again = await feed(api, `?after=${encodeURIComponent(res.json.next_cursor)}`);
-    assert.deepEqual(again.json, { success: 1, revocations: [], next_cursor: res.json.next_cursor });
+    assert.deepEqual(again.json, { success: 1, environment: 'Customer', revocations: [], next_cursor: res.json.next_cursor });
   });
 
   it('lists an ended session, a rotated group and a deleted group, each as the wire contract says, oldest first', async () => {
