@@ -16,7 +16,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
-  { files: ['src/cli/**', 'test/**', 'bench/**'], rules: { 'no-console': 'off' } },
+  { files: ['src/cli/**', 'test/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
   {
     // Nothing outside src/store reaches the store: the composition root (src/services.ts) opens it and hands each
     // consumer a port or a domain service; `ugs import` (src/import-into-store.ts) opens the store it fills, and the
@@ -43,6 +43,13 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // The embed package runs in a dashboard's process: jose and node:*, nothing of the server (test/embed/embed-package-boundary.test.ts).
+    files: ['src/embed/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:|jose$|\\./)', message: 'src/embed imports only jose, node:* and its own files.' }] }],
     },
   },
 );

@@ -108,11 +108,11 @@ export async function startProcess(args: string[], env: Record<string, string>, 
 }
 
 /** One request with a JSON body over node:http (GET bodies included). */
-function call(url: string, method: string, key: string, body: unknown): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+function call(url: string, method: string, key: string, body: unknown, path = '/api/user'): Promise<{ status: number; headers: Record<string, string>; text: string }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
-      `${url}/api/user`,
+      `${url}${path}`,
       { method, headers: { authorization: `Token ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
       (res) => {
         let text = '';
@@ -220,7 +220,7 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
         // The ceiling answers with the bytes of a real answer to this scenario.
         const [sample] = scenario.requests(groups, `sample-${Date.now()}`);
         const setup = typeof sample!.setupRequest === 'function' ? sample!.setupRequest({ ...sample! }, {}) : sample!;
-        const real = await call(service.url, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)));
+        const real = await call(service.url, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)), sample!.path);
         const ceiling = await startProcess(
           [CEILING],
           { WORKERS: String(options.workers) },

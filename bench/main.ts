@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
 import { cpuPerRequest, formatTable, median, runBenchmark, runFrameworkFloor } from './benchmark.js';
+import { formatEmbedTokenTable, runEmbedTokenBench, type EmbedTokenBench } from './embed-tokens.js';
 import { formatScaleTable, runScale } from './scale.js';
+import type { SigningAlgorithm } from '../src/domain/signing-key.js';
 
 /** `npm run bench`: every scenario on SQLite and PostgreSQL against the ceiling, as a Markdown table. */
 const program = new Command()
@@ -16,11 +18,12 @@ const program = new Command()
   .option('--workers <n>', 'UGS_WORKERS for the service (its default, 1, unless given), and as many ceiling processes', '1')
   .option('--seed <n>', 'existing groups before the scenarios run', '1000')
   .addOption(new Option('--stores <list>', 'comma-separated stores').default('sqlite,postgres'))
-  .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate'))
+  .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate,mint'))
   .option('--floor', 'also measure the framework alone (Fastify + one log line, fixed answer) against the ceiling, one process each')
   .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
+  .option('--embed-algorithms <list>', 'algorithms of the in-process embed token measurements ("" to skip them)', 'EdDSA')
   .parse();
-const opts = program.opts<{ floor?: boolean; duration: string; pairs: string; connections: string; workers: string; seed: string; stores: string; scenarios: string; scale: string }>();
+const opts = program.opts<{ floor?: boolean; duration: string; pairs: string; connections: string; workers: string; seed: string; stores: string; scenarios: string; scale: string; embedAlgorithms: string }>();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-'));
 const secret = randomBytes(32).toString('hex');
@@ -54,6 +57,12 @@ try {
     const scale = await runScale(sizes, { connections: Number(opts.connections), durationSeconds: Number(opts.duration), runs: Number(opts.pairs), log: (line) => console.error(line) });
     console.log(`\nScale (SQLite, one process per size so each peak RSS is its own; hit and create as above, the sizes' runs alternating, median of ${opts.pairs} rounds):\n`);
     console.log(formatScaleTable(scale));
+  }
+  const algorithms = opts.embedAlgorithms.split(',').filter(Boolean) as SigningAlgorithm[];
+  if (algorithms.length > 0) {
+    const tokens: EmbedTokenBench[] = [];
+    for (const algorithm of algorithms) tokens.push(await runEmbedTokenBench(algorithm));
+    console.log(`\n${formatEmbedTokenTable(tokens)}`);
   }
 } catch (error) {
   console.error(error);

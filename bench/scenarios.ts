@@ -2,7 +2,7 @@ import type { Request as AutocannonRequest } from 'autocannon';
 
 /** One kind of traffic the benchmark measures. */
 export interface Scenario {
-  name: 'hit' | 'create' | 'update' | 'rotate';
+  name: 'hit' | 'create' | 'update' | 'rotate' | 'mint';
   description: string;
   /** The autocannon request list, given the existing groups and a per-run unique prefix. */
   requests(groups: SeedGroup[], runId: string): AutocannonRequest[];
@@ -87,6 +87,21 @@ export const SCENARIOS: Scenario[] = [
             if (status === 200) ctx.group.token = JSON.parse(body).user_group.token;
             idle.push(ctx.group);
           },
+        },
+      ];
+    },
+  },
+  {
+    name: 'mint',
+    description: 'embed session mint for existing groups (a signature and a durable insert each)',
+    requests(groups) {
+      const next = spread(groups);
+      return [
+        {
+          method: 'POST',
+          path: '/api/embed_sessions',
+          headers: json,
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ user_group_id: next().id, dashboard: 'sales' }) }),
         },
       ];
     },

@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { resolve } from 'node:path';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
 import { parseTrustedProxies } from './http/trusted-proxies.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-key.js';
 
 /**
  * Every setting, read from the environment once and validated at start. A bad
@@ -55,6 +56,18 @@ const ConfigSchema = Type.Object({
   UGS_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process.' }),
   UGS_PG_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'PostgreSQL `statement_timeout`.' }),
   UGS_PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'How long to wait for a PostgreSQL connection.' }),
+  UGS_EMBED_ISSUER: Type.String({ minLength: 1, default: 'user-group-service', description: 'The `iss` claim of embed tokens; verifiers check it.' }),
+  UGS_EMBED_AUDIENCE: Type.String({ minLength: 1, default: 'embedded-dashboards', description: 'The `aud` claim of embed tokens; verifiers check it.' }),
+  UGS_EMBED_ALGORITHM: Type.Union(
+    SIGNING_ALGORITHMS.map((algorithm) => Type.Literal(algorithm)),
+    { default: 'EdDSA', description: 'Algorithm of new embed signing keys: `EdDSA` (Ed25519), `ES256` or `RS256`; takes effect at the first start and at the next `ugs signing-keys rotate`.' },
+  ),
+  UGS_EMBED_JWKS_MAX_AGE_SECONDS: Type.Integer({
+    minimum: 60,
+    maximum: 86_400,
+    default: 300,
+    description: 'How long verifiers may cache `/.well-known/jwks.json` (its `Cache-Control: max-age`); a rotated-in signing key waits this long before it signs.',
+  }),
   UGS_METRICS_TOKEN: Type.Optional(
     Type.String({ minLength: 16, description: 'At least 16 characters; when set, `GET /metrics` needs `Authorization: Bearer <token>`; unset: open.' }),
   ),
@@ -83,6 +96,14 @@ export interface Config {
   metricsToken: string | undefined;
   /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
   postgres: PostgresConfig | undefined;
+  embed: EmbedConfig;
+}
+
+export interface EmbedConfig {
+  issuer: string;
+  audience: string;
+  algorithm: SigningAlgorithm;
+  jwksMaxAgeSeconds: number;
 }
 
 export interface PostgresConfig {
@@ -133,6 +154,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       headersTimeoutMs: config.UGS_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: config.UGS_REQUEST_TIMEOUT_MS,
       keepAliveTimeoutMs: config.UGS_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    embed: {
+      issuer: config.UGS_EMBED_ISSUER,
+      audience: config.UGS_EMBED_AUDIENCE,
+      algorithm: config.UGS_EMBED_ALGORITHM,
+      jwksMaxAgeSeconds: config.UGS_EMBED_JWKS_MAX_AGE_SECONDS,
     },
     postgres:
       config.DATABASE_URL === undefined

@@ -125,6 +125,19 @@ export class SecretKeyring implements TokenCipher {
     }
   }
 
+  seal(plaintext: string, context: string): Buffer {
+    return this.cipher.seal(plaintext, context);
+  }
+
+  open(ciphertext: Buffer, context: string): string {
+    try {
+      return this.cipher.open(ciphertext, context);
+    } catch (error) {
+      if (!(error instanceof UnknownSecretError) || !this.reload()) throw error;
+      return this.cipher.open(ciphertext, context);
+    }
+  }
+
   isCurrent(ciphertext: Buffer): boolean {
     return this.cipher.isCurrent(ciphertext);
   }

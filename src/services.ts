@@ -1,11 +1,15 @@
-import type { Config } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
 import type { AuditStore } from './domain/audit-store.js';
 import { DataTransfer } from './domain/data-transfer.js';
 import type { TokenResealStore } from './domain/secret-rotation.js';
 import type { SettingsStore } from './domain/settings-store.js';
+import type { SigningKeyStore } from './domain/signing-key-store.js';
 import type { StoreHealth } from './domain/store-health.js';
+import { EmbedSessionService } from './domain/embed-session-service.js';
+import { SIGNING_KEY_POLL_MS, SigningKeys } from './domain/signing-keys.js';
 import { UserGroupService } from './domain/user-group-service.js';
+import { TimedEmbedSessionStore, TimedSigningKeyStore } from './metrics/timed-embed-ports.js';
 import { StoreTiming } from './metrics/store-timing.js';
 import {
   TimedApiKeyStore,
@@ -28,6 +32,9 @@ export interface Services {
   userGroups: UserGroupService;
   apiKeys: ApiKeyService;
   dataTransfer: DataTransfer;
+  /** Embed token signing keys: the JWKS, `ugs signing-keys`. */
+  signingKeys: SigningKeys;
+  embedSessions: EmbedSessionService;
   /** The audit log, for `ugs audit`. */
   audit: AuditStore;
   /** Whether the store answers, for GET /readyz. */
@@ -36,6 +43,8 @@ export interface Services {
   settings: SettingsStore;
   /** Every stored token's ciphertext, for `ugs secret rotate`. */
   tokenReseal: TokenResealStore;
+  /** Every signing key's sealed private half, for `ugs secret rotate`. */
+  signingKeyReseal: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>;
   /** How long each store call takes, for GET /metrics. */
   storeTiming: StoreTiming;
   cipher: SecretKeyring;
@@ -44,7 +53,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
+export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Partial<Pick<Config, 'embed'>>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
   previousSecret?: string;
   /** How often a process checks for a rotation by `ugs secret rotate`; SECRET_POLL_MS unless a test needs it faster. */
   secretPollMs?: number;
@@ -60,18 +69,36 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
   try {
     const cipher = await loadServerSecret(settings, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
     await cipher.watch(settings, config.secretPollMs ?? SECRET_POLL_MS, config.serving ?? false);
+    const userGroupStore = new TimedUserGroupStore(store.userGroups, storeTiming);
+    // Tools and tests that open services without a full configuration get the settings' defaults.
+    const embed = config.embed ?? loadConfig({}).embed;
+    const signingKeyStore = new TimedSigningKeyStore(store.signingKeys, storeTiming);
+    const signingKeys = new SigningKeys({ store: signingKeyStore, settings, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
+    await signingKeys.load({ serving: config.serving ?? false });
+    // A rotation waits at least 60 s (the least JWKS max-age) before its key signs: every process has reread the keys by then.
+    const keyPoll = setInterval(() => void signingKeys.refresh().catch(() => {}), SIGNING_KEY_POLL_MS);
+    keyPoll.unref();
     return {
-      userGroups: new UserGroupService({ store: new TimedUserGroupStore(store.userGroups, storeTiming), cipher }),
+      userGroups: new UserGroupService({ store: userGroupStore, cipher }),
+      signingKeys,
+      embedSessions: new EmbedSessionService({
+        sessions: new TimedEmbedSessionStore(store.embedSessions, storeTiming),
+        groups: userGroupStore,
+        signingKeys,
+        settings: { issuer: embed.issuer, audience: embed.audience },
+      }),
       apiKeys: new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() }),
       dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, storeTiming), cipher),
       audit: new TimedAuditStore(store.audit, storeTiming),
       storeHealth: new TimedStoreHealth(store, storeTiming),
       settings,
       tokenReseal: new TimedTokenResealStore(store.tokenReseal, storeTiming),
+      signingKeyReseal: signingKeyStore,
       storeTiming,
       cipher,
       appliedMigrations,
       close: async () => {
+        clearInterval(keyPoll);
         await cipher.stop();
         await store.close();
       },

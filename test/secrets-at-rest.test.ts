@@ -99,7 +99,17 @@ describe('secrets at rest', () => {
     try {
       const secrets = await exercise(server);
       const dumps = await dumpPostgresTables(database.url);
-      assert.deepEqual(dumps.map((d) => d.where).sort(), ['table api_keys', 'table audit_log', 'table kysely_migration', 'table kysely_migration_lock', 'table settings', 'table user_groups']);
+      assert.deepEqual(dumps.map((d) => d.where).sort(), [
+          'table api_keys',
+          'table audit_log',
+          'table embed_revocations',
+          'table embed_sessions',
+          'table kysely_migration',
+          'table kysely_migration_lock',
+          'table settings',
+          'table signing_keys',
+          'table user_groups',
+        ]);
       assertNoSecret([...dumps, ...dumpFiles(server.dataDir)], secrets, 'PostgreSQL');
     } finally {
       await server.close();

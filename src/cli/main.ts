@@ -6,6 +6,7 @@ import { keysCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
+import { signingKeysCommand } from './commands/signing-keys.js';
 import { transferCommands } from './commands/transfer.js';
 import { CliError, reportFailure } from './run-command.js';
 import { unsupportedNodeReason } from './supported-node.js';
@@ -21,6 +22,7 @@ migrateCommand(program);
 transferCommands(program);
 auditCommand(program);
 secretCommand(program);
+signingKeysCommand(program);
 configCommand(program);
 
 const unsupported = unsupportedNodeReason();

@@ -1,3 +1,14 @@
-export { UserGroupClient, type UserGroupClientOptions, type UserGroup, type UpdatedUserGroup, type RotatedUserGroup, type UserGroupItem } from './user-group-client.js';
+export {
+  UserGroupClient,
+  type UserGroupClientOptions,
+  type UserGroup,
+  type UpdatedUserGroup,
+  type RotatedUserGroup,
+  type UserGroupItem,
+  type EmbedSession,
+  type EmbedSessionRequest,
+  type EmbedIntrospection,
+  type EmbedRevocationPage,
+} from './user-group-client.js';
 export { UserGroupServiceError } from './client-error.js';
 export type { Transport, WireRequest, WireResponse } from './transport.js';

@@ -8,6 +8,7 @@ import type {
   UpdateResponse,
   UserGroupItem,
 } from '../http/schemas.js';
+import type { IntrospectResponse, MintBody, MintResponse, RevocationsResponse } from '../http/embed-schemas.js';
 import { UserGroupServiceError } from './client-error.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
@@ -28,6 +29,10 @@ export type UserGroup = GetOrCreateResponse['user_group'];
 export type UpdatedUserGroup = UpdateResponse['user_group'];
 export type RotatedUserGroup = RotateResponse['user_group'];
 export type { UserGroupItem };
+export type EmbedSession = MintResponse['embed_session'];
+export type EmbedSessionRequest = MintBody;
+export type EmbedIntrospection = IntrospectResponse;
+export type EmbedRevocationPage = Omit<RevocationsResponse, 'success'>;
 
 const RETRYABLE = new Set([429, 503]);
 
@@ -87,6 +92,30 @@ export class UserGroupClient {
   /** DELETE /api/user: deletes the group; its token stops working at once. */
   async delete(userGroupId: string): Promise<void> {
     await this.call('DELETE', '/api/user', { user_group_id: userGroupId });
+  }
+
+  /** POST /api/embed_sessions: a short-lived signed embed token for a group, to hand to the browser. */
+  async mintEmbedSession(input: EmbedSessionRequest): Promise<EmbedSession> {
+    return (await this.call<MintResponse>('POST', '/api/embed_sessions', input)).embed_session;
+  }
+
+  /** POST /api/embed_sessions/introspect: `{ active: true, ...claims }` for a live token of the key's environment, else `{ active: false }`. */
+  async introspect(token: string): Promise<EmbedIntrospection> {
+    return this.call<IntrospectResponse>('POST', '/api/embed_sessions/introspect', { token });
+  }
+
+  /** DELETE /api/embed_sessions/{id}: ends the session at once. */
+  async revokeEmbedSession(sessionId: string): Promise<void> {
+    await this.call('DELETE', `/api/embed_sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  /** GET /api/embed_sessions/revocations: one page of revocations after `after` (a next_cursor), oldest first. */
+  async embedRevocations(options: { after?: string; limit?: number } = {}): Promise<EmbedRevocationPage> {
+    const query = new URLSearchParams();
+    if (options.after !== undefined) query.set('after', options.after);
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const { environment, revocations, next_cursor } = await this.call<RevocationsResponse>('GET', `/api/embed_sessions/revocations?${query}`);
+    return { environment, revocations, next_cursor };
   }
 
   private async call<T>(method: WireRequest['method'], path: string, body?: unknown): Promise<T> {

@@ -5,7 +5,8 @@ import { secretFormat } from './secret-format.js';
 /** API keys: `ugsk_` then 49 base62 characters. */
 export const apiKeyFormat = secretFormat('ugsk_');
 
-export const ACCESS_LEVELS = ['read-write', 'read-only'] as const;
+/** `embed` keys may only mint and end embed sessions (and read the revocation feed): what a customer's page-serving backend needs. */
+export const ACCESS_LEVELS = ['read-write', 'read-only', 'embed'] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
 
 /** An API key as stored: never the key itself, only its hash. */

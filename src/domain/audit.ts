@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'user_group.deleted',
   'api_key.created',
   'api_key.revoked',
+  'embed_session.revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { ApiKeyRecord } from './api-key.js';
+import { ACCESS_LEVELS } from './api-key.js';
 import { AUDIT_ACTIONS, type AuditRecord } from './audit.js';
 import { ENVIRONMENTS } from './environment.js';
 import type { UserGroupRecord } from './user-group.js';
@@ -44,7 +45,7 @@ export const ApiKeyLine = Type.Object({
   id: Type.String({ minLength: 1 }),
   name: Type.Union([Type.String(), Type.Null()]),
   environment: Environment,
-  access: Type.Union([Type.Literal('read-write'), Type.Literal('read-only')]),
+  access: Type.Union(ACCESS_LEVELS.map((a) => Type.Literal(a))),
   key_hash: Base64,
   created_at: Timestamp,
   last_used_at: Type.Union([Timestamp, Type.Null()]),

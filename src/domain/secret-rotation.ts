@@ -1,6 +1,8 @@
 import { invalidRequest, ServiceError } from './errors.js';
 import type { UserGroupRecord } from './user-group.js';
 import { UnknownSecretError, type TokenCipher } from './token-cipher.js';
+import { signingKeySealContext } from './signing-key.js';
+import type { SigningKeyStore } from './signing-key-store.js';
 
 const PAGE = 500;
 
@@ -141,6 +143,28 @@ export async function resealTokens(store: TokenResealStore, cipher: TokenCipher)
     if (page.length < PAGE) return summary;
     after = page.at(-1)!.teamId;
   }
+}
+
+/**
+ * Re-encrypts, under the cipher's current secret, every signing key's private
+ * half sealed under another one (the keys themselves do not change, so no
+ * token or JWKS does). Returns how many were re-sealed.
+ */
+export async function resealSigningKeys(store: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>, cipher: TokenCipher): Promise<number> {
+  let resealed = 0;
+  for (const key of await store.listSigningKeys()) {
+    if (cipher.isCurrent(key.privateKeyCiphertext)) continue;
+    const context = signingKeySealContext(key.kid);
+    let privateKey: string;
+    try {
+      privateKey = cipher.open(key.privateKeyCiphertext, context);
+    } catch (error) {
+      if (!(error instanceof UnknownSecretError)) throw error;
+      throw new ServiceError('invalid_request', `The signing key ${key.kid} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`);
+    }
+    if (await store.replaceSigningKeyCiphertext(key.kid, key.privateKeyCiphertext, cipher.seal(privateKey, context))) resealed++;
+  }
+  return resealed;
 }
 
 function openOrExplain(cipher: TokenCipher, ciphertext: Buffer, environment: Parameters<TokenCipher['decrypt']>[1], providedId: string, teamId: number): string {

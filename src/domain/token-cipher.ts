@@ -24,6 +24,14 @@ export interface TokenCipher {
   encrypt(token: string, environment: Environment, providedId: string): Buffer;
   /** Opens with whichever known secret sealed it; throws UnknownSecretError if none did. */
   decrypt(ciphertext: Buffer, environment: Environment, providedId: string): string;
+  /**
+   * Seals any other secret the service keeps (a signing key's private half),
+   * bound to `context`, a label no token's associated data can take (tokens
+   * use an environment name and an id; contexts here start with a lower-case word and a colon).
+   */
+  seal(plaintext: string, context: string): Buffer;
+  /** Opens what `seal` sealed with the same `context`; throws UnknownSecretError as decrypt does. */
+  open(ciphertext: Buffer, context: string): string;
   /** True when `ciphertext` was sealed under the current secret. */
   isCurrent(ciphertext: Buffer): boolean;
   /** Identifies the current secret without revealing it; the store keeps it to detect a wrong secret. */
@@ -48,6 +56,31 @@ function derive(secret: string, purpose: string): Buffer {
 
 function associatedData(environment: Environment, providedId: string): Buffer {
   return Buffer.from(`${environment}\u0000${providedId}`);
+}
+
+/** Tokens' associated data never contains a colon before its NUL (environments are Customer and Testing). */
+function contextData(context: string): Buffer {
+  if (!/^[a-z][a-z-]*:/.test(context)) throw new Error(`A sealing context starts with a lower-case word and a colon, not ${JSON.stringify(context)}`);
+  return Buffer.from(context);
+}
+
+function sealWith(key: Key, plaintext: string, aad: Buffer): Buffer {
+  const iv = secureRandomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key.encryption, iv);
+  cipher.setAAD(aad);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([Buffer.from([FORMAT_VERSION]), key.id, iv, cipher.getAuthTag(), body]);
+}
+
+function openWith(byId: Map<string, Key>, ciphertext: Buffer, aad: Buffer): string {
+  if (ciphertext[0] !== FORMAT_VERSION || ciphertext.length < HEADER_BYTES) throw new Error('Unknown ciphertext format');
+  const key = byId.get(ciphertext.subarray(1, 1 + KEY_ID_BYTES).toString('hex'));
+  if (!key) throw new UnknownSecretError('This was sealed under a server secret this process does not know.');
+  const ivStart = 1 + KEY_ID_BYTES;
+  const decipher = createDecipheriv('aes-256-gcm', key.encryption, ciphertext.subarray(ivStart, ivStart + IV_BYTES));
+  decipher.setAAD(aad);
+  decipher.setAuthTag(ciphertext.subarray(ivStart + IV_BYTES, HEADER_BYTES));
+  return Buffer.concat([decipher.update(ciphertext.subarray(HEADER_BYTES)), decipher.final()]).toString('utf8');
 }
 
 interface Key {
@@ -76,21 +109,16 @@ export function createTokenCipher(current: string, previous: readonly string[] =
     secretCheck: sealing.check,
     knownChecks: keys.map((k) => k.check),
     encrypt(token, environment, providedId) {
-      const iv = secureRandomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', sealing.encryption, iv);
-      cipher.setAAD(associatedData(environment, providedId));
-      const body = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
-      return Buffer.concat([Buffer.from([FORMAT_VERSION]), sealing.id, iv, cipher.getAuthTag(), body]);
+      return sealWith(sealing, token, associatedData(environment, providedId));
     },
     decrypt(ciphertext, environment, providedId) {
-      if (ciphertext[0] !== FORMAT_VERSION || ciphertext.length < HEADER_BYTES) throw new Error('Unknown token ciphertext format');
-      const key = byId.get(ciphertext.subarray(1, 1 + KEY_ID_BYTES).toString('hex'));
-      if (!key) throw new UnknownSecretError('The token was sealed under a server secret this process does not know.');
-      const ivStart = 1 + KEY_ID_BYTES;
-      const decipher = createDecipheriv('aes-256-gcm', key.encryption, ciphertext.subarray(ivStart, ivStart + IV_BYTES));
-      decipher.setAAD(associatedData(environment, providedId));
-      decipher.setAuthTag(ciphertext.subarray(ivStart + IV_BYTES, HEADER_BYTES));
-      return Buffer.concat([decipher.update(ciphertext.subarray(HEADER_BYTES)), decipher.final()]).toString('utf8');
+      return openWith(byId, ciphertext, associatedData(environment, providedId));
+    },
+    seal(plaintext, context) {
+      return sealWith(sealing, plaintext, contextData(context));
+    },
+    open(ciphertext, context) {
+      return openWith(byId, ciphertext, contextData(context));
     },
     isCurrent(ciphertext) {
       return ciphertext[0] === FORMAT_VERSION && ciphertext.subarray(1, 1 + KEY_ID_BYTES).equals(sealing.id);

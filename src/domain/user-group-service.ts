@@ -44,6 +44,7 @@ export class UserGroupService {
   /** Returns the group, creating it when the key's environment has none with this id. */
   async getOrCreate(principal: Principal, input: GetOrCreateInput, origin?: ChangeOrigin): Promise<{ group: UserGroup; created: boolean }> {
     assertPropertiesSize(input.properties);
+    assertMayRead(principal);
     // The hit path reads only: no token is generated for a group that exists.
     const existing = await this.store.findUserGroup(principal.environment, input.userGroupId);
     if (existing) return { group: this.reveal(existing), created: false };
@@ -113,6 +114,7 @@ export class UserGroupService {
    * grow, so pages stay stable while groups are created.
    */
   async list(principal: Principal, page: { limit: number; cursor?: string; prefix?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
+    assertMayRead(principal);
     const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
     const rows = await this.store.listUserGroups(principal.environment, { beforeTeamId, limit: page.limit + 1, prefix: page.prefix });
     const shown = rows.slice(0, page.limit);
@@ -121,6 +123,7 @@ export class UserGroupService {
 
   /** The group as getOrCreate answers an existing one, token included; never creates (404 when absent). */
   async getWithToken(principal: Principal, userGroupId: string): Promise<UserGroup> {
+    assertMayRead(principal);
     const record = await this.store.findUserGroup(principal.environment, userGroupId);
     if (!record) throw notFoundInEnvironment(principal, userGroupId);
     return this.reveal(record);
@@ -128,6 +131,7 @@ export class UserGroupService {
 
   /** The group without its token; never creates. */
   async get(principal: Principal, userGroupId: string): Promise<UserGroupSummary> {
+    assertMayRead(principal);
     const record = await this.store.findUserGroup(principal.environment, userGroupId);
     if (!record) throw notFoundInEnvironment(principal, userGroupId);
     return summarize(record);
@@ -210,7 +214,13 @@ function setFields(input: { name?: unknown; mapping?: unknown; properties?: unkn
 }
 
 function assertWritable(principal: Principal): void {
+  assertMayRead(principal);
   if (principal.access === 'read-only') throw forbidden('This API key is read-only; use a read-write key to change user groups.');
+}
+
+/** Embed keys only mint embed sessions: a leaked one must not reveal groups' tokens or properties. */
+function assertMayRead(principal: Principal): void {
+  if (principal.access === 'embed') throw forbidden('This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for user groups.');
 }
 
 /** The size cap JSON schema cannot express: properties serialize to at most 64 KiB. */

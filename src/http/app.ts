@@ -18,6 +18,7 @@ import { requestIdFor } from './request-id.js';
 import { trustedProxyCheck } from './trusted-proxies.js';
 import { OneLinePerRequest } from './request-log.js';
 import { registerHealth } from './routes/health.js';
+import { registerJwks } from './routes/jwks.js';
 import { registerMetrics } from './routes/metrics.js';
 import { userGroupRoutes } from './routes/user-group-routes.js';
 import type { TypedApp } from './typed-app.js';
@@ -86,6 +87,7 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   // Before every route: the document is generated from the routes it sees registered.
   await registerOpenApi(app);
   registerHealth(app, services.storeHealth);
+  registerJwks(app, services.signingKeys);
   registerMetrics(app, metrics, options.metricsToken);
   await app.register(userGroupRoutes, { services, limits });
   return app;

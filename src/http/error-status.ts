@@ -23,7 +23,7 @@ export const ERROR_WHEN: Readonly<Record<ErrorCode, string>> = {
   invalid_request:
     'The body is not JSON, not an object, has a field of the wrong type, misses a required field, or breaks a limit (see the README\'s limits). Also: `name` missing when creating, a malformed query string or URL, malformed HTTP.',
   unauthenticated: 'No `Authorization` header, a header that is not `Token <key>` / `Bearer <key>`, or a malformed, unknown or revoked key.',
-  forbidden: 'A read-only key tried to create, update, rotate or delete.',
+  forbidden: 'A read-only key tried to create, update, rotate, delete or mint an embed session; or an embed key called anything but the embed session routes.',
   not_found:
     'Unknown path; `PUT` or `DELETE` for a group that does not exist in the key\'s environment (a group deleted before, too); `POST` with an unknown, malformed or already rotated token.',
   method_not_allowed: 'The path exists but not with this method; the `Allow` header lists the methods it has.',

@@ -1,5 +1,7 @@
 import type { ApiKeyStore } from '../domain/api-key-store.js';
 import type { AuditStore } from '../domain/audit-store.js';
+import type { EmbedSessionStore } from '../domain/embed-session-store.js';
+import type { SigningKeyStore } from '../domain/signing-key-store.js';
 import type { TokenResealStore } from '../domain/secret-rotation.js';
 import type { SettingsStore } from '../domain/settings-store.js';
 import type { StoreHealth } from '../domain/store-health.js';
@@ -40,5 +42,7 @@ export interface Store extends StoreHealth {
   readonly transfer: TransferStore;
   readonly tokenReseal: TokenResealStore;
   readonly settings: SettingsStore;
+  readonly embedSessions: EmbedSessionStore;
+  readonly signingKeys: SigningKeyStore;
   close(): Promise<void>;
 }

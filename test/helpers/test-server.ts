@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Access } from '../../src/domain/api-key.js';
+import { loadConfig, type EmbedConfig } from '../../src/config.js';
 import type { Environment } from '../../src/domain/environment.js';
 import { buildApp } from '../../src/http/app.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/http/http-limits.js';
@@ -45,6 +46,8 @@ export interface TestServerOptions {
   keyCacheTtlMs?: number;
   /** UGS_TRUST_PROXY, parsed: e.g. ['127.0.0.1'] to believe the X-Forwarded-For the tests send. */
   trustedProxies?: string[];
+  /** UGS_EMBED_* settings (issuer, audience, algorithm, JWKS max-age) over their defaults. */
+  embed?: Partial<EmbedConfig>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -69,6 +72,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     serving: true,
     postgres: database?.config,
     keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
+    embed: { ...loadConfig({}).embed, ...options.embed },
   });
   const app = await buildApp(services, {
     logger,

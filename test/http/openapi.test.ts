@@ -169,8 +169,11 @@ describe('GET /openapi.json', () => {
     const plus = (list: number[], ...more: number[]) => [...list, ...more].sort((a, b) => a - b);
     assert.deepEqual(statuses('GET /api/user'), plus(api, 403));
     for (const key of ['PUT /api/user', 'POST /api/user', 'DELETE /api/user']) assert.deepEqual(statuses(key), plus(api, 403, 404), key);
-    assert.deepEqual(statuses('GET /api/user_groups'), api);
-    assert.deepEqual(statuses('GET /api/user_groups/{user_group_id}'), plus(api, 404));
+    // Reads answer 403 too: to embed keys, which may only mint and end embed sessions.
+    assert.deepEqual(statuses('GET /api/user_groups'), plus(api, 403));
+    assert.deepEqual(statuses('GET /api/user_groups/{user_group_id}'), plus(api, 403, 404));
+    assert.deepEqual(statuses('POST /api/embed_sessions').filter((s) => s !== 201), plus(api, 403, 404).filter((s) => s !== 200));
+    assert.deepEqual(statuses('GET /api/embed_sessions/revocations'), [200, 400, 401, 429, 500, 503]);
     assert.deepEqual(statuses('GET /readyz'), [200, 400, 408, 413, 415, 500, 503]);
     assert.deepEqual(statuses('GET /metrics'), [200, 400, 401, 408, 413, 415, 500, 503]);
   });
@@ -191,7 +194,7 @@ describe('GET /openapi.json', () => {
     for (const method of ['put', 'post', 'delete']) assert.equal(doc.paths['/api/user'][method].requestBody.required, true);
   });
 
-  it('declares HEAD beside every GET: GET\'s statuses but those of reading a body, and no content; HEAD /api/user reads, so 404 and never 403', () => {
+  it('declares HEAD beside every GET: GET\'s statuses but those of reading a body, and no content; HEAD /api/user reads, so 404, and 403 only for embed keys', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
       if (!item.get) continue;
       assert.ok(item.head, `HEAD ${path}`);
@@ -203,7 +206,7 @@ describe('GET /openapi.json', () => {
       assert.deepEqual(Object.keys(item.head.responses), withoutBody, `HEAD ${path}`);
     }
     const head = doc.paths['/api/user'].head;
-    assert.deepEqual(Object.keys(head.responses).map(Number), [200, 400, 401, 404, 429, 500, 503]);
+    assert.deepEqual(Object.keys(head.responses).map(Number), [200, 400, 401, 403, 404, 429, 500, 503]);
     assert.equal(head.requestBody, undefined);
     const query = head.parameters as Doc[];
     assert.deepEqual(query.map((p) => p.name).sort(), ['mapping', 'name', 'properties', 'user_group_id']);

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ApiKeyRecord } from '../../src/domain/api-key.js';
 import type { Environment } from '../../src/domain/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
+import { embedStoreConformance } from './embed-store-conformance.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
 export interface StoreFixture {
@@ -489,4 +490,6 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await empty.settings.getSetting('failed_import_setting'), null);
     });
   });
+
+  embedStoreConformance(fixture);
 }

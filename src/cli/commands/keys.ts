@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { apiKeyFormat, isApiKeyId, type ApiKeyRecord } from '../../domain/api-key.js';
+import { ACCESS_LEVELS, apiKeyFormat, isApiKeyId, type Access, type ApiKeyRecord } from '../../domain/api-key.js';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
@@ -24,16 +24,21 @@ export function keysCommand(program: Command): void {
     .command('create')
     .description('create an API key; the key itself is the last line of output and is shown only once')
     .addOption(new Option('--environment <environment>', 'environment of the groups the key sees and creates').choices(ENVIRONMENTS).default('Customer'))
-    .option('--read-only', 'the key may read existing groups but not create, update or rotate', false)
+    .addOption(
+      new Option('--access <access>', 'read-write; read-only (reads existing groups, never changes them); embed (only mints and ends embed sessions)')
+        .choices(ACCESS_LEVELS)
+        .default('read-write'),
+    )
+    .addOption(new Option('--read-only', 'the same as --access read-only').conflicts('access'))
     .option('--name <text>', 'a label to recognise the key by')
-    .action(async (options: { environment: Environment; readOnly: boolean; name?: string }) => {
+    .action(async (options: { environment: Environment; access: Access; readOnly?: boolean; name?: string }) => {
       await withServices(async ({ apiKeys }) => {
         const { record, key } = await apiKeys.create({
           environment: options.environment,
-          access: options.readOnly ? 'read-only' : 'read-write',
+          access: options.readOnly ? 'read-only' : options.access,
           name: options.name ?? null,
         });
-        console.log(`Created a ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
+        console.log(`Created ${record.access === 'embed' ? 'an' : 'a'} ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
         console.log('Store the key now: it cannot be shown again. Send it as "Authorization: Token <key>".');
         // The id just before the key, the key last: `tail -n 1` captures the key alone.
         console.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);

@@ -26,7 +26,7 @@ export function registerGetUserGroup(app: TypedApp, userGroups: UserGroupService
             },
           },
         }),
-        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'not_found'),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
       },
     },
     validatorCompiler: queryValidatorCompiler,

@@ -23,7 +23,7 @@ export function registerListUserGroups(app: TypedApp, userGroups: UserGroupServi
             last: { summary: 'The last page', value: { success: 1, user_groups: [], next_cursor: null } },
           },
         }),
-        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden'),
       },
     },
     validatorCompiler: queryValidatorCompiler,

@@ -12,6 +12,7 @@ import { registerHeadUserGroup } from './head-user-group.js';
 import { registerListUserGroups } from './list-user-groups.js';
 import { registerRotateUserGroupToken } from './rotate-user-group-token.js';
 import { registerUpdateUserGroup } from './update-user-group.js';
+import { registerEmbedSessionRoutes } from './embed-session-routes.js';
 
 /** The /api routes: every one authenticated, and never cached since they carry tokens. */
 export async function userGroupRoutes(app: TypedApp, options: { services: Services; limits: HttpLimits }): Promise<void> {
@@ -40,4 +41,5 @@ export async function userGroupRoutes(app: TypedApp, options: { services: Servic
   registerDeleteUserGroup(app, options.services.userGroups);
   registerListUserGroups(app, options.services.userGroups);
   registerGetUserGroup(app, options.services.userGroups);
+  registerEmbedSessionRoutes(app, options.services.embedSessions);
 }

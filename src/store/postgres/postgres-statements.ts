@@ -1,5 +1,11 @@
+import { FEED_ORDER_LOCK, tokenVersionSql } from './postgres-embed-sessions.js';
+import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../../domain/signing-key.js';
+
 /** The channel a revocation notifies, in the revoking statement's own transaction; see RevocationListener. */
 export const REVOCATION_CHANNEL = 'ugs_key_revocations';
+
+/** How long a group's revocation stays in the feed: the longest session, and clock tolerance. */
+const GROUP_REVOCATION_LIFETIME = `make_interval(secs => ${MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS})`;
 
 /** Named statements: `pg` prepares each once per connection and reuses the plan. */
 export const SQL = {
@@ -79,6 +85,11 @@ export const SQL = {
                     SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, r.audit_key_id, r.audit_fields, r.audit_client_address
                     FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
                     ORDER BY r.input_n
+                  ), sessions_ended AS (
+                    INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
+                    SELECT r.environment, r.provided_id, ${tokenVersionSql('b.token_hash')}, 'token_rotated', r.updated_at, r.updated_at + ${GROUP_REVOCATION_LIFETIME}
+                    FROM replaced r JOIN before b ON b.team_id = r.team_id CROSS JOIN ${FEED_ORDER_LOCK} WHERE b.token_hash = r.expected_hash
+                    ORDER BY r.input_n
                   )
                   SELECT * FROM replaced`,
   insertKey: `WITH inserted AS (
@@ -118,6 +129,9 @@ export const SQL = {
                 ), audited AS (
                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
                   SELECT $3, 'user_group.deleted', environment, team_id, provided_id, $4, $5, $6 FROM deleted
+                ), sessions_ended AS (
+                  INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
+                  SELECT environment, provided_id, ${tokenVersionSql('token_hash')}, 'user_group_deleted', $3, $3::timestamptz + ${GROUP_REVOCATION_LIFETIME} FROM deleted, ${FEED_ORDER_LOCK}
                 )
                 SELECT * FROM deleted`,
   anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',

@@ -9,6 +9,8 @@ import { PostgresSettings } from './postgres-settings.js';
 import { SQL } from './postgres-statements.js';
 import { PostgresTransfer } from './postgres-transfer.js';
 import { PostgresUserGroups } from './postgres-user-groups.js';
+import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
+import { PostgresSigningKeys } from './postgres-signing-keys.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -35,8 +37,9 @@ export function describeDatabase(connectionString: string): string {
  * The store for many replicas: PostgreSQL (or a compatible distributed
  * database). Every request-path statement is a single statement in autocommit,
  * using only INSERT ... ON CONFLICT, UPDATE ... RETURNING and indexed reads,
- * so no transaction spans a round trip and nothing needs advisory locks. Each
- * port is one file beside this one, all sharing the pool.
+ * so no transaction spans a round trip. The one advisory lock orders the
+ * embed revocation feed (see FEED_ORDER_LOCK). Each port is one file beside
+ * this one, all sharing the pool.
  */
 export class PostgresStore implements Store {
   readonly userGroups: PostgresUserGroups;
@@ -45,6 +48,8 @@ export class PostgresStore implements Store {
   readonly transfer: PostgresTransfer;
   readonly tokenReseal: PostgresUserGroups;
   readonly settings: PostgresSettings;
+  readonly embedSessions: PostgresEmbedSessions;
+  readonly signingKeys: PostgresSigningKeys;
 
   private constructor(
     private readonly queries: PostgresQueries,
@@ -56,6 +61,9 @@ export class PostgresStore implements Store {
     this.audit = new PostgresAuditLog(queries);
     this.settings = new PostgresSettings(queries);
     this.transfer = new PostgresTransfer(queries, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
+    const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });
+    this.embedSessions = new PostgresEmbedSessions(run);
+    this.signingKeys = new PostgresSigningKeys(run);
   }
 
   static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[] }> {

@@ -6,7 +6,9 @@ import { openSqlite } from './open-sqlite.js';
 import { RevocationCounter } from './revocation-counter.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
+import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
 import { SqliteHealth } from './sqlite-health.js';
+import { SqliteSigningKeys } from './sqlite-signing-keys.js';
 import { SqliteSettings } from './sqlite-settings.js';
 import { SqliteTransfer } from './sqlite-transfer.js';
 import { SqliteUserGroups } from './sqlite-user-groups.js';
@@ -43,6 +45,8 @@ export class SqliteStore implements Store {
   readonly transfer: SqliteTransfer;
   readonly tokenReseal: SqliteUserGroups;
   readonly settings: SqliteSettings;
+  readonly embedSessions: SqliteEmbedSessions;
+  readonly signingKeys: SqliteSigningKeys;
   private readonly pingStatement: Database.Statement;
 
   private constructor(
@@ -54,7 +58,9 @@ export class SqliteStore implements Store {
     const revocations = new RevocationCounter(db, () => db.open && health.usable);
     this.audit = new SqliteAuditLog(db, health);
     this.settings = new SqliteSettings(db, health, groupCommit);
-    this.userGroups = new SqliteUserGroups(db, health, groupCommit, this.audit);
+    this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, this.audit);
+    this.signingKeys = new SqliteSigningKeys(db, groupCommit, health);
+    this.userGroups = new SqliteUserGroups(db, health, groupCommit, this.audit, this.embedSessions);
     this.tokenReseal = this.userGroups;
     this.apiKeys = new SqliteApiKeys(db, health, groupCommit, this.audit, revocations);
     this.transfer = new SqliteTransfer(db, health, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit, settings: this.settings });

@@ -9,6 +9,8 @@ import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteAuditLog } from './sqlite-audit-log.js';
+import type { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
+import { groupRevocation } from '../../domain/embed-session.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toUserGroupRecord, type UserGroupRow } from './sqlite-rows.js';
 
@@ -27,6 +29,8 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     private readonly health: SqliteHealth,
     private readonly groupCommit: GroupCommit,
     private readonly auditLog: SqliteAuditLog,
+    /** Where a rotation or deletion ends the group's embed sessions, in its own transaction. */
+    private readonly embedSessions: Pick<SqliteEmbedSessions, 'appendRevocation'>,
   ) {
     this.statements = {
       find: db.prepare<[string, string], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND provided_id = ?'),
@@ -131,6 +135,8 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       if (replaced) {
         const subject = { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id };
         this.auditLog.append('user_group.token_rotated', r.updatedAt, subject, audit);
+        // The sessions minted under the old token end with it.
+        this.embedSessions.appendRevocation(groupRevocation({ ...toUserGroupRecord(replaced), tokenHash: r.expectedTokenHash }, 'token_rotated', r.updatedAt));
       }
       return replaced;
     });
@@ -161,7 +167,10 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
   ): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
       const deleted = this.statements.delete.get(environment, providedId);
-      if (deleted) this.auditLog.append('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
+      if (deleted) {
+        this.auditLog.append('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
+        this.embedSessions.appendRevocation(groupRevocation(toUserGroupRecord(deleted), 'user_group_deleted', deletedAt));
+      }
       return deleted;
     });
     return row ? toUserGroupRecord(row) : null;

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import { initial } from './001-initial.js';
 import { auditLog } from './002-audit-log.js';
 import { auditClientAddress } from './003-audit-client-address.js';
+import { embedSessions } from './004-embed-sessions.js';
 
 /** Every PostgreSQL migration, in order. Names sort in application order; never rename or edit a shipped one. */
 export const postgresMigrations: Record<string, Migration> = {
   '001-initial': initial,
   '002-audit-log': auditLog,
   '003-audit-client-address': auditClientAddress,
+  '004-embed-sessions': embedSessions,
 };

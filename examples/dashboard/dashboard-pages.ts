@@ -1,0 +1,65 @@
+import type { EmbedClaims } from 'user-group-service/embed';
+import type { OrdersView } from './demo-orders.js';
+import { escapeHtml, htmlPage } from './html-response.js';
+
+/** The dashboard's pages: the orders table, and what a refused session sees instead. */
+
+const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+const formatCents = (cents: number) => money.format(cents / 100);
+
+export function ordersPage(claims: EmbedClaims, view: OrdersView): string {
+  const region = escapeHtml(String(claims.props['region']));
+  const rows = view.rows
+    .map(
+      (row) => `<tr>
+<th scope="row">${row.id}</th>
+<td>${escapeHtml(row.ordered_on)}</td>
+<td>${escapeHtml(row.region)}</td>
+<td>${escapeHtml(row.customer)}</td>
+<td>${escapeHtml(row.product)}</td>
+<td class="amount">${formatCents(row.amount_cents)}</td>
+</tr>`,
+    )
+    .join('\n');
+  const body = rows === '' ? '<tr><td colspan="6">No orders in this region.</td></tr>' : rows;
+  return htmlPage(
+    `Orders, ${claims.props['region']}: ${claims.name}`,
+    `<h1>Orders in ${region}</h1>
+<p>Viewing as <strong>${escapeHtml(claims.name)}</strong> (user group ${escapeHtml(claims.sub)}).
+${view.totals.orders} orders, ${formatCents(view.totals.revenue_cents)} in total.</p>
+<table>
+<caption>Orders in region ${region}, oldest first</caption>
+<thead>
+<tr><th scope="col">Order</th><th scope="col">Date</th><th scope="col">Region</th><th scope="col">Customer</th><th scope="col">Product</th><th scope="col" class="amount">Amount</th></tr>
+</thead>
+<tbody>
+${body}
+</tbody>
+</table>`,
+  );
+}
+
+/** A revoked or expired session: the viewer reloads the page that embeds the dashboard, whose backend mints a new one. */
+export function sessionEndedPage(reason: 'revoked' | 'expired'): string {
+  const why = reason === 'revoked' ? 'It was ended (the group’s token was rotated, the group deleted, or the session revoked).' : 'It expired.';
+  return htmlPage('Session ended', `<h1>This session has ended</h1>\n<p role="status">${why} Reload the page that showed this dashboard to start a new session.</p>`);
+}
+
+/** A missing, malformed, tampered, or otherwise unacceptable token; what was wrong stays in the server's log. */
+export function refusedPage(): string {
+  return htmlPage('Dashboard refused', '<h1>This dashboard cannot be shown</h1>\n<p role="alert">The link does not carry a valid session. Open the dashboard from the page that embeds it.</p>');
+}
+
+/** A valid session this dashboard cannot serve: minted for another dashboard, or the group lacks a property its queries need. */
+export function notForThisDashboardPage(why: string): string {
+  return htmlPage('Dashboard unavailable', `<h1>This dashboard is not available for this session</h1>\n<p role="alert">${escapeHtml(why)}</p>`);
+}
+
+export const DASHBOARD_CSS = `body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1a1a1a; background: #fff; }
+h1 { font-size: 1.4rem; margin: 0 0 0.5rem; }
+table { border-collapse: collapse; width: 100%; }
+caption { text-align: left; font-weight: 600; padding: 0.5rem 0; }
+th, td { border-bottom: 1px solid #d0d0d0; padding: 0.35rem 0.6rem; text-align: left; }
+thead th { background: #f0f3f7; }
+.amount { text-align: right; font-variant-numeric: tabular-nums; }
+`;

@@ -1,0 +1,80 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createEmbedVerifier, EmbedBindingError, EmbedTokenError, type EmbedClaims, type EmbedVerifier } from 'user-group-service/embed';
+import { DASHBOARD_CSS, notForThisDashboardPage, ordersPage, refusedPage, sessionEndedPage } from './dashboard-pages.js';
+import { openDemoOrders } from './demo-orders.js';
+import { dashboardCsp, originsForRefusal } from './frame-ancestors.js';
+import { listen, sendNotFound, sendPage, sendStylesheet } from './html-response.js';
+
+/** The name the customer's backend mints sessions for (`dashboard`, claim `dsh`). */
+export const DASHBOARD_NAME = 'orders';
+
+export interface DashboardServerOptions {
+  /** The user group service, for its JWKS and its revocation feed. */
+  serviceUrl: string;
+  /** Any API key of the environment the dashboard serves: the verifier polls the revocation feed with it. */
+  apiKey: string;
+  /** How often the verifier polls the revocation feed (its default: 10 000 ms). */
+  revocationPollMs?: number;
+  port?: number;
+  host?: string;
+}
+
+export interface DashboardServer {
+  /** Where browsers reach it, e.g. http://localhost:4100. */
+  readonly url: string;
+  readonly verifier: EmbedVerifier;
+  close(): Promise<void>;
+}
+
+/**
+ * The dashboard: GET /?token=<embed token>. It verifies the token offline
+ * (the service's JWKS, and the revocations its feed announced), lets only the
+ * session's origins frame it, and shows the orders of the session's region,
+ * queried with the region bound as a parameter. Refused tokens get 401 and a
+ * page that says why in words a viewer understands.
+ */
+export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardServer> {
+  const verifier = createEmbedVerifier({ serviceUrl: options.serviceUrl, apiKey: options.apiKey, revocationPollMs: options.revocationPollMs });
+  const orders = openDemoOrders();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://dashboard');
+    if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
+    if (url.pathname === '/style.css') return sendStylesheet(res, DASHBOARD_CSS);
+    if (url.pathname !== '/') return sendNotFound(res);
+    const token = url.searchParams.get('token') ?? '';
+    let claims: EmbedClaims;
+    try {
+      claims = await verifier.verify(token);
+    } catch (error) {
+      if (!(error instanceof EmbedTokenError)) throw error;
+      // The message says why and never quotes the token, so it may be logged.
+      console.error(`dashboard: refused a session (${error.code}): ${error.message}`);
+      const csp = dashboardCsp(originsForRefusal(token, error));
+      if (error.code === 'token_invalid') return sendPage(res, 401, refusedPage(), csp);
+      return sendPage(res, 401, sessionEndedPage(error.code === 'token_revoked' ? 'revoked' : 'expired'), csp);
+    }
+    const csp = dashboardCsp(claims.org);
+    if (claims.dsh !== undefined && claims.dsh !== DASHBOARD_NAME) {
+      return sendPage(res, 403, notForThisDashboardPage(`The session was started for the dashboard "${claims.dsh}", not this one.`), csp);
+    }
+    try {
+      sendPage(res, 200, ordersPage(claims, orders.viewFor(claims)), csp);
+    } catch (error) {
+      // Fails closed: a query whose filter cannot be bound is not run at all.
+      if (!(error instanceof EmbedBindingError)) throw error;
+      sendPage(res, 403, notForThisDashboardPage(`This dashboard needs the user group property the session lacks or cannot use: ${error.message}`), csp);
+    }
+  }
+
+  const server = await listen(options.host ?? '127.0.0.1', options.port ?? 0, handle);
+  return {
+    url: `http://localhost:${server.port}`,
+    verifier,
+    async close() {
+      await server.close();
+      await verifier.close();
+      orders.close();
+    },
+  };
+}

@@ -1,0 +1,191 @@
+import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Principal } from './api-key.js';
+import type { ChangeOrigin } from './audit.js';
+import {
+  checkOrigins,
+  EMBED_LIMITS,
+  EMBED_TOKEN_TYPE,
+  newSessionId,
+  tokenVersionOf,
+  type EmbedClaims,
+  type EmbedRevocation,
+  type EmbedSessionRequest,
+} from './embed-session.js';
+import type { EmbedSessionStore } from './embed-session-store.js';
+import { forbidden, invalidRequest, notFound } from './errors.js';
+import { hashSecret } from './secret-format.js';
+import type { SigningKeys } from './signing-keys.js';
+import type { UserGroupRecord } from './user-group.js';
+import type { UserGroupStore } from './user-group-store.js';
+import { userGroupTokenFormat } from './user-group-token.js';
+
+export interface EmbedSettings {
+  issuer: string;
+  audience: string;
+}
+
+export interface EmbedSessionServiceDeps {
+  sessions: EmbedSessionStore;
+  groups: Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash'>;
+  signingKeys: SigningKeys;
+  settings: EmbedSettings;
+  now?: () => Date;
+}
+
+export interface MintedSession {
+  token: string;
+  sessionId: string;
+  expiresAt: string;
+  userGroupId: string;
+  teamId: number;
+}
+
+export type Introspection = { active: false } | ({ active: true } & EmbedClaims);
+
+/**
+ * Embed sessions: short-lived signed tokens a customer's backend mints for a
+ * group, so the long-lived group token never reaches a browser; and what a
+ * dashboard layer asks about them (introspection, the revocation feed).
+ */
+export class EmbedSessionService {
+  private readonly sessions: EmbedSessionStore;
+  private readonly groups: EmbedSessionServiceDeps['groups'];
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: EmbedSessionServiceDeps) {
+    this.sessions = deps.sessions;
+    this.groups = deps.groups;
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async mint(principal: Principal, request: EmbedSessionRequest): Promise<MintedSession> {
+    assertMayMint(principal);
+    const group = await this.findGroup(principal, request);
+    const expiresIn = request.expiresIn ?? EMBED_LIMITS.expiresInDefault;
+    if (!Number.isInteger(expiresIn) || expiresIn < EMBED_LIMITS.expiresInMin || expiresIn > EMBED_LIMITS.expiresInMax) {
+      throw invalidRequest(`"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`);
+    }
+    const origins = request.origins === undefined ? undefined : checkOrigins(request.origins);
+    const now = this.now();
+    const iat = Math.floor(now.getTime() / 1000);
+    const sessionId = newSessionId();
+    const tokenVersion = tokenVersionOf(group.tokenHash);
+    const claims: EmbedClaims = {
+      iss: this.deps.settings.issuer,
+      aud: this.deps.settings.audience,
+      sub: group.providedId,
+      env: group.environment,
+      tid: group.teamId,
+      name: group.name,
+      map: group.mapping ?? {},
+      props: group.properties ?? {},
+      tv: tokenVersion,
+      jti: sessionId,
+      iat,
+      exp: iat + expiresIn,
+      ...(request.dashboard === undefined ? {} : { dsh: request.dashboard }),
+      ...(origins === undefined ? {} : { org: origins }),
+    };
+    const key = this.deps.signingKeys.active();
+    const token = await new SignJWT(claims as unknown as JWTPayload).setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: EMBED_TOKEN_TYPE }).sign(key.privateKey);
+    const expiresAt = new Date(claims.exp * 1000).toISOString();
+    // Recorded before the token is handed out, so every token in a caller's hands can be revoked.
+    await this.sessions.insertEmbedSession(
+      { sessionId, environment: group.environment, teamId: group.teamId, providedId: group.providedId, tokenVersion, createdAt: now.toISOString(), expiresAt, revokedAt: null },
+      now.toISOString(),
+    );
+    return { token, sessionId, expiresAt, userGroupId: group.providedId, teamId: group.teamId };
+  }
+
+  /** Ends one session at once; ending it again is not an error. */
+  async revoke(principal: Principal, sessionId: string, origin?: ChangeOrigin): Promise<void> {
+    assertMayMint(principal);
+    const revoked = await this.sessions.revokeEmbedSession(principal.environment, sessionId, this.now().toISOString(), {
+      keyId: principal.keyId,
+      fields: [],
+      clientAddress: origin?.ip ?? null,
+    });
+    if (!revoked) throw notFound(`No embed session with id ${JSON.stringify(sessionId)} exists in the ${principal.environment} environment.`);
+  }
+
+  /**
+   * RFC 7662 for embed tokens: active only when the signature, issuer,
+   * audience, type and expiry hold, the token is of the key's environment,
+   * its session was not ended, and its group still holds the token it was minted under.
+   */
+  async introspect(principal: Principal, token: string): Promise<Introspection> {
+    const claims = await this.verifiedClaims(token);
+    if (claims === null || claims.env !== principal.environment) return { active: false };
+    const [session, group] = await Promise.all([
+      this.sessions.findEmbedSession(principal.environment, claims.jti),
+      this.groups.findUserGroup(principal.environment, claims.sub),
+    ]);
+    if (session === null || session.revokedAt !== null) return { active: false };
+    if (group === null || tokenVersionOf(group.tokenHash) !== claims.tv) return { active: false };
+    return { active: true, ...claims };
+  }
+
+  /** The environment's revocations after `after` (a cursor from a previous page), oldest first. */
+  async revocations(principal: Principal, page: { after?: string; limit?: number }): Promise<{ revocations: EmbedRevocation[]; nextCursor: string }> {
+    const after = page.after === undefined ? 0 : decodeCursor(page.after);
+    const limit = page.limit ?? EMBED_LIMITS.revocationsPageDefault;
+    const revocations = await this.sessions.listEmbedRevocations(principal.environment, after, limit, this.now().toISOString());
+    const last = revocations.at(-1)?.sequence ?? after;
+    return { revocations, nextCursor: encodeCursor(last) };
+  }
+
+  private async verifiedClaims(token: string): Promise<EmbedClaims | null> {
+    try {
+      const { kid } = decodeProtectedHeader(token);
+      const key = kid === undefined ? undefined : this.deps.signingKeys.verificationKey(kid);
+      if (!key) return null;
+      const { payload } = await jwtVerify(token, key.publicKey, {
+        algorithms: [key.algorithm],
+        issuer: this.deps.settings.issuer,
+        audience: this.deps.settings.audience,
+        typ: EMBED_TOKEN_TYPE,
+        currentDate: this.now(),
+        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+      });
+      return typeof payload.jti === 'string' && typeof payload.sub === 'string' && typeof payload['tv'] === 'string' ? (payload as unknown as EmbedClaims) : null;
+    } catch {
+      // Garbage, a bad signature, expiry: all the same answer, as RFC 7662 asks.
+      return null;
+    }
+  }
+
+  private async findGroup(principal: Principal, request: EmbedSessionRequest): Promise<UserGroupRecord> {
+    if ((request.userGroupId === undefined) === (request.userGroupToken === undefined)) {
+      throw invalidRequest('Give exactly one of "user_group_id" or "user_group_token".');
+    }
+    if (request.userGroupId !== undefined) {
+      const group = await this.groups.findUserGroup(principal.environment, request.userGroupId);
+      if (!group) throw notFound(`No user group with "user_group_id" ${JSON.stringify(request.userGroupId)} exists in the ${principal.environment} environment.`);
+      return group;
+    }
+    const unknown = notFound(`No user group in the ${principal.environment} environment holds this "user_group_token": it is unknown, malformed or was rotated.`);
+    if (!userGroupTokenFormat.isWellFormed(request.userGroupToken!)) throw unknown;
+    const group = await this.groups.findUserGroupByTokenHash(principal.environment, hashSecret(request.userGroupToken!));
+    if (!group) throw unknown;
+    return group;
+  }
+}
+
+function assertMayMint(principal: Principal): void {
+  if (principal.access === 'read-only') throw forbidden('This API key is read-only; embed sessions are minted and ended with a read-write or embed key.');
+}
+
+const CURSOR_PREFIX = 'r1:';
+
+function encodeCursor(sequence: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${sequence}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const sequence = Number(text.slice(CURSOR_PREFIX.length));
+  if (!text.startsWith(CURSOR_PREFIX) || !Number.isSafeInteger(sequence) || sequence < 0) {
+    throw invalidRequest('"after" is not a cursor this service handed out; pass next_cursor from the previous page unchanged.');
+  }
+  return sequence;
+}

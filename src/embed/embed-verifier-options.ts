@@ -1,0 +1,74 @@
+/** The service's two environments; a token carries its own as the `env` claim. */
+export type EmbedEnvironment = 'Customer' | 'Testing';
+const ENVIRONMENTS: readonly string[] = ['Customer', 'Testing'];
+
+export interface EmbedVerifierOptions {
+  /** The user group service's base URL, e.g. `https://ugs.example.com` (a path prefix is kept). */
+  serviceUrl: string;
+  /** The `aud` tokens must carry (default `embedded-dashboards`, the service's UGS_EMBED_AUDIENCE default). */
+  audience?: string;
+  /** The `iss` tokens must carry (default `user-group-service`, the service's UGS_EMBED_ISSUER default). */
+  issuer?: string;
+  /**
+   * Any API key of the environment: enables polling the revocation feed. Without it, revoked tokens stay valid until they expire.
+   * The feed covers the key's environment only, so once it has answered, tokens of the other environment are refused.
+   */
+  apiKey?: string;
+  /** The only environment whose tokens are accepted; without it, the API key's (learned from the feed's first answer), else both. */
+  environment?: EmbedEnvironment;
+  /** How often the revocation feed is polled, in ms (default 10 000). */
+  revocationPollMs?: number;
+  /** Clock skew tolerated on exp, nbf and iat, in seconds (default 30). */
+  clockToleranceSeconds?: number;
+  /** The least time between two fetches of the key set for an unknown kid, in ms (default 30 000, jose's). */
+  jwksCooldownMs?: number;
+  /** How many verified tokens are cached until they expire (default 10 000; 0 disables the cache). */
+  cacheMaxEntries?: number;
+}
+
+export interface ResolvedVerifierOptions {
+  readonly base: URL;
+  readonly audience: string;
+  readonly issuer: string;
+  readonly apiKey: string | undefined;
+  readonly environment: EmbedEnvironment | undefined;
+  readonly revocationPollMs: number;
+  readonly clockToleranceSeconds: number;
+  readonly jwksCooldownMs: number;
+  readonly cacheMaxEntries: number;
+}
+
+function count(name: string, value: number | undefined, fallback: number, least: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < least) throw new TypeError(`${name} must be an integer of at least ${least}`);
+  return value;
+}
+
+function text(name: string, value: string | undefined, fallback: string | undefined): string | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
+  return value;
+}
+
+/** The options with their defaults; a TypeError for a value that cannot work (a bug in the caller, not a bad token). */
+export function resolveVerifierOptions(options: EmbedVerifierOptions): ResolvedVerifierOptions {
+  let base: URL;
+  try {
+    base = new URL(`${options.serviceUrl.replace(/\/+$/, '')}/`);
+  } catch {
+    throw new TypeError('serviceUrl must be an absolute http(s) URL');
+  }
+  if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('serviceUrl must be an absolute http(s) URL');
+  if (options.environment !== undefined && !ENVIRONMENTS.includes(options.environment)) throw new TypeError('environment must be "Customer" or "Testing"');
+  return {
+    base,
+    audience: text('audience', options.audience, 'embedded-dashboards')!,
+    issuer: text('issuer', options.issuer, 'user-group-service')!,
+    apiKey: text('apiKey', options.apiKey, undefined),
+    environment: options.environment,
+    revocationPollMs: count('revocationPollMs', options.revocationPollMs, 10_000, 10),
+    clockToleranceSeconds: count('clockToleranceSeconds', options.clockToleranceSeconds, 30, 0),
+    jwksCooldownMs: count('jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
+    cacheMaxEntries: count('cacheMaxEntries', options.cacheMaxEntries, 10_000, 0),
+  };
+}

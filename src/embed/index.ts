@@ -1,0 +1,7 @@
+export { createEmbedVerifier, type EmbedVerifier, type EmbedVerifierStatus } from './embed-verifier.js';
+export type { EmbedVerifierOptions, EmbedEnvironment } from './embed-verifier-options.js';
+export { bindProperties, type BoundQuery, type BoundValue, type SqlDialect, type BindableClaims } from './property-binder.js';
+export { EmbedTokenError, EmbedBindingError, type EmbedTokenErrorCode, type EmbedBindingErrorCode } from './embed-errors.js';
+export type { EmbedClaims, EmbedJsonValue } from './embed-claims.js';
+export type { SigningKeyStatus } from './signing-key-set.js';
+export type { RevocationFeedStatus } from './revocation-feed.js';

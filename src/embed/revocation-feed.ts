@@ -1,0 +1,166 @@
+import { describeFetchError } from './describe-fetch-error.js';
+import type { EmbedEnvironment } from './embed-verifier-options.js';
+import { RevocationList } from './revocation-list.js';
+
+/** The feed's largest page: fewer round trips when a verifier starts from the oldest entry. */
+const PAGE_SIZE = 1000;
+const FETCH_TIMEOUT_MS = 5_000;
+
+export interface RevocationFeedStatus {
+  /** Whether the feed is polled (an apiKey was given). */
+  readonly enabled: boolean;
+  /** When a poll last read the feed to its end; null before the first success. */
+  readonly syncedAt: Date | null;
+  readonly lastError: string | null;
+  readonly lastErrorAt: Date | null;
+  /** Entries held: sessions revoked one by one, and (group, token version) pairs revoked by a rotation or deletion. */
+  readonly revokedSessions: number;
+  readonly revokedTokenVersions: number;
+}
+
+interface WireRevocation {
+  session_id?: unknown;
+  user_group_id?: unknown;
+  token_version?: unknown;
+  expires_at?: unknown;
+}
+
+interface WirePage {
+  environment: EmbedEnvironment;
+  revocations: WireRevocation[];
+  next_cursor: string;
+}
+
+/**
+ * Polls GET /api/embed_sessions/revocations into a RevocationList: from the
+ * oldest entry on the first poll, then from the cursor it reached, page after
+ * page until a short one. A failed poll is recorded and retried at the next
+ * tick; it never throws into the caller. The timer is unref'd: a verifier
+ * never keeps a process alive.
+ */
+export class RevocationFeed {
+  readonly list = new RevocationList();
+  /** Settles (never rejects) when the first poll succeeded or failed. */
+  readonly firstPoll: Promise<void>;
+  /** The API key's environment, as the feed names it; undefined until a page was read. The feed says nothing of the other one. */
+  environment: EmbedEnvironment | undefined;
+  private cursor: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight: Promise<void> | undefined;
+  private syncedAt: number | undefined;
+  private lastError: string | null = null;
+  private lastErrorAt: number | undefined;
+
+  constructor(
+    private readonly url: URL,
+    private readonly apiKey: string,
+    private readonly intervalMs: number,
+    private readonly closed: AbortSignal,
+  ) {
+    this.firstPoll = this.poll();
+  }
+
+  /** Stops polling; resolves once a poll under way has stopped. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    await this.inFlight;
+  }
+
+  status(): RevocationFeedStatus {
+    return {
+      enabled: true,
+      syncedAt: this.syncedAt === undefined ? null : new Date(this.syncedAt),
+      lastError: this.lastError,
+      lastErrorAt: this.lastErrorAt === undefined ? null : new Date(this.lastErrorAt),
+      revokedSessions: this.list.revokedSessions,
+      revokedTokenVersions: this.list.revokedTokenVersions,
+    };
+  }
+
+  private poll(): Promise<void> {
+    this.inFlight = this.readToEnd()
+      .then(
+        (skipped) => {
+          this.syncedAt = Date.now();
+          if (skipped > 0) this.fail(`${skipped} malformed revocation entries were skipped`);
+        },
+        (error: unknown) => this.fail(describeFetchError(error)),
+      )
+      .finally(() => {
+        this.inFlight = undefined;
+        if (this.closed.aborted) return;
+        this.timer = setTimeout(() => void this.poll(), this.intervalMs);
+        this.timer.unref();
+      });
+    return this.inFlight;
+  }
+
+  private fail(message: string): void {
+    this.lastError = message;
+    this.lastErrorAt = Date.now();
+  }
+
+  /** Reads every page after the cursor; the cursor advances page by page, so a failure midway keeps what was read. */
+  private async readToEnd(): Promise<number> {
+    let skipped = 0;
+    for (;;) {
+      const page = await this.fetchPage();
+      this.environment = page.environment;
+      for (const entry of page.revocations) if (!this.apply(entry)) skipped++;
+      const done = page.revocations.length < PAGE_SIZE || page.next_cursor === this.cursor;
+      this.cursor = page.next_cursor;
+      if (done) break;
+    }
+    this.list.prune(Date.now());
+    return skipped;
+  }
+
+  private async fetchPage(): Promise<WirePage> {
+    const url = new URL(this.url);
+    url.searchParams.set('limit', String(PAGE_SIZE));
+    if (this.cursor !== undefined) url.searchParams.set('after', this.cursor);
+    const response = await fetch(url, {
+      headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' },
+      // A redirect must not carry the API key anywhere else.
+      redirect: 'error',
+      signal: AbortSignal.any([this.closed, AbortSignal.timeout(FETCH_TIMEOUT_MS)]),
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`the revocation feed answered HTTP ${response.status}${errorCodeOf(text)}`);
+    const body = JSON.parse(text) as Partial<WirePage> | null;
+    if (!Array.isArray(body?.revocations) || typeof body.next_cursor !== 'string') {
+      throw new Error('the revocation feed answered without "revocations" and "next_cursor"');
+    }
+    if (body.environment !== 'Customer' && body.environment !== 'Testing') {
+      // Without it, this verifier cannot tell which tokens the feed's silence vouches for.
+      throw new Error('the revocation feed answered without its "environment" (Customer or Testing)');
+    }
+    return body as WirePage;
+  }
+
+  /** False for an entry this verifier cannot act on. */
+  private apply(entry: WireRevocation): boolean {
+    if (typeof entry !== 'object' || entry === null || typeof entry.expires_at !== 'string') return false;
+    const expiresAtMs = Date.parse(entry.expires_at);
+    if (Number.isNaN(expiresAtMs)) return false;
+    if (typeof entry.session_id === 'string') {
+      this.list.revokeSession(entry.session_id, expiresAtMs);
+      return true;
+    }
+    if (typeof entry.user_group_id === 'string' && typeof entry.token_version === 'string') {
+      this.list.revokeTokenVersion(entry.user_group_id, entry.token_version, expiresAtMs);
+      return true;
+    }
+    return false;
+  }
+}
+
+/** " (unauthenticated)" from the service's error envelope, to say why without quoting a whole body. */
+function errorCodeOf(text: string): string {
+  try {
+    const code = (JSON.parse(text) as { error?: { code?: unknown } } | null)?.error?.code;
+    return typeof code === 'string' ? ` (${code})` : '';
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,133 @@
+import type pg from 'pg';
+import type { AuditContext } from '../../domain/audit.js';
+import { CLOCK_TOLERANCE_SECONDS } from '../../domain/signing-key.js';
+import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../domain/embed-session.js';
+import type { EmbedSessionStore } from '../../domain/embed-session-store.js';
+import type { Environment } from '../../domain/environment.js';
+
+/** Runs one named statement with the store's retry and error mapping (PostgresQueries.queryText). */
+export type RunStatement = <Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => Promise<pg.QueryResult<Row>>;
+
+interface SessionRow {
+  session_id: string;
+  environment: string;
+  team_id: string;
+  provided_id: string;
+  token_version: string;
+  created_at: Date;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+interface RevocationRow {
+  sequence: string;
+  environment: string;
+  session_id: string | null;
+  provided_id: string;
+  token_version: string | null;
+  reason: string;
+  revoked_at: Date;
+  expires_at: Date;
+}
+
+/**
+ * Joined into every statement that appends to the revocation feed. The entry
+ * is numbered only once this lock is held, and it is held until commit, so
+ * entries become visible in sequence order and a reader's cursor never passes
+ * one still to come (a sequence alone is drawn in insert order, not commit
+ * order). It serializes only what revokes (rotations, deletions, ended
+ * sessions), never reads or mints; 7365011 is an arbitrary id kept for this use.
+ */
+export const FEED_ORDER_LOCK = '(SELECT pg_advisory_xact_lock(7365011)) AS feed_order';
+
+/** Expired rows forgotten per mint: enough to outpace any mint rate, small enough to cost nothing. */
+const PRUNE_PER_WRITE = 10;
+
+const SQL = {
+  // One statement: the session, and a few expired sessions and revocations forgotten. ON CONFLICT makes a retry harmless.
+  insertEmbedSession: `WITH inserted AS (
+                         INSERT INTO embed_sessions (session_id, environment, team_id, provided_id, token_version, created_at, expires_at)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (session_id) DO NOTHING
+                       ), pruned_sessions AS (
+                         DELETE FROM embed_sessions WHERE session_id IN (
+                           SELECT session_id FROM embed_sessions WHERE expires_at < $8 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                       ), pruned_revocations AS (
+                         DELETE FROM embed_revocations WHERE sequence IN (
+                           SELECT sequence FROM embed_revocations WHERE expires_at < $8 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                       )
+                       SELECT 1`,
+  findEmbedSession: 'SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2',
+  // Revokes, appends the feed entry and the audit record together; a session ended already writes nothing.
+  revokeEmbedSession: `WITH revoked AS (
+                         UPDATE embed_sessions SET revoked_at = $3 WHERE environment = $1 AND session_id = $2 AND revoked_at IS NULL RETURNING *
+                       ), listed AS (
+                         INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, reason, revoked_at, expires_at)
+                         SELECT environment, session_id, provided_id, NULL, 'session_revoked', revoked_at, expires_at + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) FROM revoked, ${FEED_ORDER_LOCK}
+                       ), audited AS (
+                         INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
+                         SELECT revoked_at, 'embed_session.revoked', environment, team_id, provided_id, $4, $5, $6 FROM revoked
+                       )
+                       SELECT * FROM revoked
+                       UNION ALL
+                       SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2 AND NOT EXISTS (SELECT 1 FROM revoked)`,
+  listEmbedRevocations: 'SELECT * FROM embed_revocations WHERE environment = $1 AND sequence > $2 AND expires_at > $3 ORDER BY sequence LIMIT $4',
+} as const;
+
+/** Embed sessions and their revocation feed on PostgreSQL: each call one statement in autocommit. */
+export class PostgresEmbedSessions implements EmbedSessionStore {
+  constructor(private readonly run: RunStatement) {}
+
+  async insertEmbedSession(s: EmbedSessionRecord, now: string): Promise<void> {
+    await this.run('insertEmbedSession', SQL.insertEmbedSession, [s.sessionId, s.environment, s.teamId, s.providedId, s.tokenVersion, s.createdAt, s.expiresAt, now]);
+  }
+
+  async findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
+    const row = (await this.run<SessionRow>('findEmbedSession', SQL.findEmbedSession, [environment, sessionId])).rows[0];
+    return row ? toSession(row) : null;
+  }
+
+  async revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null> {
+    const values = [environment, sessionId, revokedAt, audit.keyId, JSON.stringify(audit.fields), audit.clientAddress ?? null];
+    const row = (await this.run<SessionRow>('revokeEmbedSession', SQL.revokeEmbedSession, values)).rows[0];
+    return row ? toSession(row) : null;
+  }
+
+  async listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
+    return (await this.run<RevocationRow>('listEmbedRevocations', SQL.listEmbedRevocations, [environment, afterSequence, now, limit])).rows.map(toRevocation);
+  }
+}
+
+/**
+ * The SQL of `tokenVersionOf` (src/domain/embed-session.ts) for a column
+ * holding a token hash, so a rotation or deletion can append its revocation
+ * in the same statement; the conformance suite checks both give the same value.
+ */
+export function tokenVersionSql(column: string): string {
+  return `substr(translate(encode(sha256('\\x747600'::bytea || ${column}), 'base64'), '+/', '-_'), 1, 16)`;
+}
+
+function toSession(row: SessionRow): EmbedSessionRecord {
+  return {
+    sessionId: row.session_id,
+    environment: row.environment as Environment,
+    teamId: Number(row.team_id),
+    providedId: row.provided_id,
+    tokenVersion: row.token_version,
+    createdAt: row.created_at.toISOString(),
+    expiresAt: row.expires_at.toISOString(),
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+  };
+}
+
+function toRevocation(row: RevocationRow): EmbedRevocation {
+  return {
+    sequence: Number(row.sequence),
+    environment: row.environment as Environment,
+    sessionId: row.session_id,
+    providedId: row.provided_id,
+    tokenVersion: row.token_version,
+    reason: row.reason as RevocationReason,
+    revokedAt: row.revoked_at.toISOString(),
+    expiresAt: row.expires_at.toISOString(),
+  };
+}

@@ -1,0 +1,58 @@
+import type { JWK } from 'jose';
+import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
+import type { SigningKeyStore } from '../../domain/signing-key-store.js';
+import type { RunStatement } from './postgres-embed-sessions.js';
+
+interface SigningKeyRow {
+  kid: string;
+  generation: number;
+  algorithm: string;
+  public_jwk: JWK;
+  private_key_ciphertext: Buffer;
+  created_at: Date;
+  activates_at: Date;
+}
+
+const SQL = {
+  listSigningKeys: 'SELECT * FROM signing_keys ORDER BY generation',
+  insertSigningKey: `INSERT INTO signing_keys (kid, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+  deleteSigningKeys: 'DELETE FROM signing_keys WHERE kid = ANY($1::text[])',
+  replaceSigningKeyCiphertext: 'UPDATE signing_keys SET private_key_ciphertext = $1 WHERE kid = $2 AND private_key_ciphertext = $3',
+} as const;
+
+/** Embed token signing keys on PostgreSQL. */
+export class PostgresSigningKeys implements SigningKeyStore {
+  constructor(private readonly run: RunStatement) {}
+
+  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+    return (await this.run<SigningKeyRow>('listSigningKeys', SQL.listSigningKeys, [])).rows.map(toSigningKey);
+  }
+
+  async insertSigningKey(k: SigningKeyRecord): Promise<boolean> {
+    const values = [k.kid, k.generation, k.algorithm, JSON.stringify(k.publicJwk), k.privateKeyCiphertext, k.createdAt, k.activatesAt];
+    // A retry after a lost answer reports the key's own row as a conflict; the rotation then adds one more key, which is harmless.
+    const inserted = await this.run('insertSigningKey', SQL.insertSigningKey, values);
+    return (inserted.rowCount ?? 0) > 0;
+  }
+
+  async deleteSigningKeys(kids: readonly string[]): Promise<void> {
+    if (kids.length > 0) await this.run('deleteSigningKeys', SQL.deleteSigningKeys, [kids]);
+  }
+
+  async replaceSigningKeyCiphertext(kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
+    return ((await this.run('replaceSigningKeyCiphertext', SQL.replaceSigningKeyCiphertext, [next, kid, expected])).rowCount ?? 0) > 0;
+  }
+}
+
+function toSigningKey(row: SigningKeyRow): SigningKeyRecord {
+  return {
+    kid: row.kid,
+    generation: row.generation,
+    algorithm: row.algorithm as SigningAlgorithm,
+    publicJwk: row.public_jwk,
+    privateKeyCiphertext: row.private_key_ciphertext,
+    createdAt: row.created_at.toISOString(),
+    activatesAt: row.activates_at.toISOString(),
+  };
+}

@@ -1,0 +1,68 @@
+import type Database from 'better-sqlite3';
+import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
+import type { SigningKeyStore } from '../../domain/signing-key-store.js';
+import type { GroupCommit } from './group-commit.js';
+import type { SqliteHealth } from './sqlite-health.js';
+
+interface SigningKeyRow {
+  kid: string;
+  generation: number;
+  algorithm: string;
+  public_jwk: string;
+  private_key_ciphertext: Buffer;
+  created_at: string;
+  activates_at: string;
+}
+
+/** Embed token signing keys on SQLite. */
+export class SqliteSigningKeys implements SigningKeyStore {
+  private readonly statements;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly groupCommit: GroupCommit,
+    private readonly health: SqliteHealth,
+  ) {
+    this.statements = {
+      list: db.prepare<[], SigningKeyRow>('SELECT * FROM signing_keys ORDER BY generation'),
+      insert: db.prepare(
+        `INSERT INTO signing_keys (kid, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
+         VALUES (@kid, @generation, @algorithm, @publicJwk, @privateKeyCiphertext, @createdAt, @activatesAt)
+         ON CONFLICT DO NOTHING`,
+      ),
+      replaceCiphertext: db.prepare('UPDATE signing_keys SET private_key_ciphertext = ? WHERE kid = ? AND private_key_ciphertext = ?'),
+    };
+  }
+
+  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+    this.health.assertUsable();
+    return this.statements.list.all().map(toSigningKey);
+  }
+
+  async insertSigningKey(key: SigningKeyRecord): Promise<boolean> {
+    return this.groupCommit.run(() => this.statements.insert.run({ ...key, publicJwk: JSON.stringify(key.publicJwk) }).changes > 0);
+  }
+
+  async deleteSigningKeys(kids: readonly string[]): Promise<void> {
+    if (kids.length === 0) return;
+    // The list is short (expired keys only) and varies, so the statement is prepared per call.
+    const remove = this.db.prepare(`DELETE FROM signing_keys WHERE kid IN (${kids.map(() => '?').join(', ')})`);
+    await this.groupCommit.run(() => remove.run(...kids));
+  }
+
+  async replaceSigningKeyCiphertext(kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
+    return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, kid, expected).changes > 0);
+  }
+}
+
+function toSigningKey(row: SigningKeyRow): SigningKeyRecord {
+  return {
+    kid: row.kid,
+    generation: row.generation,
+    algorithm: row.algorithm as SigningAlgorithm,
+    publicJwk: JSON.parse(row.public_jwk),
+    privateKeyCiphertext: row.private_key_ciphertext,
+    createdAt: row.created_at,
+    activatesAt: row.activates_at,
+  };
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+// Through the package's own export, as a user imports it.
+import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+describe('UserGroupClient embed sessions against a live server', () => {
+  let server: TestServer;
+  let client: UserGroupClient;
+  before(async () => {
+    server = await startTestServer();
+    const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
+    client = new UserGroupClient({ baseUrl: server.url, apiKey: key });
+  });
+  after(() => server.close());
+
+  it('mints a session that verifies against the JWKS, introspects it, ends it and sees it in the revocation feed', async () => {
+    await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } });
+    const session = await client.mintEmbedSession({ user_group_id: 'acme', expires_in: 120, dashboard: 'sales' });
+    assert.equal(session.user_group_id, 'acme');
+    assert.match(session.session_id, /^es_/);
+
+    const { payload } = await jwtVerify(session.token, createRemoteJWKSet(new URL(`${server.url}/.well-known/jwks.json`)), {
+      issuer: 'user-group-service',
+      audience: 'embedded-dashboards',
+      typ: 'embed+jwt',
+    });
+    assert.deepEqual(payload['props'], { region: 'eu' });
+    assert.equal(payload.exp! - payload.iat!, 120);
+
+    const live = await client.introspect(session.token);
+    assert.equal(live.active, true);
+    assert.equal(live.jti, session.session_id);
+
+    const before = await client.embedRevocations();
+    await client.revokeEmbedSession(session.session_id);
+    assert.deepEqual(await client.introspect(session.token), { active: false });
+    const page = await client.embedRevocations({ after: before.next_cursor });
+    assert.deepEqual(
+      page.revocations.map((r) => [r.session_id, r.reason]),
+      [[session.session_id, 'session_revoked']],
+    );
+    assert.notEqual(page.next_cursor, before.next_cursor);
+  });
+
+  it('throws the service error for an unknown group and an unknown session', async () => {
+    await assert.rejects(client.mintEmbedSession({ user_group_id: 'nobody' }), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found');
+    await assert.rejects(client.revokeEmbedSession('es_unknown'), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404);
+  });
+});

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier, type EmbedVerifierOptions } from 'user-group-service/embed';
+import { embedClaims, FakeEmbedService, FEED_API_KEY, generateSigningKey, signEmbedToken, waitFor, type SigningKey } from './fake-embed-service.js';
+
+async function assertRevoked(verifier: EmbedVerifier, token: string): Promise<void> {
+  await assert.rejects(verifier.verify(token), (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_revoked' && !e.message.includes(token));
+}
+
+describe('embed verifier: the revocation feed', () => {
+  let service: FakeEmbedService;
+  let key: SigningKey;
+  const verifiers: EmbedVerifier[] = [];
+  const verifierWith = (options: Partial<EmbedVerifierOptions> = {}) => {
+    const verifier = createEmbedVerifier({ serviceUrl: service.url, apiKey: FEED_API_KEY, revocationPollMs: 50, ...options });
+    verifiers.push(verifier);
+    return verifier;
+  };
+  // A service per test: a request a closed verifier had already sent must not count in the next test.
+  beforeEach(async () => {
+    service = await FakeEmbedService.start();
+    key = await generateSigningKey('EdDSA');
+    service.publish(key);
+  });
+  afterEach(async () => {
+    for (const verifier of verifiers.splice(0)) await verifier.close();
+    await service.close();
+  });
+
+  it('refuses a revoked session (jti) and a revoked token version (sub, tv), also tokens verified and cached before', async () => {
+    const verifier = verifierWith();
+    const session = embedClaims({ sub: 'alpha' });
+    const version = embedClaims({ sub: 'beta', tv: 'BetaVersion00001' });
+    const sameGroupOtherVersion = embedClaims({ sub: 'beta', tv: 'BetaVersion00002' });
+    const otherGroupSameVersion = embedClaims({ sub: 'gamma', tv: 'BetaVersion00001' });
+    const tokens = await Promise.all([session, version, sameGroupOtherVersion, otherGroupSameVersion].map((claims) => signEmbedToken(key, claims)));
+    for (const token of tokens) await verifier.verify(token);
+    assert.equal(verifier.status().cachedTokens, 4);
+
+    service.revoke({ session_id: session.jti as string, user_group_id: 'alpha', reason: 'session_revoked' });
+    service.revoke({ user_group_id: 'beta', token_version: 'BetaVersion00001', reason: 'token_rotated' });
+    await waitFor('the revocations to arrive', () => verifier.status().revocations.revokedTokenVersions === 1);
+    assert.equal(verifier.status().revocations.revokedSessions, 1);
+
+    await assertRevoked(verifier, tokens[0]!);
+    await assertRevoked(verifier, tokens[1]!);
+    assert.equal((await verifier.verify(tokens[2]!)).tv, 'BetaVersion00002');
+    assert.equal((await verifier.verify(tokens[3]!)).sub, 'gamma');
+    // Not from the cache: a new signature over the revoked session id.
+    await assertRevoked(verifier, await signEmbedToken(key, { ...session, iat: (session.iat as number) - 1 }));
+  });
+
+  it('reads the feed from its oldest entry, page by page, before its first verification', async () => {
+    const revokedLongAgo = embedClaims({ sub: 'delta' });
+    const now = Date.now();
+    for (let i = 0; i < 2400; i++) service.revoke({ session_id: `old-${i}`, user_group_id: 'filler' });
+    for (let i = 0; i < 50; i++) service.revoke({ session_id: `gone-${i}`, user_group_id: 'filler', expires_at: new Date(now - 1000).toISOString() });
+    service.revoke({ session_id: revokedLongAgo.jti as string, user_group_id: 'delta' });
+    const verifier = verifierWith({ revocationPollMs: 60_000 });
+    await assertRevoked(verifier, await signEmbedToken(key, revokedLongAgo));
+    assert.equal(service.feedRequests, 3, `${service.revocations.length} entries are three pages of 1000`);
+    const status = verifier.status().revocations;
+    assert.ok(status.syncedAt instanceof Date);
+    assert.equal(status.lastError, null);
+    const live = service.revocations.filter((entry) => entry.session_id !== null && Date.parse(entry.expires_at) > now);
+    assert.equal(status.revokedSessions, live.length, 'entries past their expires_at are forgotten');
+  });
+
+  it('keeps verifying while the feed is down, says why in status(), and catches up when it is back', async () => {
+    service.feedDown = true;
+    const verifier = verifierWith();
+    const claims = embedClaims({ sub: 'epsilon' });
+    const token = await signEmbedToken(key, claims);
+    assert.equal((await verifier.verify(token)).sub, 'epsilon');
+    const down = verifier.status().revocations;
+    assert.match(down.lastError ?? '', /HTTP 503 \(unavailable\)/);
+    assert.ok(down.lastErrorAt instanceof Date);
+    assert.equal(down.syncedAt, null);
+    await waitFor('a few failed polls', () => service.feedRequests > 5 && verifier.status().revocations.lastErrorAt! > down.lastErrorAt!);
+    assert.equal((await verifier.verify(token)).sub, 'epsilon');
+
+    service.revoke({ session_id: claims.jti as string, user_group_id: 'epsilon' });
+    service.feedDown = false;
+    await waitFor('the feed to be read again', () => verifier.status().revocations.syncedAt !== null);
+    await assertRevoked(verifier, token);
+  });
+
+  it('reports a refused API key in status() without quoting it, and verifies all the same', async () => {
+    const apiKey = 'ugsk_not_a_key_of_this_service';
+    const verifier = verifierWith({ apiKey });
+    assert.equal((await verifier.verify(await signEmbedToken(key))).sub, 'acme');
+    const { lastError } = verifier.status().revocations;
+    assert.match(lastError ?? '', /HTTP 401 \(unauthenticated\)/);
+    assert.ok(!lastError!.includes(apiKey));
+  });
+
+  it('survives a service it cannot reach at all: tokens are refused as invalid, nothing crashes', async () => {
+    const closed = await FakeEmbedService.start();
+    await closed.close();
+    const verifier = verifierWith({ serviceUrl: closed.url });
+    const error = await verifier.verify(await signEmbedToken(key)).catch((e: unknown) => e);
+    assert.ok(error instanceof EmbedTokenError && error.code === 'token_invalid', String(error));
+    assert.match(error.message, /keys could not be fetched.*ECONNREFUSED/);
+    const status = verifier.status();
+    assert.match(status.revocations.lastError ?? '', /ECONNREFUSED/);
+    assert.match(status.keys.lastError ?? '', /ECONNREFUSED/);
+  });
+
+  it('verify() after close() throws; close() may be called twice', async () => {
+    const verifier = verifierWith();
+    await verifier.close();
+    await verifier.close();
+    await assert.rejects(verifier.verify(await signEmbedToken(key)), /closed/);
+  });
+
+  for (const close of [true, false]) {
+    it(`never keeps a process alive (${close ? 'closed: no timer runs after close()' : 'not closed: its timer is unref\'d'})`, async () => {
+      const child = spawn(process.execPath, [fileURLToPath(new URL('./verifier-exit-child.js', import.meta.url))], {
+        env: { ...process.env, EMBED_SERVICE_URL: service.url, EMBED_API_KEY: FEED_API_KEY, EMBED_TOKEN: await signEmbedToken(key), EMBED_CLOSE: close ? '1' : '0' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const bound = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+      clearTimeout(bound);
+      assert.equal(signal, null, 'the child had to be killed: something kept it alive');
+      assert.equal(code, 0);
+      const report = JSON.parse(stdout.trim()) as { sub: string; timers: number };
+      assert.equal(report.sub, 'acme');
+      assert.equal(report.timers === 0, close, `${report.timers} timers created in 300 ms after ${close ? 'close()' : 'the first polls'}`);
+    });
+  }
+});

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { chromium, type Page, type Response } from 'playwright-core';
+import { UserGroupClient } from 'user-group-service/client';
+import { startCustomerApp } from '../../examples/dashboard/customer-app.js';
+import { startDashboardServer } from '../../examples/dashboard/dashboard-server.js';
+import { startTestServer } from '../helpers/test-server.js';
+
+/**
+ * examples/dashboard in a real browser: Debian's chromium (never a downloaded
+ * one) driven by playwright-core, the real service on SQLite, and the two
+ * example servers in this process. What is asserted is what chromium shows.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const BOUND_MS = 60_000;
+
+/** Resolves once check() holds; the verifier learns of revocations by polling, so some things take a while. */
+async function waitUntil(what: string, check: () => Promise<boolean>, diagnose: () => string = () => ''): Promise<void> {
+  const deadline = Date.now() + BOUND_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} ${diagnose()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A page on another origin (another port on localhost) that frames whatever URL it is given: the attacker's. */
+async function startFramingPage(): Promise<{ origin: string; pageFor(src: string): string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const src = new URL(req.url ?? '/', 'http://localhost').searchParams.get('src') ?? 'about:blank';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html lang="en"><title>Elsewhere</title><h1>Elsewhere</h1><iframe title="framed" src="${src.replace(/"/g, '&quot;')}"></iframe></html>`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    pageFor: (src) => `${origin}/?src=${encodeURIComponent(src)}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The token's payload with `region` changed, the header and signature kept. */
+function tamper(token: string): string {
+  const [header, payload, signature] = token.split('.');
+  const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as { props: Record<string, unknown> };
+  claims.props['region'] = 'us';
+  return `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+}
+
+test('the example dashboard, embedded in the customer app, in chromium', { timeout: 10 * BOUND_MS }, async (t) => {
+  // Closed in reverse order (the browser first, the service last), also when a later step of the setup failed.
+  const opened: { close(): Promise<unknown> }[] = [];
+  t.after(async () => {
+    for (const resource of opened.reverse()) await resource.close();
+  });
+  const open = <T extends { close(): Promise<unknown> }>(resource: T): T => (opened.push(resource), resource);
+
+  const service = open(await startTestServer({ kind: 'sqlite' }));
+  const { key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
+  const client = new UserGroupClient({ baseUrl: service.url, apiKey: key });
+  const acme = (await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).userGroup;
+  await client.getOrCreate({ user_group_id: 'globex', name: 'Globex', properties: { region: 'us' } });
+
+  const dashboard = open(await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs: 100 }));
+  const app = open(await startCustomerApp({ serviceUrl: service.url, apiKey: key, dashboardUrl: dashboard.url }));
+  const elsewhere = open(await startFramingPage());
+  const browser = open(await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }));
+
+  const newPage = async (): Promise<Page> => {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(BOUND_MS);
+    return page;
+  };
+  const dashboardFrame = (page: Page) => page.frameLocator('iframe[title="Orders dashboard"]');
+  /** Opens the customer app as `group`; returns the page once the dashboard inside it shows its table. */
+  const openAs = async (group: string): Promise<{ page: Page; src: string }> => {
+    const page = await newPage();
+    const answer = await page.goto(`${app.url}/?group=${group}`);
+    assert.equal(answer?.status(), 200);
+    await dashboardFrame(page).getByRole('table').waitFor();
+    return { page, src: (await page.locator('iframe').getAttribute('src'))! };
+  };
+
+  await t.test('two groups with different region properties see different rows', async () => {
+    const seen = new Map<string, string[]>();
+    for (const [group, region] of [
+      ['acme', 'eu'],
+      ['globex', 'us'],
+    ] as const) {
+      const { page } = await openAs(group);
+      const frame = dashboardFrame(page);
+      await frame.getByRole('table', { name: `Orders in region ${region}, oldest first` }).waitFor();
+      const regions = await frame.locator('tbody tr td:nth-child(3)').allInnerTexts();
+      assert.equal(regions.length, 12, `${group}: ${regions.length} rows`);
+      assert.deepEqual(new Set(regions), new Set([region]), `${group} sees rows of ${[...new Set(regions)].join(', ')}`);
+      seen.set(group, await frame.locator('tbody tr th').allInnerTexts());
+      await page.close();
+    }
+    const overlap = seen.get('acme')!.filter((id) => seen.get('globex')!.includes(id));
+    assert.deepEqual(overlap, [], 'no order is shown to both groups');
+  });
+
+  await t.test('a tampered token is refused with 401, and nothing of the data is shown', async () => {
+    const { page, src } = await openAs('acme');
+    const url = new URL(src);
+    url.searchParams.set('token', tamper(url.searchParams.get('token')!));
+    const answer = await page.goto(url.href);
+    assert.equal(answer?.status(), 401);
+    await page.getByRole('heading', { name: 'This dashboard cannot be shown' }).waitFor();
+    assert.equal(await page.getByRole('table').count(), 0);
+    assert.match((await answer!.allHeaders())['content-security-policy'] ?? '', /frame-ancestors 'none'/);
+    await page.close();
+  });
+
+  await t.test('an origin not in org cannot frame the dashboard; one in org can', async () => {
+    const page = await newPage();
+    const dashboardAnswers: Response[] = [];
+    page.on('response', (response) => void (response.url().startsWith(dashboard.url) && dashboardAnswers.push(response)));
+    // A session minted by the customer app, for its own origin, framed by another origin.
+    const { page: appPage, src } = await openAs('acme');
+    await appPage.close();
+    await page.goto(elsewhere.pageFor(src));
+    await waitUntil('the dashboard to answer the framed request', async () => dashboardAnswers.length > 0);
+    const answer = dashboardAnswers[0]!;
+    // The dashboard did answer with the rows: it is chromium, obeying frame-ancestors, that keeps them out of the frame.
+    assert.equal(answer.status(), 200);
+    assert.equal((await answer.allHeaders())['content-security-policy']?.match(/frame-ancestors ([^;]*)/)?.[1], app.url);
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    await waitUntil('chromium to settle the blocked frame', async () => frame.url() !== 'about:blank' && frame.url() !== '');
+    // What chromium does with a response whose frame-ancestors excludes the parent: its own error page instead.
+    assert.equal(frame.url(), 'chrome-error://chromewebdata/');
+    assert.equal(await page.frameLocator('iframe').getByRole('table').count(), 0);
+    assert.equal(await page.frameLocator('iframe').getByText('Orders in').count(), 0);
+
+    // The same page frames a session minted for its own origin: the block above is the origin's doing, nothing else.
+    const own = await client.mintEmbedSession({ user_group_id: 'acme', dashboard: 'orders', origins: [elsewhere.origin] });
+    const allowed = new URL('/', dashboard.url);
+    allowed.searchParams.set('token', own.token);
+    await page.goto(elsewhere.pageFor(allowed.href));
+    await page.frameLocator('iframe').getByRole('table', { name: 'Orders in region eu, oldest first' }).waitFor();
+    await page.close();
+  });
+
+  await t.test('sessions without origins may be framed by nobody; a session for another dashboard is refused', async () => {
+    const bare = await client.mintEmbedSession({ user_group_id: 'globex' });
+    const answer = await fetch(`${dashboard.url}/?token=${bare.token}`);
+    assert.equal(answer.status, 200);
+    assert.match(answer.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'(;|$)/);
+    const billing = await client.mintEmbedSession({ user_group_id: 'globex', dashboard: 'billing' });
+    const refused = await fetch(`${dashboard.url}/?token=${billing.token}`);
+    assert.equal(refused.status, 403);
+    assert.match(await refused.text(), /not available for this session/);
+  });
+
+  await t.test('after the group token is rotated, the dashboard (reloaded) shows that the session ended', async () => {
+    const { page, src } = await openAs('acme');
+    await client.rotateToken(acme.token);
+    const frame = page.frames().find((f) => f.url().startsWith(dashboard.url))!;
+    let status: number | undefined;
+    // The verifier learns of the rotation at its next poll of the revocation feed.
+    await waitUntil(
+      'the dashboard to refuse the session',
+      async () => {
+        status = (await frame.goto(src))?.status();
+        return status !== 200;
+      },
+      () => `(the verifier's revocation feed: ${JSON.stringify(dashboard.verifier.status().revocations)})`,
+    );
+    assert.equal(status, 401);
+    // Inside the customer's page: the refusal of a revoked session may be framed by the session's origins.
+    await dashboardFrame(page).getByRole('heading', { name: 'This session has ended' }).waitFor();
+    assert.equal(await dashboardFrame(page).getByRole('table').count(), 0);
+    // The customer's page, reloaded, mints a new session under the new token.
+    await page.reload();
+    await dashboardFrame(page).getByRole('table', { name: 'Orders in region eu, oldest first' }).waitFor();
+    await page.close();
+  });
+});

@@ -1,0 +1,253 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { tokenVersionOf, type EmbedRevocation, type EmbedSessionRecord } from '../../src/domain/embed-session.js';
+import type { Environment } from '../../src/domain/environment.js';
+import type { SigningKeyRecord } from '../../src/domain/signing-key.js';
+import type { NewUserGroup, Store } from '../../src/store/store.js';
+import type { StoreFixture } from './store-conformance.js';
+
+/** A session's or group revocation's lifetime beyond what it covers: the longest session (24 h) and 60 s of clock tolerance. */
+const GROUP_REVOCATION_MS = (86_400 + 60) * 1000;
+const CLOCK_TOLERANCE_MS = 60_000;
+/** Early enough that nothing the tests write has expired: listing and inserting at it forgets nothing. */
+const EARLY = '2026-01-01T00:00:00.000Z';
+
+const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+
+function signingKey(generation: number, overrides: Partial<SigningKeyRecord> = {}): SigningKeyRecord {
+  const kid = `kid-${randomBytes(6).toString('hex')}`;
+  return {
+    kid,
+    generation,
+    algorithm: 'EdDSA',
+    publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url'), kid, alg: 'EdDSA', use: 'sig' },
+    privateKeyCiphertext: randomBytes(90),
+    createdAt: '2026-03-01T00:00:00.000Z',
+    activatesAt: '2026-03-01T00:05:00.000Z',
+    ...overrides,
+  };
+}
+
+function session(environment: Environment, providedId: string, overrides: Partial<EmbedSessionRecord> = {}): EmbedSessionRecord {
+  return {
+    sessionId: `es_${randomBytes(16).toString('base64url')}`,
+    environment,
+    teamId: 7,
+    providedId,
+    tokenVersion: tokenVersionOf(randomBytes(32)),
+    createdAt: '2026-04-01T10:00:00.000Z',
+    expiresAt: '2026-04-01T10:10:00.000Z',
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+function group(environment: Environment, providedId: string): NewUserGroup {
+  return {
+    environment,
+    providedId,
+    name: `Group ${providedId}`,
+    mapping: null,
+    properties: null,
+    tokenHash: randomBytes(32),
+    tokenCiphertext: randomBytes(60),
+    createdAt: '2026-04-01T00:00:00.000Z',
+    updatedAt: '2026-04-01T00:00:00.000Z',
+  };
+}
+
+/**
+ * The embed session half of the store conformance suite: signing keys, sessions
+ * and the revocation feed, including the revocations a token rotation or a group
+ * deletion appends in its own transaction (on PostgreSQL computed in SQL, which
+ * must agree with tokenVersionOf).
+ */
+export function embedStoreConformance(fixture: StoreFixture): void {
+  describe(`Store signing keys: ${fixture.name}`, () => {
+    let store: Store;
+    before(async () => {
+      store = await fixture.open();
+    });
+    after(() => store.close());
+
+    it('starts with none, inserts and lists them in generation order, field for field', async () => {
+      assert.deepEqual(await store.signingKeys.listSigningKeys(), []);
+      const third = signingKey(3, { algorithm: 'ES256', activatesAt: '2026-03-03T00:00:00.000Z' });
+      const first = signingKey(1, { activatesAt: '2026-03-01T00:00:00.000Z' });
+      const second = signingKey(2, { algorithm: 'RS256', publicJwk: { kty: 'RSA', n: 'AQAB'.repeat(80), e: 'AQAB', kid: 'x', alg: 'RS256', use: 'sig' } });
+      for (const key of [third, first, second]) assert.equal(await store.signingKeys.insertSigningKey(key), true);
+      assert.deepEqual(await store.signingKeys.listSigningKeys(), [first, second, third]);
+    });
+
+    it('refuses a second key of one generation (false, nothing written), as two processes rotating at once would', async () => {
+      const before = await store.signingKeys.listSigningKeys();
+      const taken = Math.max(...before.map((k) => k.generation));
+      assert.equal(await store.signingKeys.insertSigningKey(signingKey(taken)), false);
+      const results = await Promise.all(Array.from({ length: 8 }, () => store.signingKeys.insertSigningKey(signingKey(taken + 1))));
+      assert.equal(results.filter(Boolean).length, 1, 'exactly one of many concurrent inserts of one generation wins');
+      assert.equal((await store.signingKeys.listSigningKeys()).length, before.length + 1);
+    });
+
+    it('swaps a private key ciphertext only while the expected one is stored', async () => {
+      const [key] = await store.signingKeys.listSigningKeys();
+      const next = randomBytes(90);
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext(key!.kid, key!.privateKeyCiphertext, next), true);
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext(key!.kid, key!.privateKeyCiphertext, randomBytes(90)), false, 'a stale expected ciphertext');
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('kid-missing', next, randomBytes(90)), false);
+      const stored = (await store.signingKeys.listSigningKeys()).find((k) => k.kid === key!.kid);
+      assert.deepEqual(stored, { ...key, privateKeyCiphertext: next }, 'nothing else changed');
+    });
+
+    it('deletes the given keys only; an empty list deletes nothing', async () => {
+      const all = await store.signingKeys.listSigningKeys();
+      await store.signingKeys.deleteSigningKeys([]);
+      assert.equal((await store.signingKeys.listSigningKeys()).length, all.length);
+      await store.signingKeys.deleteSigningKeys([all[0]!.kid, all[2]!.kid, 'kid-missing']);
+      assert.deepEqual(await store.signingKeys.listSigningKeys(), all.filter((_, i) => i !== 0 && i !== 2));
+    });
+  });
+
+  describe(`Store embed sessions and revocation feed: ${fixture.name}`, () => {
+    let store: Store;
+    before(async () => {
+      store = await fixture.open();
+    });
+    after(() => store.close());
+    const audit = (keyId: string, clientAddress?: string) => ({ keyId, fields: [] as string[], clientAddress });
+    /** The feed of `environment` after `after`, as of EARLY (nothing filtered for expiry). */
+    const feed = (environment: Environment, after = 0, limit = 1000) => store.embedSessions.listEmbedRevocations(environment, after, limit, EARLY);
+    const lastSequence = async () => Math.max(0, ...[...(await feed('Customer')), ...(await feed('Testing'))].map((r) => r.sequence));
+    const withoutSequence = ({ sequence, ...rest }: EmbedRevocation) => (assert.ok(Number.isSafeInteger(sequence) && sequence > 0), rest);
+
+    it('inserts and finds a session field for field, in its environment only', async () => {
+      const s = session('Customer', 'sess-find');
+      await store.embedSessions.insertEmbedSession(s, EARLY);
+      assert.deepEqual(await store.embedSessions.findEmbedSession('Customer', s.sessionId), s);
+      assert.equal(await store.embedSessions.findEmbedSession('Testing', s.sessionId), null);
+      assert.equal(await store.embedSessions.findEmbedSession('Customer', 'es_missing'), null);
+    });
+
+    it('revokes a session once: the record, one feed entry and one audit record; again writes nothing; unknown or other environment is null', async () => {
+      const s = session('Testing', 'sess-revoke', { teamId: 41 });
+      await store.embedSessions.insertEmbedSession(s, EARLY);
+      const since = await lastSequence();
+      const audits = (await store.audit.listAuditRecords({ limit: 10_000 })).length;
+      const at = '2026-04-01T10:01:00.000Z';
+
+      assert.equal(await store.embedSessions.revokeEmbedSession('Customer', s.sessionId, at, audit('key_other')), null, 'another environment does not see it');
+      assert.equal(await store.embedSessions.revokeEmbedSession('Testing', 'es_missing', at, audit('key_x')), null);
+      assert.deepEqual(await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, at, audit('key_rev', '203.0.113.9')), { ...s, revokedAt: at });
+      assert.deepEqual(await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, '2026-04-01T10:02:00.000Z', audit('key_again')), { ...s, revokedAt: at }, 'the first revocation time is kept');
+      assert.deepEqual(await store.embedSessions.findEmbedSession('Testing', s.sessionId), { ...s, revokedAt: at });
+
+      assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
+        { environment: 'Testing', sessionId: s.sessionId, providedId: 'sess-revoke', tokenVersion: null, reason: 'session_revoked', revokedAt: at, expiresAt: plus(s.expiresAt, CLOCK_TOLERANCE_MS) },
+      ]);
+      assert.deepEqual(await feed('Customer', since), []);
+      const records = (await store.audit.listAuditRecords({ limit: 10_000 })).slice(audits);
+      assert.deepEqual(records.map(({ id: _id, ...rest }) => rest), [
+        { at, action: 'embed_session.revoked', environment: 'Testing', teamId: 41, providedId: 'sess-revoke', keyId: 'key_rev', fields: [], clientAddress: '203.0.113.9' },
+      ]);
+    });
+
+    it('revokes a session exactly once under concurrent revocations', async () => {
+      const s = session('Customer', 'sess-race');
+      await store.embedSessions.insertEmbedSession(s, EARLY);
+      const since = await lastSequence();
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.embedSessions.revokeEmbedSession('Customer', s.sessionId, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`))));
+      assert.ok(results.every((r) => r !== null && r.revokedAt === results[0]!.revokedAt), 'every caller gets the record with the one revocation time');
+      assert.equal((await feed('Customer', since)).length, 1);
+      assert.equal((await store.audit.listAuditRecords({ group: { providedId: 'sess-race' }, limit: 100 })).length, 1);
+    });
+
+    it('appends exactly one revocation per token rotation, naming the old token by tokenVersionOf; a lost race appends none', async () => {
+      const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-rotate'));
+      const since = await lastSequence();
+      const at = '2026-05-01T00:00:00.000Z';
+      const rotate = (expectedTokenHash: Buffer) => store.userGroups.replaceToken({ teamId: g.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
+      const rotated = await rotate(g.tokenHash);
+      assert.ok(rotated);
+      assert.equal(await rotate(g.tokenHash), null, 'the old token lost');
+      assert.equal(await rotate(randomBytes(32)), null, 'a token never held');
+      assert.deepEqual((await feed('Customer', since)).map(withoutSequence), [
+        { environment: 'Customer', sessionId: null, providedId: 'tv-rotate', tokenVersion: tokenVersionOf(g.tokenHash), reason: 'token_rotated', revokedAt: at, expiresAt: plus(at, GROUP_REVOCATION_MS) },
+      ]);
+    });
+
+    it('appends one revocation per winning rotation among many made together, each with its own old token version', async () => {
+      const groups = await Promise.all(['tv-batch-a', 'tv-batch-b', 'tv-batch-c'].map(async (id) => (await store.userGroups.insertUserGroupIfAbsent(group('Testing', id))).group));
+      const since = await lastSequence();
+      const at = '2026-05-02T00:00:00.000Z';
+      const rotate = (g: (typeof groups)[number], expectedTokenHash = g.tokenHash) =>
+        store.userGroups.replaceToken({ teamId: g.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
+      const results = await Promise.all([rotate(groups[0]!), rotate(groups[0]!), rotate(groups[0]!), rotate(groups[1]!), rotate(groups[2]!, randomBytes(32))]);
+      assert.equal(results.filter((r) => r !== null).length, 2);
+      const entries = await feed('Testing', since);
+      assert.deepEqual(
+        entries.map((r) => [r.providedId, r.tokenVersion, r.reason]).sort(),
+        [
+          ['tv-batch-a', tokenVersionOf(groups[0]!.tokenHash), 'token_rotated'],
+          ['tv-batch-b', tokenVersionOf(groups[1]!.tokenHash), 'token_rotated'],
+        ],
+      );
+    });
+
+    it('appends exactly one revocation per group deletion, with the deleted token\'s version; an unknown group appends none', async () => {
+      const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'tv-delete'));
+      await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-delete'));
+      const since = await lastSequence();
+      const at = '2026-05-03T00:00:00.000Z';
+      assert.ok(await store.userGroups.deleteUserGroup('Testing', 'tv-delete', at, audit('key_del')));
+      assert.equal(await store.userGroups.deleteUserGroup('Testing', 'tv-delete', at), null);
+      assert.equal(await store.userGroups.deleteUserGroup('Testing', 'tv-never', at), null);
+      assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
+        { environment: 'Testing', sessionId: null, providedId: 'tv-delete', tokenVersion: tokenVersionOf(g.tokenHash), reason: 'user_group_deleted', revokedAt: at, expiresAt: plus(at, GROUP_REVOCATION_MS) },
+      ]);
+      assert.deepEqual(await feed('Customer', since), [], 'the other environment\'s group of the same id is untouched');
+    });
+
+    it('lists the feed oldest first, per environment, after a sequence, a page at a time, without entries past their expiry', async () => {
+      const since = await lastSequence();
+      const made: EmbedSessionRecord[] = [];
+      for (let i = 0; i < 5; i++) {
+        const s = session(i % 2 ? 'Testing' : 'Customer', `feed-${i}`, { expiresAt: `2026-06-0${i + 1}T00:00:00.000Z` });
+        await store.embedSessions.insertEmbedSession(s, EARLY);
+        await store.embedSessions.revokeEmbedSession(s.environment, s.sessionId, '2026-04-01T11:00:00.000Z', audit('key_feed'));
+        made.push(s);
+      }
+      const customer = await feed('Customer', since);
+      assert.deepEqual(customer.map((r) => r.sessionId), [made[0]!.sessionId, made[2]!.sessionId, made[4]!.sessionId]);
+      assert.deepEqual(customer.map((r) => r.sequence), [...customer.map((r) => r.sequence)].sort((a, b) => a - b));
+      assert.deepEqual((await feed('Testing', since)).map((r) => r.sessionId), [made[1]!.sessionId, made[3]!.sessionId]);
+
+      const first = await feed('Customer', since, 2);
+      assert.deepEqual(first, customer.slice(0, 2));
+      assert.deepEqual(await feed('Customer', first.at(-1)!.sequence, 2), customer.slice(2));
+      assert.deepEqual(await feed('Customer', customer.at(-1)!.sequence, 2), [], 'nothing after the last');
+
+      // made[0]'s entry expires at 2026-06-01T00:01:00Z, made[2]'s at 2026-06-03T00:01:00Z.
+      const later = await store.embedSessions.listEmbedRevocations('Customer', since, 1000, '2026-06-01T00:01:00.000Z');
+      assert.deepEqual(later.map((r) => r.sessionId), [made[2]!.sessionId, made[4]!.sessionId], 'an entry is gone once its expiry is reached');
+    });
+
+    it('forgets expired sessions and feed entries as new sessions are inserted, at most a few per insert', async () => {
+      const far = '2030-01-01T00:00:00.000Z';
+      const all = [...(await feed('Customer')), ...(await feed('Testing'))];
+      assert.ok(all.length > 10, `enough entries to see the bound (${all.length})`);
+      const expiredSession = session('Customer', 'prune-me');
+      await store.embedSessions.insertEmbedSession(expiredSession, EARLY);
+      const live = session('Customer', 'prune-live', { expiresAt: '2031-01-01T00:00:00.000Z' });
+      await store.embedSessions.insertEmbedSession(live, EARLY);
+      for (let i = 0; ; i++) {
+        assert.ok(i < 100, 'pruning never finished');
+        const before = [...(await feed('Customer')), ...(await feed('Testing'))].length;
+        await store.embedSessions.insertEmbedSession(session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }), far);
+        const remaining = [...(await feed('Customer')), ...(await feed('Testing'))].length;
+        assert.ok(before - remaining <= 10, `one insert forgot ${before - remaining} entries`);
+        if (remaining === 0 && (await store.embedSessions.findEmbedSession('Customer', expiredSession.sessionId)) === null) break;
+      }
+      assert.deepEqual(await store.embedSessions.findEmbedSession('Customer', live.sessionId), live, 'a live session is kept');
+    });
+  });
+}
