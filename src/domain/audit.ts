@@ -4,6 +4,7 @@ import type { Environment } from './environment.js';
 export const AUDIT_ACTIONS = [
   'user_group.created',
   'user_group.updated',
+  'user_group.moved',
   'user_group.token_rotated',
   'user_group.deleted',
   'api_key.created',

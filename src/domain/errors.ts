@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'method_not_allowed',
+  'conflict',
   'request_timeout',
   'payload_too_large',
   'unsupported_media_type',
@@ -43,6 +44,7 @@ export const invalidRequest = (message: string): ServiceError => new ServiceErro
 export const unauthenticated = (message: string): ServiceError => new ServiceError('unauthenticated', message);
 export const forbidden = (message: string): ServiceError => new ServiceError('forbidden', message);
 export const notFound = (message: string): ServiceError => new ServiceError('not_found', message);
+export const conflict = (message: string): ServiceError => new ServiceError('conflict', message);
 
 /** Raised at start-up when configuration or stored state makes running unsafe. */
 export class StartupError extends Error {

@@ -16,6 +16,10 @@ export interface UserGroupRecord {
   tokenCiphertext: Buffer;
   createdAt: string;
   updatedAt: string;
+  /** The parent's team_id; absent or null for a root. */
+  parentTeamId?: number | null;
+  /** The parent's provided id, as the wire shows it; absent or null for a root. */
+  parentId?: string | null;
 }
 
 /** What listing and reading show of a group: everything but its token. */

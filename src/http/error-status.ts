@@ -7,6 +7,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  conflict: 409,
   request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -27,6 +28,8 @@ export const ERROR_WHEN: Readonly<Record<ErrorCode, string>> = {
   not_found:
     'Unknown path; `PUT` or `DELETE` for a group that does not exist in the key\'s environment (a group deleted before, too); `POST` with an unknown, malformed or already rotated token.',
   method_not_allowed: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
+  conflict:
+    'A change the group hierarchy refuses: a parent that would put a group under itself or one of its descendants, a chain deeper than 5 levels (a root and four below), or `DELETE` of a group that has children without `"cascade": true`.',
   request_timeout: 'The headers (`UGS_HEADERS_TIMEOUT_MS`, 10 s by default) or the whole request (`UGS_REQUEST_TIMEOUT_MS`, 30 s) did not arrive in time; the connection is closed.',
   payload_too_large: 'The body is larger than 1 MiB.',
   unsupported_media_type: 'A body sent with a `Content-Type` other than `application/json`, or with none.',

@@ -28,6 +28,7 @@ const EXAMPLE_MESSAGE: Readonly<Record<ErrorCode, string>> = {
   unauthenticated: 'Missing "Authorization: Token <API_KEY>" header; create a key with `ugs keys create`.',
   forbidden: 'This API key is read-only; use a read-write key to change user groups.',
   not_found: 'No user group with "user_group_id" "acme" exists in the Customer environment.',
+  conflict: 'User group "acme" cannot be placed under "acme-eu": that is the group itself or one of its descendants, which would make a cycle.',
   method_not_allowed: 'PATCH is not supported on /api/user; use one of: GET, HEAD, PUT, POST, DELETE.',
   request_timeout: 'The request was not received in time; send headers and body without pausing.',
   payload_too_large: 'The request body is larger than the 1 MiB limit.',

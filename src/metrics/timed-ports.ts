@@ -9,7 +9,7 @@ import type { SettingsStore } from '../domain/settings-store.js';
 import type { StoreHealth } from '../domain/store-health.js';
 import type { ImportBatch, TransferStore } from '../domain/transfer-store.js';
 import type { UserGroupRecord } from '../domain/user-group.js';
-import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupStore } from '../domain/user-group-store.js';
+import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../domain/user-group-store.js';
 import type { StoreTiming } from './store-timing.js';
 
 /*
@@ -36,14 +36,20 @@ export class TimedUserGroupStore implements UserGroupStore {
   replaceToken(replacement: TokenReplacement, audit?: AuditContext): Promise<UserGroupRecord | null> {
     return this.timing.time('replaceToken', () => this.inner.replaceToken(replacement, audit));
   }
-  listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]> {
+  listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string }): Promise<UserGroupRecord[]> {
     return this.timing.time('listUserGroups', () => this.inner.listUserGroups(environment, page));
+  }
+  findUserGroupLineage(environment: Environment, providedId: string): Promise<UserGroupLineage | null> {
+    return this.timing.time('findUserGroupLineage', () => this.inner.findUserGroupLineage(environment, providedId));
+  }
+  listDescendants(environment: Environment, providedId: string, page: { beforeTeamId: number; limit: number }): Promise<UserGroupRecord[]> {
+    return this.timing.time('listDescendants', () => this.inner.listDescendants(environment, providedId, page));
   }
   countUserGroups(): Promise<Record<Environment, number>> {
     return this.timing.time('countUserGroups', () => this.inner.countUserGroups());
   }
-  deleteUserGroup(environment: Environment, providedId: string, deletedAt: string, audit?: AuditContext): Promise<UserGroupRecord | null> {
-    return this.timing.time('deleteUserGroup', () => this.inner.deleteUserGroup(environment, providedId, deletedAt, audit));
+  deleteUserGroup(environment: Environment, providedId: string, deletedAt: string, audit?: AuditContext, options?: { cascade?: boolean }): Promise<UserGroupRecord | null> {
+    return this.timing.time('deleteUserGroup', () => this.inner.deleteUserGroup(environment, providedId, deletedAt, audit, options));
   }
 }
 

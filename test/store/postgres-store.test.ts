@@ -18,6 +18,9 @@ storeConformance({
     databases.push(database);
     return (await PostgresStore.open({ connectionString: database.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 2000 })).store;
   },
+  async reopen() {
+    return (await PostgresStore.open({ connectionString: databases.at(-1)!.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 2000 })).store;
+  },
   async cleanup() {
     for (const database of databases.splice(0)) await database.drop();
   },

@@ -16,6 +16,9 @@ storeConformance({
     dirs.push(dir);
     return (await SqliteStore.open({ path: join(dir.path, 'store.sqlite') })).store;
   },
+  async reopen() {
+    return (await SqliteStore.open({ path: join(dirs.at(-1)!.path, 'store.sqlite') })).store;
+  },
   async cleanup() {
     for (const dir of dirs.splice(0)) dir.remove();
   },

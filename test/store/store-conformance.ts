@@ -5,11 +5,14 @@ import type { ApiKeyRecord } from '../../src/domain/api-key.js';
 import type { Environment } from '../../src/domain/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import { embedStoreConformance } from './embed-store-conformance.js';
+import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
 export interface StoreFixture {
   name: string;
   open(): Promise<Store>;
+  /** Another store on the database `open` made last: a second process or replica. */
+  reopen(): Promise<Store>;
   /** Removes whatever `open` created. */
   cleanup(): Promise<void>;
 }
@@ -492,4 +495,5 @@ export function storeConformance(fixture: StoreFixture): void {
   });
 
   embedStoreConformance(fixture);
+  hierarchyStoreConformance(fixture);
 }

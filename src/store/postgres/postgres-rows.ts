@@ -15,6 +15,9 @@ export interface UserGroupRow {
   token_ciphertext: Buffer;
   created_at: Date;
   updated_at: Date;
+  parent_team_id: string | null;
+  /** The parent's provided id, where a statement joins it in. */
+  parent_provided_id?: string | null;
 }
 
 export interface ApiKeyRow {
@@ -29,7 +32,7 @@ export interface ApiKeyRow {
 }
 
 export function toUserGroupRecord(row: UserGroupRow): UserGroupRecord {
-  return {
+  const record: UserGroupRecord = {
     teamId: Number(row.team_id),
     environment: row.environment as Environment,
     providedId: row.provided_id,
@@ -41,6 +44,12 @@ export function toUserGroupRecord(row: UserGroupRow): UserGroupRecord {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+  // A root's record is what it was before groups had parents.
+  if (row.parent_team_id !== null && row.parent_team_id !== undefined) {
+    record.parentTeamId = Number(row.parent_team_id);
+    record.parentId = row.parent_provided_id ?? null;
+  }
+  return record;
 }
 
 export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {

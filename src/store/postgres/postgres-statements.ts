@@ -1,11 +1,21 @@
 import { FEED_ORDER_LOCK, tokenVersionSql } from './postgres-embed-sessions.js';
 import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../../domain/signing-key.js';
+import { HIERARCHY_WALK_LIMIT } from '../../domain/user-group-hierarchy.js';
 
 /** The channel a revocation notifies, in the revoking statement's own transaction; see RevocationListener. */
 export const REVOCATION_CHANNEL = 'ugs_key_revocations';
 
 /** How long a group's revocation stays in the feed: the longest session, and clock tolerance. */
 const GROUP_REVOCATION_LIFETIME = `make_interval(secs => ${MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS})`;
+
+/** The parent's provided id beside every column of group `g`: a root's costs one index probe that finds nothing. */
+const WITH_PARENT = 'g.*, (SELECT p.provided_id FROM user_groups p WHERE p.team_id = g.parent_team_id) AS parent_provided_id';
+
+/** Taken by every write that changes the hierarchy, in its transaction: such writes run one at a time across replicas. */
+export const HIERARCHY_LOCK = 'SELECT pg_advisory_xact_lock(7365012)';
+
+/** How far recursive reads follow parent links (see HIERARCHY_WALK_LIMIT). */
+const WALK = HIERARCHY_WALK_LIMIT;
 
 /** Named statements: `pg` prepares each once per connection and reuses the plan. */
 export const SQL = {
@@ -17,9 +27,9 @@ export const SQL = {
   deleteSetting: 'DELETE FROM settings WHERE name = $1',
   replaceCiphertext: 'UPDATE user_groups SET token_ciphertext = $1 WHERE team_id = $2 AND token_ciphertext = $3',
   // A batch of lookups in one query: the keys as parallel arrays, each an index lookup.
-  findGroups: `SELECT g.* FROM unnest($1::text[], $2::text[]) AS k (environment, provided_id)
+  findGroups: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::text[]) AS k (environment, provided_id)
                JOIN user_groups g ON g.environment = k.environment AND g.provided_id = k.provided_id`,
-  findGroupsByToken: `SELECT g.* FROM unnest($1::text[], $2::bytea[]) AS k (environment, token_hash)
+  findGroupsByToken: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::bytea[]) AS k (environment, token_hash)
                       JOIN user_groups g ON g.environment = k.environment AND g.token_hash = k.token_hash`,
   // Each write and its audit record are one statement (data-modifying CTEs), hence one
   // transaction without a round trip inside it. The audit row exists only when the write did.
@@ -30,12 +40,12 @@ export const SQL = {
   // first wins. The token hash, unique to each input, tells which inputs were inserted.
   insertGroups: `WITH input AS (
                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
-                                        $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[])
+                                        $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::bigint[])
                      WITH ORDINALITY AS i (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext,
-                                           created_at, updated_at, key_id, fields, client_address, n)
+                                           created_at, updated_at, key_id, fields, client_address, parent_team_id, n)
                  ), inserted AS (
-                   INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
-                   SELECT environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at
+                   INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
+                   SELECT environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id
                    FROM input ORDER BY n
                    ON CONFLICT (environment, provided_id) DO NOTHING
                    RETURNING *
@@ -45,28 +55,31 @@ export const SQL = {
                    FROM inserted g JOIN input ON input.token_hash = g.token_hash
                    ORDER BY g.team_id
                  )
-                 SELECT g.*, input.n AS input_n FROM inserted g JOIN input ON input.token_hash = g.token_hash`,
+                 SELECT ${WITH_PARENT}, input.n AS input_n FROM inserted g JOIN input ON input.token_hash = g.token_hash`,
   // Updates: at most one per group in a batch (postgres-write-batches.ts splits the rest into later rounds).
   updateGroups: `WITH input AS (
                    SELECT * FROM unnest($1::boolean[], $2::text[], $3::boolean[], $4::text[], $5::boolean[], $6::text[],
-                                        $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])
+                                        $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
+                                        $13::boolean[], $14::bigint[], $15::text[])
                      WITH ORDINALITY AS i (set_name, name, set_mapping, mapping, set_properties, properties,
-                                           updated_at, environment, provided_id, key_id, fields, client_address, n)
+                                           updated_at, environment, provided_id, key_id, fields, client_address,
+                                           set_parent, parent_team_id, action, n)
                  ), updated AS (
                    UPDATE user_groups g SET
                      name       = CASE WHEN i.set_name THEN i.name ELSE g.name END,
                      mapping    = CASE WHEN i.set_mapping THEN i.mapping ELSE g.mapping END,
                      properties = CASE WHEN i.set_properties THEN i.properties ELSE g.properties END,
+                     parent_team_id = CASE WHEN i.set_parent THEN i.parent_team_id ELSE g.parent_team_id END,
                      updated_at = i.updated_at
                    FROM input i
                    WHERE g.environment = i.environment AND g.provided_id = i.provided_id
-                   RETURNING g.*, i.n AS input_n, i.key_id AS audit_key_id, i.fields AS audit_fields, i.client_address AS audit_client_address
+                   RETURNING g.*, i.n AS input_n, i.key_id AS audit_key_id, i.fields AS audit_fields, i.client_address AS audit_client_address, i.action AS audit_action
                  ), audited AS (
                    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                   SELECT updated_at, 'user_group.updated', environment, team_id, provided_id, audit_key_id, audit_fields, audit_client_address
+                   SELECT updated_at, audit_action, environment, team_id, provided_id, audit_key_id, audit_fields, audit_client_address
                    FROM updated ORDER BY input_n
                  )
-                 SELECT * FROM updated`,
+                 SELECT ${WITH_PARENT} FROM updated g`,
   // Rotations: at most one per group in a batch, as for updates. Matching the new hash too makes a
   // retry after a lost acknowledgement land on the same result; `before` (same snapshot) tells a
   // first application from such a retry, so the audit record is written once.
@@ -91,7 +104,7 @@ export const SQL = {
                     FROM replaced r JOIN before b ON b.team_id = r.team_id CROSS JOIN ${FEED_ORDER_LOCK} WHERE b.token_hash = r.expected_hash
                     ORDER BY r.input_n
                   )
-                  SELECT * FROM replaced`,
+                  SELECT ${WITH_PARENT} FROM replaced g`,
   insertKey: `WITH inserted AS (
                 INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -119,24 +132,54 @@ export const SQL = {
   recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
   ping: 'SELECT 1',
   listGroupsAfter: 'SELECT * FROM user_groups WHERE team_id > $1 ORDER BY team_id LIMIT $2',
-  listGroups: `SELECT * FROM user_groups
+  listGroups: `SELECT ${WITH_PARENT} FROM user_groups g
                WHERE environment = $1 AND team_id < $2
                  AND ($3::text IS NULL OR substr(provided_id, 1, length($3)) = $3 OR substr(name, 1, length($3)) = $3)
+                 AND ($5::text IS NULL OR parent_team_id = (SELECT team_id FROM user_groups WHERE environment = $1 AND provided_id = $5))
                ORDER BY team_id DESC LIMIT $4`,
   countGroups: 'SELECT environment, count(*)::int AS n FROM user_groups GROUP BY environment',
-  deleteGroup: `WITH deleted AS (
-                  DELETE FROM user_groups WHERE environment = $1 AND provided_id = $2 RETURNING *
+  // The group ($1, a team_id) and its whole subtree, each deletion audited and its sessions ended.
+  deleteSubtree: `WITH RECURSIVE sub (team_id, depth) AS (
+                  SELECT team_id, 0 FROM user_groups WHERE team_id = $1
+                  UNION ALL
+                  SELECT c.team_id, s.depth + 1 FROM user_groups c JOIN sub s ON c.parent_team_id = s.team_id WHERE s.depth < ${WALK}
+                ), deleted AS (
+                  DELETE FROM user_groups WHERE team_id IN (SELECT team_id FROM sub) RETURNING *
                 ), audited AS (
                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                  SELECT $3, 'user_group.deleted', environment, team_id, provided_id, $4, $5, $6 FROM deleted
+                  SELECT $2::timestamptz, 'user_group.deleted', environment, team_id, provided_id, $3, $4, $5 FROM deleted ORDER BY team_id DESC
                 ), sessions_ended AS (
                   INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
-                  SELECT environment, provided_id, ${tokenVersionSql('token_hash')}, 'user_group_deleted', $3, $3::timestamptz + ${GROUP_REVOCATION_LIFETIME} FROM deleted, ${FEED_ORDER_LOCK}
+                  SELECT environment, provided_id, ${tokenVersionSql('token_hash')}, 'user_group_deleted', $2::timestamptz, $2::timestamptz + ${GROUP_REVOCATION_LIFETIME} FROM deleted, ${FEED_ORDER_LOCK} ORDER BY team_id DESC
                 )
                 SELECT * FROM deleted`,
+  findTeamId: 'SELECT team_id FROM user_groups WHERE environment = $1 AND provided_id = $2',
+  hasChildren: 'SELECT EXISTS (SELECT 1 FROM user_groups WHERE parent_team_id = $1) AS any',
+  // The group $1 and its ancestors.
+  groupChain: `WITH RECURSIVE chain (team_id, parent_team_id, depth) AS (
+                 SELECT team_id, parent_team_id, 0 FROM user_groups WHERE team_id = $1
+                 UNION ALL
+                 SELECT g.team_id, g.parent_team_id, c.depth + 1 FROM user_groups g JOIN chain c ON g.team_id = c.parent_team_id WHERE c.depth < ${WALK}
+               ) SELECT team_id FROM chain`,
+  subtreeHeight: `WITH RECURSIVE sub (team_id, level) AS (
+                    SELECT team_id, 1 FROM user_groups WHERE team_id = $1
+                    UNION ALL
+                    SELECT c.team_id, s.level + 1 FROM user_groups c JOIN sub s ON c.parent_team_id = s.team_id WHERE s.level < ${WALK}
+                  ) SELECT max(level) AS height FROM sub`,
+  lineage: `WITH RECURSIVE chain AS (
+              SELECT g.*, 0 AS depth FROM user_groups g WHERE environment = $1 AND provided_id = $2
+              UNION ALL
+              SELECT p.*, c.depth + 1 FROM user_groups p JOIN chain c ON p.team_id = c.parent_team_id WHERE c.depth < ${WALK}
+            ) SELECT * FROM chain ORDER BY depth DESC`,
+  descendants: `WITH RECURSIVE sub (team_id, depth) AS (
+                  SELECT team_id, 0 FROM user_groups WHERE environment = $1 AND provided_id = $2
+                  UNION ALL
+                  SELECT c.team_id, s.depth + 1 FROM user_groups c JOIN sub s ON c.parent_team_id = s.team_id WHERE s.depth < ${WALK}
+                ) SELECT ${WITH_PARENT} FROM sub JOIN user_groups g ON g.team_id = sub.team_id
+                  WHERE sub.depth > 0 AND g.team_id < $3 ORDER BY g.team_id DESC LIMIT $4`,
   anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',
-  importGroup: `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+  importGroup: `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
   advanceTeamIds: `SELECT setval(pg_get_serial_sequence('user_groups', 'team_id'), (SELECT max(team_id) FROM user_groups))
                    WHERE EXISTS (SELECT 1 FROM user_groups)`,
   advanceAuditIds: `SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT max(id) FROM audit_log))

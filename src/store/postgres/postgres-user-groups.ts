@@ -2,7 +2,9 @@ import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
 import type { Environment } from '../../domain/environment.js';
 import type { TokenResealStore } from '../../domain/secret-rotation.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
-import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupStore } from '../../domain/user-group-store.js';
+import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../domain/user-group-store.js';
+import { hasChildrenConflict, PARENT_FIELD } from '../../domain/user-group-hierarchy.js';
+import { PostgresGroupHierarchy } from './postgres-group-hierarchy.js';
 import { newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
@@ -29,12 +31,14 @@ interface AuditedReplacement {
 }
 
 /** One input's parameters of insertGroups. */
-function insertValues({ group, audit }: AuditedGroup): unknown[] {
-  return [...newGroupColumns(group), ...auditValues(audit)];
+function insertValues({ group, audit }: AuditedGroup, parentTeamId: number | null = null): unknown[] {
+  return [...newGroupColumns(group), ...auditValues(audit), parentTeamId];
 }
 
 /** One input's parameters of updateGroups. */
-function updateValues({ environment, providedId, changes, audit }: AuditedChange): unknown[] {
+function updateValues({ environment, providedId, changes, audit }: AuditedChange, parentTeamId: number | null = null): unknown[] {
+  const moved = changes.parentId !== undefined;
+  const audited = moved ? { ...audit, fields: [...audit.fields, PARENT_FIELD] } : audit;
   return [
     changes.name !== undefined,
     changes.name ?? null,
@@ -45,9 +49,15 @@ function updateValues({ environment, providedId, changes, audit }: AuditedChange
     changes.updatedAt,
     environment,
     providedId,
-    ...auditValues(audit),
+    ...auditValues(audited),
+    moved,
+    parentTeamId,
+    moved ? 'user_group.moved' : 'user_group.updated',
   ];
 }
+
+/** A statement's parameters for one input: one single-element array per column. */
+const asColumns = (values: unknown[]) => values.map((value) => [value]);
 
 /** One input's parameters of replaceTokens. */
 function replaceValues({ replacement: r, audit }: AuditedReplacement): unknown[] {
@@ -68,11 +78,14 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   private readonly updatedGroup: PerTurnBatch<AuditedChange, UserGroupRow | null>;
   private readonly replacedToken: PerTurnBatch<AuditedReplacement, UserGroupRow | null>;
 
+  private readonly hierarchy: PostgresGroupHierarchy;
+
   constructor(private readonly queries: PostgresQueries) {
+    this.hierarchy = new PostgresGroupHierarchy(queries);
     this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
     this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
-    this.insertedGroup = batchedWrites(queries, 'insertGroups', insertValues);
-    this.updatedGroup = batchedWrites(queries, 'updateGroups', updateValues, (i) => `${i.environment}\u0000${i.providedId}`);
+    this.insertedGroup = batchedWrites(queries, 'insertGroups', (input) => insertValues(input));
+    this.updatedGroup = batchedWrites(queries, 'updateGroups', (input) => updateValues(input), (i) => `${i.environment}\u0000${i.providedId}`);
     this.replacedToken = batchedWrites(queries, 'replaceTokens', replaceValues, (i) => String(i.replacement.teamId));
   }
 
@@ -100,12 +113,33 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   }
 
   async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
-    const inserted = await this.insertedGroup({ group, audit });
+    const inserted = group.parentId ? await this.insertUnderParent({ group, audit }) : await this.insertedGroup({ group, audit });
     if (inserted) return { group: toUserGroupRecord(inserted), created: true };
     // ON CONFLICT waited for the competing insert to commit, so the row is visible now.
     const existing = await this.findUserGroup(group.environment, group.providedId);
     if (!existing) throw new Error('user group vanished between conflict and read');
     return { group: existing, created: false };
+  }
+
+  /** A create under a parent: in the hierarchy's transaction, checked there; null when the group exists. */
+  private insertUnderParent(input: AuditedGroup): Promise<UserGroupRow | null> {
+    const { environment, providedId, parentId } = input.group;
+    return this.hierarchy.inTransaction(async (tx) => {
+      if ((await tx('findTeamId', [environment, providedId])).rows.length > 0) return null;
+      const parentTeamId = await this.hierarchy.placeUnder(tx, environment, { teamId: null, providedId }, parentId!);
+      return (await tx<UserGroupRow>('insertGroups', asColumns(insertValues(input, parentTeamId)))).rows[0] ?? null;
+    });
+  }
+
+  /** A change that sets a parent: in the hierarchy's transaction, checked there. */
+  private moveGroup(input: AuditedChange): Promise<UserGroupRow | null> {
+    const { environment, providedId, changes } = input;
+    return this.hierarchy.inTransaction(async (tx) => {
+      const current = (await tx<{ team_id: string }>('findTeamId', [environment, providedId])).rows[0];
+      if (!current) return null;
+      const parentTeamId = await this.hierarchy.placeUnder(tx, environment, { teamId: Number(current.team_id), providedId }, changes.parentId!);
+      return (await tx<UserGroupRow>('updateGroups', asColumns(updateValues(input, parentTeamId)))).rows[0] ?? null;
+    });
   }
 
   async updateUserGroup(
@@ -114,7 +148,8 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     changes: UserGroupChanges,
     audit: AuditContext = NO_AUDIT_DETAIL,
   ): Promise<UserGroupRecord | null> {
-    const row = await this.updatedGroup({ environment, providedId, changes, audit });
+    // A detach (null) cannot close a cycle nor deepen a chain: it needs no check, only its own batch.
+    const row = changes.parentId ? await this.moveGroup({ environment, providedId, changes, audit }) : await this.updatedGroup({ environment, providedId, changes, audit });
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -127,9 +162,20 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return ((await this.queries.query('replaceCiphertext', [next, teamId, expected])).rowCount ?? 0) > 0;
   }
 
-  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]> {
-    const { rows } = await this.queries.query<UserGroupRow>('listGroups', [environment, page.beforeTeamId, page.prefix ?? null, page.limit]);
+  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string }): Promise<UserGroupRecord[]> {
+    const { rows } = await this.queries.query<UserGroupRow>('listGroups', [environment, page.beforeTeamId, page.prefix ?? null, page.limit, page.parentId ?? null]);
     return rows.map(toUserGroupRecord);
+  }
+
+  async findUserGroupLineage(environment: Environment, providedId: string): Promise<UserGroupLineage | null> {
+    const { rows } = await this.queries.query<UserGroupRow>('lineage', [environment, providedId]);
+    const chain = rows.map((row, i) => toUserGroupRecord({ ...row, parent_provided_id: rows[i - 1]?.provided_id ?? null }));
+    const group = chain.pop();
+    return group ? { group, ancestors: chain } : null;
+  }
+
+  async listDescendants(environment: Environment, providedId: string, page: { beforeTeamId: number; limit: number }): Promise<UserGroupRecord[]> {
+    return (await this.queries.query<UserGroupRow>('descendants', [environment, providedId, page.beforeTeamId, page.limit])).rows.map(toUserGroupRecord);
   }
 
   async countUserGroups(): Promise<Record<Environment, number>> {
@@ -143,8 +189,16 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     providedId: string,
     deletedAt: string,
     audit: AuditContext = NO_AUDIT_DETAIL,
+    options: { cascade?: boolean } = {},
   ): Promise<UserGroupRecord | null> {
-    const row = (await this.queries.query<UserGroupRow>('deleteGroup', [environment, providedId, deletedAt, ...auditValues(audit)])).rows[0];
+    // In the hierarchy's transaction, so no child can be placed under a group being deleted.
+    const row = await this.hierarchy.inTransaction(async (tx) => {
+      const group = (await tx<{ team_id: string }>('findTeamId', [environment, providedId])).rows[0];
+      if (!group) return null;
+      if (!options.cascade && (await tx<{ any: boolean }>('hasChildren', [group.team_id])).rows[0]!.any) throw hasChildrenConflict(providedId);
+      const deleted = (await tx<UserGroupRow>('deleteSubtree', [group.team_id, deletedAt, ...auditValues(audit)])).rows;
+      return deleted.find((r) => r.team_id === group.team_id) ?? null;
+    });
     return row ? toUserGroupRecord(row) : null;
   }
 

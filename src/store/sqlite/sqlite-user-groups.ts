@@ -3,7 +3,7 @@ import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
 import type { Environment } from '../../domain/environment.js';
 import type { TokenResealStore } from '../../domain/secret-rotation.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
-import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupStore } from '../../domain/user-group-store.js';
+import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../domain/user-group-store.js';
 import { newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
@@ -13,6 +13,8 @@ import type { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
 import { groupRevocation } from '../../domain/embed-session.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toUserGroupRecord, type UserGroupRow } from './sqlite-rows.js';
+import { GROUP_WITH_PARENT, SqliteGroupHierarchy } from './sqlite-group-hierarchy.js';
+import { hasChildrenConflict, PARENT_FIELD } from '../../domain/user-group-hierarchy.js';
 
 /**
  * The SQLite `user_groups` table. Writes go through group commit (one
@@ -21,6 +23,7 @@ import { toUserGroupRecord, type UserGroupRow } from './sqlite-rows.js';
  */
 export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
   private readonly statements;
+  private readonly hierarchy: SqliteGroupHierarchy;
   private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
   private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
 
@@ -32,12 +35,14 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     /** Where a rotation or deletion ends the group's embed sessions, in its own transaction. */
     private readonly embedSessions: Pick<SqliteEmbedSessions, 'appendRevocation'>,
   ) {
+    this.hierarchy = new SqliteGroupHierarchy(db);
     this.statements = {
-      find: db.prepare<[string, string], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND provided_id = ?'),
-      findByToken: db.prepare<[string, Buffer], UserGroupRow>('SELECT * FROM user_groups WHERE environment = ? AND token_hash = ?'),
+      // The parent's provided id comes with the group: a root's costs one index probe that finds nothing.
+      find: db.prepare<[string, string], UserGroupRow>(`SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND provided_id = ?`),
+      findByToken: db.prepare<[string, Buffer], UserGroupRow>(`SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND token_hash = ?`),
       insert: db.prepare<unknown[], UserGroupRow>(
-        `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (environment, provided_id) DO NOTHING
          RETURNING *`,
       ),
@@ -46,6 +51,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
            name       = CASE WHEN ? THEN ? ELSE name END,
            mapping    = CASE WHEN ? THEN ? ELSE mapping END,
            properties = CASE WHEN ? THEN ? ELSE properties END,
+           parent_team_id = CASE WHEN ? THEN ? ELSE parent_team_id END,
            updated_at = ?
          WHERE environment = ? AND provided_id = ?
          RETURNING *`,
@@ -56,19 +62,20 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
          RETURNING *`,
       ),
       replaceCiphertext: db.prepare('UPDATE user_groups SET token_ciphertext = ? WHERE team_id = ? AND token_ciphertext = ?'),
-      list: db.prepare<[{ environment: string; before: number; prefix: string | null; limit: number }], UserGroupRow>(
-        `SELECT * FROM user_groups
+      list: db.prepare<[{ environment: string; before: number; prefix: string | null; parent: string | null; limit: number }], UserGroupRow>(
+        `SELECT ${GROUP_WITH_PARENT} FROM user_groups g
          WHERE environment = @environment AND team_id < @before
            AND (@prefix IS NULL OR substr(provided_id, 1, length(@prefix)) = @prefix OR substr(name, 1, length(@prefix)) = @prefix)
+           AND (@parent IS NULL OR parent_team_id = (SELECT team_id FROM user_groups WHERE environment = @environment AND provided_id = @parent))
          ORDER BY team_id DESC LIMIT @limit`,
       ),
       count: db.prepare<[], { environment: string; n: number }>('SELECT environment, count(*) AS n FROM user_groups GROUP BY environment'),
-      delete: db.prepare<[string, string], UserGroupRow>('DELETE FROM user_groups WHERE environment = ? AND provided_id = ? RETURNING *'),
-      listAfter: db.prepare<[number, number], UserGroupRow>('SELECT * FROM user_groups WHERE team_id > ? ORDER BY team_id LIMIT ?'),
+      deleteById: db.prepare<[number], UserGroupRow>('DELETE FROM user_groups WHERE team_id = ? RETURNING *'),
+      listAfter: db.prepare<[number, number], UserGroupRow>(`SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE team_id > ? ORDER BY team_id LIMIT ?`),
       // An explicit team_id also advances AUTOINCREMENT's sequence, so new ids stay above imported ones.
       importRow: db.prepare(
-        `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at)
-         VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt)`,
+        `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
+         VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt, @parentTeamId)`,
       ),
     };
     // One read transaction per batch of lookups: one snapshot, and one WAL read lock instead of one per lookup.
@@ -94,14 +101,14 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
 
   async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
     return this.groupCommit.run(() => {
-      const row = this.statements.insert.get(...newGroupColumns(group));
-      if (row) {
-        this.auditLog.append('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
-        return { group: toUserGroupRecord(row), created: true };
-      }
+      // A group that exists is answered as it is: the parent counts on creation only.
       const existing = this.statements.find.get(group.environment, group.providedId);
-      if (!existing) throw new Error('user group vanished between conflict and read');
-      return { group: toUserGroupRecord(existing), created: false };
+      if (existing) return { group: toUserGroupRecord(existing), created: false };
+      const parentTeamId = group.parentId ? this.hierarchy.placeUnder(group.environment, { teamId: null, providedId: group.providedId }, group.parentId) : null;
+      const row = this.statements.insert.get(...newGroupColumns(group), parentTeamId);
+      if (!row) throw new Error('user group appeared between read and insert in one write transaction');
+      this.auditLog.append('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
+      return { group: toUserGroupRecord({ ...row, parent_provided_id: group.parentId ?? null }), created: true };
     });
   }
 
@@ -112,6 +119,12 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     audit: AuditContext = NO_AUDIT_DETAIL,
   ): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
+      let parentTeamId: number | null = null;
+      if (changes.parentId) {
+        const current = this.statements.find.get(environment, providedId);
+        if (!current) return undefined;
+        parentTeamId = this.hierarchy.placeUnder(environment, { teamId: current.team_id, providedId }, changes.parentId);
+      }
       const updated = this.statements.update.get(
         changes.name !== undefined ? 1 : 0,
         changes.name ?? null,
@@ -119,12 +132,17 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
         jsonOrNull(changes.mapping),
         changes.properties !== undefined ? 1 : 0,
         jsonOrNull(changes.properties),
+        changes.parentId !== undefined ? 1 : 0,
+        parentTeamId,
         changes.updatedAt,
         environment,
         providedId,
       );
-      if (updated) this.auditLog.append('user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, audit);
-      return updated;
+      if (!updated) return undefined;
+      const moved = changes.parentId !== undefined;
+      const fields = moved ? [...audit.fields, PARENT_FIELD] : audit.fields;
+      this.auditLog.append(moved ? 'user_group.moved' : 'user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, { ...audit, fields });
+      return this.statements.find.get(environment, providedId);
     });
     return row ? toUserGroupRecord(row) : null;
   }
@@ -133,6 +151,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     const row = await this.groupCommit.run(() => {
       const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
       if (replaced) {
+        replaced.parent_provided_id = this.statements.find.get(replaced.environment, replaced.provided_id)?.parent_provided_id ?? null;
         const subject = { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id };
         this.auditLog.append('user_group.token_rotated', r.updatedAt, subject, audit);
         // The sessions minted under the old token end with it.
@@ -147,9 +166,22 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, teamId, expected).changes > 0);
   }
 
-  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string }): Promise<UserGroupRecord[]> {
+  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string }): Promise<UserGroupRecord[]> {
     this.health.assertUsable();
-    return this.statements.list.all({ environment, before: page.beforeTeamId, prefix: page.prefix ?? null, limit: page.limit }).map(toUserGroupRecord);
+    const parameters = { environment, before: page.beforeTeamId, prefix: page.prefix ?? null, parent: page.parentId ?? null, limit: page.limit };
+    return this.statements.list.all(parameters).map(toUserGroupRecord);
+  }
+
+  async findUserGroupLineage(environment: Environment, providedId: string): Promise<UserGroupLineage | null> {
+    this.health.assertUsable();
+    const chain = this.hierarchy.lineage(environment, providedId).map((row, i, rows) => toUserGroupRecord({ ...row, parent_provided_id: rows[i - 1]?.provided_id ?? null }));
+    const group = chain.pop();
+    return group ? { group, ancestors: chain } : null;
+  }
+
+  async listDescendants(environment: Environment, providedId: string, page: { beforeTeamId: number; limit: number }): Promise<UserGroupRecord[]> {
+    this.health.assertUsable();
+    return this.hierarchy.descendants(environment, providedId, page.beforeTeamId, page.limit).map(toUserGroupRecord);
   }
 
   async countUserGroups(): Promise<Record<Environment, number>> {
@@ -164,14 +196,19 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     providedId: string,
     deletedAt: string,
     audit: AuditContext = NO_AUDIT_DETAIL,
+    options: { cascade?: boolean } = {},
   ): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
-      const deleted = this.statements.delete.get(environment, providedId);
-      if (deleted) {
-        this.auditLog.append('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId }, audit);
+      const group = this.statements.find.get(environment, providedId);
+      if (!group) return undefined;
+      if (!options.cascade && this.hierarchy.hasChildren(group.team_id)) throw hasChildrenConflict(providedId);
+      // Children before parents, each as a single deletion records it.
+      for (const member of this.hierarchy.subtree(group.team_id).reverse()) {
+        const deleted = this.statements.deleteById.get(member.team_id)!;
+        this.auditLog.append('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId: deleted.provided_id }, audit);
         this.embedSessions.appendRevocation(groupRevocation(toUserGroupRecord(deleted), 'user_group_deleted', deletedAt));
       }
-      return deleted;
+      return group;
     });
     return row ? toUserGroupRecord(row) : null;
   }
@@ -183,6 +220,6 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
 
   /** Inserts an exported group as it is, team_id included; call inside the import's transaction. */
   importRow(group: UserGroupRecord): void {
-    this.statements.importRow.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties) });
+    this.statements.importRow.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties), parentTeamId: group.parentTeamId ?? null });
   }
 }

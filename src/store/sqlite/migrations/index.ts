@@ -3,6 +3,7 @@ import { initial } from './001-initial.js';
 import { auditLog } from './002-audit-log.js';
 import { auditClientAddress } from './003-audit-client-address.js';
 import { embedSessions } from './004-embed-sessions.js';
+import { groupHierarchy } from './005-group-hierarchy.js';
 
 /** Every SQLite migration, in order. Names sort in application order; never rename or edit a shipped one. */
 export const sqliteMigrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const sqliteMigrations: Record<string, Migration> = {
   '002-audit-log': auditLog,
   '003-audit-client-address': auditClientAddress,
   '004-embed-sessions': embedSessions,
+  '005-group-hierarchy': groupHierarchy,
 };

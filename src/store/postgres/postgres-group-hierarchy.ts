@@ -1,0 +1,48 @@
+import type pg from 'pg';
+import type { Environment } from '../../domain/environment.js';
+import { assertPlacement } from '../../domain/user-group-hierarchy.js';
+import type { PostgresQueries, StatementName } from './postgres-queries.js';
+import { HIERARCHY_LOCK, SQL } from './postgres-statements.js';
+import { asUnavailable } from './transient-errors.js';
+
+/** Named statements run on the connection of one transaction. */
+export type Transaction = <Row extends pg.QueryResultRow>(name: StatementName, values: unknown[]) => Promise<pg.QueryResult<Row>>;
+
+/**
+ * The writes that change the hierarchy on PostgreSQL (creates under a parent,
+ * moves, deletions) run in a transaction that first takes one
+ * transaction-scoped advisory lock, so across every replica they run one at a
+ * time and each one's checks read what the previous one committed: two moves
+ * that would close a cycle together cannot both pass. The lock, unlike
+ * SERIALIZABLE, needs no retry loop and leaves every other write (updates,
+ * rotations, creates of roots) untouched; such writes are rare.
+ */
+export class PostgresGroupHierarchy {
+  constructor(private readonly queries: PostgresQueries) {}
+
+  async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    const client = await this.queries.connect();
+    const tx: Transaction = (name, values) => client.query({ name: `ugs_${name}`, text: SQL[name], values });
+    try {
+      await client.query('BEGIN');
+      await client.query(HIERARCHY_LOCK);
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw asUnavailable(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The parent's team_id after checking the placement (400 or 409 otherwise); call inside inTransaction. */
+  async placeUnder(tx: Transaction, environment: Environment, group: { teamId: number | null; providedId: string }, parentProvidedId: string): Promise<number> {
+    const parent = (await tx<{ team_id: string }>('findTeamId', [environment, parentProvidedId])).rows[0];
+    const parentChain = parent ? (await tx<{ team_id: string }>('groupChain', [parent.team_id])).rows.map((row) => Number(row.team_id)) : null;
+    const subtreeHeight = group.teamId === null ? 1 : Number((await tx<{ height: number | null }>('subtreeHeight', [group.teamId])).rows[0]?.height ?? 1);
+    assertPlacement({ teamId: group.teamId, providedId: group.providedId, parentProvidedId, parentChain, subtreeHeight });
+    return Number(parent!.team_id);
+  }
+}
