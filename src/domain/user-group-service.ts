@@ -5,7 +5,8 @@ import type { Environment } from './environment.js';
 import { forbidden, invalidRequest, notFound, ServiceError } from './errors.js';
 import { hashSecret } from './secret-format.js';
 import { UnknownSecretError, type TokenCipher } from './token-cipher.js';
-import { LIMITS, type Mapping, type Properties, type UserGroup, type UserGroupRecord, type UserGroupSummary } from './user-group.js';
+import { LIMITS, type Mapping, type Properties, type UserGroup, type UserGroupDetail, type UserGroupRecord, type UserGroupSummary } from './user-group.js';
+import { effectiveValues } from './user-group-hierarchy.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
 export interface GetOrCreateInput {
@@ -13,6 +14,8 @@ export interface GetOrCreateInput {
   name?: string;
   mapping?: Mapping;
   properties?: Properties;
+  /** The parent's user_group_id; used only when the group is created. */
+  parentUserGroupId?: string;
 }
 
 export interface UpdateInput {
@@ -21,6 +24,8 @@ export interface UpdateInput {
   mapping?: Mapping;
   /** null clears the stored properties. */
   properties?: Properties | null;
+  /** Moves the group under this parent; null detaches it; absent keeps it. */
+  parentUserGroupId?: string | null;
 }
 
 export interface UserGroupServiceDeps {
@@ -63,6 +68,7 @@ export class UserGroupService {
       name: input.name,
       mapping: input.mapping ?? null,
       properties: input.properties ?? null,
+      ...(input.parentUserGroupId === undefined ? {} : { parentId: input.parentUserGroupId }),
       tokenHash: hashSecret(token),
       tokenCiphertext: this.cipher.encrypt(token, principal.environment, input.userGroupId),
       createdAt: at,
@@ -79,7 +85,7 @@ export class UserGroupService {
     const updated = await this.store.updateUserGroup(
       principal.environment,
       input.userGroupId,
-      { name: input.name, mapping: input.mapping, properties: input.properties, updatedAt: this.now().toISOString() },
+      { name: input.name, mapping: input.mapping, properties: input.properties, parentId: input.parentUserGroupId, updatedAt: this.now().toISOString() },
       auditOf(principal, setFields(input), origin),
     );
     if (!updated) throw notFoundInEnvironment(principal, input.userGroupId);
@@ -113,12 +119,24 @@ export class UserGroupService {
    * opaque to callers; it holds the last team_id shown, and team_ids only
    * grow, so pages stay stable while groups are created.
    */
-  async list(principal: Principal, page: { limit: number; cursor?: string; prefix?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
+  async list(principal: Principal, page: { limit: number; cursor?: string; prefix?: string; parent?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
     assertMayRead(principal);
     const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
-    const rows = await this.store.listUserGroups(principal.environment, { beforeTeamId, limit: page.limit + 1, prefix: page.prefix });
-    const shown = rows.slice(0, page.limit);
-    return { groups: shown.map(summarize), nextCursor: rows.length > page.limit ? encodeCursor(shown.at(-1)!.teamId) : null };
+    if (page.parent !== undefined) await this.assertExists(principal, page.parent);
+    const rows = await this.store.listUserGroups(principal.environment, { beforeTeamId, limit: page.limit + 1, prefix: page.prefix, parentId: page.parent });
+    return onePage(rows, page.limit);
+  }
+
+  /** One page of the group's whole subtree (the group excluded), newest first; 404 when the group does not exist. */
+  async descendants(principal: Principal, userGroupId: string, page: { limit: number; cursor?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
+    assertMayRead(principal);
+    const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
+    await this.assertExists(principal, userGroupId);
+    return onePage(await this.store.listDescendants(principal.environment, userGroupId, { beforeTeamId, limit: page.limit + 1 }), page.limit);
+  }
+
+  private async assertExists(principal: Principal, userGroupId: string): Promise<void> {
+    if (!(await this.store.findUserGroup(principal.environment, userGroupId))) throw notFoundInEnvironment(principal, userGroupId);
   }
 
   /** The group as getOrCreate answers an existing one, token included; never creates (404 when absent). */
@@ -129,18 +147,24 @@ export class UserGroupService {
     return this.reveal(record);
   }
 
-  /** The group without its token; never creates. */
-  async get(principal: Principal, userGroupId: string): Promise<UserGroupSummary> {
+  /** The group without its token, with its ancestors and the values it inherits (one store read); never creates. */
+  async get(principal: Principal, userGroupId: string): Promise<UserGroupDetail> {
     assertMayRead(principal);
-    const record = await this.store.findUserGroup(principal.environment, userGroupId);
-    if (!record) throw notFoundInEnvironment(principal, userGroupId);
-    return summarize(record);
+    const lineage = await this.store.findUserGroupLineage(principal.environment, userGroupId);
+    if (!lineage) throw notFoundInEnvironment(principal, userGroupId);
+    const effective = effectiveValues([...lineage.ancestors, lineage.group]);
+    return {
+      group: summarize(lineage.group),
+      ancestors: lineage.ancestors.map((g) => g.providedId),
+      effectiveProperties: effective.properties,
+      effectiveMapping: effective.mapping,
+    };
   }
 
   /** Deletes the group; its token stops working at once and its team_id is never reused. */
-  async delete(principal: Principal, userGroupId: string, origin?: ChangeOrigin): Promise<void> {
+  async delete(principal: Principal, userGroupId: string, origin?: ChangeOrigin, options: { cascade?: boolean } = {}): Promise<void> {
     assertWritable(principal);
-    const deleted = await this.store.deleteUserGroup(principal.environment, userGroupId, this.now().toISOString(), auditOf(principal, [], origin));
+    const deleted = await this.store.deleteUserGroup(principal.environment, userGroupId, this.now().toISOString(), auditOf(principal, [], origin), options);
     if (!deleted) throw notFoundInEnvironment(principal, userGroupId);
   }
 
@@ -191,6 +215,12 @@ function decodeCursor(cursor: string): number {
   return teamId;
 }
 
+/** A page of `limit` from `rows` (fetched one more than `limit`, to tell whether more follow). */
+function onePage(rows: UserGroupRecord[], limit: number): { groups: UserGroupSummary[]; nextCursor: string | null } {
+  const shown = rows.slice(0, limit);
+  return { groups: shown.map(summarize), nextCursor: rows.length > limit ? encodeCursor(shown.at(-1)!.teamId) : null };
+}
+
 function summarize(record: UserGroupRecord): UserGroupSummary {
   return {
     teamId: record.teamId,
@@ -201,6 +231,7 @@ function summarize(record: UserGroupRecord): UserGroupSummary {
     properties: record.properties,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
+    ...(record.parentId ? { parentTeamId: record.parentTeamId, parentId: record.parentId } : {}),
   };
 }
 

@@ -25,6 +25,14 @@ export interface UserGroupRecord {
 /** What listing and reading show of a group: everything but its token. */
 export type UserGroupSummary = Omit<UserGroupRecord, 'tokenHash' | 'tokenCiphertext'>;
 
+/** One group as reading it shows: its ancestors (provided ids, root first) and the values it inherits. */
+export interface UserGroupDetail {
+  group: UserGroupSummary;
+  ancestors: string[];
+  effectiveProperties: Properties | null;
+  effectiveMapping: Mapping | null;
+}
+
 /** A user group with its token decrypted, ready to be returned to its owner. */
 export type UserGroup = UserGroupSummary & { token: string };
 

@@ -19,6 +19,15 @@ export const UserGroupId = Type.String({
   examples: ['acme'],
 });
 
+/** The parent a group is placed under: another group of the same environment, by its user_group_id. */
+export const ParentId = Type.String({
+  minLength: 1,
+  maxLength: LIMITS.idMaxLength,
+  pattern: PRINTABLE,
+  description: 'The user_group_id of the parent group, in the same environment; chains are at most 5 levels deep.',
+  examples: ['acme-holding'],
+});
+
 export const Name = Type.String({
   minLength: 1,
   maxLength: LIMITS.nameMaxLength,
@@ -58,6 +67,7 @@ export const GetOrCreateBody = Type.Object({
   name: Type.Optional(Name),
   mapping: Type.Optional(Mapping),
   properties: Type.Optional(Properties),
+  parent_user_group_id: Type.Optional(Type.Unsafe<string>({ ...ParentId, description: `${ParentId.description} Used only when the group is created.` })),
 });
 export type GetOrCreateBody = Static<typeof GetOrCreateBody>;
 
@@ -73,6 +83,7 @@ export const GetOrCreateQuery = Type.Object({
   name: inQuery(Name, 'Query-string alternative to the body (read only when there is no body).'),
   mapping: inQuery(Mapping, 'Query-string alternative to the body: the mapping as a JSON-encoded object.', true),
   properties: inQuery(Properties, 'Query-string alternative to the body: the properties as a JSON-encoded object.', true),
+  parent_user_group_id: inQuery(ParentId, 'Query-string alternative to the body (read only when there is no body).'),
 });
 
 /** HEAD /api/user's query string (HEAD has no body): the group to look for, the other fields checked as GET checks them. */
@@ -81,6 +92,7 @@ export const HeadQuery = Type.Object({
   name: inQuery(Name, 'Checked as GET checks it (400 when invalid), else ignored: HEAD never creates.'),
   mapping: inQuery(Mapping, 'Checked as GET checks it (400 when invalid), else ignored: HEAD never creates.', true),
   properties: inQuery(Properties, 'Checked as GET checks it (400 when invalid), else ignored: HEAD never creates.', true),
+  parent_user_group_id: inQuery(ParentId, 'Checked as GET checks it (400 when invalid), else ignored: HEAD never creates.'),
 });
 
 export const UpdateBody = Type.Object({
@@ -88,6 +100,9 @@ export const UpdateBody = Type.Object({
   name: Type.Optional(Name),
   mapping: Type.Optional(Mapping),
   properties: Type.Optional(Type.Union([Properties, Type.Null()], { description: 'null clears the stored properties.' })),
+  parent_user_group_id: Type.Optional(
+    Type.Union([ParentId, Type.Null()], { description: 'Moves the group under this parent; null detaches it; absent keeps its parent.' }),
+  ),
 });
 export type UpdateBody = Static<typeof UpdateBody>;
 
@@ -96,11 +111,15 @@ export const RotateBody = Type.Object({
 });
 export type RotateBody = Static<typeof RotateBody>;
 
+/** Present only on a group that has a parent. */
+const parentField = { parent_user_group_id: Type.Optional(Type.String({ description: 'The parent group\'s user_group_id; absent for a root.' })) };
+
 const groupFields = {
   team_id: Type.Integer({ minimum: 1 }),
   token: Type.String(),
   name: Type.String(),
   provided_id: Type.String(),
+  ...parentField,
 };
 
 export const GetOrCreateResponse = Type.Object({
@@ -126,13 +145,22 @@ export const ListQuery = Type.Object({
   q: Type.Optional(
     Type.String({ minLength: 1, maxLength: LIMITS.idMaxLength, pattern: PRINTABLE, description: 'Keep groups whose user_group_id or name starts with this (case-sensitive).' }),
   ),
+  parent: Type.Optional(Type.Unsafe<string>({ ...UserGroupId, description: 'Keep the children of this group (404 when it does not exist).' })),
 });
 export type ListQuery = Static<typeof ListQuery>;
+
+export const DescendantsQuery = Type.Object({
+  limit: ListQuery.properties.limit,
+  cursor: ListQuery.properties.cursor,
+});
 
 export const UserGroupIdParams = Type.Object({ user_group_id: UserGroupId });
 export type UserGroupIdParams = Static<typeof UserGroupIdParams>;
 
-export const DeleteBody = Type.Object({ user_group_id: UserGroupId });
+export const DeleteBody = Type.Object({
+  user_group_id: UserGroupId,
+  cascade: Type.Optional(Type.Boolean({ description: 'Delete the whole subtree; without it a group that has children is refused with 409 conflict.' })),
+});
 export type DeleteBody = Static<typeof DeleteBody>;
 
 /** A group as listing and reading show it: no token. */
@@ -145,6 +173,17 @@ export const UserGroupItem = Type.Object({
   api_environment_tag: EnvironmentTag,
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
+  ...parentField,
+});
+
+/** What reading one group shows: the item, its ancestors and the values it inherits. */
+export const UserGroupDetail = Type.Object({
+  ...UserGroupItem.properties,
+  ancestors: Type.Array(Type.String(), { description: 'The user_group_ids of its ancestors, root first; empty for a root.' }),
+  effective_properties: Type.Union([Properties, Type.Null()], {
+    description: 'The ancestors\' properties and its own merged root first: the nearer group wins per top-level key; a null value hides the inherited key.',
+  }),
+  effective_mapping: Type.Union([Mapping, Type.Null()], { description: 'The mapping merged as effective_properties is.' }),
 });
 
 export const ListResponse = Type.Object({
@@ -153,7 +192,7 @@ export const ListResponse = Type.Object({
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page.' }),
 });
 
-export const GetResponse = Type.Object({ success: Type.Literal(1), user_group: UserGroupItem });
+export const GetResponse = Type.Object({ success: Type.Literal(1), user_group: UserGroupDetail });
 export const DeleteResponse = Type.Object({ success: Type.Literal(1) });
 
 export const ErrorResponse = Type.Object({

@@ -1,4 +1,7 @@
-import type { UserGroup, UserGroupSummary } from '../domain/user-group.js';
+import type { UserGroup, UserGroupDetail, UserGroupSummary } from '../domain/user-group.js';
+
+/** A root shows no parent field at all, so its answers are what they were before groups had parents. */
+const parentOf = (group: UserGroupSummary) => (group.parentId ? { parent_user_group_id: group.parentId } : {});
 
 /** The `user_group` object of each operation, field for field as the spec lists them. */
 export function getOrCreateView(group: UserGroup) {
@@ -8,6 +11,7 @@ export function getOrCreateView(group: UserGroup) {
     name: group.name,
     provided_id: group.providedId,
     ...(group.properties === null ? {} : { properties: group.properties }),
+    ...parentOf(group),
   };
 }
 
@@ -22,6 +26,7 @@ export function rotateView(group: UserGroup) {
     name: group.name,
     provided_id: group.providedId,
     api_environment_tag: group.environment,
+    ...parentOf(group),
   };
 }
 
@@ -35,5 +40,15 @@ export function itemView(group: UserGroupSummary) {
     api_environment_tag: group.environment,
     created_at: group.createdAt,
     updated_at: group.updatedAt,
+    ...parentOf(group),
+  };
+}
+
+export function detailView(detail: UserGroupDetail) {
+  return {
+    ...itemView(detail.group),
+    ancestors: detail.ancestors,
+    effective_properties: detail.effectiveProperties,
+    effective_mapping: detail.effectiveMapping,
   };
 }

@@ -167,10 +167,13 @@ describe('GET /openapi.json', () => {
     // Every request: 400 (a malformed URL), 500, 503 (shutdown, the store); a body (GET's too): 408, 413, 415; /api: 401, 429.
     const api = [200, 400, 401, 408, 413, 415, 429, 500, 503];
     const plus = (list: number[], ...more: number[]) => [...list, ...more].sort((a, b) => a - b);
-    assert.deepEqual(statuses('GET /api/user'), plus(api, 403));
-    for (const key of ['PUT /api/user', 'POST /api/user', 'DELETE /api/user']) assert.deepEqual(statuses(key), plus(api, 403, 404), key);
-    // Reads answer 403 too: to embed keys, which may only mint and end embed sessions.
-    assert.deepEqual(statuses('GET /api/user_groups'), plus(api, 403));
+    // 409: a placement the hierarchy refuses, a deletion of a group that has children.
+    assert.deepEqual(statuses('GET /api/user'), plus(api, 403, 409));
+    for (const key of ['PUT /api/user', 'DELETE /api/user']) assert.deepEqual(statuses(key), plus(api, 403, 404, 409), key);
+    assert.deepEqual(statuses('POST /api/user'), plus(api, 403, 404));
+    // Reads answer 403 too: to embed keys, which may only mint and end embed sessions; 404 for an unknown ?parent=.
+    assert.deepEqual(statuses('GET /api/user_groups'), plus(api, 403, 404));
+    assert.deepEqual(statuses('GET /api/user_groups/{user_group_id}/descendants'), plus(api, 403, 404));
     assert.deepEqual(statuses('GET /api/user_groups/{user_group_id}'), plus(api, 403, 404));
     assert.deepEqual(statuses('POST /api/embed_sessions').filter((s) => s !== 201), plus(api, 403, 404).filter((s) => s !== 200));
     assert.deepEqual(statuses('GET /api/embed_sessions/revocations'), [200, 400, 401, 429, 500, 503]);
@@ -188,7 +191,7 @@ describe('GET /openapi.json', () => {
     assert.equal(get.requestBody.required, false);
     assert.match(get.description, /query string/);
     const query = (get.parameters as Doc[]).filter((p) => p.in === 'query');
-    assert.deepEqual(query.map((p) => p.name).sort(), ['mapping', 'name', 'properties', 'user_group_id']);
+    assert.deepEqual(query.map((p) => p.name).sort(), ['mapping', 'name', 'parent_user_group_id', 'properties', 'user_group_id']);
     assert.ok(query.every((p) => p.required === false));
     for (const name of ['mapping', 'properties']) assert.ok(query.find((p) => p.name === name).content['application/json'].schema, `${name} is JSON-encoded`);
     for (const method of ['put', 'post', 'delete']) assert.equal(doc.paths['/api/user'][method].requestBody.required, true);
@@ -209,7 +212,7 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(Object.keys(head.responses).map(Number), [200, 400, 401, 403, 404, 429, 500, 503]);
     assert.equal(head.requestBody, undefined);
     const query = head.parameters as Doc[];
-    assert.deepEqual(query.map((p) => p.name).sort(), ['mapping', 'name', 'properties', 'user_group_id']);
+    assert.deepEqual(query.map((p) => p.name).sort(), ['mapping', 'name', 'parent_user_group_id', 'properties', 'user_group_id']);
     assert.equal(query.find((p) => p.name === 'user_group_id').required, true);
   });
 

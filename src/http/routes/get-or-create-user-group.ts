@@ -33,7 +33,7 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
             existing: { summary: 'Already there', value: { success: 1, new_user_group: false, user_group: { team_id: 1, token: EXAMPLE_TOKEN, name: 'Acme Inc.', provided_id: 'acme', properties: { region: 'eu' } } } },
           },
         }),
-        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden'),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'conflict'),
       },
     },
     config: {
@@ -51,9 +51,9 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
       done();
     },
     handler: async (request) => {
-      const { user_group_id, name, mapping, properties } = request.body;
+      const { user_group_id, name, mapping, properties, parent_user_group_id } = request.body;
       // The request is the change's origin: its address is read only if a group is created.
-      const { group, created } = await userGroups.getOrCreate(request.principal, { userGroupId: user_group_id, name, mapping, properties }, request);
+      const { group, created } = await userGroups.getOrCreate(request.principal, { userGroupId: user_group_id, name, mapping, properties, parentUserGroupId: parent_user_group_id }, request);
       return { success: 1 as const, new_user_group: created, user_group: getOrCreateView(group) };
     },
   });
@@ -63,7 +63,7 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
 export function bodyFromQuery(request: FastifyRequest): Record<string, unknown> {
   const query = request.query as Record<string, string | string[] | undefined>;
   const body: Record<string, unknown> = {};
-  for (const field of ['user_group_id', 'name'] as const) {
+  for (const field of ['user_group_id', 'name', 'parent_user_group_id'] as const) {
     if (query[field] !== undefined) body[field] = query[field];
   }
   for (const field of ['mapping', 'properties'] as const) {

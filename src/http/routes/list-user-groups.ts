@@ -12,7 +12,7 @@ export function registerListUserGroups(app: TypedApp, userGroups: UserGroupServi
   app.get('/api/user_groups', {
     schema: {
       summary: 'List user groups',
-      description: 'The groups of the key\'s environment, newest first, without tokens. Follow next_cursor until it is null; pages stay stable while groups are created. Read-only keys may list.',
+      description: 'The groups of the key\'s environment, newest first, without tokens. Follow next_cursor until it is null; pages stay stable while groups are created. parent=<user_group_id> keeps that group\'s children (404 when it does not exist). Read-only keys may list.',
       tags: ['User groups'],
       querystring: ListQuery,
       response: {
@@ -23,14 +23,14 @@ export function registerListUserGroups(app: TypedApp, userGroups: UserGroupServi
             last: { summary: 'The last page', value: { success: 1, user_groups: [], next_cursor: null } },
           },
         }),
-        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden'),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
       },
     },
     validatorCompiler: queryValidatorCompiler,
     handler: async (request) => {
-      const { limit, cursor, q } = request.query;
+      const { limit, cursor, q, parent } = request.query;
       // The validator filled in limit's default when the client left it out.
-      const page = await userGroups.list(request.principal, { limit: limit!, cursor, prefix: q });
+      const page = await userGroups.list(request.principal, { limit: limit!, cursor, prefix: q, parent });
       return { success: 1 as const, user_groups: page.groups.map(itemView), next_cursor: page.nextCursor };
     },
   });

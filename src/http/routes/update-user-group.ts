@@ -9,7 +9,7 @@ export function registerUpdateUserGroup(app: TypedApp, userGroups: UserGroupServ
   app.put('/api/user', {
     schema: {
       summary: 'Update a user group',
-      description: 'Replaces name, mapping and properties where given (properties: null clears them). The token does not change. 404 when the group does not exist in the key\'s environment.',
+      description: 'Replaces name, mapping and properties where given (properties: null clears them); parent_user_group_id moves the group (null detaches it; 400 for an unknown parent, 409 conflict for a cycle or a chain deeper than 5 levels). The token does not change. 404 when the group does not exist in the key\'s environment.',
       tags: ['User groups'],
       body: documented(UpdateBody, {
         examples: {
@@ -28,12 +28,13 @@ export function registerUpdateUserGroup(app: TypedApp, userGroups: UserGroupServ
             },
           },
         }),
-        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found', 'conflict'),
       },
     },
     handler: async (request) => {
-      const { user_group_id, name, mapping, properties } = request.body;
-      const group = await userGroups.update(request.principal, { userGroupId: user_group_id, name, mapping, properties }, request);
+      const { user_group_id, name, mapping, properties, parent_user_group_id } = request.body;
+      const input = { userGroupId: user_group_id, name, mapping, properties, parentUserGroupId: parent_user_group_id };
+      const group = await userGroups.update(request.principal, input, request);
       return { success: 1 as const, user_group: updateView(group) };
     },
   });

@@ -10,6 +10,7 @@ import { registerGetOrCreateUserGroup } from './get-or-create-user-group.js';
 import { registerGetUserGroup } from './get-user-group.js';
 import { registerHeadUserGroup } from './head-user-group.js';
 import { registerListUserGroups } from './list-user-groups.js';
+import { registerListDescendants } from './list-descendants.js';
 import { registerRotateUserGroupToken } from './rotate-user-group-token.js';
 import { registerUpdateUserGroup } from './update-user-group.js';
 import { registerEmbedSessionRoutes } from './embed-session-routes.js';
@@ -41,5 +42,6 @@ export async function userGroupRoutes(app: TypedApp, options: { services: Servic
   registerDeleteUserGroup(app, options.services.userGroups);
   registerListUserGroups(app, options.services.userGroups);
   registerGetUserGroup(app, options.services.userGroups);
+  registerListDescendants(app, options.services.userGroups);
   registerEmbedSessionRoutes(app, options.services.embedSessions);
 }
