@@ -1,4 +1,5 @@
 import type { ImportBatch, TransferStore } from './transfer-store.js';
+import { ParentsFirst } from './parents-first.js';
 import { invalidRequest } from './errors.js';
 import {
   apiKeyFromLine,
@@ -35,13 +36,15 @@ export class DataTransfer {
     const line = (value: ExportLine) => `${JSON.stringify(value)}\n`;
     yield line({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), server_secret_check: this.cipher.secretCheck });
     let groups = 0;
+    const parentsFirst = new ParentsFirst();
     for (let after = 0; ; ) {
       const page = await this.store.listUserGroupsAfter(after, PAGE);
-      for (const group of page) yield line(userGroupLine(group));
+      for (const group of page) for (const out of parentsFirst.next(group)) yield line(userGroupLine(out));
       groups += page.length;
       if (page.length < PAGE) break;
       after = page.at(-1)!.teamId;
     }
+    if (parentsFirst.leftOver() > 0) throw new Error(`${parentsFirst.leftOver()} user groups name a parent the store does not hold`);
     const keys = await this.store.listApiKeys();
     for (const key of keys) yield line(apiKeyLine(key));
     let audits = 0;
@@ -110,6 +113,8 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
   let trailer: ImportSummary | undefined;
   const seen: ImportSummary = { userGroups: 0, apiKeys: 0, auditRecords: 0 };
   const firstLines = new FirstLines();
+  /** The environment of each group read so far: a parent must come before its children, in theirs. */
+  const groupEnvironments = new Map<number, string>();
   for await (const text of readLines()) {
     lineNumber++;
     if (text.trim() === '') continue;
@@ -139,6 +144,11 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
     const repeated = firstLines.repeatOf(record, lineNumber);
     if (repeated) throw fail(repeated);
     if (record.type === 'user_group') {
+      const parent = record.parent_team_id;
+      if (parent !== undefined && groupEnvironments.get(parent) !== record.environment) {
+        throw fail(`${describe(record)} names parent team_id ${parent}, which is not an earlier group of the ${record.environment} environment`);
+      }
+      groupEnvironments.set(record.team_id, record.environment);
       const token = decryptOrFail(cipher, record, fail);
       if (!sameHash(hashSecret(token), Buffer.from(record.token_hash, 'base64'))) throw fail('the token does not match its hash');
       seen.userGroups++;

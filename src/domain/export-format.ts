@@ -38,6 +38,8 @@ export const UserGroupLine = Type.Object({
   token_ciphertext: Base64,
   created_at: Timestamp,
   updated_at: Timestamp,
+  /** The parent's team_id; absent for a root. Parents come before their children. */
+  parent_team_id: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
 export const ApiKeyLine = Type.Object({
@@ -89,6 +91,7 @@ export function userGroupLine(g: UserGroupRecord): Static<typeof UserGroupLine> 
     token_ciphertext: g.tokenCiphertext.toString('base64'),
     created_at: g.createdAt,
     updated_at: g.updatedAt,
+    ...(g.parentTeamId ? { parent_team_id: g.parentTeamId } : {}),
   };
 }
 
@@ -118,6 +121,7 @@ export function userGroupFromLine(l: Static<typeof UserGroupLine>): UserGroupRec
     tokenCiphertext: Buffer.from(l.token_ciphertext, 'base64'),
     createdAt: l.created_at,
     updatedAt: l.updated_at,
+    ...(l.parent_team_id === undefined ? {} : { parentTeamId: l.parent_team_id }),
   };
 }
 
