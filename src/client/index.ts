@@ -5,6 +5,7 @@ export {
   type UpdatedUserGroup,
   type RotatedUserGroup,
   type UserGroupItem,
+  type UserGroupWithLineage,
   type EmbedSession,
   type EmbedSessionRequest,
   type EmbedIntrospection,

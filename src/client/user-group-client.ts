@@ -29,6 +29,8 @@ export type UserGroup = GetOrCreateResponse['user_group'];
 export type UpdatedUserGroup = UpdateResponse['user_group'];
 export type RotatedUserGroup = RotateResponse['user_group'];
 export type { UserGroupItem };
+/** What `get` answers: the group, its ancestors (root first) and the values it inherits. */
+export type UserGroupWithLineage = GetResponse['user_group'];
 export type EmbedSession = MintResponse['embed_session'];
 export type EmbedSessionRequest = MintBody;
 export type EmbedIntrospection = IntrospectResponse;
@@ -70,28 +72,36 @@ export class UserGroupClient {
     return (await this.call<RotateResponse>('POST', '/api/user', { current_token: currentToken })).user_group;
   }
 
-  /** GET /api/user_groups/{id}: the group without its token; throws not_found when absent. */
-  async get(userGroupId: string): Promise<UserGroupItem> {
+  /** GET /api/user_groups/{id}: the group without its token, with ancestors and effective values; throws not_found when absent. */
+  async get(userGroupId: string): Promise<UserGroupWithLineage> {
     return (await this.call<GetResponse>('GET', `/api/user_groups/${encodeURIComponent(userGroupId)}`)).user_group;
   }
 
-  /** GET /api/user_groups: every page of the environment's groups, newest first. */
-  async *list(options: { limit?: number; q?: string } = {}): AsyncGenerator<UserGroupItem[], void, undefined> {
+  /** GET /api/user_groups: every page of the environment's groups, newest first; `parent` keeps that group's children. */
+  list(options: { limit?: number; q?: string; parent?: string } = {}): AsyncGenerator<UserGroupItem[], void, undefined> {
+    return this.pages('/api/user_groups', options);
+  }
+
+  /** GET /api/user_groups/{id}/descendants: every page of the group's whole subtree, newest first. */
+  descendants(userGroupId: string, options: { limit?: number } = {}): AsyncGenerator<UserGroupItem[], void, undefined> {
+    return this.pages(`/api/user_groups/${encodeURIComponent(userGroupId)}/descendants`, options);
+  }
+
+  /** DELETE /api/user: deletes the group; its token stops working at once. With `cascade`, its whole subtree goes (else a group with children is refused with conflict). */
+  async delete(userGroupId: string, options: { cascade?: boolean } = {}): Promise<void> {
+    await this.call('DELETE', '/api/user', { user_group_id: userGroupId, ...(options.cascade && { cascade: true }) });
+  }
+
+  private async *pages(path: string, options: Record<string, string | number | undefined>): AsyncGenerator<UserGroupItem[], void, undefined> {
     let cursor: string | null = null;
     do {
       const query = new URLSearchParams();
-      if (options.limit !== undefined) query.set('limit', String(options.limit));
-      if (options.q !== undefined) query.set('q', options.q);
+      for (const [name, value] of Object.entries(options)) if (value !== undefined) query.set(name, String(value));
       if (cursor !== null) query.set('cursor', cursor);
-      const page: ListResponse = await this.call<ListResponse>('GET', `/api/user_groups?${query}`);
+      const page: ListResponse = await this.call<ListResponse>('GET', `${path}?${query}`);
       yield page.user_groups;
       cursor = page.next_cursor;
     } while (cursor !== null);
-  }
-
-  /** DELETE /api/user: deletes the group; its token stops working at once. */
-  async delete(userGroupId: string): Promise<void> {
-    await this.call('DELETE', '/api/user', { user_group_id: userGroupId });
   }
 
   /** POST /api/embed_sessions: a short-lived signed embed token for a group, to hand to the browser. */
@@ -151,6 +161,7 @@ function getOrCreateQuery(input: GetOrCreateBody): URLSearchParams {
   if (input.name !== undefined) query.set('name', input.name);
   if (input.mapping !== undefined) query.set('mapping', JSON.stringify(input.mapping));
   if (input.properties !== undefined) query.set('properties', JSON.stringify(input.properties));
+  if (input.parent_user_group_id !== undefined) query.set('parent_user_group_id', input.parent_user_group_id);
   return query;
 }
 

@@ -36,6 +36,27 @@ describe('UserGroupClient against a live server', () => {
     await assert.rejects(client.get('acme'), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found');
   });
 
+  it('places groups under parents, reads lineage, lists children and descendants, and deletes a subtree with cascade', async () => {
+    await client.getOrCreate({ user_group_id: 'cl-root', name: 'Root', properties: { region: 'eu' } });
+    const child = await client.getOrCreate({ user_group_id: 'cl-child', name: 'Child', parent_user_group_id: 'cl-root' });
+    assert.equal(child.userGroup.parent_user_group_id, 'cl-root');
+    await client.getOrCreate({ user_group_id: 'cl-other', name: 'Other' });
+    const moved = await client.update({ user_group_id: 'cl-other', parent_user_group_id: 'cl-child' });
+    assert.equal(moved.parent_user_group_id, 'cl-child');
+    const read = await client.get('cl-other');
+    assert.deepEqual(read.ancestors, ['cl-root', 'cl-child']);
+    assert.deepEqual(read.effective_properties, { region: 'eu' });
+    const children = [];
+    for await (const page of client.list({ parent: 'cl-root' })) children.push(...page.map((g) => g.provided_id));
+    assert.deepEqual(children, ['cl-child']);
+    const below = [];
+    for await (const page of client.descendants('cl-root', { limit: 1 })) below.push(...page.map((g) => g.provided_id));
+    assert.deepEqual(below, ['cl-other', 'cl-child']);
+    await assert.rejects(client.delete('cl-root'), (e: unknown) => e instanceof UserGroupServiceError && e.status === 409 && e.code === 'conflict');
+    await client.delete('cl-root', { cascade: true });
+    await assert.rejects(client.get('cl-other'), (e: unknown) => e instanceof UserGroupServiceError && e.code === 'not_found');
+  });
+
   it('lists every page through an async iterator', async () => {
     for (let i = 0; i < 7; i++) await client.getOrCreate({ user_group_id: `page-${i}`, name: `Page ${i}` });
     const pages = [];
