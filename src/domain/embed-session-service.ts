@@ -12,10 +12,11 @@ import {
   type EmbedSessionRequest,
 } from './embed-session.js';
 import type { EmbedSessionStore } from './embed-session-store.js';
-import { forbidden, invalidRequest, notFound } from './errors.js';
+import { conflict, forbidden, invalidRequest, notFound } from './errors.js';
 import { hashSecret } from './secret-format.js';
 import type { SigningKeys } from './signing-keys.js';
-import type { UserGroupRecord } from './user-group.js';
+import type { Mapping, Properties, UserGroupRecord } from './user-group.js';
+import { effectiveValues } from './user-group-hierarchy.js';
 import type { UserGroupStore } from './user-group-store.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
@@ -26,7 +27,7 @@ export interface EmbedSettings {
 
 export interface EmbedSessionServiceDeps {
   sessions: EmbedSessionStore;
-  groups: Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash'>;
+  groups: Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash' | 'findUserGroupLineage' | 'listDescendants'>;
   signingKeys: SigningKeys;
   settings: EmbedSettings;
   now?: () => Date;
@@ -66,6 +67,8 @@ export class EmbedSessionService {
       throw invalidRequest(`"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`);
     }
     const origins = request.origins === undefined ? undefined : checkOrigins(request.origins);
+    const { ancestors, properties, mapping } = await this.inherited(group);
+    const descendants = request.includeDescendants ? await this.descendantIds(group) : undefined;
     const now = this.now();
     const iat = Math.floor(now.getTime() / 1000);
     const sessionId = newSessionId();
@@ -77,14 +80,16 @@ export class EmbedSessionService {
       env: group.environment,
       tid: group.teamId,
       name: group.name,
-      map: group.mapping ?? {},
-      props: group.properties ?? {},
+      map: mapping ?? {},
+      props: properties ?? {},
       tv: tokenVersion,
       jti: sessionId,
       iat,
       exp: iat + expiresIn,
       ...(request.dashboard === undefined ? {} : { dsh: request.dashboard }),
       ...(origins === undefined ? {} : { org: origins }),
+      anc: ancestors,
+      ...(descendants === undefined ? {} : { desc: descendants }),
     };
     const key = this.deps.signingKeys.active();
     const token = await new SignJWT(claims as unknown as JWTPayload).setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: EMBED_TOKEN_TYPE }).sign(key.privateKey);
@@ -152,6 +157,24 @@ export class EmbedSessionService {
       // Garbage, a bad signature, expiry: all the same answer, as RFC 7662 asks.
       return null;
     }
+  }
+
+  /** What the group inherits: a group without a parent costs no second read. */
+  private async inherited(group: UserGroupRecord): Promise<{ ancestors: string[]; properties: Properties | null; mapping: Mapping | null }> {
+    if (group.parentTeamId === null || group.parentTeamId === undefined) return { ancestors: [], properties: group.properties, mapping: group.mapping };
+    const lineage = await this.groups.findUserGroupLineage(group.environment, group.providedId);
+    // Deleted between the two reads: mint for what was found, as a session minted a moment earlier would be.
+    if (!lineage) return { ancestors: [], properties: group.properties, mapping: group.mapping };
+    return { ancestors: lineage.ancestors.map((a) => a.providedId), ...effectiveValues([...lineage.ancestors, lineage.group]) };
+  }
+
+  private async descendantIds(group: UserGroupRecord): Promise<string[]> {
+    const max = EMBED_LIMITS.descendantsMax;
+    const page = await this.groups.listDescendants(group.environment, group.providedId, { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: max + 1 });
+    if (page.length > max) {
+      throw conflict(`User group ${JSON.stringify(group.providedId)} has more than ${max} descendants; "include_descendants" lists at most ${max}. Bind a narrower group, or leave it out.`);
+    }
+    return page.map((d) => d.providedId);
   }
 
   private async findGroup(principal: Principal, request: EmbedSessionRequest): Promise<UserGroupRecord> {

@@ -11,6 +11,8 @@ export const EMBED_LIMITS = {
   expiresInDefault: 600,
   dashboardMaxLength: 255,
   originsMax: 10,
+  /** include_descendants lists at most this many ids (claim desc); a larger subtree answers 409. */
+  descendantsMax: 100,
   /** Revocation feed page size. */
   revocationsPageMax: 1000,
   revocationsPageDefault: 100,
@@ -25,6 +27,8 @@ export interface EmbedSessionRequest {
   expiresIn?: number;
   dashboard?: string;
   origins?: string[];
+  /** Adds the group's descendants' ids (claim desc). */
+  includeDescendants?: boolean;
 }
 
 /** A minted session as the store keeps it: never the token itself, only what revocation and introspection need. */
@@ -77,6 +81,10 @@ export interface EmbedClaims {
   exp: number;
   dsh?: string;
   org?: string[];
+  /** The ancestors' ids, root first; [] for a group without a parent. */
+  anc: string[];
+  /** The descendants' ids, when the session was minted with include_descendants. */
+  desc?: string[];
 }
 
 /**

@@ -15,6 +15,9 @@ export const MintBody = Type.Object({
   ),
   dashboard: Type.Optional(Type.String({ minLength: 1, maxLength: EMBED_LIMITS.dashboardMaxLength, description: 'The dashboard the session is for (claim dsh).' })),
   origins: Type.Optional(Type.Array(Origin, { maxItems: EMBED_LIMITS.originsMax, description: 'Origins allowed to frame the dashboard (claim org).' })),
+  include_descendants: Type.Optional(
+    Type.Boolean({ description: `Adds the ids of the group's whole subtree (claim desc), when it has at most ${EMBED_LIMITS.descendantsMax} descendants; more answer 409 conflict.` }),
+  ),
 });
 export type MintBody = Static<typeof MintBody>;
 
@@ -54,6 +57,8 @@ export const IntrospectResponse = Type.Object(
     exp: Type.Optional(Type.Integer()),
     dsh: Type.Optional(Type.String()),
     org: Type.Optional(Type.Array(Type.String())),
+    anc: Type.Optional(Type.Array(Type.String())),
+    desc: Type.Optional(Type.Array(Type.String())),
   },
   { description: 'RFC 7662: {"active":false} for any token that is not live in the key\'s environment, else active and its claims.' },
 );

@@ -40,7 +40,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
             },
           },
         }),
-        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found', 'conflict'),
       },
     },
     handler: async (request, reply) => {
@@ -51,6 +51,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
         expiresIn: body.expires_in,
         dashboard: body.dashboard,
         origins: body.origins,
+        includeDescendants: body.include_descendants,
       });
       reply.code(201);
       return {
