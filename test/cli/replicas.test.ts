@@ -97,6 +97,17 @@ describe('two replicas over one PostgreSQL database', () => {
     assert.equal(read.json.user_group.token, newToken, 'replica B serves the token replica A issued');
   });
 
+  it('two concurrent moves that would close a cycle, one through each replica, never both succeed', async () => {
+    const viaA = new ApiClient(replicaA.url, key);
+    const viaB = new ApiClient(replicaB.url, key);
+    for (let round = 0; round < 20; round++) {
+      const [a, b] = [`cycle-a-${round}`, `cycle-b-${round}`];
+      for (const id of [a, b]) assert.equal((await viaA.getOrCreate({ user_group_id: id, name: id })).status, 200);
+      const moves = await Promise.all([viaA.update({ user_group_id: a, parent_user_group_id: b }), viaB.update({ user_group_id: b, parent_user_group_id: a })]);
+      assert.deepEqual(moves.map((m) => m.status).sort(), [200, 409], `round ${round}: ${moves.map((m) => m.text).join(' | ')}`);
+    }
+  });
+
   it('a key revoked with `ugs keys revoke` is refused by both replicas on their very next request, though both had it cached', async () => {
     const viaA = new ApiClient(replicaA.url, key);
     const viaB = new ApiClient(replicaB.url, key);

@@ -57,6 +57,8 @@ describe('ugs serve with UGS_WORKERS=2', () => {
     // A key cache far longer than the tests: only a revocation can make a worker look a key up again.
     server = await sandbox.serve(dataDir, { UGS_WORKERS: '2', UGS_KEY_CACHE_TTL_MS: '60000' });
     await waitForOutput(server, '"msg":"all workers listening"');
+    // The primary hears a worker listening before the worker logs its own line: wait for both lines.
+    for (let waited = 0; pidsLogging(server, 'user group service listening').size < 2 && waited < 10_000; waited += 50) await sleep(50);
     workerPids = pidsLogging(server, 'user group service listening');
     api = new ApiClient(server.url, key);
   });
@@ -117,6 +119,15 @@ describe('ugs serve with UGS_WORKERS=2', () => {
     assert.equal(sumSamples(metrics.text, 'ugs_http_requests_total', 'route="/api/user"') - before, 20);
     const groups = /^ugs_user_groups\{environment="Customer"\} (\d+)$/m.exec(metrics.text)?.[1];
     assert.equal(groups, String(2 + 20), 'wave, spin and the 20 counted groups, not once per worker');
+  });
+
+  it('two concurrent moves that would close a cycle, spread over both workers, never both succeed', async () => {
+    for (let round = 0; round < 20; round++) {
+      const [a, b] = [`cycle-a-${round}`, `cycle-b-${round}`];
+      for (const id of [a, b]) assert.equal((await api.getOrCreate({ user_group_id: id, name: id })).status, 200);
+      const moves = await Promise.all([api.update({ user_group_id: a, parent_user_group_id: b }), api.update({ user_group_id: b, parent_user_group_id: a })]);
+      assert.deepEqual(moves.map((m) => m.status).sort(), [200, 409], `round ${round}: ${moves.map((m) => m.text).join(' | ')}`);
+    }
   });
 
   it('stops every worker gracefully on SIGTERM and exits 0', async () => {

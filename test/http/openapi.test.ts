@@ -175,7 +175,7 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(statuses('GET /api/user_groups'), plus(api, 403, 404));
     assert.deepEqual(statuses('GET /api/user_groups/{user_group_id}/descendants'), plus(api, 403, 404));
     assert.deepEqual(statuses('GET /api/user_groups/{user_group_id}'), plus(api, 403, 404));
-    assert.deepEqual(statuses('POST /api/embed_sessions').filter((s) => s !== 201), plus(api, 403, 404).filter((s) => s !== 200));
+    assert.deepEqual(statuses('POST /api/embed_sessions').filter((s) => s !== 201), plus(api, 403, 404, 409).filter((s) => s !== 200));
     assert.deepEqual(statuses('GET /api/embed_sessions/revocations'), [200, 400, 401, 429, 500, 503]);
     assert.deepEqual(statuses('GET /readyz'), [200, 400, 408, 413, 415, 500, 503]);
     assert.deepEqual(statuses('GET /metrics'), [200, 400, 401, 408, 413, 415, 500, 503]);

@@ -60,7 +60,7 @@ describe('POST /api/embed_sessions (mint)', () => {
     assert.ok(jwks.json.keys.some((k: { kid: string }) => k.kid === header.kid), 'the kid is published');
 
     const claims = decodeJwt(token);
-    assert.deepEqual(Object.keys(claims).sort(), ['aud', 'env', 'exp', 'iat', 'iss', 'jti', 'map', 'name', 'props', 'sub', 'tid', 'tv']);
+    assert.deepEqual(Object.keys(claims).sort(), ['anc', 'aud', 'env', 'exp', 'iat', 'iss', 'jti', 'map', 'name', 'props', 'sub', 'tid', 'tv']);
     const { iat, exp, tv, ...rest } = claims;
     assert.deepEqual(rest, {
       iss: 'user-group-service',
@@ -72,6 +72,7 @@ describe('POST /api/embed_sessions (mint)', () => {
       map: { '40': '213', '41': 7 },
       props: { region: 'eu', tier: { level: 2 } },
       jti: session_id,
+      anc: [],
     });
     assert.equal(exp, iat! + 3600);
     assert.equal(tv, tokenVersionOf(hashSecret(group.token)), 'tv names the group\'s current token');
