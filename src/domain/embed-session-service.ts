@@ -13,6 +13,7 @@ import {
 } from './embed-session.js';
 import type { EmbedSessionStore } from './embed-session-store.js';
 import { conflict, forbidden, invalidRequest, notFound } from './errors.js';
+import { pageCursor } from './page-cursor.js';
 import { hashSecret } from './secret-format.js';
 import type { SigningKeys } from './signing-keys.js';
 import type { Mapping, Properties, UserGroupRecord } from './user-group.js';
@@ -132,11 +133,11 @@ export class EmbedSessionService {
 
   /** The environment's revocations after `after` (a cursor from a previous page), oldest first. */
   async revocations(principal: Principal, page: { after?: string; limit?: number }): Promise<{ revocations: EmbedRevocation[]; nextCursor: string }> {
-    const after = page.after === undefined ? 0 : decodeCursor(page.after);
+    const after = page.after === undefined ? 0 : cursors.decode(page.after);
     const limit = page.limit ?? EMBED_LIMITS.revocationsPageDefault;
     const revocations = await this.sessions.listEmbedRevocations(principal.environment, after, limit, this.now().toISOString());
     const last = revocations.at(-1)?.sequence ?? after;
-    return { revocations, nextCursor: encodeCursor(last) };
+    return { revocations, nextCursor: cursors.encode(last) };
   }
 
   private async verifiedClaims(token: string): Promise<EmbedClaims | null> {
@@ -198,17 +199,4 @@ function assertMayMint(principal: Principal): void {
   if (principal.access === 'read-only') throw forbidden('This API key is read-only; embed sessions are minted and ended with a read-write or embed key.');
 }
 
-const CURSOR_PREFIX = 'r1:';
-
-function encodeCursor(sequence: number): string {
-  return Buffer.from(`${CURSOR_PREFIX}${sequence}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const sequence = Number(text.slice(CURSOR_PREFIX.length));
-  if (!text.startsWith(CURSOR_PREFIX) || !Number.isSafeInteger(sequence) || sequence < 0) {
-    throw invalidRequest('"after" is not a cursor this service handed out; pass next_cursor from the previous page unchanged.');
-  }
-  return sequence;
-}
+const cursors = pageCursor({ prefix: 'r1:', minimum: 0, parameter: 'after' });

@@ -3,6 +3,7 @@ import type { Principal } from './api-key.js';
 import type { AuditContext, ChangeOrigin } from './audit.js';
 import type { Environment } from './environment.js';
 import { forbidden, invalidRequest, notFound, ServiceError } from './errors.js';
+import { pageCursor } from './page-cursor.js';
 import { hashSecret } from './secret-format.js';
 import { UnknownSecretError, type TokenCipher } from './token-cipher.js';
 import { LIMITS, type Mapping, type Properties, type UserGroup, type UserGroupDetail, type UserGroupRecord, type UserGroupSummary } from './user-group.js';
@@ -121,7 +122,7 @@ export class UserGroupService {
    */
   async list(principal: Principal, page: { limit: number; cursor?: string; prefix?: string; parent?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
     assertMayRead(principal);
-    const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
+    const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : cursors.decode(page.cursor);
     if (page.parent !== undefined) await this.assertExists(principal, page.parent);
     const rows = await this.store.listUserGroups(principal.environment, { beforeTeamId, limit: page.limit + 1, prefix: page.prefix, parentId: page.parent });
     return onePage(rows, page.limit);
@@ -130,7 +131,7 @@ export class UserGroupService {
   /** One page of the group's whole subtree (the group excluded), newest first; 404 when the group does not exist. */
   async descendants(principal: Principal, userGroupId: string, page: { limit: number; cursor?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
     assertMayRead(principal);
-    const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
+    const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : cursors.decode(page.cursor);
     await this.assertExists(principal, userGroupId);
     return onePage(await this.store.listDescendants(principal.environment, userGroupId, { beforeTeamId, limit: page.limit + 1 }), page.limit);
   }
@@ -200,25 +201,12 @@ function notFoundInEnvironment(principal: Principal, userGroupId: string) {
   return notFound(`No user group with "user_group_id" ${JSON.stringify(userGroupId)} exists in the ${principal.environment} environment.`);
 }
 
-const CURSOR_PREFIX = 'v1:';
-
-function encodeCursor(teamId: number): string {
-  return Buffer.from(`${CURSOR_PREFIX}${teamId}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const teamId = Number(text.slice(CURSOR_PREFIX.length));
-  if (!text.startsWith(CURSOR_PREFIX) || !Number.isSafeInteger(teamId) || teamId < 1) {
-    throw invalidRequest('"cursor" is not one this service handed out; pass next_cursor from the previous page unchanged.');
-  }
-  return teamId;
-}
+const cursors = pageCursor({ prefix: 'v1:', minimum: 1, parameter: 'cursor' });
 
 /** A page of `limit` from `rows` (fetched one more than `limit`, to tell whether more follow). */
 function onePage(rows: UserGroupRecord[], limit: number): { groups: UserGroupSummary[]; nextCursor: string | null } {
   const shown = rows.slice(0, limit);
-  return { groups: shown.map(summarize), nextCursor: rows.length > limit ? encodeCursor(shown.at(-1)!.teamId) : null };
+  return { groups: shown.map(summarize), nextCursor: rows.length > limit ? cursors.encode(shown.at(-1)!.teamId) : null };
 }
 
 function summarize(record: UserGroupRecord): UserGroupSummary {
