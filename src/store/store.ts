@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from '../domain/api-key-store.js';
 import type { AuditStore } from '../domain/audit-store.js';
+import type { EventStore } from '../domain/event-store.js';
 import type { EmbedSessionStore } from '../domain/embed-session-store.js';
 import type { SigningKeyStore } from '../domain/signing-key-store.js';
 import type { TokenResealStore } from '../domain/secret-rotation.js';
@@ -34,11 +35,14 @@ export const SILENT_STORE_LOG: StoreLog = { error: () => {}, info: () => {} };
  * Every write that changes something appends one audit record in the same
  * transaction (`audit` says who and which fields); a write that changes
  * nothing (a lost race, an unknown id, a second revocation) appends none.
+ * The same holds for events (the outbox, `events`): one per audit record,
+ * written beside it.
  */
 export interface Store extends StoreHealth {
   readonly userGroups: UserGroupStore;
   readonly apiKeys: ApiKeyStore;
   readonly audit: AuditStore;
+  readonly events: EventStore;
   readonly transfer: TransferStore;
   readonly tokenReseal: TokenResealStore;
   readonly settings: SettingsStore;

@@ -5,6 +5,7 @@ import type { ApiKeyRecord } from '../../src/domain/api-key.js';
 import type { Environment } from '../../src/domain/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import { embedStoreConformance } from './embed-store-conformance.js';
+import { eventStoreConformance } from './event-store-conformance.js';
 import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
@@ -496,4 +497,5 @@ export function storeConformance(fixture: StoreFixture): void {
 
   embedStoreConformance(fixture);
   hierarchyStoreConformance(fixture);
+  eventStoreConformance(fixture);
 }

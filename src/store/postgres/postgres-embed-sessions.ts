@@ -1,3 +1,5 @@
+import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
+import { EVENTS_OF_AUDITED } from './postgres-events.js';
 import type pg from 'pg';
 import type { AuditContext } from '../../domain/audit.js';
 import { CLOCK_TOLERANCE_SECONDS } from '../../domain/signing-key.js';
@@ -30,15 +32,7 @@ interface RevocationRow {
   expires_at: Date;
 }
 
-/**
- * Joined into every statement that appends to the revocation feed. The entry
- * is numbered only once this lock is held, and it is held until commit, so
- * entries become visible in sequence order and a reader's cursor never passes
- * one still to come (a sequence alone is drawn in insert order, not commit
- * order). It serializes only what revokes (rotations, deletions, ended
- * sessions), never reads or mints; 7365011 is an arbitrary id kept for this use.
- */
-export const FEED_ORDER_LOCK = '(SELECT pg_advisory_xact_lock(7365011)) AS feed_order';
+export { FEED_ORDER_LOCK } from './postgres-feed-order.js';
 
 /** Expired rows forgotten per mint: enough to outpace any mint rate, small enough to cost nothing. */
 const PRUNE_PER_WRITE = 10;
@@ -66,7 +60,8 @@ const SQL = {
                        ), audited AS (
                          INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
                          SELECT revoked_at, 'embed_session.revoked', environment, team_id, provided_id, $4, $5, $6 FROM revoked
-                       )
+                         RETURNING *
+                       ), ${EVENTS_OF_AUDITED}
                        SELECT * FROM revoked
                        UNION ALL
                        SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2 AND NOT EXISTS (SELECT 1 FROM revoked)`,

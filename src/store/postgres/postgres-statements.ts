@@ -1,5 +1,6 @@
 import { FEED_ORDER_LOCK, tokenVersionSql } from './postgres-embed-sessions.js';
 import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../../domain/signing-key.js';
+import { EVENTS_OF_AUDITED } from './postgres-events.js';
 import { HIERARCHY_WALK_LIMIT } from '../../domain/user-group-hierarchy.js';
 
 /** The channel a revocation notifies, in the revoking statement's own transaction; see RevocationListener. */
@@ -54,7 +55,8 @@ export const SQL = {
                    SELECT g.created_at, 'user_group.created', g.environment, g.team_id, g.provided_id, input.key_id, input.fields, input.client_address
                    FROM inserted g JOIN input ON input.token_hash = g.token_hash
                    ORDER BY g.team_id
-                 )
+                   RETURNING *
+                 ), ${EVENTS_OF_AUDITED}
                  SELECT ${WITH_PARENT}, input.n AS input_n FROM inserted g JOIN input ON input.token_hash = g.token_hash`,
   // Updates: at most one per group in a batch (postgres-write-batches.ts splits the rest into later rounds).
   updateGroups: `WITH input AS (
@@ -78,7 +80,8 @@ export const SQL = {
                    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
                    SELECT updated_at, audit_action, environment, team_id, provided_id, audit_key_id, audit_fields, audit_client_address
                    FROM updated ORDER BY input_n
-                 )
+                   RETURNING *
+                 ), ${EVENTS_OF_AUDITED}
                  SELECT ${WITH_PARENT} FROM updated g`,
   // Rotations: at most one per group in a batch, as for updates. Matching the new hash too makes a
   // retry after a lost acknowledgement land on the same result; `before` (same snapshot) tells a
@@ -98,7 +101,8 @@ export const SQL = {
                     SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, r.audit_key_id, r.audit_fields, r.audit_client_address
                     FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
                     ORDER BY r.input_n
-                  ), sessions_ended AS (
+                    RETURNING *
+                  ), ${EVENTS_OF_AUDITED}, sessions_ended AS (
                     INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
                     SELECT r.environment, r.provided_id, ${tokenVersionSql('b.token_hash')}, 'token_rotated', r.updated_at, r.updated_at + ${GROUP_REVOCATION_LIFETIME}
                     FROM replaced r JOIN before b ON b.team_id = r.team_id CROSS JOIN ${FEED_ORDER_LOCK} WHERE b.token_hash = r.expected_hash
@@ -113,7 +117,8 @@ export const SQL = {
               ), audited AS (
                 INSERT INTO audit_log (at, action, environment, key_id, fields, client_address)
                 SELECT created_at, 'api_key.created', environment, id, $9, $10 FROM inserted
-              )
+                RETURNING *
+              ), ${EVENTS_OF_AUDITED}
               SELECT * FROM inserted`,
   importKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -123,7 +128,8 @@ export const SQL = {
               ), audited AS (
                 INSERT INTO audit_log (at, action, environment, key_id, fields, client_address)
                 SELECT revoked_at, 'api_key.revoked', environment, id, $3, $4 FROM revoked
-              ), notified AS (
+                RETURNING *
+              ), ${EVENTS_OF_AUDITED}, notified AS (
                 SELECT pg_notify('${REVOCATION_CHANNEL}', id) FROM revoked
               )
               SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists, (SELECT count(*) FROM notified) AS notified`,
@@ -148,7 +154,8 @@ export const SQL = {
                 ), audited AS (
                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
                   SELECT $2::timestamptz, 'user_group.deleted', environment, team_id, provided_id, $3, $4, $5 FROM deleted ORDER BY team_id DESC
-                ), sessions_ended AS (
+                  RETURNING *
+                ), ${EVENTS_OF_AUDITED}, sessions_ended AS (
                   INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
                   SELECT environment, provided_id, ${tokenVersionSql('token_hash')}, 'user_group_deleted', $2::timestamptz, $2::timestamptz + ${GROUP_REVOCATION_LIFETIME} FROM deleted, ${FEED_ORDER_LOCK} ORDER BY team_id DESC
                 )

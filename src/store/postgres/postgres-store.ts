@@ -4,6 +4,7 @@ import type { Store } from '../store.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { PostgresApiKeys } from './postgres-api-keys.js';
 import { PostgresAuditLog } from './postgres-audit-log.js';
+import { PostgresEvents } from './postgres-events.js';
 import { PostgresQueries } from './postgres-queries.js';
 import { PostgresSettings } from './postgres-settings.js';
 import { SQL } from './postgres-statements.js';
@@ -45,6 +46,7 @@ export class PostgresStore implements Store {
   readonly userGroups: PostgresUserGroups;
   readonly apiKeys: PostgresApiKeys;
   readonly audit: PostgresAuditLog;
+  readonly events: PostgresEvents;
   readonly transfer: PostgresTransfer;
   readonly tokenReseal: PostgresUserGroups;
   readonly settings: PostgresSettings;
@@ -59,6 +61,7 @@ export class PostgresStore implements Store {
     this.tokenReseal = this.userGroups;
     this.apiKeys = new PostgresApiKeys(queries, revocations);
     this.audit = new PostgresAuditLog(queries);
+    this.events = new PostgresEvents(queries);
     this.settings = new PostgresSettings(queries);
     this.transfer = new PostgresTransfer(queries, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
     const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });

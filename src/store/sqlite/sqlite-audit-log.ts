@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { AuditAction, AuditContext, AuditQuery, AuditRecord } from '../../domain/audit.js';
 import type { AuditStore } from '../../domain/audit-store.js';
+import type { Environment } from '../../domain/environment.js';
+import type { SqliteEvents } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toAuditRecord, type AuditRow } from './sqlite-rows.js';
 
@@ -21,6 +23,8 @@ export class SqliteAuditLog implements AuditStore {
   constructor(
     private readonly db: Database.Database,
     private readonly health: SqliteHealth,
+    /** The outbox: every appended record writes its event beside it, in the same transaction. */
+    private readonly events: Pick<SqliteEvents, 'append'>,
   ) {
     this.statements = {
       append: db.prepare(
@@ -35,9 +39,10 @@ export class SqliteAuditLog implements AuditStore {
     };
   }
 
-  /** Appends the audit record of a change; call inside the change's transaction. */
+  /** Appends the audit record of a change and its event; call inside the change's transaction. */
   append(action: AuditAction, at: string, subject: AuditSubject, audit: AuditContext): void {
     this.statements.append.run({ at, action, ...subject, keyId: audit.keyId, fields: JSON.stringify(audit.fields), clientAddress: audit.clientAddress ?? null });
+    this.events.append(action, at, { ...subject, environment: subject.environment as Environment, keyId: audit.keyId, fields: audit.fields });
   }
 
   /** Inserts an exported record as it is, id included; call inside the import's transaction. */

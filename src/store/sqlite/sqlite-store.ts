@@ -6,6 +6,7 @@ import { openSqlite } from './open-sqlite.js';
 import { RevocationCounter } from './revocation-counter.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
+import { SqliteEvents } from './sqlite-events.js';
 import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
 import { SqliteHealth } from './sqlite-health.js';
 import { SqliteSigningKeys } from './sqlite-signing-keys.js';
@@ -42,6 +43,7 @@ export class SqliteStore implements Store {
   readonly userGroups: SqliteUserGroups;
   readonly apiKeys: SqliteApiKeys;
   readonly audit: SqliteAuditLog;
+  readonly events: SqliteEvents;
   readonly transfer: SqliteTransfer;
   readonly tokenReseal: SqliteUserGroups;
   readonly settings: SqliteSettings;
@@ -56,7 +58,8 @@ export class SqliteStore implements Store {
   ) {
     const groupCommit = new GroupCommit(db, busyTimeoutMs, health);
     const revocations = new RevocationCounter(db, () => db.open && health.usable);
-    this.audit = new SqliteAuditLog(db, health);
+    this.events = new SqliteEvents(db, health, groupCommit);
+    this.audit = new SqliteAuditLog(db, health, this.events);
     this.settings = new SqliteSettings(db, health, groupCommit);
     this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, this.audit);
     this.signingKeys = new SqliteSigningKeys(db, groupCommit, health);

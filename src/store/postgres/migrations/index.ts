@@ -4,6 +4,7 @@ import { auditLog } from './002-audit-log.js';
 import { auditClientAddress } from './003-audit-client-address.js';
 import { embedSessions } from './004-embed-sessions.js';
 import { groupHierarchy } from './005-group-hierarchy.js';
+import { events } from './006-events.js';
 
 /** Every PostgreSQL migration, in order. Names sort in application order; never rename or edit a shipped one. */
 export const postgresMigrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const postgresMigrations: Record<string, Migration> = {
   '003-audit-client-address': auditClientAddress,
   '004-embed-sessions': embedSessions,
   '005-group-hierarchy': groupHierarchy,
+  '006-events': events,
 };

@@ -1,0 +1,53 @@
+import type { AuditAction } from './audit.js';
+import type { Environment } from './environment.js';
+
+/**
+ * What an event says happened. The audited actions, plus the signing key
+ * rotation (written by the webhook work, not yet). Values are stable: they
+ * are stored and delivered.
+ */
+export const EVENT_TYPES = [
+  'user_group.created',
+  'user_group.updated',
+  'user_group.token_rotated',
+  'user_group.deleted',
+  'user_group.moved',
+  'embed_session.revoked',
+  'api_key.created',
+  'api_key.revoked',
+  'signing_key.rotated',
+] as const satisfies readonly (AuditAction | 'signing_key.rotated')[];
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * What an event's `data` holds: names, never values. No token, API key,
+ * secret or property value ever goes in; `changed` lists field names only.
+ */
+export interface EventData {
+  api_environment_tag: Environment;
+  user_group_id?: string;
+  team_id?: number;
+  api_key_id?: string;
+  changed?: string[];
+}
+
+/**
+ * One event of the outbox, written in the transaction of the change it
+ * reports. `sequence` is the commit order within the store (the cursor of
+ * GET /api/events); `id` is what a receiver deduplicates on.
+ */
+export interface EventRecord {
+  id: string;
+  sequence: number;
+  environment: Environment;
+  type: EventType;
+  timestamp: string;
+  data: EventData;
+}
+
+/** The wire payload of an event, as GET /api/events and (later) webhook deliveries send it. */
+export interface EventPayload {
+  type: EventType;
+  timestamp: string;
+  data: EventData;
+}

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { Environment } from '../../domain/environment.js';
+import type { EventRecord, EventType } from '../../domain/event.js';
+import { eventData, type EventSubject } from '../../domain/event-payload.js';
+import type { EventStore } from '../../domain/event-store.js';
+import type { GroupCommit } from './group-commit.js';
+import type { SqliteHealth } from './sqlite-health.js';
+
+interface EventRow {
+  sequence: number;
+  id: string;
+  environment: string;
+  type: string;
+  at: string;
+  data: string;
+}
+
+/** Expired events forgotten per read that finds any: enough to outpace any write rate, small enough to cost nothing. */
+const PRUNE_PER_READ = 10;
+
+/** A new event's id: what a receiver deduplicates on (the Standard Webhooks `webhook-id`). */
+export function newEventId(): string {
+  return `evt_${randomBytes(16).toString('hex')}`;
+}
+
+/**
+ * The SQLite outbox. Appended by SqliteAuditLog.append, so every audited
+ * change writes its event in the same group-commit transaction; SQLite has one
+ * writer at a time, so sequence order is commit order.
+ */
+export class SqliteEvents implements EventStore {
+  private readonly statements;
+
+  constructor(
+    db: Database.Database,
+    private readonly health: SqliteHealth,
+    private readonly groupCommit: GroupCommit,
+  ) {
+    this.statements = {
+      append: db.prepare('INSERT INTO events (id, environment, type, at, data) VALUES (?, ?, ?, ?, ?)'),
+      list: db.prepare<[string, number, string, number], EventRow>(
+        'SELECT * FROM events WHERE environment = ? AND sequence > ? AND at >= ? ORDER BY sequence LIMIT ?',
+      ),
+      anyExpired: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM events WHERE at < ? LIMIT 1'),
+      prune: db.prepare<[string, number]>('DELETE FROM events WHERE sequence IN (SELECT sequence FROM events WHERE at < ? ORDER BY at LIMIT ?)'),
+    };
+  }
+
+  /** Appends the event of a change; call inside the change's transaction. */
+  append(type: EventType, at: string, subject: EventSubject): void {
+    this.statements.append.run(newEventId(), subject.environment, type, at, JSON.stringify(eventData(type, subject)));
+  }
+
+  async listEvents(environment: Environment, afterSequence: number, limit: number, notBefore: string): Promise<EventRecord[]> {
+    this.health.assertUsable();
+    // A poll costs one index probe; only when something expired does it write (in group commit, as every write).
+    if (this.statements.anyExpired.get(notBefore)) await this.groupCommit.run(() => this.statements.prune.run(notBefore, PRUNE_PER_READ));
+    return this.statements.list.all(environment, afterSequence, notBefore, limit).map(toEventRecord);
+  }
+}
+
+function toEventRecord(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    sequence: row.sequence,
+    environment: row.environment as Environment,
+    type: row.type as EventType,
+    timestamp: row.at,
+    data: JSON.parse(row.data) as EventRecord['data'],
+  };
+}

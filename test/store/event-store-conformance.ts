@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { tokenVersionOf } from '../../src/domain/embed-session.js';
+import type { Environment } from '../../src/domain/environment.js';
+import type { EventRecord } from '../../src/domain/event.js';
+import type { NewUserGroup, Store } from '../../src/store/store.js';
+import type { StoreFixture } from './store-conformance.js';
+
+const AT = '2026-05-01T00:00:00.000Z';
+const LATER = '2026-05-02T00:00:00.000Z';
+/** Before anything the tests write: listing with it keeps every event. */
+const EARLY = '2020-01-01T00:00:00.000Z';
+const SECRET_PROPERTY = 'property-value-never-in-an-event';
+
+function group(environment: Environment, providedId: string, overrides: Partial<NewUserGroup> = {}): NewUserGroup {
+  return {
+    environment,
+    providedId,
+    name: `Group ${providedId}`,
+    mapping: { '40': '213' },
+    properties: { secret: SECRET_PROPERTY },
+    tokenHash: randomBytes(32),
+    tokenCiphertext: randomBytes(60),
+    createdAt: AT,
+    updatedAt: AT,
+    ...overrides,
+  };
+}
+
+const by = (keyId: string, fields: string[]) => ({ keyId, fields });
+
+/** The outbox: every change writes its event with it, and a write that changes nothing writes none. */
+export function eventStoreConformance(fixture: StoreFixture): void {
+  describe(`Store events: ${fixture.name}`, () => {
+    let store: Store;
+    before(async () => {
+      store = await fixture.open();
+    });
+    after(() => store.close());
+
+    /** The environment's events after `after`, all pages, without ids and sequences (checked separately). */
+    async function eventsAfter(environment: Environment, after: number): Promise<EventRecord[]> {
+      return store.events.listEvents(environment, after, 1000, EARLY);
+    }
+    const last = async (environment: Environment) => (await eventsAfter(environment, 0)).at(-1)?.sequence ?? 0;
+    const bare = (events: EventRecord[]) => events.map(({ type, timestamp, data }) => ({ type, timestamp, data }));
+
+    it('writes one event per change, naming the group and the changed fields, never a value', async () => {
+      const from = await last('Customer');
+      const g = group('Customer', 'ev-1');
+      const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g, by('key_a', ['name', 'properties']));
+      await store.userGroups.updateUserGroup('Customer', 'ev-1', { name: 'N', properties: { secret: SECRET_PROPERTY }, updatedAt: LATER }, by('key_a', ['name', 'properties']));
+      await store.userGroups.replaceToken(
+        { teamId: created.teamId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+        by('key_a', ['token']),
+      );
+      await store.userGroups.deleteUserGroup('Customer', 'ev-1', LATER, by('key_a', []));
+      const events = await eventsAfter('Customer', from);
+      const named = { api_environment_tag: 'Customer', user_group_id: 'ev-1', team_id: created.teamId };
+      assert.deepEqual(bare(events), [
+        { type: 'user_group.created', timestamp: AT, data: named },
+        { type: 'user_group.updated', timestamp: LATER, data: { ...named, changed: ['name', 'properties'] } },
+        { type: 'user_group.token_rotated', timestamp: LATER, data: named },
+        { type: 'user_group.deleted', timestamp: LATER, data: named },
+      ]);
+      for (const event of events) {
+        assert.match(event.id, /^evt_[0-9a-f]{32}$/);
+        assert.equal(event.environment, 'Customer');
+        assert.ok(!JSON.stringify(event).includes(SECRET_PROPERTY), 'no property value');
+      }
+      assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'ids are unique');
+      const sequences = events.map((e) => e.sequence);
+      assert.deepEqual(sequences, [...sequences].sort((a, b) => a - b));
+    });
+
+    it('writes key events naming the key, in its environment only', async () => {
+      const from = await last('Testing');
+      const id = `key_${randomBytes(8).toString('hex')}`;
+      await store.apiKeys.insertApiKey(
+        { id, name: 'k', environment: 'Testing', access: 'read-only', keyHash: randomBytes(32), createdAt: AT, lastUsedAt: null, revokedAt: null },
+        by(id, ['environment', 'access']),
+      );
+      await store.apiKeys.revokeApiKey(id, LATER, by(id, ['revoked_at']));
+      assert.deepEqual(bare(await eventsAfter('Testing', from)), [
+        { type: 'api_key.created', timestamp: AT, data: { api_environment_tag: 'Testing', api_key_id: id } },
+        { type: 'api_key.revoked', timestamp: LATER, data: { api_environment_tag: 'Testing', api_key_id: id } },
+      ]);
+      assert.ok((await eventsAfter('Customer', 0)).every((e) => e.environment === 'Customer'), 'the other environment sees none');
+    });
+
+    it('writes moves, each deletion of a cascade, and ended embed sessions', async () => {
+      const from = await last('Customer');
+      const root = (await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-root'))).group;
+      const child = (await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-child'))).group;
+      await store.userGroups.updateUserGroup('Customer', 'ev-child', { parentId: 'ev-root', updatedAt: LATER }, by('key_m', []));
+      const sessionId = `es_${randomBytes(16).toString('base64url')}`;
+      await store.embedSessions.insertEmbedSession(
+        { sessionId, environment: 'Customer', teamId: root.teamId, providedId: 'ev-root', tokenVersion: tokenVersionOf(randomBytes(32)), createdAt: AT, expiresAt: LATER, revokedAt: null },
+        EARLY,
+      );
+      await store.embedSessions.revokeEmbedSession('Customer', sessionId, LATER, by('key_m', []));
+      await store.userGroups.deleteUserGroup('Customer', 'ev-root', LATER, by('key_m', []), { cascade: true });
+      const named = (g: typeof root) => ({ api_environment_tag: 'Customer', user_group_id: g.providedId, team_id: g.teamId });
+      assert.deepEqual(
+        bare(await eventsAfter('Customer', from)).map(({ type, data }) => ({ type, data })),
+        [
+          { type: 'user_group.created', data: named(root) },
+          { type: 'user_group.created', data: named(child) },
+          { type: 'user_group.moved', data: { ...named(child), changed: ['parent_user_group_id'] } },
+          { type: 'embed_session.revoked', data: named(root) },
+          { type: 'user_group.deleted', data: named(child) },
+          { type: 'user_group.deleted', data: named(root) },
+        ],
+      );
+    });
+
+    it('writes no event for a write that changes nothing', async () => {
+      const g = group('Customer', 'ev-noop');
+      const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g);
+      const id = `key_${randomBytes(8).toString('hex')}`;
+      await store.apiKeys.insertApiKey({ id, name: null, environment: 'Customer', access: 'read-write', keyHash: randomBytes(32), createdAt: AT, lastUsedAt: null, revokedAt: null }, by(id, []));
+      await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
+      const from = await last('Customer');
+      assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-noop'))).created, false);
+      assert.equal(await store.userGroups.updateUserGroup('Customer', 'ev-missing', { name: 'x', updatedAt: LATER }), null);
+      const stale = { teamId: created.teamId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER };
+      assert.equal(await store.userGroups.replaceToken(stale), null);
+      assert.equal(await store.userGroups.deleteUserGroup('Customer', 'ev-missing', LATER), null);
+      await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
+      assert.equal(await store.embedSessions.revokeEmbedSession('Customer', 'es_missing', LATER, by(id, [])), null);
+      assert.deepEqual(await eventsAfter('Customer', from), []);
+    });
+
+    it('has exactly one event per audit record', async () => {
+      const audit = await store.audit.listAuditRecords({ limit: 10_000 });
+      const events = [...(await eventsAfter('Customer', 0)), ...(await eventsAfter('Testing', 0))].sort((a, b) => a.sequence - b.sequence);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.timestamp, e.environment]),
+        audit.map((r) => [r.action, r.at, r.environment]),
+      );
+    });
+
+    it('pages by sequence, and leaves out (and forgets) events older than the retention', async () => {
+      const from = await last('Testing');
+      for (const [i, createdAt] of ['2026-06-01T00:00:00.000Z', '2026-06-03T00:00:00.000Z', '2026-06-05T00:00:00.000Z'].entries()) {
+        await store.userGroups.insertUserGroupIfAbsent(group('Testing', `ev-page-${i}`, { createdAt, updatedAt: createdAt }));
+      }
+      const first = await store.events.listEvents('Testing', from, 2, EARLY);
+      assert.deepEqual(first.map((e) => e.data.user_group_id), ['ev-page-0', 'ev-page-1']);
+      const rest = await store.events.listEvents('Testing', first[1]!.sequence, 2, EARLY);
+      assert.deepEqual(rest.map((e) => e.data.user_group_id), ['ev-page-2']);
+      const cutoff = '2026-06-02T00:00:00.000Z';
+      const everywhere = async () => [...(await eventsAfter('Customer', 0)), ...(await eventsAfter('Testing', 0))];
+      const expired = (await everywhere()).filter((e) => e.timestamp < cutoff).length;
+      const kept = await store.events.listEvents('Testing', from, 10, cutoff);
+      assert.deepEqual(kept.map((e) => e.data.user_group_id), ['ev-page-1', 'ev-page-2']);
+      const left = (await everywhere()).filter((e) => e.timestamp < cutoff).length;
+      assert.ok(left < expired && left >= expired - 10, `a few expired events are forgotten per read (${expired} -> ${left})`);
+    });
+  });
+}
