@@ -68,6 +68,12 @@ const ConfigSchema = Type.Object({
     default: 300,
     description: 'How long verifiers may cache `/.well-known/jwks.json` (its `Cache-Control: max-age`); a rotated-in signing key waits this long before it signs.',
   }),
+  UGS_EVENT_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 30,
+    description: 'How many days events stay readable through `GET /api/events`; older ones are left out and deleted a few at a time.',
+  }),
   UGS_METRICS_TOKEN: Type.Optional(
     Type.String({ minLength: 16, description: 'At least 16 characters; when set, `GET /metrics` needs `Authorization: Bearer <token>`; unset: open.' }),
   ),
@@ -97,6 +103,8 @@ export interface Config {
   /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
   postgres: PostgresConfig | undefined;
   embed: EmbedConfig;
+  /** UGS_EVENT_RETENTION_DAYS: how long events are kept. */
+  eventRetentionDays: number;
 }
 
 export interface EmbedConfig {
@@ -161,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       algorithm: config.UGS_EMBED_ALGORITHM,
       jwksMaxAgeSeconds: config.UGS_EMBED_JWKS_MAX_AGE_SECONDS,
     },
+    eventRetentionDays: config.UGS_EVENT_RETENTION_DAYS,
     postgres:
       config.DATABASE_URL === undefined
         ? undefined

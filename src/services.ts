@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
 import type { AuditStore } from './domain/audit-store.js';
+import { EventService } from './domain/event-service.js';
 import { DataTransfer } from './domain/data-transfer.js';
 import type { TokenResealStore } from './domain/secret-rotation.js';
 import type { SettingsStore } from './domain/settings-store.js';
@@ -14,6 +15,7 @@ import { StoreTiming } from './metrics/store-timing.js';
 import {
   TimedApiKeyStore,
   TimedAuditStore,
+  TimedEventStore,
   TimedSettingsStore,
   TimedStoreHealth,
   TimedTokenResealStore,
@@ -37,6 +39,8 @@ export interface Services {
   embedSessions: EmbedSessionService;
   /** The audit log, for `ugs audit`. */
   audit: AuditStore;
+  /** The event outbox, for GET /api/events. */
+  events: EventService;
   /** Whether the store answers, for GET /readyz. */
   storeHealth: StoreHealth;
   /** The store's own settings: the server secret's bookkeeping (server-secret.ts, `ugs secret rotate`). */
@@ -53,7 +57,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Partial<Pick<Config, 'embed'>>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
+export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Partial<Pick<Config, 'embed' | 'eventRetentionDays'>>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
   previousSecret?: string;
   /** How often a process checks for a rotation by `ugs secret rotate`; SECRET_POLL_MS unless a test needs it faster. */
   secretPollMs?: number;
@@ -90,6 +94,10 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
       apiKeys: new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() }),
       dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, storeTiming), cipher),
       audit: new TimedAuditStore(store.audit, storeTiming),
+      events: new EventService({
+        store: new TimedEventStore(store.events, storeTiming),
+        retentionDays: config.eventRetentionDays ?? loadConfig({}).eventRetentionDays,
+      }),
       storeHealth: new TimedStoreHealth(store, storeTiming),
       settings,
       tokenReseal: new TimedTokenResealStore(store.tokenReseal, storeTiming),

@@ -36,6 +36,7 @@ export async function registerOpenApi(app: TypedApp): Promise<void> {
       security: [{ apiKey: [] }],
       tags: [
         { name: 'User groups', description: 'Authenticated with an API key; a key sees only the groups of its own environment.' },
+        { name: 'Events', description: 'What changed in an environment, in commit order; any read-write or read-only key of it.' },
         { name: 'Operations', description: 'Health, readiness and metrics; no API key.' },
       ],
     },

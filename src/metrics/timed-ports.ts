@@ -3,6 +3,8 @@ import type { ApiKeyStore } from '../domain/api-key-store.js';
 import type { AuditContext, AuditQuery, AuditRecord } from '../domain/audit.js';
 import type { AuditStore } from '../domain/audit-store.js';
 import type { Environment } from '../domain/environment.js';
+import type { EventRecord } from '../domain/event.js';
+import type { EventStore } from '../domain/event-store.js';
 import type { KeyRevocationSignal } from '../domain/key-revocation-signal.js';
 import type { TokenResealStore } from '../domain/secret-rotation.js';
 import type { SettingsStore } from '../domain/settings-store.js';
@@ -82,6 +84,14 @@ export class TimedAuditStore implements AuditStore {
 
   listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
     return this.timing.time('listAuditRecords', () => this.inner.listAuditRecords(query));
+  }
+}
+
+export class TimedEventStore implements EventStore {
+  constructor(private readonly inner: EventStore, private readonly timing: StoreTiming) {}
+
+  listEvents(environment: Environment, afterSequence: number, limit: number, notBefore: string): Promise<EventRecord[]> {
+    return this.timing.time('listEvents', () => this.inner.listEvents(environment, afterSequence, limit, notBefore));
   }
 }
 

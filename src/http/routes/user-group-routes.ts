@@ -14,6 +14,7 @@ import { registerListDescendants } from './list-descendants.js';
 import { registerRotateUserGroupToken } from './rotate-user-group-token.js';
 import { registerUpdateUserGroup } from './update-user-group.js';
 import { registerEmbedSessionRoutes } from './embed-session-routes.js';
+import { registerListEvents } from './list-events.js';
 
 /** The /api routes: every one authenticated, and never cached since they carry tokens. */
 export async function userGroupRoutes(app: TypedApp, options: { services: Services; limits: HttpLimits }): Promise<void> {
@@ -44,4 +45,5 @@ export async function userGroupRoutes(app: TypedApp, options: { services: Servic
   registerGetUserGroup(app, options.services.userGroups);
   registerListDescendants(app, options.services.userGroups);
   registerEmbedSessionRoutes(app, options.services.embedSessions);
+  registerListEvents(app, options.services.events);
 }
