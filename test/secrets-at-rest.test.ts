@@ -104,6 +104,7 @@ describe('secrets at rest', () => {
           'table audit_log',
           'table embed_revocations',
           'table embed_sessions',
+          'table events',
           'table kysely_migration',
           'table kysely_migration_lock',
           'table settings',
