@@ -1,4 +1,3 @@
-import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -6,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { processTreeCpuSeconds } from './process-cpu.js';
+import { detectLoadGenerator, measure, type LoadGenerator, type Measurement, type Traffic } from './load-generator.js';
 import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
+
+export type { Measurement } from './load-generator.js';
 
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 /**
@@ -32,16 +33,8 @@ export interface BenchOptions {
   /** UGS_WORKERS for the service, and as many ceiling processes. */
   workers: number;
   log?: (line: string) => void;
-}
-
-export interface Measurement {
-  requestsPerSecond: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  /** CPU (user + system) the measured side's processes used per request answered; undefined without /proc. */
-  cpuMicrosPerRequest: number | undefined;
+  /** Pinned wrk or unpinned autocannon; detected from the machine when not given. */
+  generator?: LoadGenerator;
 }
 
 export interface ScenarioResult {
@@ -63,13 +56,15 @@ export interface Proc {
  * Starts a process and waits for `ready` in its standard output. The output
  * goes to a file, as a service's log would in production, never through this
  * process: this process is also the load generator, and reading a log line per
- * request took a core of this machine's two from it.
+ * request took a core of this machine's two from it when the load generator ran here (autocannon, unpinned).
  */
-export async function startProcess(args: string[], env: Record<string, string>, ready: RegExp, stdin?: string): Promise<Proc> {
+export async function startProcess(args: string[], env: Record<string, string>, ready: RegExp, stdin?: string, prefix: string[] = []): Promise<Proc> {
   const logDir = mkdtempSync(join(tmpdir(), 'ugs-bench-out-'));
   const logPath = join(logDir, 'stdout.log');
   const logFd = openSync(logPath, 'w');
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['pipe', logFd, 'pipe'] });
+  // taskset execs node, so the child's pid is the measured process's own.
+  const [command, ...rest] = [...prefix, process.execPath, ...args];
+  const child = spawn(command!, rest, { env: { ...process.env, ...env }, stdio: ['pipe', logFd, 'pipe'] });
   closeSync(logFd);
   child.stdin!.end(stdin);
   let errors = '';
@@ -125,6 +120,14 @@ function call(url: string, method: string, key: string, body: unknown, path = '/
   });
 }
 
+/** A sample answer that rotated a group's token: the next runs must present the new one. */
+function keepToken(groups: SeedGroup[], answer: { status: number; text: string }): void {
+  if (answer.status !== 200) return;
+  const group = (JSON.parse(answer.text) as { user_group?: { provided_id?: string; token?: string } }).user_group;
+  const seeded = group && groups.find((g) => g.id === group.provided_id);
+  if (seeded && group?.token) seeded.token = group.token;
+}
+
 export async function createKey(env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [CLI, 'keys', 'create', '--name', 'bench'], { env: { ...process.env, ...env } });
   let out = '';
@@ -134,7 +137,7 @@ export async function createKey(env: Record<string, string>): Promise<string> {
   return out.trim().split('\n').at(-1)!;
 }
 
-async function seed(url: string, key: string, count: number, prefix: string): Promise<SeedGroup[]> {
+export async function seed(url: string, key: string, count: number, prefix: string): Promise<SeedGroup[]> {
   const groups: SeedGroup[] = [];
   const batch = 32;
   for (let i = 0; i < count; i += batch) {
@@ -149,42 +152,13 @@ async function seed(url: string, key: string, count: number, prefix: string): Pr
   return groups;
 }
 
-/** One autocannon run against `url`; `pid` is the root of the processes answering it, for their CPU use. */
-export function measure(
-  url: string,
-  key: string,
-  options: Pick<BenchOptions, 'connections' | 'durationSeconds'>,
-  requests: autocannon.Request[],
-  pid?: number,
-): Promise<Measurement> {
-  const cpuBefore = pid === undefined ? undefined : processTreeCpuSeconds(pid);
-  return new Promise((resolve, reject) => {
-    autocannon(
-      { url, connections: options.connections, duration: options.durationSeconds, headers: { authorization: `Token ${key}` }, requests },
-      (error, result) => {
-        if (error) return reject(error);
-        const cpuAfter = pid === undefined ? undefined : processTreeCpuSeconds(pid);
-        const answered = result.requests.total;
-        resolve({
-          requestsPerSecond: result.requests.average,
-          p50: result.latency.p50,
-          p99: result.latency.p99,
-          non2xx: result.non2xx,
-          errors: result.errors + result.timeouts,
-          cpuMicrosPerRequest: cpuBefore === undefined || cpuAfter === undefined || answered === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / answered,
-        });
-      },
-    );
-  });
-}
-
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 interface Side {
   url: string;
   pid: number | undefined;
-  /** The requests of one run; `runId` is unique per run. */
-  requests(runId: string): autocannon.Request[];
+  /** The traffic of one run; `runId` is unique per run. */
+  traffic(runId: string): Traffic;
 }
 
 /**
@@ -192,14 +166,14 @@ interface Side {
  * inside a measured run, then A B A B ... runs; the ratio is the median of the
  * per-pair ratios of a to b.
  */
-async function alternate(a: Side, b: Side, key: string, options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs'>): Promise<{ a: Measurement[]; b: Measurement[]; ratio: number }> {
+async function alternate(generator: LoadGenerator, a: Side, b: Side, key: string, options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs'>): Promise<{ a: Measurement[]; b: Measurement[]; ratio: number }> {
   const warmup = { ...options, durationSeconds: WARMUP_SECONDS };
-  await measure(a.url, key, warmup, a.requests(`${Date.now()}-warmup`));
-  await measure(b.url, key, warmup, b.requests(`${Date.now()}-warmup`));
+  await measure(generator, { url: a.url, key }, warmup, a.traffic(`${Date.now()}-warmup`));
+  await measure(generator, { url: b.url, key }, warmup, b.traffic(`${Date.now()}-warmup`));
   const runs = { a: [] as Measurement[], b: [] as Measurement[], ratio: 0 };
   for (let pair = 0; pair < options.pairs; pair++) {
-    runs.a.push(await measure(a.url, key, options, a.requests(`${Date.now()}-${pair}`), a.pid));
-    runs.b.push(await measure(b.url, key, options, b.requests(`${Date.now()}-${pair}`), b.pid));
+    runs.a.push(await measure(generator, { url: a.url, key, pid: a.pid }, options, a.traffic(`${Date.now()}-${pair}`)));
+    runs.b.push(await measure(generator, { url: b.url, key, pid: b.pid }, options, b.traffic(`${Date.now()}-${pair}`)));
   }
   runs.ratio = median(runs.a.map((m, i) => m.requestsPerSecond / (runs.b[i]!.requestsPerSecond || 1)));
   return runs;
@@ -208,11 +182,18 @@ async function alternate(a: Side, b: Side, key: string, options: Pick<BenchOptio
 /** Runs every scenario on every store, alternating service and ceiling runs (A B A B ...). */
 export async function runBenchmark(options: BenchOptions): Promise<ScenarioResult[]> {
   const log = options.log ?? (() => {});
+  const generator = options.generator ?? (await detectLoadGenerator());
   const results: ScenarioResult[] = [];
   for (const store of options.stores) {
     const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...store.env };
     const key = await createKey(env);
-    const service = await startProcess([...SERVICE_NODE_FLAGS, CLI, 'serve'], { ...env, LOG_LEVEL: 'info', UGS_WORKERS: String(options.workers) }, /"url":"(http:\/\/[^"]+)"/);
+    const service = await startProcess(
+      [...SERVICE_NODE_FLAGS, CLI, 'serve'],
+      { ...env, LOG_LEVEL: 'info', UGS_WORKERS: String(options.workers) },
+      /"url":"(http:\/\/[^"]+)"/,
+      undefined,
+      generator.servicePrefix,
+    );
     try {
       log(`${store.name}: seeding ${options.seedGroups} groups`);
       const groups = await seed(service.url, key, options.seedGroups, `seed-${Date.now()}`);
@@ -221,17 +202,19 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
         const [sample] = scenario.requests(groups, `sample-${Date.now()}`);
         const setup = typeof sample!.setupRequest === 'function' ? sample!.setupRequest({ ...sample! }, {}) : sample!;
         const real = await call(service.url, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)), sample!.path);
+        keepToken(groups, real);
         const ceiling = await startProcess(
           [CEILING],
           { WORKERS: String(options.workers) },
           /"port":(\d+)/,
           JSON.stringify({ status: real.status, headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] }, body: real.text }),
+          generator.servicePrefix,
         );
         try {
           const runs = await alternate(
-            { url: service.url, pid: service.child.pid, requests: (runId) => scenario.requests(groups, `run-${runId}`) },
-            // Copies: the ceiling's canned answers must not overwrite the real groups' tokens (rotate).
-            { url: ceiling.url, pid: ceiling.child.pid, requests: (runId) => scenario.requests(groups.map((g) => ({ ...g })), `ceiling-${runId}`) },
+            generator,
+            { url: service.url, pid: service.child.pid, traffic: (runId) => ({ scenario, groups, runId: `run-${runId}`, side: 'service' }) },
+            { url: ceiling.url, pid: ceiling.child.pid, traffic: (runId) => ({ scenario, groups, runId: `ceiling-${runId}`, side: 'ceiling' }) },
             key,
             options,
           );
@@ -254,17 +237,21 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
  * one process each, on hit-shaped traffic: the ratio no service built on
  * Fastify with a log line per request can exceed on this machine.
  */
-export async function runFrameworkFloor(options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs'>): Promise<{ floor: Measurement[]; ceiling: Measurement[]; ratio: number }> {
+export async function runFrameworkFloor(
+  options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs' | 'generator'>,
+): Promise<{ floor: Measurement[]; ceiling: Measurement[]; ratio: number }> {
+  const generator = options.generator ?? (await detectLoadGenerator());
   const body = JSON.stringify({ success: 1, new_user_group: false, user_group: { team_id: 1, token: `ugt_${'x'.repeat(49)}`, name: 'Seed 1', provided_id: 'seed-1' } });
   const reply = JSON.stringify({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, body });
   const groups = Array.from({ length: 1000 }, (_, i) => ({ id: `seed-${i}`, token: '' }));
   const hit = SCENARIOS.find((s) => s.name === 'hit')!;
-  const floor = await startProcess([FRAMEWORK_FLOOR], {}, /"port":(\d+)/, reply);
-  const ceiling = await startProcess([CEILING], {}, /"port":(\d+)/, reply);
+  const floor = await startProcess([FRAMEWORK_FLOOR], {}, /"port":(\d+)/, reply, generator.servicePrefix);
+  const ceiling = await startProcess([CEILING], {}, /"port":(\d+)/, reply, generator.servicePrefix);
   try {
     const runs = await alternate(
-      { url: floor.url, pid: floor.child.pid, requests: (runId) => hit.requests(groups, runId) },
-      { url: ceiling.url, pid: ceiling.child.pid, requests: (runId) => hit.requests(groups, runId) },
+      generator,
+      { url: floor.url, pid: floor.child.pid, traffic: (runId) => ({ scenario: hit, groups, runId, side: 'service' }) },
+      { url: ceiling.url, pid: ceiling.child.pid, traffic: (runId) => ({ scenario: hit, groups, runId, side: 'ceiling' }) },
       'none',
       options,
     );
@@ -282,28 +269,20 @@ export function cpuPerRequest(runs: Measurement[]): string {
 }
 
 export function formatTable(results: ScenarioResult[]): string {
-  const rows = results.map((r) => {
-    const rps = median(r.service.map((m) => m.requestsPerSecond));
-    const ceiling = median(r.ceiling.map((m) => m.requestsPerSecond));
-    const p99 = median(r.service.map((m) => m.p99));
-    const ceilingP99 = median(r.ceiling.map((m) => m.p99));
-    return [
-      r.store,
-      r.scenario,
-      Math.round(rps),
-      Math.round(ceiling),
-      r.ratio.toFixed(2),
-      median(r.service.map((m) => m.p50)),
-      p99,
-      ceilingP99,
-      cpuPerRequest(r.service),
-      cpuPerRequest(r.ceiling),
-      r.service.reduce((n, m) => n + m.non2xx + m.errors, 0),
-    ];
-  });
-  // The ceiling's p99 shows how much of the tail is the machine and the load generator, not the service;
-  // CPU per request is what each side spent, free of the load generator's share of the machine.
-  const header = ['store', 'scenario', 'req/s', 'ceiling req/s', 'ratio (median)', 'p50 ms', 'p99 ms', 'ceiling p99 ms', 'CPU µs/req', 'ceiling CPU µs/req', 'non-2xx+errors'];
+  const rows = results.map((r) => [
+    r.scenario,
+    r.store,
+    Math.round(median(r.service.map((m) => m.requestsPerSecond))),
+    Math.round(median(r.ceiling.map((m) => m.requestsPerSecond))),
+    r.ratio.toFixed(2),
+    cpuPerRequest(r.service),
+    cpuPerRequest(r.ceiling),
+    median(r.service.map((m) => m.p99)),
+    r.service.reduce((n, m) => n + m.non2xx + m.errors, 0),
+  ]);
+  // CPU per request is what each side spent, free of the load generator's share of the machine;
+  // the ratio is the median of per-pair ratios, so a slow spell falls on both sides of a pair.
+  const header = ['path', 'store', 'service req/s', 'ceiling req/s', 'ratio', 'service CPU µs/req', 'ceiling CPU µs/req', 'service p99 ms', 'non-2xx+errors'];
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
   return lines.join('\n');
 }

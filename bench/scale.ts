@@ -4,7 +4,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI, createKey, measure, median, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS, type Measurement, type Proc } from './benchmark.js';
+import { CLI, createKey, median, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS, type Proc } from './benchmark.js';
+import { detectLoadGenerator, measure, type LoadGenerator, type Measurement } from './load-generator.js';
 import { loadGroups } from './load-groups.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -46,7 +47,7 @@ interface ScaleService {
 }
 
 /** Loads `size` groups into a fresh data dir and starts a service on it, timing spawn to the first 200 from /readyz. */
-async function startScaleService(size: number, log: (line: string) => void): Promise<ScaleService> {
+async function startScaleService(size: number, generator: LoadGenerator, log: (line: string) => void): Promise<ScaleService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ugs-scale-'));
   const secret = randomBytes(32).toString('hex');
   const env = { UGS_DATA_DIR: dataDir, UGS_SECRET: secret, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info' };
@@ -56,7 +57,7 @@ async function startScaleService(size: number, log: (line: string) => void): Pro
     log(`scale ${size}: loaded in ${((Date.now() - loadStart) / 1000).toFixed(1)} s`);
     const key = await createKey(env);
     const started = Date.now();
-    const service = await startProcess([...SERVICE_NODE_FLAGS, CLI, 'serve'], env, /"url":"(http:\/\/[^"]+)"/);
+    const service = await startProcess([...SERVICE_NODE_FLAGS, CLI, 'serve'], env, /"url":"(http:\/\/[^"]+)"/, undefined, generator.servicePrefix);
     while ((await readyz(service.url)) !== 200) await sleep(5);
     return { size, dataDir, key, service, readyMs: Date.now() - started };
   } catch (error) {
@@ -73,23 +74,31 @@ async function startScaleService(size: number, log: (line: string) => void): Pro
  * per-round ratios. A service waiting its turn is idle, so each one's peak
  * RSS is its own.
  */
-export async function runScale(sizes: number[], options: { connections: number; durationSeconds: number; runs: number; log?: (line: string) => void }): Promise<ScaleResult[]> {
+export async function runScale(
+  sizes: number[],
+  options: { connections: number; durationSeconds: number; runs: number; log?: (line: string) => void; generator?: LoadGenerator },
+): Promise<ScaleResult[]> {
   const log = options.log ?? (() => {});
+  const generator = options.generator ?? (await detectLoadGenerator());
   const services: ScaleService[] = [];
   try {
-    for (const size of sizes) services.push(await startScaleService(size, log));
+    for (const size of sizes) services.push(await startScaleService(size, generator, log));
     const hit = SCENARIOS.find((s) => s.name === 'hit')!;
     const create = SCENARIOS.find((s) => s.name === 'create')!;
     // Built once per size: a million fresh objects before every run would load the generator's own GC.
     const groupLists = new Map(sizes.map((size) => [size, Array.from({ length: size }, (_, i) => ({ id: `scale-${i}`, token: '' }))]));
     const groupsOf = (size: number) => groupLists.get(size)!;
     const results: ScaleResult[] = services.map((s) => ({ groups: s.size, hit: [], create: [], hitVsSmallest: 0, readyMs: s.readyMs, peakRssMb: 0 }));
-    for (const s of services) await measure(s.service.url, s.key, { ...options, durationSeconds: WARMUP_SECONDS }, hit.requests(groupsOf(s.size), 'warmup'));
+    const target = (s: ScaleService) => ({ url: s.service.url, key: s.key, pid: s.service.child.pid });
+    const warmup = { ...options, durationSeconds: WARMUP_SECONDS };
+    for (const s of services) await measure(generator, { url: s.service.url, key: s.key }, warmup, { scenario: hit, groups: groupsOf(s.size), runId: 'warmup', side: 'service' });
     for (let run = 0; run < options.runs; run++) {
-      for (const [i, s] of services.entries()) results[i]!.hit.push(await measure(s.service.url, s.key, options, hit.requests(groupsOf(s.size), `h${run}`)));
+      for (const [i, s] of services.entries()) {
+        results[i]!.hit.push(await measure(generator, target(s), options, { scenario: hit, groups: groupsOf(s.size), runId: `h${run}`, side: 'service' }));
+      }
       log(`scale round ${run + 1}: hit ${services.map((s, i) => `${s.size} ${Math.round(results[i]!.hit[run]!.requestsPerSecond)}`).join(', ')} req/s`);
       for (const [i, s] of services.entries()) {
-        results[i]!.create.push(await measure(s.service.url, s.key, options, create.requests(groupsOf(s.size), `scale-new-${run}-${Date.now()}`)));
+        results[i]!.create.push(await measure(generator, target(s), options, { scenario: create, groups: groupsOf(s.size), runId: `scale-new-${run}-${Date.now()}`, side: 'service' }));
       }
     }
     for (const [i, s] of services.entries()) {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { runBenchmark, runFrameworkFloor, SERVICE_NODE_FLAGS, type Measurement } from '../../bench/benchmark.js';
+import { detectLoadGenerator, unpinnedLoad } from '../../bench/load-generator.js';
 import { runScale } from '../../bench/scale.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -48,6 +49,34 @@ describe('benchmark smoke run', () => {
       await database.drop();
       dir.remove();
     }
+  });
+
+  // With 2 cores, taskset and wrk the runs above were pinned wrk runs; this is the fallback for machines without.
+  it('falls back to unpinned autocannon, with only 2xx answers', async () => {
+    const dir = makeTempDir('ugs-bench-smoke');
+    try {
+      const results = await runBenchmark({
+        stores: [{ name: 'sqlite', env: { UGS_DATA_DIR: `${dir.path}/sqlite`, UGS_SECRET: randomBytes(32).toString('hex') } }],
+        scenarios: ['hit', 'rotate'],
+        connections: 8,
+        durationSeconds: 1,
+        pairs: 2,
+        seedGroups: 64,
+        workers: 1,
+        generator: unpinnedLoad('smoke test'),
+      });
+      for (const r of results) {
+        assertClean(`unpinned ${r.scenario}`, r.service);
+        assertClean(`unpinned ${r.scenario} ceiling`, r.ceiling);
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('says whether the runs are pinned', async () => {
+    const generator = await detectLoadGenerator();
+    assert.match(generator.description, generator.pinned ? /^pinned: .*core 0.*wrk -t1 on core 1/ : /^NOT pinned \(/);
   });
 
   it('runs the service with the Node flags `npm start` uses, so it measures what is run', () => {

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, createKey, seed, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS } from './benchmark.js';
+import { detectLoadGenerator, measure } from './load-generator.js';
+import { SCENARIOS, type Scenario } from './scenarios.js';
+
+/**
+ * `node dist/bench/profile-hit.js [scenario] [seconds] [profile-dir]`: the service (SQLite, 1,000
+ * groups, `npm start`'s flags, LOG_LEVEL=info) under `node --cpu-prof`, loaded as `npm run bench`
+ * loads it, then the top of the profile: self time by function and by where the code lives.
+ * The .cpuprofile stays in profile-dir (a temporary folder unless given) for a flame graph
+ * (Chrome DevTools, speedscope).
+ */
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount: number;
+  children?: number[];
+}
+
+const scenarioName = (process.argv[2] ?? 'hit') as Scenario['name'];
+const seconds = Number(process.argv[3] ?? '10');
+const profileDir = process.argv[4] ?? mkdtempSync(join(tmpdir(), 'ugs-profile-'));
+const dataDir = mkdtempSync(join(tmpdir(), 'ugs-profile-data-'));
+const generator = await detectLoadGenerator();
+const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', UGS_DATA_DIR: dataDir, UGS_SECRET: randomBytes(32).toString('hex') };
+try {
+  const key = await createKey(env);
+  const service = await startProcess(
+    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...SERVICE_NODE_FLAGS, CLI, 'serve'],
+    { ...env, LOG_LEVEL: 'info' },
+    /"url":"(http:\/\/[^"]+)"/,
+    undefined,
+    generator.servicePrefix,
+  );
+  const scenario = SCENARIOS.find((s) => s.name === scenarioName)!;
+  let requests = 0;
+  try {
+    const groups = await seed(service.url, key, 1000, 'profile');
+    await measure(generator, { url: service.url, key }, { connections: 32, durationSeconds: WARMUP_SECONDS }, { scenario, groups, runId: 'warmup', side: 'service' });
+    const m = await measure(generator, { url: service.url, key, pid: service.child.pid }, { connections: 32, durationSeconds: seconds }, { scenario, groups, runId: 'profiled', side: 'service' });
+    requests = m.requestsPerSecond * seconds;
+    console.log(`${scenarioName}: ${Math.round(m.requestsPerSecond)} req/s, ${m.cpuMicrosPerRequest?.toFixed(1)} CPU µs/req under the profiler (${generator.description})`);
+  } finally {
+    await service.stop();
+  }
+  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'))!;
+  summarize(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[] }, requests);
+  console.log(`\nprofile: ${join(profileDir, file)}`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Where a frame's code lives, coarsely: the service's own files, a package, or Node itself. */
+function area(url: string, name: string): string {
+  if (name === '(garbage collector)') return 'GC';
+  if (name === '(idle)' || name === '(program)') return name;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return pkg[1]!;
+  const own = /\/dist\/(src\/.+)$/.exec(url);
+  if (own) return own[1]!.replace(/\.js$/, '');
+  if (url.startsWith('node:') || url === '') return name === '' ? 'node (native)' : `node: ${url.replace('node:', '') || 'native'}`;
+  return url;
+}
+
+function summarize(profile: { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[] }, requests: number): void {
+  const sampleMicros = (profile.endTime - profile.startTime) / profile.samples.length;
+  const busy = profile.nodes.filter((n) => n.callFrame.functionName !== '(idle)').reduce((t, n) => t + n.hitCount, 0);
+  const byFunction = new Map<string, number>();
+  const byArea = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    if (functionName === '(idle)') continue;
+    const where = area(url, functionName);
+    const fn = `${functionName || '(anonymous)'} ${where}${url && !url.startsWith('node:') ? `:${lineNumber + 1}` : ''}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + node.hitCount);
+    const group = where.startsWith('node: ') ? 'node (internals)' : where;
+    byArea.set(group, (byArea.get(group) ?? 0) + node.hitCount);
+  }
+  const perRequest = (hits: number) => (requests > 0 ? ((hits * sampleMicros) / requests).toFixed(2) : '-');
+  const table = (title: string, rows: Map<string, number>, limit: number) => {
+    console.log(`\n| ${title} | share of busy samples | µs/request |\n| --- | --- | --- |`);
+    for (const [name, hits] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, limit)) console.log(`| ${name} | ${((hits / busy) * 100).toFixed(1)}% | ${perRequest(hits)} |`);
+  };
+  table('where (self time)', byArea, 25);
+  table('function (self time)', byFunction, 40);
+}
