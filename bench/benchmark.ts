@@ -179,6 +179,21 @@ async function alternate(generator: LoadGenerator, a: Side, b: Side, key: string
   return runs;
 }
 
+/** The ceiling of one scenario: a bare server answering with the bytes of a real answer the service gave to it. */
+export async function startCeiling(serviceUrl: string, key: string, scenario: Scenario, groups: SeedGroup[], workers: number, prefix: string[]): Promise<Proc> {
+  const [sample] = scenario.requests(groups, `sample-${Date.now()}`);
+  const setup = typeof sample!.setupRequest === 'function' ? sample!.setupRequest({ ...sample! }, {}) : sample!;
+  const real = await call(serviceUrl, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)), sample!.path);
+  keepToken(groups, real);
+  return startProcess(
+    [CEILING],
+    { WORKERS: String(workers) },
+    /"port":(\d+)/,
+    JSON.stringify({ status: real.status, headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] }, body: real.text }),
+    prefix,
+  );
+}
+
 /** Runs every scenario on every store, alternating service and ceiling runs (A B A B ...). */
 export async function runBenchmark(options: BenchOptions): Promise<ScenarioResult[]> {
   const log = options.log ?? (() => {});
@@ -198,18 +213,7 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
       log(`${store.name}: seeding ${options.seedGroups} groups`);
       const groups = await seed(service.url, key, options.seedGroups, `seed-${Date.now()}`);
       for (const scenario of SCENARIOS.filter((s) => options.scenarios.includes(s.name))) {
-        // The ceiling answers with the bytes of a real answer to this scenario.
-        const [sample] = scenario.requests(groups, `sample-${Date.now()}`);
-        const setup = typeof sample!.setupRequest === 'function' ? sample!.setupRequest({ ...sample! }, {}) : sample!;
-        const real = await call(service.url, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)), sample!.path);
-        keepToken(groups, real);
-        const ceiling = await startProcess(
-          [CEILING],
-          { WORKERS: String(options.workers) },
-          /"port":(\d+)/,
-          JSON.stringify({ status: real.status, headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] }, body: real.text }),
-          generator.servicePrefix,
-        );
+        const ceiling = await startCeiling(service.url, key, scenario, groups, options.workers, generator.servicePrefix);
         try {
           const runs = await alternate(
             generator,

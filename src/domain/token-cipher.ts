@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 import type { Environment } from './environment.js';
+import { DecryptedTokenCache } from './decrypted-token-cache.js';
 import { secureRandomBytes } from './random-pool.js';
 
 const FORMAT_VERSION = 2;
@@ -105,6 +106,8 @@ export function createTokenCipher(current: string, previous: readonly string[] =
   const sealing = keyFor(current);
   const keys = [sealing, ...previous.map(keyFor)];
   const byId = new Map(keys.map((k) => [k.id.toString('hex'), k]));
+  // Per cipher: a keyring that drops a secret builds a new cipher, so nothing opened under it is answered after.
+  const opened = new DecryptedTokenCache();
   return {
     secretCheck: sealing.check,
     knownChecks: keys.map((k) => k.check),
@@ -112,7 +115,7 @@ export function createTokenCipher(current: string, previous: readonly string[] =
       return sealWith(sealing, token, associatedData(environment, providedId));
     },
     decrypt(ciphertext, environment, providedId) {
-      return openWith(byId, ciphertext, associatedData(environment, providedId));
+      return opened.get(ciphertext, environment, providedId, () => openWith(byId, ciphertext, associatedData(environment, providedId)));
     },
     seal(plaintext, context) {
       return sealWith(sealing, plaintext, contextData(context));

@@ -24,6 +24,17 @@ describe('token cipher', () => {
     assert.throws(() => cipher.decrypt(sealed, 'Customer', 'other'));
   });
 
+  it('still binds the ciphertext to its group, and detects tampering, once it has been opened (and cached)', () => {
+    const cipher = createTokenCipher(SECRET);
+    const sealed = cipher.encrypt('t', 'Customer', 'acme');
+    assert.equal(cipher.decrypt(sealed, 'Customer', 'acme'), 't');
+    assert.throws(() => cipher.decrypt(sealed, 'Testing', 'acme'));
+    assert.throws(() => cipher.decrypt(sealed, 'Customer', 'other'));
+    assert.equal(cipher.decrypt(sealed, 'Customer', 'acme'), 't');
+    sealed[sealed.length - 1]! ^= 1;
+    assert.throws(() => cipher.decrypt(sealed, 'Customer', 'acme'));
+  });
+
   it('detects tampering', () => {
     const cipher = createTokenCipher(SECRET);
     const sealed = cipher.encrypt('token', 'Customer', 'acme');
