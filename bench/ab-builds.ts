@@ -10,7 +10,7 @@ import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
  * `node dist/bench/ab-builds.js <other build's dist/src/cli/main.js> [scenario] [rounds] [seconds]`:
  * this build against another (say, a copy of dist/ taken before a change), each its own service on
  * SQLite with 1,000 groups, and the ceiling, all pinned as `npm run bench` pins them; rounds of
- * other, this, ceiling, so a slow spell falls on all three. Prints each side's ratio to the ceiling
+ * other, this, ceiling and back, so a slow spell falls on all three. Prints each side's ratio to the ceiling
  * (median of the rounds) and CPU µs per request: the before/after figures of one run.
  */
 const [otherCli, scenarioName = 'hit', rounds = '3', seconds = '5'] = process.argv.slice(2);
@@ -45,7 +45,9 @@ try {
   const traffic = (side: Side, runId: string) => ({ scenario, groups: side.groups, runId, side: side.label === 'ceiling' ? ('ceiling' as const) : ('service' as const) });
   for (const side of sides) await measure(generator, { url: side.proc.url, key: side.key }, { ...options, durationSeconds: WARMUP_SECONDS }, traffic(side, `w-${Date.now()}`));
   for (let round = 0; round < Number(rounds); round++) {
-    for (const side of sides) side.runs.push(await measure(generator, { url: side.proc.url, key: side.key, pid: side.proc.child.pid }, options, traffic(side, `r${round}-${Date.now()}`)));
+    // Every other round in reverse order, so no side always runs right after another.
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) side.runs.push(await measure(generator, { url: side.proc.url, key: side.key, pid: side.proc.child.pid }, options, traffic(side, `r${round}-${Date.now()}`)));
     console.error(`round ${round + 1}: ${sides.map((s) => `${s.label} ${Math.round(s.runs[round]!.requestsPerSecond)}`).join(', ')} req/s`);
   }
   const ceilingRuns = sides[2]!.runs;
@@ -57,7 +59,8 @@ try {
     console.log(`| ${side.label} | ${Math.round(median(side.runs.map((m) => m.requestsPerSecond)))} | ${ratio.toFixed(3)} | ${cpu.toFixed(1)} | ${side.runs.reduce((n, m) => n + m.non2xx + m.errors, 0)} |`);
   }
   const [before, after] = sides;
-  console.log(`after/before throughput: ${median(after!.runs.map((m, i) => m.requestsPerSecond / before!.runs[i]!.requestsPerSecond)).toFixed(3)}`);
+  const paired = (f: (m: Measurement) => number) => median(after!.runs.map((m, i) => f(m) / f(before!.runs[i]!))).toFixed(3);
+  console.log(`after/before, median of the rounds: throughput ${paired((m) => m.requestsPerSecond)}, CPU per request ${paired((m) => m.cpuMicrosPerRequest ?? 0)}`);
 } finally {
   for (const side of sides) {
     await side.proc.stop();
