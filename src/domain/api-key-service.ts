@@ -44,7 +44,12 @@ export class ApiKeyService {
   private readonly lastRecordedUse = new Map<string, number>();
   private readonly cacheTtlMs: number;
   private readonly revocations: KeyRevocationSignal;
-  /** Valid keys recently seen, by hash (hex); never revoked or unknown ones, so a new key works at once. */
+  /**
+   * Valid keys recently seen, by the key as presented; never revoked or unknown ones, so a new key works
+   * at once. Keyed by the key itself, a request with a cached key costs a map lookup instead of the
+   * format check, the CRC and a SHA-256 (about 2.5 µs): the key is in memory while its request is served
+   * anyway, and an entry leaves once it has expired and another key is looked up in the store.
+   */
   private readonly cache = new Map<string, CacheEntry>();
 
   constructor(deps: ApiKeyServiceDeps) {
@@ -78,7 +83,7 @@ export class ApiKeyService {
   /** False when no key has this id. Revoking twice keeps the first time. Takes effect at once, in every process (see KeyRevocationSignal). */
   async revoke(id: string): Promise<boolean> {
     const found = await this.store.revokeApiKey(id, this.now().toISOString(), { keyId: id, fields: ['revoked_at'] });
-    for (const [hash, entry] of this.cache) if (entry.principal.keyId === id) this.cache.delete(hash);
+    for (const [key, entry] of this.cache) if (entry.principal.keyId === id) this.cache.delete(key);
     return found;
   }
 
@@ -102,19 +107,20 @@ export class ApiKeyService {
    * store lookup; the stored hash is compared again in constant time.
    */
   async authenticate(presentedKey: string): Promise<Principal> {
-    if (!apiKeyFormat.isWellFormed(presentedKey)) {
-      throw unauthenticated('The API key is malformed: expected "Authorization: Token ugsk_..." with a key from `ugs keys create`.');
-    }
-    const hash = hashSecret(presentedKey);
-    const cacheKey = hash.toString('hex');
     const now = this.now().getTime();
-    const cached = this.unexpired(cacheKey, now);
+    // Only keys that passed every check below are cached: a hit needs none of them again.
+    const cached = this.unexpired(presentedKey, now);
     if (cached) {
       // The common case on the hot path: no store call, and no await unless a use is due to be recorded.
       if (this.useToRecord(cached.keyId, now)) await this.noteUse(cached.keyId);
       return cached;
     }
-    this.cache.delete(cacheKey);
+    if (!apiKeyFormat.isWellFormed(presentedKey)) {
+      throw unauthenticated('The API key is malformed: expected "Authorization: Token ugsk_..." with a key from `ugs keys create`.');
+    }
+    const hash = hashSecret(presentedKey);
+    this.cache.delete(presentedKey);
+    this.dropExpired(now);
     // Read before the lookup: a revocation committed after it, even during the lookup, moves the epoch past this.
     const epoch = this.revocations.epoch();
     const record = await this.recordOf(hash);
@@ -123,7 +129,7 @@ export class ApiKeyService {
     const principal: Principal = { keyId: record.id, environment: record.environment, access: record.access };
     if (this.cacheTtlMs > 0 && epoch !== undefined) {
       if (this.cache.size >= CACHE_MAX_KEYS) this.cache.delete(this.cache.keys().next().value!);
-      this.cache.set(cacheKey, { principal, expiresAt: now + this.cacheTtlMs, epoch });
+      this.cache.set(presentedKey, { principal, expiresAt: now + this.cacheTtlMs, epoch });
     }
     await this.noteUse(record.id);
     return principal;
@@ -147,9 +153,17 @@ export class ApiKeyService {
     }
   }
 
-  /** The cached principal for a key hash (hex), while its entry is within the TTL and no key has been revoked since. */
-  private unexpired(cacheKey: string, now: number): Principal | undefined {
-    const entry = this.cache.get(cacheKey);
+  /** Entries past their TTL, oldest first (entries are added in expiry order), so no key stays cached long after its last use. */
+  private dropExpired(now: number): void {
+    for (const [key, entry] of this.cache) {
+      if (entry.expiresAt > now) return;
+      this.cache.delete(key);
+    }
+  }
+
+  /** The cached principal for a presented key, while its entry is within the TTL and no key has been revoked since. */
+  private unexpired(presentedKey: string, now: number): Principal | undefined {
+    const entry = this.cache.get(presentedKey);
     // The epoch is asked last: a key that is not cached costs no check.
     return entry && entry.expiresAt > now && entry.epoch === this.revocations.epoch() ? entry.principal : undefined;
   }
