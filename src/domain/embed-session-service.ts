@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { Principal } from './api-key.js';
 import type { ChangeOrigin } from './audit.js';
 import {
@@ -12,6 +12,7 @@ import {
   type EmbedSessionRequest,
 } from './embed-session.js';
 import type { EmbedSessionStore } from './embed-session-store.js';
+import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from './errors.js';
 import { pageCursor } from './page-cursor.js';
 import { hashSecret } from './secret-format.js';
@@ -93,7 +94,7 @@ export class EmbedSessionService {
       ...(descendants === undefined ? {} : { desc: descendants }),
     };
     const key = this.deps.signingKeys.active();
-    const token = await new SignJWT(claims as unknown as JWTPayload).setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: EMBED_TOKEN_TYPE }).sign(key.privateKey);
+    const token = signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     // Recorded before the token is handed out, so every token in a caller's hands can be revoked.
     await this.sessions.insertEmbedSession(
