@@ -115,7 +115,7 @@ export async function runEmbedTokenBench(algorithm: SigningAlgorithm = 'EdDSA', 
   const publicKey = createPublicKey({ key: pair.publicJwk as JsonWebKey, format: 'jwk' });
   const serviceSign = () => signEmbedToken(typicalClaims(), { algorithm, kid: pair.kid, privateKey }, EMBED_TOKEN_TYPE);
 
-  const token = serviceSign();
+  const token = await serviceSign();
   const signingInput = Buffer.from(token.slice(0, token.lastIndexOf('.')));
   const signature = Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url');
   const bare = bareSigner(algorithm);

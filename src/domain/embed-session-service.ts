@@ -94,7 +94,7 @@ export class EmbedSessionService {
       ...(descendants === undefined ? {} : { desc: descendants }),
     };
     const key = this.deps.signingKeys.active();
-    const token = signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
+    const token = await signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     // Recorded before the token is handed out, so every token in a caller's hands can be revoked.
     await this.sessions.insertEmbedSession(
