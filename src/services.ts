@@ -1,6 +1,7 @@
 import { loadConfig, type Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
 import type { AuditStore } from './domain/audit-store.js';
+import { ConsoleSessionService } from './domain/console-session-service.js';
 import { EventService } from './domain/event-service.js';
 import { DataTransfer } from './domain/data-transfer.js';
 import type { TokenResealStore } from './domain/secret-rotation.js';
@@ -12,6 +13,7 @@ import { SIGNING_KEY_POLL_MS, SigningKeys } from './domain/signing-keys.js';
 import { UserGroupService } from './domain/user-group-service.js';
 import { TimedEmbedSessionStore, TimedSigningKeyStore } from './metrics/timed-embed-ports.js';
 import { StoreTiming } from './metrics/store-timing.js';
+import { TimedConsoleSessionStore } from './metrics/timed-console-ports.js';
 import {
   TimedApiKeyStore,
   TimedAuditStore,
@@ -41,6 +43,8 @@ export interface Services {
   audit: AuditStore;
   /** The event outbox, for GET /api/events. */
   events: EventService;
+  /** Operator console sessions (/console). */
+  consoleSessions: ConsoleSessionService;
   /** Whether the store answers, for GET /readyz. */
   storeHealth: StoreHealth;
   /** The store's own settings: the server secret's bookkeeping (server-secret.ts, `ugs secret rotate`). */
@@ -82,6 +86,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
     // A rotation waits at least 60 s (the least JWKS max-age) before its key signs: every process has reread the keys by then.
     const keyPoll = setInterval(() => void signingKeys.refresh().catch(() => {}), SIGNING_KEY_POLL_MS);
     keyPoll.unref();
+    const apiKeys = new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() });
     return {
       userGroups: new UserGroupService({ store: userGroupStore, cipher }),
       signingKeys,
@@ -91,7 +96,8 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
         signingKeys,
         settings: { issuer: embed.issuer, audience: embed.audience },
       }),
-      apiKeys: new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() }),
+      apiKeys,
+      consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, storeTiming), apiKeys }),
       dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, storeTiming), cipher),
       audit: new TimedAuditStore(store.audit, storeTiming),
       events: new EventService({

@@ -1,7 +1,8 @@
 import { apiKeyFormat } from './api-key.js';
 import { userGroupTokenFormat } from './user-group-token.js';
+import { consoleSessionIdFormat } from './console-session.js';
 
-const PREFIXES = [apiKeyFormat.prefix, userGroupTokenFormat.prefix];
+const PREFIXES = [apiKeyFormat.prefix, userGroupTokenFormat.prefix, consoleSessionIdFormat.prefix];
 /** A prefix and the base62 run after it, whatever its length: malformed and truncated secrets are still secrets. */
 const SECRET = new RegExp(`(${PREFIXES.join('|')})[0-9A-Za-z]+`, 'g');
 

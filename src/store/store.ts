@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from '../domain/api-key-store.js';
 import type { AuditStore } from '../domain/audit-store.js';
+import type { ConsoleSessionStore } from '../domain/console-session-store.js';
 import type { EventStore } from '../domain/event-store.js';
 import type { EmbedSessionStore } from '../domain/embed-session-store.js';
 import type { SigningKeyStore } from '../domain/signing-key-store.js';
@@ -48,5 +49,6 @@ export interface Store extends StoreHealth {
   readonly settings: SettingsStore;
   readonly embedSessions: EmbedSessionStore;
   readonly signingKeys: SigningKeyStore;
+  readonly consoleSessions: ConsoleSessionStore;
   close(): Promise<void>;
 }

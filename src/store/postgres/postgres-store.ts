@@ -10,6 +10,7 @@ import { PostgresSettings } from './postgres-settings.js';
 import { SQL } from './postgres-statements.js';
 import { PostgresTransfer } from './postgres-transfer.js';
 import { PostgresUserGroups } from './postgres-user-groups.js';
+import { PostgresConsoleSessions } from './postgres-console-sessions.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
 import { PostgresSigningKeys } from './postgres-signing-keys.js';
 import { RevocationListener } from './revocation-listener.js';
@@ -51,6 +52,7 @@ export class PostgresStore implements Store {
   readonly tokenReseal: PostgresUserGroups;
   readonly settings: PostgresSettings;
   readonly embedSessions: PostgresEmbedSessions;
+  readonly consoleSessions: PostgresConsoleSessions;
   readonly signingKeys: PostgresSigningKeys;
 
   private constructor(
@@ -67,6 +69,7 @@ export class PostgresStore implements Store {
     const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });
     this.embedSessions = new PostgresEmbedSessions(run);
     this.signingKeys = new PostgresSigningKeys(run);
+    this.consoleSessions = new PostgresConsoleSessions(run);
   }
 
   static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[] }> {

@@ -6,6 +6,7 @@ import { openSqlite } from './open-sqlite.js';
 import { RevocationCounter } from './revocation-counter.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
+import { SqliteConsoleSessions } from './sqlite-console-sessions.js';
 import { SqliteEvents } from './sqlite-events.js';
 import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
 import { SqliteHealth } from './sqlite-health.js';
@@ -49,6 +50,7 @@ export class SqliteStore implements Store {
   readonly settings: SqliteSettings;
   readonly embedSessions: SqliteEmbedSessions;
   readonly signingKeys: SqliteSigningKeys;
+  readonly consoleSessions: SqliteConsoleSessions;
   private readonly pingStatement: Database.Statement;
 
   private constructor(
@@ -63,6 +65,7 @@ export class SqliteStore implements Store {
     this.settings = new SqliteSettings(db, health, groupCommit);
     this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, this.audit);
     this.signingKeys = new SqliteSigningKeys(db, groupCommit, health);
+    this.consoleSessions = new SqliteConsoleSessions(db, groupCommit, health);
     this.userGroups = new SqliteUserGroups(db, health, groupCommit, this.audit, this.embedSessions);
     this.tokenReseal = this.userGroups;
     this.apiKeys = new SqliteApiKeys(db, health, groupCommit, this.audit, revocations);
