@@ -60,5 +60,9 @@ export interface AuditQuery {
   /** A team_id, or a user_group_id (provided id) in either environment. */
   group?: { teamId: number } | { providedId: string };
   since?: string;
+  /** Only this environment's records (the console shows a key its own environment only); all when absent. */
+  environment?: Environment;
+  /** The latest `limit` records, newest first (the console's activity page); oldest first when absent. */
+  newestFirst?: boolean;
   limit: number;
 }

@@ -1,0 +1,57 @@
+// The operator console's only script: dialogs, and revealing and copying a group's token.
+// Served from /console/assets (the CSP allows no inline script), no build step.
+(function () {
+  'use strict';
+
+  async function tokenOf(code) {
+    if (code.dataset.revealed) return code.dataset.revealed;
+    const response = await fetch(code.dataset.tokenUrl, { credentials: 'same-origin', cache: 'no-store' });
+    if (!response.ok) throw new Error('The token could not be read (' + response.status + ').');
+    return response.text();
+  }
+
+  function say(text) {
+    const status = document.getElementById('token-status');
+    if (status) status.textContent = text;
+  }
+
+  async function reveal(button) {
+    const code = document.getElementById(button.dataset.reveal);
+    if (button.getAttribute('aria-pressed') === 'true') {
+      code.textContent = code.dataset.masked;
+      button.setAttribute('aria-pressed', 'false');
+      button.textContent = 'Reveal';
+      return;
+    }
+    const token = await tokenOf(code);
+    code.dataset.revealed = token;
+    code.textContent = token;
+    button.setAttribute('aria-pressed', 'true');
+    button.textContent = 'Hide';
+  }
+
+  async function copy(button) {
+    const token = await tokenOf(document.getElementById(button.dataset.copy));
+    if (!navigator.clipboard) throw new Error('This browser does not allow copying here: reveal the token and copy it by hand.');
+    await navigator.clipboard.writeText(token);
+    say('Token copied.');
+  }
+
+  document.addEventListener('click', function (event) {
+    const button = event.target instanceof Element ? event.target.closest('button') : null;
+    if (!button) return;
+    if (button.dataset.openDialog) {
+      const dialog = document.getElementById(button.dataset.openDialog);
+      if (dialog.open) dialog.close();
+      dialog.showModal();
+      const first = dialog.querySelector('input:not([type=hidden]), button');
+      if (first) first.focus();
+    } else if (button.hasAttribute('data-close-dialog')) {
+      button.closest('dialog').close();
+    } else if (button.dataset.reveal) {
+      reveal(button).catch(function (error) { say(error.message); });
+    } else if (button.dataset.copy) {
+      copy(button).catch(function (error) { say(error.message); });
+    }
+  });
+})();
