@@ -49,6 +49,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
       },
     },
     frameguard: { action: 'deny' },
+    // Not no-referrer: under it chromium posts forms with `Origin: null`, and Origin is one of the cross-site checks.
+    referrerPolicy: { policy: 'same-origin' },
     // Same-origin only: the console never needs a cross-origin window or resource.
     crossOriginOpenerPolicy: { policy: 'same-origin' },
     crossOriginResourcePolicy: { policy: 'same-origin' },

@@ -58,14 +58,14 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
 
 /**
  * Refuses a form post another site made: browsers say so in Sec-Fetch-Site,
- * and in Origin. The CSRF token is the real check; this one also covers
- * sign-in, before there is a session to bind a token to.
+ * older ones only in Origin. The CSRF token is the real check; this one also
+ * covers sign-in, before there is a session to bind a token to.
  */
 export function refuseCrossSitePost(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   if (request.method !== 'POST') return done();
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
-  const crossSite = (site !== undefined && site !== 'same-origin' && site !== 'none') || (origin !== undefined && origin !== `${request.protocol}://${request.host}`);
+  const crossSite = site !== undefined ? site !== 'same-origin' && site !== 'none' : origin !== undefined && origin !== `${request.protocol}://${request.host}`;
   if (!crossSite) return done();
   void reply.code(403).view('error', { title: 'Refused', message: 'This form was posted from another site; the console accepts its own forms only.', session: null });
 }
