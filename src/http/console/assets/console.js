@@ -44,7 +44,8 @@
       const dialog = document.getElementById(button.dataset.openDialog);
       if (dialog.open) dialog.close();
       dialog.showModal();
-      const first = dialog.querySelector('input:not([type=hidden]), button');
+      // Into the field to type, else onto Cancel: Enter alone never confirms a destructive step.
+      const first = dialog.querySelector('input:not([type=hidden])') || dialog.querySelector('[data-close-dialog]');
       if (first) first.focus();
     } else if (button.hasAttribute('data-close-dialog')) {
       button.closest('dialog').close();
