@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { SqliteDatabase } from '../src/store/sqlite/sqlite-driver.js';
 import pg from 'pg';
 import { createTestDatabase } from './helpers/postgres.js';
+import { ConsoleClient } from './helpers/console-client.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 
 /** Every file under `dir`, as bytes. */
@@ -65,6 +66,11 @@ async function exercise(server: TestServer): Promise<string[]> {
     secrets.push(token);
     if (i % 2 === 0) secrets.push((await api.rotate(token)).json.user_group.token);
   }
+  // The console: the key it is signed in with, and the session id its cookie holds, are secrets too.
+  const browser = new ConsoleClient(server.url);
+  assert.equal((await browser.signIn(api.key!)).status, 303);
+  secrets.push(browser.cookie!.slice('ugs_console='.length));
+  assert.equal((await browser.get('/console/groups/g1')).status, 200);
   return secrets;
 }
 
@@ -102,6 +108,7 @@ describe('secrets at rest', () => {
       assert.deepEqual(dumps.map((d) => d.where).sort(), [
           'table api_keys',
           'table audit_log',
+          'table console_sessions',
           'table embed_revocations',
           'table embed_sessions',
           'table events',
