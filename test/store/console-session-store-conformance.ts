@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { ApiKeyRecord } from '../../src/domain/api-key.js';
 import type { ConsoleSessionRecord } from '../../src/domain/console-session.js';
-import type { Store } from '../../src/store/store.js';
+import type { Environment } from '../../src/domain/environment.js';
+import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 
 const AT = '2026-05-01T10:00:00.000Z';
@@ -26,6 +27,20 @@ function key(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
 
 function session(keyId: string, overrides: Partial<ConsoleSessionRecord> = {}): ConsoleSessionRecord {
   return { idHash: randomBytes(32), keyId, environment: 'Customer', access: 'read-write', createdAt: AT, lastSeenAt: AT, ...overrides };
+}
+
+function group(environment: Environment, providedId: string): NewUserGroup {
+  return {
+    environment,
+    providedId,
+    name: `Group ${providedId}`,
+    mapping: null,
+    properties: null,
+    tokenHash: randomBytes(32),
+    tokenCiphertext: randomBytes(60),
+    createdAt: AT,
+    updatedAt: AT,
+  };
 }
 
 /** Console sessions: stored by the hash of their id, seen by every connection, ended by sign out or by their key's revocation. */
@@ -93,6 +108,33 @@ export function consoleSessionStoreConformance(fixture: StoreFixture): void {
       assert.equal(await store.consoleSessions.findConsoleSession(old.idHash), null, 'created before the bound');
       assert.ok(await store.consoleSessions.findConsoleSession(fresh.idHash));
       assert.ok(await store.consoleSessions.findConsoleSession(newest.idHash));
+    });
+  });
+
+  describe(`Store activity, as the console lists it: ${fixture.name}`, () => {
+    let store: Store;
+    before(async () => {
+      store = await fixture.open();
+    });
+    after(() => store.close());
+
+    it('lists the latest audit records and events of one environment, newest first, of one group when asked', async () => {
+      const by = { keyId: 'key_console', fields: ['name'] };
+      for (const id of ['act-a', 'act-b', 'act-c']) await store.userGroups.insertUserGroupIfAbsent(group('Customer', id), by);
+      await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'act-a'), by);
+      await store.userGroups.updateUserGroup('Customer', 'act-a', { name: 'Renamed', updatedAt: AT }, by);
+
+      const audit = await store.audit.listAuditRecords({ environment: 'Customer', newestFirst: true, limit: 3 });
+      assert.deepEqual(audit.map((r) => [r.action, r.providedId]), [['user_group.updated', 'act-a'], ['user_group.created', 'act-c'], ['user_group.created', 'act-b']]);
+      const ofGroup = await store.audit.listAuditRecords({ environment: 'Customer', newestFirst: true, group: { providedId: 'act-a' }, limit: 10 });
+      assert.deepEqual(ofGroup.map((r) => r.action), ['user_group.updated', 'user_group.created']);
+      assert.ok(ofGroup.every((r) => r.environment === 'Customer'), 'not the Testing group of the same id');
+
+      const events = await store.events.listRecentEvents('Customer', 3, EARLY.created);
+      assert.deepEqual(events.map((e) => [e.type, e.data.user_group_id]), [['user_group.updated', 'act-a'], ['user_group.created', 'act-c'], ['user_group.created', 'act-b']]);
+      const groupEvents = await store.events.listRecentEvents('Customer', 10, EARLY.created, 'act-a');
+      assert.deepEqual(groupEvents.map((e) => e.type), ['user_group.updated', 'user_group.created']);
+      assert.deepEqual(await store.events.listRecentEvents('Customer', 10, '2099-01-01T00:00:00.000Z'), [], 'none past the retention bound');
     });
   });
 }
