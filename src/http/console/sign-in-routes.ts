@@ -30,6 +30,8 @@ export function registerSignIn(app: FastifyInstance, services: Services, throttl
         if (error instanceof ServiceError && error.code === 'unauthenticated') throw throttle.refuse(request.ip, error);
         throw error;
       });
+      // The session this browser held, if any, ends here: one browser, one session, and no id planted beforehand lives on.
+      await services.consoleSessions.signOut(request.cookies[SESSION_COOKIE]);
       setSessionCookie(request, reply, sessionId);
       return reply.redirect(`${CONSOLE_PATH}/groups`, 303);
     } catch (error) {

@@ -107,6 +107,17 @@ describe('operator console: sessions and protections', () => {
     assert.equal(after.headers.get('location'), '/console/sign-in?ended=1');
   });
 
+  it('signing in again replaces the session the browser held: the old id opens nothing', async () => {
+    const browser = new ConsoleClient(server.url);
+    await browser.signIn(writerKey);
+    const first = browser.cookie;
+    await browser.signIn(readerKey);
+    assert.notEqual(browser.cookie, first);
+    assert.match((await browser.get('/console/groups')).text, /Customer · read-only/);
+    browser.cookie = first;
+    assert.equal((await browser.get('/console/groups')).status, 303);
+  });
+
   it('ends a session idle 30 minutes (and one past 12 hours), sending the browser back to sign in', async () => {
     const browser = new ConsoleClient(server.url);
     await browser.signIn(writerKey);
