@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApiKeyService } from '../../src/domain/api-key-service.js';
-import { CONSOLE_SESSION_LIMITS, csrfSecretOf } from '../../src/domain/console-session.js';
+import { CONSOLE_SESSION_LIMITS, consoleSessionIdFormat, csrfSecretOf } from '../../src/domain/console-session.js';
 import { ConsoleSessionService } from '../../src/domain/console-session-service.js';
 import { ServiceError } from '../../src/domain/errors.js';
 import { hashSecret } from '../../src/domain/secret-format.js';
+import { redactSecrets } from '../../src/domain/secret-redaction.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -97,5 +98,12 @@ describe('ConsoleSessionService with a clock the test controls, over a real stor
     assert.equal(await sessions.resume(undefined), null);
     assert.equal(await sessions.resume('garbage'), null);
     assert.equal(await sessions.resume('ugsc_' + 'A'.repeat(49)), null);
+  });
+});
+
+describe('console session ids as secrets', () => {
+  it('are redacted from text that may reach a log line or an error message', () => {
+    const id = consoleSessionIdFormat.generate();
+    assert.equal(redactSecrets(`cookie ugs_console=${id}; other`), 'cookie ugs_console=ugsc_[redacted]; other');
   });
 });
