@@ -70,8 +70,14 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     await signIn(operator, 'ugsk_not-a-real-key');
     await operator.getByRole('alert').filter({ hasText: 'The API key is malformed' }).waitFor();
     assert.deepEqual(await operator.context().cookies(), []);
-    await operator.getByLabel('API key').fill(writer.key);
-    await operator.getByRole('button', { name: 'Sign in' }).click();
+    // By keyboard alone: the skip link, then the field, then Enter.
+    await operator.goto(`${service.url}/console/sign-in`);
+    await operator.keyboard.press('Tab');
+    assert.equal(await operator.evaluate('document.activeElement.textContent'), 'Skip to content');
+    await operator.keyboard.press('Tab');
+    assert.equal(await operator.evaluate('document.activeElement.id'), 'api_key');
+    await operator.keyboard.type(writer.key);
+    await operator.keyboard.press('Enter');
     await operator.getByRole('heading', { name: 'Groups' }).waitFor();
     const [cookie] = await operator.context().cookies();
     assert.equal(cookie?.name, 'ugs_console');
