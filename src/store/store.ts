@@ -8,6 +8,7 @@ import type { SettingsStore } from '../domain/settings-store.js';
 import type { StoreHealth } from '../domain/store-health.js';
 import type { TransferStore } from '../domain/transfer-store.js';
 import type { UserGroupStore } from '../domain/user-group-store.js';
+import type { WebhookDeliveryStore, WebhookSecretResealStore, WebhookStore } from '../domain/webhook-store.js';
 
 export type { NewUserGroup, TokenReplacement, UserGroupChanges } from '../domain/user-group-store.js';
 export type { ImportBatch } from '../domain/transfer-store.js';
@@ -48,5 +49,7 @@ export interface Store extends StoreHealth {
   readonly settings: SettingsStore;
   readonly embedSessions: EmbedSessionStore;
   readonly signingKeys: SigningKeyStore;
+  readonly webhooks: WebhookStore & WebhookSecretResealStore;
+  readonly webhookDeliveries: WebhookDeliveryStore;
   close(): Promise<void>;
 }

@@ -12,6 +12,8 @@ import { PostgresTransfer } from './postgres-transfer.js';
 import { PostgresUserGroups } from './postgres-user-groups.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
 import { PostgresSigningKeys } from './postgres-signing-keys.js';
+import { PostgresWebhookDeliveries } from './postgres-webhook-deliveries.js';
+import { PostgresWebhooks } from './postgres-webhooks.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -52,6 +54,8 @@ export class PostgresStore implements Store {
   readonly settings: PostgresSettings;
   readonly embedSessions: PostgresEmbedSessions;
   readonly signingKeys: PostgresSigningKeys;
+  readonly webhooks: PostgresWebhooks;
+  readonly webhookDeliveries: PostgresWebhookDeliveries;
 
   private constructor(
     private readonly queries: PostgresQueries,
@@ -67,6 +71,8 @@ export class PostgresStore implements Store {
     const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });
     this.embedSessions = new PostgresEmbedSessions(run);
     this.signingKeys = new PostgresSigningKeys(run);
+    this.webhooks = new PostgresWebhooks(queries);
+    this.webhookDeliveries = new PostgresWebhookDeliveries(queries);
   }
 
   static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[] }> {

@@ -11,6 +11,8 @@ export interface AuditSubject {
   environment: string;
   teamId: number | null;
   providedId: string | null;
+  /** For webhook events, the webhook concerned. */
+  webhookId?: string | null;
 }
 
 /**
@@ -28,8 +30,8 @@ export class SqliteAuditLog implements AuditStore {
   ) {
     this.statements = {
       append: db.prepare(
-        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress)`,
+        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
+         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
       ),
       importRecord: db.prepare(
         `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address)
@@ -41,7 +43,7 @@ export class SqliteAuditLog implements AuditStore {
 
   /** Appends the audit record of a change and its event; call inside the change's transaction. */
   append(action: AuditAction, at: string, subject: AuditSubject, audit: AuditContext): void {
-    this.statements.append.run({ at, action, ...subject, keyId: audit.keyId, fields: JSON.stringify(audit.fields), clientAddress: audit.clientAddress ?? null });
+    this.statements.append.run({ at, action, ...subject, webhookId: subject.webhookId ?? null, keyId: audit.keyId, fields: JSON.stringify(audit.fields), clientAddress: audit.clientAddress ?? null });
     this.events.append(action, at, { ...subject, environment: subject.environment as Environment, keyId: audit.keyId, fields: audit.fields });
   }
 

@@ -7,7 +7,7 @@ import type { EventStore } from '../../domain/event-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
-interface EventRow {
+export interface EventRow {
   sequence: number;
   id: string;
   environment: string;
@@ -60,7 +60,7 @@ export class SqliteEvents implements EventStore {
   }
 }
 
-function toEventRecord(row: EventRow): EventRecord {
+export function toEventRecord(row: EventRow): EventRecord {
   return {
     id: row.id,
     sequence: row.sequence,

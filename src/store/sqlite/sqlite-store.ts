@@ -13,6 +13,8 @@ import { SqliteSigningKeys } from './sqlite-signing-keys.js';
 import { SqliteSettings } from './sqlite-settings.js';
 import { SqliteTransfer } from './sqlite-transfer.js';
 import { SqliteUserGroups } from './sqlite-user-groups.js';
+import { SqliteWebhookDeliveries } from './sqlite-webhook-deliveries.js';
+import { SqliteWebhooks } from './sqlite-webhooks.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -49,6 +51,8 @@ export class SqliteStore implements Store {
   readonly settings: SqliteSettings;
   readonly embedSessions: SqliteEmbedSessions;
   readonly signingKeys: SqliteSigningKeys;
+  readonly webhooks: SqliteWebhooks;
+  readonly webhookDeliveries: SqliteWebhookDeliveries;
   private readonly pingStatement: Database.Statement;
 
   private constructor(
@@ -67,6 +71,8 @@ export class SqliteStore implements Store {
     this.tokenReseal = this.userGroups;
     this.apiKeys = new SqliteApiKeys(db, health, groupCommit, this.audit, revocations);
     this.transfer = new SqliteTransfer(db, health, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit, settings: this.settings });
+    this.webhooks = new SqliteWebhooks(db, health, groupCommit, this.audit);
+    this.webhookDeliveries = new SqliteWebhookDeliveries(db, health, groupCommit, this.audit);
     this.pingStatement = db.prepare('SELECT 1');
   }
 
