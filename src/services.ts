@@ -26,6 +26,7 @@ import {
 } from './metrics/timed-ports.js';
 import { loadServerSecret, SECRET_POLL_MS, type SecretKeyring } from './server-secret.js';
 import { openStore, type StoreConfig } from './store/open-store.js';
+import { DeliveryOutcomes } from './webhooks/delivery-outcomes.js';
 import { TargetGuard } from './webhooks/target-guard.js';
 
 /**
@@ -47,7 +48,7 @@ export interface Services {
   /** Registering webhooks and reading their deliveries, for /api/webhooks and `ugs webhooks`. */
   webhooks: WebhookService;
   /** What the delivery worker needs (src/webhooks/webhook-worker.ts): the store's delivery side, the target guard, the settings. */
-  webhookDelivery: { store: WebhookDeliveryStore; targets: TargetGuard; config: WebhookConfig };
+  webhookDelivery: { store: WebhookDeliveryStore; targets: TargetGuard; config: WebhookConfig; outcomes: DeliveryOutcomes };
   /** Every webhook's sealed secrets, for `ugs secret rotate`. */
   webhookReseal: WebhookSecretResealStore;
   /** Whether the store answers, for GET /readyz. */
@@ -110,7 +111,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
         retentionDays: config.eventRetentionDays ?? loadConfig({}).eventRetentionDays,
       }),
       webhooks: new WebhookService({ store: store.webhooks, cipher, targets }),
-      webhookDelivery: { store: store.webhookDeliveries, targets, config: webhookConfig },
+      webhookDelivery: { store: store.webhookDeliveries, targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
       webhookReseal: store.webhooks,
       storeHealth: new TimedStoreHealth(store, storeTiming),
       settings,

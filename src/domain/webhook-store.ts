@@ -97,12 +97,12 @@ export interface WebhookDeliveryStore {
   webhooksToDispatch(): Promise<string[]>;
   /**
    * One transaction: reads up to `limit` events of the webhook's environment
-   * after its cursor, adds a delivery (due at `at`) for each of a type it
+   * after its cursor, adds a delivery (created at `at`, due at `dueAt`) for each of a type it
    * subscribes to (never two for one event), moves the cursor to the last
    * event read. Skips a webhook another process is dispatching or that is
    * disabled. Returns how many events were read.
    */
-  dispatchWebhook(id: string, limit: number, at: string): Promise<number>;
+  dispatchWebhook(id: string, limit: number, at: string, dueAt: string): Promise<number>;
   /** Leases up to `limit` pending deliveries due at `now` whose lease is free or expired, until `leaseUntil`. */
   claimDeliveries(owner: string, now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]>;
   /**

@@ -26,7 +26,7 @@ const SQL = {
   lockWebhook: 'SELECT environment, events, after_sequence FROM webhooks WHERE id = $1 AND disabled_at IS NULL FOR UPDATE SKIP LOCKED',
   events: 'SELECT * FROM events WHERE environment = $1 AND sequence > $2 ORDER BY sequence LIMIT $3',
   insertDeliveries: `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, environment, payload, status, next_attempt_at, created_at)
-                     SELECT $1, e.id, e.type, $2, e.payload, 'pending', $3, $3
+                     SELECT $1::text, e.id, e.type, $2::text, e.payload, 'pending', $7::timestamptz, $3::timestamptz
                      FROM unnest($4::text[], $5::text[], $6::text[]) AS e (id, type, payload)
                      ON CONFLICT (webhook_id, event_id) WHERE NOT redelivery DO NOTHING`,
   advance: 'UPDATE webhooks SET after_sequence = $1 WHERE id = $2',
@@ -76,7 +76,7 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
     return (await this.query<{ id: string }>('toDispatch', [])).rows.map((row) => row.id);
   }
 
-  async dispatchWebhook(id: string, limit: number, at: string): Promise<number> {
+  async dispatchWebhook(id: string, limit: number, at: string, dueAt: string): Promise<number> {
     return inTransaction(this.queries, async (tx) => {
       const webhook = (await tx<{ environment: string; events: EventType[] | null; after_sequence: string }>(SQL.lockWebhook, [id])).rows[0];
       if (!webhook) return 0;
@@ -84,7 +84,7 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
       const types = webhook.events === null ? null : new Set(webhook.events);
       const wanted = events.filter((event) => !types || types.has(event.type));
       if (wanted.length > 0) {
-        await tx(SQL.insertDeliveries, [id, webhook.environment, at, wanted.map((e) => e.id), wanted.map((e) => e.type), wanted.map(webhookPayload)]);
+        await tx(SQL.insertDeliveries, [id, webhook.environment, at, wanted.map((e) => e.id), wanted.map((e) => e.type), wanted.map(webhookPayload), dueAt]);
       }
       if (events.length > 0) await tx(SQL.advance, [events.at(-1)!.sequence, id]);
       return events.length;

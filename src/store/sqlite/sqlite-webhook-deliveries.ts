@@ -96,7 +96,7 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
     return this.statements.toDispatch.all().map((row) => row.id);
   }
 
-  async dispatchWebhook(id: string, limit: number, at: string): Promise<number> {
+  async dispatchWebhook(id: string, limit: number, at: string, dueAt: string): Promise<number> {
     return this.groupCommit.run(() => {
       const webhook = this.statements.webhook.get(id);
       if (!webhook) return 0;
@@ -104,7 +104,7 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
       const events = this.statements.events.all(webhook.environment, webhook.after_sequence, limit).map(toEventRecord);
       for (const event of events) {
         if (types && !types.has(event.type)) continue;
-        this.statements.insertDelivery.run(id, event.id, event.type, event.environment, webhookPayload(event), at, at);
+        this.statements.insertDelivery.run(id, event.id, event.type, event.environment, webhookPayload(event), dueAt, at);
       }
       if (events.length > 0) this.statements.advance.run(events.at(-1)!.sequence, id);
       return events.length;
