@@ -7,6 +7,7 @@ import type { NewUserGroup, Store } from '../../src/store/store.js';
 import { embedStoreConformance } from './embed-store-conformance.js';
 import { eventStoreConformance } from './event-store-conformance.js';
 import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
+import { webhookStoreConformance } from './webhook-store-conformance.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
 export interface StoreFixture {
@@ -498,4 +499,5 @@ export function storeConformance(fixture: StoreFixture): void {
   embedStoreConformance(fixture);
   hierarchyStoreConformance(fixture);
   eventStoreConformance(fixture);
+  webhookStoreConformance(fixture);
 }

@@ -39,6 +39,8 @@ const SQL = {
           )
           SELECT d.id, d.webhook_id, d.event_id, d.payload, d.attempts, w.url, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at
           FROM claimed d JOIN webhooks w ON w.id = d.webhook_id ORDER BY d.next_attempt_at`,
+  // The webhook row first, then its deliveries: outcomes of one webhook's deliveries (which may disable it and fail them all) queue instead of deadlocking.
+  lockOwner: 'SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE',
   held: "SELECT 1 FROM webhook_deliveries WHERE id = $1 AND lease_owner = $2 AND status = 'pending' FOR UPDATE",
   insertAttempt: `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
                   VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -111,6 +113,7 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
 
   async recordAttempt(result: AttemptResult): Promise<{ applied: boolean; disabled: boolean }> {
     return inTransaction(this.queries, async (tx) => {
+      await tx(SQL.lockOwner, [result.webhookId]);
       // Our lease expired and another worker took the delivery: its outcome, not ours, counts.
       if ((await tx(SQL.held, [result.deliveryId, result.leaseOwner])).rowCount === 0) return { applied: false, disabled: false };
       const a = result.attempt;
