@@ -10,6 +10,8 @@ export {
   type EmbedSessionRequest,
   type EmbedIntrospection,
   type EmbedRevocationPage,
+  type ServiceEvent,
+  type EventPage,
 } from './user-group-client.js';
 export { UserGroupServiceError } from './client-error.js';
 export type { Transport, WireRequest, WireResponse } from './transport.js';

@@ -9,6 +9,7 @@ import type {
   UserGroupItem,
 } from '../http/schemas.js';
 import type { IntrospectResponse, MintBody, MintResponse, RevocationsResponse } from '../http/embed-schemas.js';
+import type { EventItem, EventsResponse } from '../http/event-schemas.js';
 import { UserGroupServiceError } from './client-error.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
@@ -35,6 +36,9 @@ export type EmbedSession = MintResponse['embed_session'];
 export type EmbedSessionRequest = MintBody;
 export type EmbedIntrospection = IntrospectResponse;
 export type EmbedRevocationPage = Omit<RevocationsResponse, 'success'>;
+/** One event of the outbox: `id` (what a consumer deduplicates on), `type`, `timestamp`, `data`. */
+export type ServiceEvent = EventItem;
+export type EventPage = Omit<EventsResponse, 'success'>;
 
 const RETRYABLE = new Set([429, 503]);
 
@@ -121,11 +125,14 @@ export class UserGroupClient {
 
   /** GET /api/embed_sessions/revocations: one page of revocations after `after` (a next_cursor), oldest first. */
   async embedRevocations(options: { after?: string; limit?: number } = {}): Promise<EmbedRevocationPage> {
-    const query = new URLSearchParams();
-    if (options.after !== undefined) query.set('after', options.after);
-    if (options.limit !== undefined) query.set('limit', String(options.limit));
-    const { environment, revocations, next_cursor } = await this.call<RevocationsResponse>('GET', `/api/embed_sessions/revocations?${query}`);
+    const { environment, revocations, next_cursor } = await this.call<RevocationsResponse>('GET', `/api/embed_sessions/revocations?${pageQuery(options)}`);
     return { environment, revocations, next_cursor };
+  }
+
+  /** GET /api/events: the environment's events after `after` (a next_cursor; omitted: the oldest kept), in commit order. */
+  async events(options: { after?: string; limit?: number } = {}): Promise<EventPage> {
+    const { events, next_cursor } = await this.call<EventsResponse>('GET', `/api/events?${pageQuery(options)}`);
+    return { events, next_cursor };
   }
 
   private async call<T>(method: WireRequest['method'], path: string, body?: unknown): Promise<T> {
@@ -154,6 +161,14 @@ export class UserGroupClient {
     const asked = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : 0;
     return Math.min(Math.max(base, asked), this.options.maxDelayMs ?? 10_000);
   }
+}
+
+/** The query string of a feed page: `after` and `limit` when given. */
+function pageQuery(options: { after?: string; limit?: number }): URLSearchParams {
+  const query = new URLSearchParams();
+  if (options.after !== undefined) query.set('after', options.after);
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  return query;
 }
 
 function getOrCreateQuery(input: GetOrCreateBody): URLSearchParams {

@@ -38,6 +38,11 @@ export function eventData(type: EventType, subject: EventSubject): EventData {
   return data;
 }
 
+/** signing_key.rotated's `data`: the public key id and its activation time, never key material. */
+export function signingKeyRotatedData(environment: Environment, kid: string, activatesAt: string): EventData {
+  return { api_environment_tag: environment, signing_key_id: kid, activates_at: activatesAt };
+}
+
 /** The payload of a stored event. */
 export function eventPayload(event: EventRecord): EventPayload {
   return { type: event.type, timestamp: event.timestamp, data: event.data };

@@ -3,8 +3,8 @@ import type { Environment } from './environment.js';
 
 /**
  * What an event says happened. The audited actions, plus the signing key
- * rotation (written by the webhook work, not yet). Values are stable: they
- * are stored and delivered.
+ * rotation (written by `ugs signing-keys rotate` into every environment's
+ * outbox). Values are stable: they are stored and delivered.
  */
 export const EVENT_TYPES = [
   'user_group.created',
@@ -35,6 +35,9 @@ export interface EventData {
   api_key_id?: string;
   webhook_id?: string;
   changed?: string[];
+  /** signing_key.rotated: the new key's `kid`, and when it starts signing (until then the previous key signs). */
+  signing_key_id?: string;
+  activates_at?: string;
 }
 
 /**

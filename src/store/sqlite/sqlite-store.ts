@@ -66,7 +66,7 @@ export class SqliteStore implements Store {
     this.audit = new SqliteAuditLog(db, health, this.events);
     this.settings = new SqliteSettings(db, health, groupCommit);
     this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, this.audit);
-    this.signingKeys = new SqliteSigningKeys(db, groupCommit, health);
+    this.signingKeys = new SqliteSigningKeys(db, groupCommit, health, this.events);
     this.userGroups = new SqliteUserGroups(db, health, groupCommit, this.audit, this.embedSessions);
     this.tokenReseal = this.userGroups;
     this.apiKeys = new SqliteApiKeys(db, health, groupCommit, this.audit, revocations);
