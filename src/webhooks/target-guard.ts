@@ -84,7 +84,10 @@ export class TargetGuard implements WebhookTargetPolicy {
     try {
       await this.addressesFor(url);
     } catch (error) {
-      if (error instanceof TargetRefused) throw invalidRequest(`"url" is refused: ${error.message}.`);
+      if (error instanceof TargetRefused) {
+        const allow = this.options.allowPrivateTargets ? '' : ' (loopback and private targets are allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)';
+        throw invalidRequest(`"url" is refused: ${error.message}${error.message === 'private address' ? allow : ''}.`);
+      }
       throw invalidRequest(`"url" names a host that does not resolve (${url.hostname}).`);
     }
     url.hash = '';
