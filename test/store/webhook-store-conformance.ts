@@ -192,6 +192,10 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       assert.ok(!(await store.webhookDeliveries.webhooksToDispatch()).includes(w.id), 'a disabled webhook does not dispatch');
       const enabled = (await store.webhooks.enableWebhook('Customer', w.id, FAR, by))!;
       assert.deepEqual([enabled.disabledAt, enabled.failingSince, enabled.afterSequence], [null, null, events.at(-1)!.sequence]);
+      const enabledEvents = (await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).map((e) => [e.type, e.data]);
+      assert.deepEqual(enabledEvents, [['webhook.enabled', { api_environment_tag: 'Customer', webhook_id: w.id }]]);
+      assert.equal(await store.webhooks.enableWebhook('Customer', w.id, FAR, by).then((x) => x?.id), w.id);
+      assert.equal((await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).length, 1, 'enabling an enabled webhook changes nothing, writes no event');
       await store.webhooks.deleteWebhook('Customer', w.id, FAR, by);
     });
 

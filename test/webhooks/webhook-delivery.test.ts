@@ -6,7 +6,7 @@ import type { Principal } from '../../src/domain/api-key.js';
 import type { DeliveryView } from '../../src/domain/webhook.js';
 import { TargetGuard } from '../../src/webhooks/target-guard.js';
 import { webhookWorkerFor, type WebhookWorker } from '../../src/webhooks/webhook-worker.js';
-import type { ApiClient } from '../helpers/http-client.js';
+import { rawRequest, type ApiClient } from '../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../helpers/webhook-receiver.js';
 
@@ -21,6 +21,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     let principal: Principal;
     const receivers: Receiver[] = [];
     const workers: WebhookWorker[] = [];
+    /** Every secret handed out, and every line the workers logged: no secret may be in a log. */
+    const secrets: string[] = [];
+    const workerLogs: string[] = [];
 
     before(async () => {
       server = await startTestServer({ kind, webhooks: { ...FAST, allowPrivateTargets: true } });
@@ -43,7 +46,8 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     }
 
     function startWorker(overrides: Parameters<typeof webhookWorkerFor>[1] = {}): WebhookWorker {
-      const worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...FAST }, ...overrides });
+      const log = { info: (details: object, message: string) => workerLogs.push(JSON.stringify(details) + message), warn: (details: object, message: string) => workerLogs.push(JSON.stringify(details) + message) };
+      const worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...FAST }, log, ...overrides });
       workers.push(worker);
       worker.start();
       return worker;
@@ -60,6 +64,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('signs each delivery as Standard Webhooks says: the standardwebhooks package verifies it, the body is the event', async () => {
       const target = await receiver();
       const { webhook, secret } = await server.services.webhooks.create(principal, { url: target.url, events: ['user_group.created'] });
+      secrets.push(secret);
       startWorker();
       assert.equal((await api.getOrCreate({ user_group_id: 'wh-signed', name: 'Signed', properties: { plan: 'never-in-a-payload' } })).status, 200);
       const [delivery] = await target.waitFor(1);
@@ -83,6 +88,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('retries a receiver failing twice (500) and delivers on the third attempt, with the same webhook-id', async () => {
       const target = await receiver((n) => (n <= 2 ? { status: 500, body: 'boom' } : { status: 200 }));
       const { webhook, secret } = await server.services.webhooks.create(principal, { url: target.url, events: ['user_group.created'] });
+      secrets.push(secret);
       startWorker();
       await api.getOrCreate({ user_group_id: 'wh-retried', name: 'Retried' });
       const deliveries = await target.waitFor(3);
@@ -130,6 +136,19 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(view.status, 'failed');
       assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'target refused: private address']]);
       assert.equal(target.received.length, 0);
+    });
+
+    it('counts attempts by outcome in /metrics, shows the oldest pending age, and logs no secret', async () => {
+      const text = (await rawRequest(server.url, { method: 'GET', path: '/metrics' })).text;
+      const count = (outcome: string) => Number(new RegExp(`^ugs_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      assert.ok(count('succeeded') >= 2, text);
+      assert.ok(count('retrying') >= 2, text);
+      assert.ok(count('failed') >= 3, text);
+      assert.match(text, /^ugs_webhook_oldest_pending_seconds \d/m);
+      const logs = [...server.logs, ...workerLogs].join('\n');
+      assert.ok(secrets.length >= 2);
+      for (const secret of secrets) assert.ok(!logs.includes(secret) && !logs.includes(secret.slice('whsec_'.length)));
+      assert.ok(!logs.includes('whsec_'));
     });
   });
 }
