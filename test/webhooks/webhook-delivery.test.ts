@@ -138,6 +138,22 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(target.received.length, 0);
     });
 
+    it('keeps delivering to other webhooks while one receiver hangs until the timeout', async () => {
+      const hanging = await receiver(() => 'hang');
+      const quick = await receiver();
+      const slow = await server.services.webhooks.create(principal, { url: hanging.url, events: ['user_group.created'] });
+      await server.services.webhooks.create(principal, { url: quick.url, events: ['user_group.updated'] });
+      startWorker({ config: { ...server.services.webhookDelivery.config, ...FAST, retryScheduleMs: [0], timeoutMs: 20_000 } });
+      await api.getOrCreate({ user_group_id: 'wh-hang', name: 'Hang' });
+      await hanging.waitFor(1);
+      // Dispatched and claimed after the hanging attempt started.
+      await api.update({ user_group_id: 'wh-hang', name: 'Renamed' });
+      await quick.waitFor(1, 15_000);
+      const [inFlight] = (await server.services.webhooks.listDeliveries(principal, slow.webhook.id, { limit: 1 })).deliveries;
+      assert.deepEqual([inFlight!.status, inFlight!.attempts], ['pending', 0], 'the hanging attempt was still in flight');
+      await hanging.close();
+    });
+
     it('counts attempts by outcome in /metrics, shows the oldest pending age, and logs no secret', async () => {
       const text = (await rawRequest(server.url, { method: 'GET', path: '/metrics' })).text;
       const count = (outcome: string) => Number(new RegExp(`^ugs_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
