@@ -199,6 +199,19 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       await store.webhooks.deleteWebhook('Customer', w.id, FAR, by);
     });
 
+    it('forgets attempts older than the retention a few at a time, and finished deliveries left without any', async () => {
+      const w = (await store.webhooks.insertWebhook(webhook('Testing', ['user_group.created']), by, 20))!;
+      await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'wh-prune'), by);
+      await dispatchAll();
+      const [claim] = (await claimAll('p')).filter((c) => c.webhookId === w.id);
+      await store.webhookDeliveries.recordAttempt(failed(claim!, 'p', AT, { outcome: 'failed', nextAttemptAt: null }));
+      assert.equal(await store.webhookDeliveries.pruneDeliveries('2026-05-01T00:00:00.000Z', 10), 0, 'nothing that old');
+      assert.equal(await store.webhookDeliveries.pruneDeliveries(FAR, 10), 1);
+      assert.equal(await store.webhookDeliveries.pruneDeliveries(FAR, 10), 0);
+      assert.deepEqual(await store.webhooks.listDeliveries(w.id, null, 10), [], 'the failed delivery left without attempts is gone too');
+      await store.webhooks.deleteWebhook('Testing', w.id, LATER, by);
+    });
+
     it('redelivers from the stored event, or from an earlier delivery once the event is gone', async () => {
       const w = (await store.webhooks.insertWebhook(webhook('Customer', ['user_group.created']), by, 20))!;
       await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-again'), by);

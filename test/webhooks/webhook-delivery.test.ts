@@ -103,6 +103,19 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal((await server.services.webhooks.get(principal, webhook.id)).failingSince, null);
     });
 
+    it('after a secret rotation signs with the new and the previous secret, so a receiver with either verifies', async () => {
+      const target = await receiver();
+      const { webhook, secret: previous } = await server.services.webhooks.create(principal, { url: target.url, events: ['user_group.created'] });
+      const { secret: current } = await server.services.webhooks.rotateSecret(principal, webhook.id);
+      secrets.push(previous, current);
+      startWorker();
+      await api.getOrCreate({ user_group_id: 'wh-rotated', name: 'Rotated' });
+      const [delivery] = await target.waitFor(1);
+      const headers = delivery!.headers as Record<string, string>;
+      assert.equal(headers['webhook-signature']!.split(' ').length, 2);
+      for (const secret of [previous, current]) new Webhook(secret).verify(delivery!.body, headers);
+    });
+
     it('does not follow a redirect: a 3xx is a failed attempt', async () => {
       const elsewhere = await receiver();
       const target = await receiver(() => ({ status: 302, headers: { location: elsewhere.url } }));
