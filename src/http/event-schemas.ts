@@ -26,6 +26,7 @@ const EventData = Type.Object(
     team_id: Type.Optional(Type.Integer({ minimum: 1, description: 'The team_id of the group concerned.' })),
     api_key_id: Type.Optional(Type.String({ description: 'The id (not the key) of the API key concerned (api_key.* events).' })),
     changed: Type.Optional(Type.Array(Type.String(), { description: 'The names of the fields an update or a move set (user_group.updated, user_group.moved); never their values.' })),
+    webhook_id: Type.Optional(Type.String({ description: 'The webhook concerned (webhook.* events); never its URL or secret.' })),
   },
   { additionalProperties: false },
 );
