@@ -72,12 +72,13 @@ export class WebhookWorker {
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
     this.wake?.();
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([(async () => {
+    const drained = (async () => {
       await this.running;
       await Promise.all(this.inFlight);
-    })(), bound]);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([drained, bound]);
     clearTimeout(timer);
   }
 
