@@ -14,6 +14,7 @@ import { WebhookService } from './domain/webhook-service.js';
 import type { WebhookDeliveryStore, WebhookSecretResealStore } from './domain/webhook-store.js';
 import { TimedEmbedSessionStore, TimedSigningKeyStore } from './metrics/timed-embed-ports.js';
 import { StoreTiming } from './metrics/store-timing.js';
+import { TimedWebhookDeliveryStore, TimedWebhookStore } from './metrics/timed-webhook-ports.js';
 import {
   TimedApiKeyStore,
   TimedAuditStore,
@@ -110,8 +111,8 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
         store: new TimedEventStore(store.events, storeTiming),
         retentionDays: config.eventRetentionDays ?? loadConfig({}).eventRetentionDays,
       }),
-      webhooks: new WebhookService({ store: store.webhooks, cipher, targets }),
-      webhookDelivery: { store: store.webhookDeliveries, targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
+      webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, storeTiming), cipher, targets }),
+      webhookDelivery: { store: new TimedWebhookDeliveryStore(store.webhookDeliveries, storeTiming), targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
       webhookReseal: store.webhooks,
       storeHealth: new TimedStoreHealth(store, storeTiming),
       settings,

@@ -24,7 +24,8 @@ for (const [network, prefix] of [
   PRIVATE.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
+  // ::/96 holds :: and the deprecated IPv4-compatible forms (::127.0.0.1); ::1 is outside it.
+  ['::', 96],
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],

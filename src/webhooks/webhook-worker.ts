@@ -57,6 +57,7 @@ export class WebhookWorker {
   private wake: (() => void) | undefined;
   private lastPrune = 0;
   private lastFailure: string | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly deps: WebhookWorkerDeps) {
     this.owner = deps.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -71,28 +72,54 @@ export class WebhookWorker {
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
     this.wake?.();
-    if (!this.running) return;
+    const drained = (async () => {
+      await this.running;
+      await Promise.all(this.inFlight);
+    })();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.running, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([drained, bound]);
     clearTimeout(timer);
   }
 
-  /** One pass: dispatch, claim, deliver. True when there may be more to do at once. */
+  /** One pass, waiting for the deliveries it started (tests drive the worker with it). True when there may be more to do at once. */
   async runOnce(): Promise<boolean> {
+    const more = await this.pass();
+    await Promise.all(this.inFlight);
+    return more;
+  }
+
+  /**
+   * Dispatches, then claims as many due deliveries as there is room for
+   * (CLAIM_BATCH in flight at most) and starts sending them without waiting:
+   * a receiver that hangs until the timeout holds one slot, not the others.
+   */
+  private async pass(): Promise<boolean> {
     const dispatchedFull = await this.dispatch();
     await this.prune();
-    if (this.stopping) return false;
+    const room = CLAIM_BATCH - this.inFlight.size;
+    if (this.stopping || room <= 0) return dispatchedFull;
     const now = this.now();
-    const claimed = await this.deps.store.claimDeliveries(this.owner, now.toISOString(), new Date(now.getTime() + this.deps.config.timeoutMs + LEASE_MARGIN_MS).toISOString(), CLAIM_BATCH);
-    await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
-    return dispatchedFull || claimed.length === CLAIM_BATCH;
+    const leaseUntil = new Date(now.getTime() + this.deps.config.timeoutMs + LEASE_MARGIN_MS).toISOString();
+    const claimed = await this.deps.store.claimDeliveries(this.owner, now.toISOString(), leaseUntil, room);
+    for (const delivery of claimed) {
+      const sending: Promise<void> = this.deliver(delivery)
+        .catch((error: unknown) => this.deps.log?.warn({ webhookId: delivery.webhookId, err: (error as Error).message }, 'webhook attempt not recorded; retried when its lease expires'))
+        .finally(() => {
+          this.inFlight.delete(sending);
+          // A slot is free: look for more at once rather than at the next poll.
+          this.wake?.();
+        });
+      this.inFlight.add(sending);
+    }
+    return dispatchedFull || claimed.length === room;
   }
 
   private async loop(): Promise<void> {
     while (!this.stopping) {
       let more = false;
       try {
-        more = await this.runOnce();
+        more = await this.pass();
         this.lastFailure = undefined;
       } catch (error) {
         // The store is down, say: said once, tried again at the next poll.

@@ -192,7 +192,24 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       assert.ok(!(await store.webhookDeliveries.webhooksToDispatch()).includes(w.id), 'a disabled webhook does not dispatch');
       const enabled = (await store.webhooks.enableWebhook('Customer', w.id, FAR, by))!;
       assert.deepEqual([enabled.disabledAt, enabled.failingSince, enabled.afterSequence], [null, null, events.at(-1)!.sequence]);
+      const enabledEvents = (await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).map((e) => [e.type, e.data]);
+      assert.deepEqual(enabledEvents, [['webhook.enabled', { api_environment_tag: 'Customer', webhook_id: w.id }]]);
+      assert.equal(await store.webhooks.enableWebhook('Customer', w.id, FAR, by).then((x) => x?.id), w.id);
+      assert.equal((await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).length, 1, 'enabling an enabled webhook changes nothing, writes no event');
       await store.webhooks.deleteWebhook('Customer', w.id, FAR, by);
+    });
+
+    it('forgets attempts older than the retention a few at a time, and finished deliveries left without any', async () => {
+      const w = (await store.webhooks.insertWebhook(webhook('Testing', ['user_group.created']), by, 20))!;
+      await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'wh-prune'), by);
+      await dispatchAll();
+      const [claim] = (await claimAll('p')).filter((c) => c.webhookId === w.id);
+      await store.webhookDeliveries.recordAttempt(failed(claim!, 'p', AT, { outcome: 'failed', nextAttemptAt: null }));
+      assert.equal(await store.webhookDeliveries.pruneDeliveries('2026-05-01T00:00:00.000Z', 10), 0, 'nothing that old');
+      assert.equal(await store.webhookDeliveries.pruneDeliveries(FAR, 10), 1);
+      assert.equal(await store.webhookDeliveries.pruneDeliveries(FAR, 10), 0);
+      assert.deepEqual(await store.webhooks.listDeliveries(w.id, null, 10), [], 'the failed delivery left without attempts is gone too');
+      await store.webhooks.deleteWebhook('Testing', w.id, LATER, by);
     });
 
     it('redelivers from the stored event, or from an earlier delivery once the event is gone', async () => {
@@ -203,6 +220,12 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       const found = await store.webhooks.findEventPayload('Customer', w.id, original!.eventId);
       assert.deepEqual(found, { eventType: 'user_group.created', payload: original!.payload });
       assert.equal(await store.webhooks.findEventPayload('Customer', w.id, 'evt_none'), null);
+      // Retention forgets the event (a few per read): the earlier delivery still holds its payload.
+      for (let read = 0; read < 500 && (await store.events.listEvents('Customer', 0, 1, '2000-01-01T00:00:00.000Z')).length > 0; read++) {
+        await store.events.listEvents('Customer', 0, 1, '2099-01-01T00:00:00.000Z');
+      }
+      assert.equal((await store.events.listEvents('Customer', 0, 1000, EARLY)).some((e) => e.id === original!.eventId), false, 'the event is gone');
+      assert.deepEqual(await store.webhooks.findEventPayload('Customer', w.id, original!.eventId), found);
       const again = await store.webhooks.insertRedelivery({ webhookId: w.id, environment: 'Customer', eventId: original!.eventId, eventType: 'user_group.created', payload: original!.payload, createdAt: LATER, nextAttemptAt: LATER });
       assert.deepEqual([again.status, again.eventId, again.payload], ['pending', original!.eventId, original!.payload]);
       const page = await store.webhooks.listDeliveries(w.id, null, 1);

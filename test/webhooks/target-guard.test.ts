@@ -19,7 +19,7 @@ describe('webhook target guard', () => {
     const privateOnes = [
       '127.0.0.1', '127.255.255.254', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
       '224.0.0.1', '255.255.255.255', '::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'ff02::1',
-      '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '0:0:0:0:0:ffff:192.168.0.1', 'not-an-address',
+      '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::127.0.0.1', '::7f00:1', '::ffff:a9fe:a9fe', '0:0:0:0:0:ffff:192.168.0.1', 'not-an-address',
     ];
     const publicOnes = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8'];
     for (const address of privateOnes) assert.equal(isPrivateAddress(address), true, address);

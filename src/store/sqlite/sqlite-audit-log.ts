@@ -34,8 +34,8 @@ export class SqliteAuditLog implements AuditStore {
          VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
       ),
       importRecord: db.prepare(
-        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address)
-         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress)`,
+        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
+         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
       ),
       listAfter: db.prepare<[number, number], AuditRow>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?'),
     };
@@ -49,7 +49,7 @@ export class SqliteAuditLog implements AuditStore {
 
   /** Inserts an exported record as it is, id included; call inside the import's transaction. */
   importRecord(record: AuditRecord): void {
-    this.statements.importRecord.run({ ...record, fields: JSON.stringify(record.fields) });
+    this.statements.importRecord.run({ ...record, fields: JSON.stringify(record.fields), webhookId: record.webhookId ?? null });
   }
 
   async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {

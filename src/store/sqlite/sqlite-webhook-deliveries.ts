@@ -56,6 +56,9 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
                       ORDER BY next_attempt_at LIMIT ?)
          RETURNING id`,
       ),
+      anyDue: db.prepare<[string, string], { one: number }>(
+        "SELECT 1 AS one FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_expires_at IS NULL OR lease_expires_at < ?) LIMIT 1",
+      ),
       claimed: db.prepare<[string], ClaimedRow>(
         `SELECT d.id, d.webhook_id, d.event_id, d.payload, d.attempts, w.url, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
@@ -112,6 +115,9 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
   }
 
   async claimDeliveries(owner: string, now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]> {
+    this.health.assertUsable();
+    // An idle poll is one index probe: the write lock (shared with every other process's writes) is taken only when something is due.
+    if (!this.statements.anyDue.get(now, now)) return [];
     return this.groupCommit.run(() => {
       const ids = this.statements.claim.all(owner, leaseUntil, now, now, limit).map((row) => row.id);
       if (ids.length === 0) return [];
