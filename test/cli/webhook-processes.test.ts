@@ -89,6 +89,33 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       }
     });
 
+    it('SIGTERM waits for the attempt in flight: recorded as succeeded, not sent again after a restart', async () => {
+      const dataDir = sandbox.dir('ugs-webhook-term');
+      const receiver = await startReceiver(() => ({ status: 200, delayMs: 1500 }));
+      receivers.push(receiver);
+      await register(dataDir, receiver.url);
+      const { key } = await sandbox.createKey(dataDir, [], envFor());
+      const first = await sandbox.serve(dataDir, envFor());
+      await new ApiClient(first.url, key).getOrCreate({ user_group_id: 'term-1', name: 'Term' });
+      await receiver.waitFor(1);
+      assert.equal(await stopServer(first, 'SIGTERM'), 0);
+      const config = loadConfig({ UGS_DATA_DIR: dataDir, ...envFor() });
+      const services = await openServices({ ...config, keyCacheTtlMs: 0 });
+      try {
+        const principal: Principal = { keyId: 'key_test', environment: 'Customer', access: 'read-write' };
+        // On PostgreSQL the earlier tests' webhooks share the database.
+        const webhook = (await services.webhooks.list(principal)).find((w) => w.url === receiver.url);
+        const [delivery] = (await services.webhooks.listDeliveries(principal, webhook!.id, { limit: 10 })).deliveries;
+        assert.deepEqual([delivery!.status, delivery!.attempts], ['succeeded', 1]);
+      } finally {
+        await services.close();
+      }
+      const second = await sandbox.serve(dataDir, envFor());
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await stopServer(second);
+      assert.equal(receiver.received.length, 1);
+    });
+
     it('several processes deliver side by side and never send one event twice', async () => {
       const dataDir = sandbox.dir('ugs-webhook-workers');
       const receiver = await startReceiver(() => ({ status: 204 }));

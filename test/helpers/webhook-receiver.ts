@@ -8,7 +8,7 @@ export interface Received {
 }
 
 /** How the receiver answers its n-th request (1-based): a status (and body, headers), or `hang` to never answer. */
-export type Answer = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+export type Answer = { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export interface Receiver {
   /** http://127.0.0.1:<port>/hooks */
@@ -29,8 +29,10 @@ export async function startReceiver(answer: (n: number) => Answer = () => ({ sta
       received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const reply = answer(received.length);
       if (reply === 'hang') return;
-      res.writeHead(reply.status, reply.headers ?? {});
-      res.end(reply.body ?? '');
+      setTimeout(() => {
+        res.writeHead(reply.status, reply.headers ?? {});
+        res.end(reply.body ?? '');
+      }, reply.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
