@@ -10,6 +10,13 @@ export {
   type EmbedSessionRequest,
   type EmbedIntrospection,
   type EmbedRevocationPage,
+  type ServiceEvent,
+  type EventPage,
+  type Webhook,
+  type WebhookRequest,
+  type WebhookWithSecret,
+  type WebhookDelivery,
+  type WebhookDeliveryPage,
 } from './user-group-client.js';
 export { UserGroupServiceError } from './client-error.js';
 export type { Transport, WireRequest, WireResponse } from './transport.js';

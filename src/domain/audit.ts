@@ -10,6 +10,11 @@ export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
   'embed_session.revoked',
+  'webhook.created',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.enabled',
+  'webhook.disabled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -35,6 +40,8 @@ export interface AuditRecord {
    * records older than this field.
    */
   clientAddress: string | null;
+  /** For webhook events, the webhook concerned; absent otherwise. */
+  webhookId?: string | null;
 }
 
 /** Who made a change, from where, and which fields it set: what the domain hands the store with every write. */

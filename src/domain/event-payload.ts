@@ -13,6 +13,8 @@ export interface EventSubject {
   keyId: string | null;
   /** Names of the fields the change set; never their values. */
   fields: readonly string[];
+  /** For webhook events, the webhook concerned. */
+  webhookId?: string | null;
 }
 
 /**
@@ -22,6 +24,10 @@ export interface EventSubject {
  */
 export function eventData(type: EventType, subject: EventSubject): EventData {
   const data: EventData = { api_environment_tag: subject.environment };
+  if (type.startsWith('webhook.')) {
+    if (subject.webhookId) data.webhook_id = subject.webhookId;
+    return data;
+  }
   if (type.startsWith('api_key.')) {
     if (subject.keyId !== null) data.api_key_id = subject.keyId;
     return data;
@@ -30,6 +36,11 @@ export function eventData(type: EventType, subject: EventSubject): EventData {
   if (subject.teamId !== null) data.team_id = subject.teamId;
   if (WITH_CHANGED.has(type)) data.changed = [...subject.fields];
   return data;
+}
+
+/** signing_key.rotated's `data`: the public key id and its activation time, never key material. */
+export function signingKeyRotatedData(environment: Environment, kid: string, activatesAt: string): EventData {
+  return { api_environment_tag: environment, signing_key_id: kid, activates_at: activatesAt };
 }
 
 /** The payload of a stored event. */

@@ -8,8 +8,13 @@ import type { SigningKeyRecord } from './signing-key.js';
 export interface SigningKeyStore {
   /** Every stored key, in generation order. */
   listSigningKeys(): Promise<SigningKeyRecord[]>;
-  /** Adds the key unless its generation is taken (another process added that step first): false then. */
-  insertSigningKey(key: SigningKeyRecord): Promise<boolean>;
+  /**
+   * Adds the key unless its generation is taken (another process added that
+   * step first): false then. A rotation (`announce`) also writes a
+   * `signing_key.rotated` event into every environment's outbox, in the same
+   * transaction; the first key of a new store is not a rotation.
+   */
+  insertSigningKey(key: SigningKeyRecord, announce?: boolean): Promise<boolean>;
   /** Removes keys no live token can carry any more. */
   deleteSigningKeys(kids: readonly string[]): Promise<void>;
   /**

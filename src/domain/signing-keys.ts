@@ -125,7 +125,7 @@ export class SigningKeys {
       const expired = this.timeline().filter((p) => p.state === 'expired').map((p) => p.key.kid);
       if (expired.length > 0) await this.store.deleteSigningKeys(expired);
       const generation = Math.max(0, ...this.keys.map((k) => k.generation)) + 1;
-      const kid = await this.add(generation, await this.activationFor(now));
+      const kid = await this.add(generation, await this.activationFor(now), true);
       // Another rotation took this generation at the same moment: schedule ours after it.
       if (kid === null) continue;
       await this.refresh();
@@ -149,7 +149,7 @@ export class SigningKeys {
     return this.timeline().filter((p) => p.state !== 'expired');
   }
 
-  private async add(generation: number, activatesAt: Date): Promise<string | null> {
+  private async add(generation: number, activatesAt: Date, announce = false): Promise<string | null> {
     const pair = await generateSigningKeyPair(this.deps.algorithm);
     const inserted = await this.store.insertSigningKey({
       kid: pair.kid,
@@ -159,7 +159,7 @@ export class SigningKeys {
       privateKeyCiphertext: this.cipher.seal(pair.privateKeyPem, signingKeySealContext(pair.kid)),
       createdAt: this.now().toISOString(),
       activatesAt: activatesAt.toISOString(),
-    });
+    }, announce);
     return inserted ? pair.kid : null;
   }
 }

@@ -83,7 +83,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
   app.server.on('checkExpectation', refuseExpectation);
 
-  const metrics = new AppMetrics({ countUserGroups: () => services.userGroups.countByEnvironment(), storeTiming: services.storeTiming });
+  const metrics = new AppMetrics({
+    countUserGroups: () => services.userGroups.countByEnvironment(),
+    storeTiming: services.storeTiming,
+    webhooks: { outcomes: services.webhookDelivery.outcomes, oldestPendingAt: () => services.webhookDelivery.store.oldestPendingAt() },
+  });
   metrics.install(app);
 
   // Before every route: the document is generated from the routes it sees registered.

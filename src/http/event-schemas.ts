@@ -26,6 +26,9 @@ const EventData = Type.Object(
     team_id: Type.Optional(Type.Integer({ minimum: 1, description: 'The team_id of the group concerned.' })),
     api_key_id: Type.Optional(Type.String({ description: 'The id (not the key) of the API key concerned (api_key.* events).' })),
     changed: Type.Optional(Type.Array(Type.String(), { description: 'The names of the fields an update or a move set (user_group.updated, user_group.moved); never their values.' })),
+    webhook_id: Type.Optional(Type.String({ description: 'The webhook concerned (webhook.* events); never its URL or secret.' })),
+    signing_key_id: Type.Optional(Type.String({ description: 'signing_key.rotated: the `kid` of the new embed token signing key (published in the JWKS at once).' })),
+    activates_at: Type.Optional(Type.String({ format: 'date-time', description: 'signing_key.rotated: when the new key starts signing; until then the previous key signs.' })),
   },
   { additionalProperties: false },
 );
@@ -36,9 +39,11 @@ export const EventItem = Type.Object({
   timestamp: Type.String({ format: 'date-time', description: 'When the change was made.' }),
   data: EventData,
 });
+export type EventItem = Static<typeof EventItem>;
 
 export const EventsResponse = Type.Object({
   success: Type.Literal(1),
   events: Type.Array(EventItem),
   next_cursor: Type.String({ description: 'Pass as `after` for what comes next; unchanged when there was nothing new.' }),
 });
+export type EventsResponse = Static<typeof EventsResponse>;

@@ -31,8 +31,8 @@ export class TimedSigningKeyStore implements SigningKeyStore {
   listSigningKeys(): Promise<SigningKeyRecord[]> {
     return this.timing.time('listSigningKeys', () => this.inner.listSigningKeys());
   }
-  insertSigningKey(key: SigningKeyRecord): Promise<boolean> {
-    return this.timing.time('insertSigningKey', () => this.inner.insertSigningKey(key));
+  insertSigningKey(key: SigningKeyRecord, announce?: boolean): Promise<boolean> {
+    return this.timing.time('insertSigningKey', () => this.inner.insertSigningKey(key, announce));
   }
   deleteSigningKeys(kids: readonly string[]): Promise<void> {
     return this.timing.time('deleteSigningKeys', () => this.inner.deleteSigningKeys(kids));

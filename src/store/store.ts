@@ -9,6 +9,7 @@ import type { SettingsStore } from '../domain/settings-store.js';
 import type { StoreHealth } from '../domain/store-health.js';
 import type { TransferStore } from '../domain/transfer-store.js';
 import type { UserGroupStore } from '../domain/user-group-store.js';
+import type { WebhookDeliveryStore, WebhookSecretResealStore, WebhookStore } from '../domain/webhook-store.js';
 
 export type { NewUserGroup, TokenReplacement, UserGroupChanges } from '../domain/user-group-store.js';
 export type { ImportBatch } from '../domain/transfer-store.js';
@@ -50,5 +51,7 @@ export interface Store extends StoreHealth {
   readonly embedSessions: EmbedSessionStore;
   readonly signingKeys: SigningKeyStore;
   readonly consoleSessions: ConsoleSessionStore;
+  readonly webhooks: WebhookStore & WebhookSecretResealStore;
+  readonly webhookDeliveries: WebhookDeliveryStore;
   close(): Promise<void>;
 }

@@ -105,6 +105,12 @@ describe('ugs signing-keys and embed keys', () => {
       assert.equal(decodeProtectedHeader(after).kid, oldKid, 'the pending key does not sign yet');
       await verifyWithJose(server.url, after);
       assert.equal((await api.call('POST', { token: before }, { path: '/api/embed_sessions/introspect' })).json.active, true);
+      const rotations = (await api.call('GET', undefined, { path: '/api/events?limit=100' })).json.events.filter((e: { type: string }) => e.type === 'signing_key.rotated');
+      assert.deepEqual(
+        rotations.map((e: { data: unknown }) => e.data),
+        [{ api_environment_tag: 'Customer', signing_key_id: newKid, activates_at: (await listKeys(dir))[1]!.signs_from }],
+        'the rotation is an event of the key\'s environment (and of every other), naming the kid only; the first key was none',
+      );
     } finally {
       assert.equal(await stopServer(server), 0, server.output());
     }

@@ -5,7 +5,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-describe('UserGroupClient embed sessions against a live server', () => {
+describe('UserGroupClient embed sessions and events against a live server', () => {
   let server: TestServer;
   let client: UserGroupClient;
   before(async () => {
@@ -42,6 +42,25 @@ describe('UserGroupClient embed sessions against a live server', () => {
       [[session.session_id, 'session_revoked']],
     );
     assert.notEqual(page.next_cursor, before.next_cursor);
+  });
+
+  it('reads the event feed a page at a time: the changes in order, and an unchanged cursor when nothing is new', async () => {
+    const start = await client.events({ limit: 1000 });
+    await client.getOrCreate({ user_group_id: 'evented', name: 'Evented' });
+    await client.update({ user_group_id: 'evented', name: 'Renamed' });
+    await client.delete('evented');
+    const first = await client.events({ after: start.next_cursor, limit: 2 });
+    const rest = await client.events({ after: first.next_cursor });
+    assert.deepEqual(
+      [...first.events, ...rest.events].map((e) => [e.type, e.data.user_group_id, e.data.changed]),
+      [
+        ['user_group.created', 'evented', undefined],
+        ['user_group.updated', 'evented', ['name']],
+        ['user_group.deleted', 'evented', undefined],
+      ],
+    );
+    assert.deepEqual(await client.events({ after: rest.next_cursor }), { events: [], next_cursor: rest.next_cursor });
+    await assert.rejects(client.events({ after: 'not-a-cursor' }), (e: unknown) => e instanceof UserGroupServiceError && e.status === 400);
   });
 
   it('throws the service error for an unknown group and an unknown session', async () => {

@@ -134,11 +134,50 @@ export function eventStoreConformance(fixture: StoreFixture): void {
 
     it('has exactly one event per audit record', async () => {
       const audit = await store.audit.listAuditRecords({ limit: 10_000 });
-      const events = [...(await eventsAfter('Customer', 0)), ...(await eventsAfter('Testing', 0))].sort((a, b) => a.sequence - b.sequence);
+      const events = [...(await eventsAfter('Customer', 0)), ...(await eventsAfter('Testing', 0))]
+        .filter((e) => e.type !== 'signing_key.rotated')
+        .sort((a, b) => a.sequence - b.sequence);
       assert.deepEqual(
         events.map((e) => [e.type, e.timestamp, e.environment]),
         audit.map((r) => [r.action, r.at, r.environment]),
       );
+    });
+
+    it('writes signing_key.rotated into every environment with a rotation, and nothing for a first key or a taken generation', async () => {
+      const from = { Customer: await last('Customer'), Testing: await last('Testing') };
+      const generation = 50_000 + Math.floor(Math.random() * 10_000);
+      const key = (kid: string, announce: boolean) =>
+        store.signingKeys.insertSigningKey(
+          {
+            kid,
+            generation,
+            algorithm: 'EdDSA',
+            publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url'), kid },
+            privateKeyCiphertext: randomBytes(90),
+            createdAt: '2026-07-01T00:00:00.000Z',
+            activatesAt: '2026-07-01T00:05:00.000Z',
+          },
+          announce,
+        );
+      const kid = `kid-ev-${randomBytes(4).toString('hex')}`;
+      assert.equal(await key(kid, true), true);
+      assert.equal(await key(`${kid}-taken`, true), false, 'the generation is taken: no key, no event');
+      for (const environment of ['Customer', 'Testing'] as const) {
+        assert.deepEqual(bare(await eventsAfter(environment, from[environment])), [
+          { type: 'signing_key.rotated', timestamp: '2026-07-01T00:00:00.000Z', data: { api_environment_tag: environment, signing_key_id: kid, activates_at: '2026-07-01T00:05:00.000Z' } },
+        ]);
+      }
+      const before = await last('Customer');
+      await store.signingKeys.insertSigningKey({
+        kid: `${kid}-first`,
+        generation: generation + 1,
+        algorithm: 'EdDSA',
+        publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url') },
+        privateKeyCiphertext: randomBytes(90),
+        createdAt: '2026-07-01T00:00:00.000Z',
+        activatesAt: '2026-07-01T00:00:00.000Z',
+      });
+      assert.deepEqual(await eventsAfter('Customer', before), [], 'a key added without announcing (a new store\'s first) writes none');
     });
 
     it('pages by sequence, and leaves out (and forgets) events older than the retention', async () => {

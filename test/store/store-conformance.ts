@@ -8,6 +8,7 @@ import { consoleSessionStoreConformance } from './console-session-store-conforma
 import { embedStoreConformance } from './embed-store-conformance.js';
 import { eventStoreConformance } from './event-store-conformance.js';
 import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
+import { webhookStoreConformance } from './webhook-store-conformance.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
 export interface StoreFixture {
@@ -500,4 +501,5 @@ export function storeConformance(fixture: StoreFixture): void {
   hierarchyStoreConformance(fixture);
   eventStoreConformance(fixture);
   consoleSessionStoreConformance(fixture);
+  webhookStoreConformance(fixture);
 }

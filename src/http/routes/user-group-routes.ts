@@ -13,6 +13,8 @@ import { registerRotateUserGroupToken } from './rotate-user-group-token.js';
 import { registerUpdateUserGroup } from './update-user-group.js';
 import { registerEmbedSessionRoutes } from './embed-session-routes.js';
 import { registerListEvents } from './list-events.js';
+import { registerWebhookDeliveryRoutes } from './webhook-delivery-routes.js';
+import { registerWebhookRoutes } from './webhook-routes.js';
 
 /** The /api routes: every one authenticated, and never cached since they carry tokens. */
 export async function userGroupRoutes(app: TypedApp, options: { services: Services; limits: SharedLimits }): Promise<void> {
@@ -33,4 +35,6 @@ export async function userGroupRoutes(app: TypedApp, options: { services: Servic
   registerListDescendants(app, options.services.userGroups);
   registerEmbedSessionRoutes(app, options.services.embedSessions);
   registerListEvents(app, options.services.events);
+  registerWebhookRoutes(app, options.services.webhooks);
+  registerWebhookDeliveryRoutes(app, options.services.webhooks);
 }

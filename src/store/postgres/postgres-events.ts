@@ -23,12 +23,13 @@ export const EVENTS_OF_AUDITED = `evented AS (
              'user_group_id', a.provided_id,
              'team_id', a.team_id,
              'api_key_id', CASE WHEN a.action LIKE 'api_key.%' THEN a.key_id END,
+             'webhook_id', a.webhook_id,
              'changed', CASE WHEN a.action IN ('user_group.updated', 'user_group.moved') THEN a.fields::jsonb END))
     FROM audited a, ${FEED_ORDER_LOCK}
     ORDER BY a.id
   )`;
 
-interface EventRow {
+export interface EventRow {
   sequence: string;
   id: string;
   environment: string;
@@ -67,7 +68,7 @@ export class PostgresEvents implements EventStore {
   }
 }
 
-function toEventRecord(row: EventRow): EventRecord {
+export function toEventRecord(row: EventRow): EventRecord {
   return {
     id: row.id,
     sequence: Number(row.sequence),

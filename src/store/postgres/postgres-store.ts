@@ -13,6 +13,8 @@ import { PostgresUserGroups } from './postgres-user-groups.js';
 import { PostgresConsoleSessions } from './postgres-console-sessions.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
 import { PostgresSigningKeys } from './postgres-signing-keys.js';
+import { PostgresWebhookDeliveries } from './postgres-webhook-deliveries.js';
+import { PostgresWebhooks } from './postgres-webhooks.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -54,6 +56,8 @@ export class PostgresStore implements Store {
   readonly embedSessions: PostgresEmbedSessions;
   readonly consoleSessions: PostgresConsoleSessions;
   readonly signingKeys: PostgresSigningKeys;
+  readonly webhooks: PostgresWebhooks;
+  readonly webhookDeliveries: PostgresWebhookDeliveries;
 
   private constructor(
     private readonly queries: PostgresQueries,
@@ -70,6 +74,8 @@ export class PostgresStore implements Store {
     this.embedSessions = new PostgresEmbedSessions(run);
     this.signingKeys = new PostgresSigningKeys(run);
     this.consoleSessions = new PostgresConsoleSessions(run);
+    this.webhooks = new PostgresWebhooks(queries);
+    this.webhookDeliveries = new PostgresWebhookDeliveries(queries);
   }
 
   static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[] }> {

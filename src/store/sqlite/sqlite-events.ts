@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Environment } from '../../domain/environment.js';
 import type { EventRecord, EventType } from '../../domain/event.js';
+import type { EventData } from '../../domain/event.js';
 import { eventData, type EventSubject } from '../../domain/event-payload.js';
 import type { EventStore } from '../../domain/event-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
-interface EventRow {
+export interface EventRow {
   sequence: number;
   id: string;
   environment: string;
@@ -53,7 +54,12 @@ export class SqliteEvents implements EventStore {
 
   /** Appends the event of a change; call inside the change's transaction. */
   append(type: EventType, at: string, subject: EventSubject): void {
-    this.statements.append.run(newEventId(), subject.environment, type, at, JSON.stringify(eventData(type, subject)));
+    this.appendData(type, at, eventData(type, subject));
+  }
+
+  /** Appends an event whose data is already built (the changes that are not audited); call inside the change's transaction. */
+  appendData(type: EventType, at: string, data: EventData): void {
+    this.statements.append.run(newEventId(), data.api_environment_tag, type, at, JSON.stringify(data));
   }
 
   async listEvents(environment: Environment, afterSequence: number, limit: number, notBefore: string): Promise<EventRecord[]> {
@@ -70,7 +76,7 @@ export class SqliteEvents implements EventStore {
   }
 }
 
-function toEventRecord(row: EventRow): EventRecord {
+export function toEventRecord(row: EventRow): EventRecord {
   return {
     id: row.id,
     sequence: row.sequence,

@@ -1,7 +1,10 @@
 import type Database from 'better-sqlite3';
+import { ENVIRONMENTS } from '../../domain/environment.js';
+import { signingKeyRotatedData } from '../../domain/event-payload.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
 import type { SigningKeyStore } from '../../domain/signing-key-store.js';
 import type { GroupCommit } from './group-commit.js';
+import type { SqliteEvents } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
 interface SigningKeyRow {
@@ -22,6 +25,7 @@ export class SqliteSigningKeys implements SigningKeyStore {
     private readonly db: Database.Database,
     private readonly groupCommit: GroupCommit,
     private readonly health: SqliteHealth,
+    private readonly events: Pick<SqliteEvents, 'appendData'>,
   ) {
     this.statements = {
       list: db.prepare<[], SigningKeyRow>('SELECT * FROM signing_keys ORDER BY generation'),
@@ -39,8 +43,14 @@ export class SqliteSigningKeys implements SigningKeyStore {
     return this.statements.list.all().map(toSigningKey);
   }
 
-  async insertSigningKey(key: SigningKeyRecord): Promise<boolean> {
-    return this.groupCommit.run(() => this.statements.insert.run({ ...key, publicJwk: JSON.stringify(key.publicJwk) }).changes > 0);
+  async insertSigningKey(key: SigningKeyRecord, announce = false): Promise<boolean> {
+    return this.groupCommit.run(() => {
+      const inserted = this.statements.insert.run({ ...key, publicJwk: JSON.stringify(key.publicJwk) }).changes > 0;
+      if (inserted && announce) {
+        for (const environment of ENVIRONMENTS) this.events.appendData('signing_key.rotated', key.createdAt, signingKeyRotatedData(environment, key.kid, key.activatesAt));
+      }
+      return inserted;
+    });
   }
 
   async deleteSigningKeys(kids: readonly string[]): Promise<void> {
