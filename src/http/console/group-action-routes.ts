@@ -10,6 +10,8 @@ import { renderGroupPage } from './group-page-routes.js';
 /** Preview sessions are short: long enough to look, short enough not to matter if a screenshot leaks. */
 const PREVIEW_SECONDS = 300;
 
+const CHILDREN_CONFLICT = 'This group has child groups: tick "Delete its whole subtree" to delete them with it, or delete them first.';
+
 type GroupPost = { Params: { id: string } };
 
 /**
@@ -47,7 +49,14 @@ export function registerGroupActions(app: FastifyInstance, services: Services): 
     if (formField(request.body, 'confirm') !== id) {
       return renderGroupPage(services, request, reply.code(400), id, { errors: { confirm: `Type the user_group_id, ${JSON.stringify(id)}, exactly to delete the group.` } });
     }
-    await services.userGroups.delete(request.principal, id, request);
+    const cascade = formField(request.body, 'cascade') === '1';
+    try {
+      await services.userGroups.delete(request.principal, id, request, { cascade });
+    } catch (error) {
+      // Children (perhaps added since the page was drawn): the form again, open, saying what the box does.
+      if (!(error instanceof ServiceError) || error.code !== 'conflict') throw error;
+      return renderGroupPage(services, request, reply.code(409), id, { errors: { cascade: CHILDREN_CONFLICT } });
+    }
     return reply.redirect(`${CONSOLE_PATH}/groups?done=deleted`, 303);
   });
 

@@ -13,7 +13,7 @@ export interface GroupFormValues {
   properties: string;
 }
 
-export type FormField = keyof GroupFormValues | 'confirm' | 'form';
+export type FormField = keyof GroupFormValues | 'confirm' | 'cascade' | 'form';
 export type FieldErrors = Partial<Record<FormField, string>>;
 
 // The API's own body schema and options (app.ts: no coercion), so the console accepts exactly what PUT /api/user accepts.

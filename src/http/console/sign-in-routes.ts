@@ -5,6 +5,8 @@ import type { FailedAuthThrottle } from '../failed-auth-throttle.js';
 import { CONSOLE_PATH, clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './console-session-hook.js';
 import { formField } from './form-body-parser.js';
 
+const NOT_VALID = 'That API key is not valid (or was revoked).';
+
 /**
  * GET and POST /console/sign-in, POST /console/sign-out. The key is posted
  * once and authenticated exactly as the API authenticates it (same service,
@@ -27,7 +29,8 @@ export function registerSignIn(app: FastifyInstance, services: Services, throttl
     try {
       if (key === '') throw unauthenticated('Enter an API key (ugsk_...), created with `ugs keys create`.');
       const { sessionId } = await services.consoleSessions.signIn(key).catch((error: unknown) => {
-        if (error instanceof ServiceError && error.code === 'unauthenticated') throw throttle.refuse(request.ip, error);
+        // The API's message speaks of an Authorization header the operator never saw; the throttle's, when it refuses, stays.
+        if (error instanceof ServiceError && error.code === 'unauthenticated') throw throttle.refuse(request.ip, unauthenticated(NOT_VALID));
         throw error;
       });
       // The session this browser held, if any, ends here: one browser, one session, and no id planted beforehand lives on.

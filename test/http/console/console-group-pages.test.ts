@@ -77,6 +77,25 @@ describe('operator console: group pages and forms', () => {
     assert.match(missing.text, /No user group/);
   });
 
+  it('deletes a group with children only when "delete its whole subtree" is ticked; without it, the form says why beside the box', async () => {
+    await api.getOrCreate({ user_group_id: 'tree', name: 'Tree' });
+    await api.getOrCreate({ user_group_id: 'tree-leaf', name: 'Leaf', parent_user_group_id: 'tree' });
+    const page = await browser.get('/console/groups/tree');
+    assert.match(page.text, /<input id="cascade" name="cascade" type="checkbox" value="1"/);
+    assert.match(page.text, /<label for="cascade">Delete its whole subtree/);
+    const refused = await browser.post('/console/groups/tree/delete', { _csrf: await browser.csrfToken('/console/groups/tree'), confirm: 'tree' });
+    assert.equal(refused.status, 409);
+    assert.match(refused.headers.get('content-type')!, /^text\/html/);
+    assert.match(refused.text, /<dialog id="delete-dialog"[^>]* open/, 'the delete form is open again');
+    assert.match(unescape(errorOf(refused.text, 'cascade') ?? ''), /child groups: tick "Delete its whole subtree"/);
+    assert.equal((await api.getOrCreate({ user_group_id: 'tree-leaf' })).json.new_user_group, false, 'nothing deleted');
+    const deleted = await browser.post('/console/groups/tree/delete', { _csrf: await browser.csrfToken('/console/groups/tree'), confirm: 'tree', cascade: '1' });
+    assert.equal(deleted.status, 303, deleted.text.slice(0, 400));
+    assert.equal(deleted.headers.get('location'), '/console/groups?done=deleted');
+    const reader = { keyId: 'test', environment: 'Customer' as const, access: 'read-only' as const };
+    for (const id of ['tree', 'tree-leaf']) await assert.rejects(server.services.userGroups.get(reader, id), { code: 'not_found' }, id);
+  });
+
   it('previews an embed session as its claims, without the token', async () => {
     const answer = await browser.post('/console/groups/acme/preview', { _csrf: await browser.csrfToken('/console/groups/acme') });
     assert.equal(answer.status, 200);

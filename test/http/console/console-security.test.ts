@@ -31,7 +31,11 @@ describe('operator console: sessions and protections', () => {
     const wrong = await browser.signIn('ugsk_wrong');
     assert.equal(wrong.status, 401);
     assert.equal(wrong.headers.get('set-cookie'), null);
-    assert.match(wrong.text, /role="alert">The API key is malformed/);
+    assert.match(wrong.text, /role="alert">That API key is not valid \(or was revoked\)\.</);
+    assert.ok(!wrong.text.includes('Authorization'), "not the API's Authorization-header message");
+    const unknown = await browser.signIn(`ugsk_${'x'.repeat(49)}`);
+    assert.equal(unknown.status, 401);
+    assert.match(unknown.text, /role="alert">That API key is not valid \(or was revoked\)\.</);
     const right = await browser.signIn(writerKey);
     assert.equal(right.status, 303);
     assert.equal(right.headers.get('location'), '/console/groups');
@@ -136,13 +140,16 @@ describe('operator console: sessions and protections', () => {
     }
   });
 
-  it('ends the sessions of a revoked key at once', async () => {
+  it('ends the sessions of a revoked key at once, and a revoked key does not sign in', async () => {
     const { key, record } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     const browser = new ConsoleClient(server.url);
     await browser.signIn(key);
     assert.equal((await browser.get('/console/groups')).status, 200);
     await server.services.apiKeys.revoke(record.id);
     assert.equal((await browser.get('/console/groups')).status, 303);
+    const again = await new ConsoleClient(server.url).signIn(key);
+    assert.equal(again.status, 401);
+    assert.match(again.text, /role="alert">That API key is not valid \(or was revoked\)\.</);
   });
 
   it('sets the CSP (no unsafe-inline) and denies frames on console pages, and leaves the API\'s headers alone', async () => {
@@ -177,7 +184,9 @@ describe('operator console: the API\'s limits', () => {
     const wrongApi = await server.client();
     const wrongKey = `ugsk_${'x'.repeat(49)}`;
     for (let i = 0; i < 2; i++) assert.equal((await wrongApi.call('GET', { user_group_id: 'a' }, { headers: { authorization: `Token ${wrongKey}` } })).status, 401);
-    assert.equal((await new ConsoleClient(server.url).signIn(wrongKey)).status, 429, 'the third failure from this address, through the console');
+    const throttled = await new ConsoleClient(server.url).signIn(wrongKey);
+    assert.equal(throttled.status, 429, 'the third failure from this address, through the console');
+    assert.match(throttled.text, /role="alert">Too many failed authentication attempts from this address; retry in \d+ s\./, "the throttle's own message");
     const browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(key)).status, 303, 'a valid key is never throttled');
     const api = new (wrongApi.constructor as new (url: string, key: string) => typeof wrongApi)(server.url, key);

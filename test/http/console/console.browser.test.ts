@@ -68,7 +68,7 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
 
   await t.test('sign in: a wrong key shows an error and sets nothing, the right one opens the groups', async () => {
     await signIn(operator, 'ugsk_not-a-real-key');
-    await operator.getByRole('alert').filter({ hasText: 'The API key is malformed' }).waitFor();
+    await operator.getByRole('alert').filter({ hasText: 'That API key is not valid (or was revoked).' }).waitFor();
     assert.deepEqual(await operator.context().cookies(), []);
     // By keyboard alone: the skip link, then the field, then Enter.
     await operator.goto(`${service.url}/console/sign-in`);
