@@ -16,6 +16,8 @@ import { installFormBodyParser } from './form-body-parser.js';
 import { registerGroupActions } from './group-action-routes.js';
 import { registerGroupPages } from './group-page-routes.js';
 import { registerSignIn } from './sign-in-routes.js';
+import { registerWebhookActions } from './webhook-action-routes.js';
+import { registerWebhookPages } from './webhook-page-routes.js';
 
 const VIEWS = fileURLToPath(new URL('./views/', import.meta.url));
 
@@ -26,7 +28,7 @@ export interface ConsoleOptions {
 
 /**
  * /console, the operator console: server-rendered pages over the same domain
- * services as the API, signed in with an API key (console-session-hook.ts).
+ * services as the API (groups, activity, webhooks), signed in with an API key (console-session-hook.ts).
  * Registered with its prefix as an encapsulated plugin, so helmet's headers,
  * cookies, the form parser and CSRF reach these routes only: the API's
  * answers stay exactly as they were.
@@ -79,8 +81,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   registerGroupPages(app, services);
   registerGroupActions(app, services);
   registerActivityPage(app, services);
-  // The Webhooks page (issue 19) goes here, as registerWebhookPages(app, services.webhooks) in
-  // webhook-routes.ts, once WebhookService lands; its nav entry (views/layout.eta) with it.
+  registerWebhookPages(app, services.webhooks);
+  registerWebhookActions(app, services.webhooks);
 }
 
 function formToken(body: unknown): string | undefined {

@@ -1,4 +1,4 @@
-// The operator console's only script: dialogs, and revealing and copying a group's token.
+// The operator console's only script: dialogs, revealing and copying a group's token, copying a webhook secret shown once.
 // Served from /console/assets (the CSP allows no inline script), no build step.
 (function () {
   'use strict';
@@ -10,8 +10,8 @@
     return response.text();
   }
 
-  function say(text) {
-    const status = document.getElementById('token-status');
+  function say(text, statusId) {
+    const status = document.getElementById(statusId || 'token-status');
     if (status) status.textContent = text;
   }
 
@@ -37,6 +37,13 @@
     say('Token copied.');
   }
 
+  // Text already on the page (a secret shown once): nothing to fetch.
+  async function copyText(button) {
+    if (!navigator.clipboard) throw new Error('This browser does not allow copying here: select the text and copy it by hand.');
+    await navigator.clipboard.writeText(document.getElementById(button.dataset.copyText).textContent);
+    say('Copied.', button.dataset.status);
+  }
+
   document.addEventListener('click', function (event) {
     const button = event.target instanceof Element ? event.target.closest('button') : null;
     if (!button) return;
@@ -51,6 +58,8 @@
       button.closest('dialog').close();
     } else if (button.dataset.reveal) {
       reveal(button).catch(function (error) { say(error.message); });
+    } else if (button.dataset.copyText) {
+      copyText(button).catch(function (error) { say(error.message, button.dataset.status); });
     } else if (button.dataset.copy) {
       copy(button).catch(function (error) { say(error.message); });
     }
