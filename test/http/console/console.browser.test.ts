@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { UserGroupClient } from 'user-group-service/client';
+import { webhookWorkerFor } from '../../../src/webhooks/webhook-worker.js';
 import { startTestServer } from '../../helpers/test-server.js';
+import { eventually, startReceiver } from '../../helpers/webhook-receiver.js';
 
 /**
  * The operator console in a real browser: Debian's chromium (never a
@@ -39,7 +41,12 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
   });
   const open = <T extends { close(): Promise<unknown> }>(resource: T): T => (opened.push(resource), resource);
 
-  const service = open(await startTestServer());
+  // Webhooks may target the receiver on 127.0.0.1; a worker delivers as `npm start` would.
+  const service = open(await startTestServer({ webhooks: { allowPrivateTargets: true, pollMs: 20 } }));
+  const worker = webhookWorkerFor(service.services, { config: { ...service.services.webhookDelivery.config, pollMs: 20 } });
+  worker.start();
+  open({ close: () => worker.stop(5000) });
+  const receiver = open(await startReceiver(() => ({ status: 200, body: 'thanks' })));
   const writer = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
   const reader = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-only' });
   const api = new UserGroupClient({ baseUrl: service.url, apiKey: writer.key });
@@ -143,6 +150,42 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     assert.equal(gone.status, 404);
   });
 
+  await t.test('webhooks: add one for a receiver, see a group\'s creation delivered, redeliver it, remove the webhook', async () => {
+    await operator.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
+    await operator.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
+    await operator.getByLabel('URL').fill(receiver.url);
+    await operator.getByLabel('Description').fill('Cache invalidation');
+    await operator.getByRole('button', { name: 'Add webhook' }).click();
+    await operator.getByText('it will not be shown again').waitFor();
+    const secret = await operator.locator('#secret').innerText();
+    assert.match(secret, /^whsec_/);
+    await operator.getByRole('link', { name: 'Go to the webhook' }).click();
+    await operator.getByRole('heading', { name: /^Webhook wh_/ }).waitFor();
+    assert.equal(await operator.getByText(secret).count(), 0, 'the secret is not on the webhook\'s page');
+    const id = (await operator.getByRole('heading', { name: /^Webhook wh_/ }).innerText()).replace('Webhook ', '');
+    await api.getOrCreate({ user_group_id: 'initech', name: 'Initech' });
+    // The receiver answers before the worker records the outcome: wait for the record, then look.
+    const reader = { keyId: 'test', environment: 'Customer' as const, access: 'read-only' as const };
+    await eventually(async () => ((await service.services.webhooks.listDeliveries(reader, id, { limit: 10 })).deliveries.some((d) => d.eventType === 'user_group.created' && d.status === 'succeeded') ? true : undefined));
+    await operator.reload();
+    const delivery = operator.locator('article.delivery').filter({ hasText: 'user_group.created' });
+    await delivery.getByText('succeeded', { exact: true }).waitFor();
+    await delivery.getByRole('cell', { name: '200', exact: true }).waitFor();
+    await delivery.getByText('thanks').waitFor();
+    await delivery.getByRole('button', { name: 'Redeliver' }).click();
+    await operator.getByRole('status').filter({ hasText: 'Redelivery queued' }).waitFor();
+    const created = () => receiver.received.filter((r) => JSON.parse(r.body).type === 'user_group.created');
+    await eventually(async () => (created().length >= 2 ? true : undefined));
+    const [first, second] = created();
+    assert.equal(second?.headers['webhook-id'], first?.headers['webhook-id'], 'the same webhook-id');
+    await operator.getByRole('button', { name: 'Remove' }).click();
+    const dialog = operator.getByRole('dialog', { name: /Remove wh_/ });
+    await dialog.getByLabel('Type the webhook id to confirm').fill(id);
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await operator.getByRole('status').filter({ hasText: 'Webhook removed' }).waitFor();
+    assert.equal(await operator.getByRole('link', { name: id }).count(), 0);
+  });
+
   await t.test('a read-only session, 375 px wide, sees everything and no write control', async () => {
     const page = await newPage({ width: 375, height: 812 });
     await signIn(page, reader.key);
@@ -153,6 +196,10 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     assert.equal(await page.locator('textarea').count(), 0);
     await page.getByRole('button', { name: 'Reveal' }).waitFor();
     assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 375'), 'no sideways scrolling at 375 px');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Add webhook' }).count(), 0);
+    assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 375'), 'no sideways scrolling on Webhooks at 375 px');
     await page.context().close();
   });
 
