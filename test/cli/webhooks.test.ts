@@ -59,7 +59,8 @@ describe('ugs webhooks', () => {
       assert.equal(again.code, 1);
       assert.match(again.stderr, /^ugs: No webhook/m);
       const audit = await sandbox.ugs(dir, ['audit', '--json']);
-      assert.match(audit.stdout, /webhook\.created/);
+      const records = (JSON.parse(audit.stdout) as { action: string; key_id: string; webhook_id: string | null }[]).filter((r) => r.action.startsWith('webhook.'));
+      assert.deepEqual(records.map((r) => [r.action, r.key_id, r.webhook_id]), [['webhook.created', 'cli', id], ['webhook.deleted', 'cli', id]]);
       assert.ok(!audit.stdout.includes(secret.slice(6)), 'no secret in the audit trail');
     } finally {
       await target.close();
