@@ -189,3 +189,38 @@ describe('operator console: webhooks to private addresses when they are not allo
     assert.match(/<p id="url_error" class="error"[^>]*>([^<]*)<\/p>/.exec(answer.text)?.[1] ?? '', /private address.*UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS/);
   });
 });
+
+describe('operator console: a disabled webhook', () => {
+  it('shows it disabled, without Redeliver, and Enable brings it back', async (t) => {
+    // Disabled after any failure more than 1 ms after the first: a receiver that refuses connections (port 9) disables it at its second attempt.
+    const config = { retryScheduleMs: [0, 50, 50, 50], timeoutMs: 2000, pollMs: 20, disableAfterMs: 1, allowPrivateTargets: true };
+    const server = await startTestServer({ webhooks: config });
+    const worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...config } });
+    worker.start();
+    t.after(async () => {
+      await worker.stop(5000);
+      await server.close();
+    });
+    const api = await server.client();
+    const writer = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
+    const { webhook } = await server.services.webhooks.create(writer, { url: 'http://127.0.0.1:9/hooks', events: ['user_group.created'] });
+    await api.getOrCreate({ user_group_id: 'unheard', name: 'Unheard' });
+    await eventually(async () => ((await server.services.webhooks.get(READER, webhook.id)).disabledAt !== null ? true : undefined), 30_000, 'the webhook disabled');
+    const browser = new ConsoleClient(server.url);
+    assert.equal((await browser.signIn(api.key!)).status, 303);
+    const path = `/console/webhooks/${webhook.id}`;
+    const page = await browser.get(path);
+    assert.match(page.text, /<span class="state state-disabled">disabled<\/span>/);
+    assert.match(page.text, /connection refused/);
+    assert.ok(!page.text.includes('/redeliver"'), 'no Redeliver while disabled');
+    assert.match(page.text, /action="[^"]+\/enable"[\s\S]*?>Enable<\/button>/);
+    assert.match((await browser.get('/console/webhooks')).text, /state-disabled/);
+    const enabled = await browser.post(`${path}/enable`, { _csrf: await browser.csrfToken(path) });
+    assert.equal(enabled.status, 303);
+    assert.equal(enabled.headers.get('location'), `${path}?done=enabled`);
+    assert.equal((await server.services.webhooks.get(READER, webhook.id)).disabledAt, null);
+    const after = await browser.get(`${path}?done=enabled`);
+    assert.match(after.text, /Webhook enabled/);
+    assert.ok(!after.text.includes('/enable"'), 'no Enable once enabled');
+  });
+});
