@@ -17,6 +17,8 @@ export default tseslint.config(
     },
   },
   { files: ['src/cli/**', 'test/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
+  // The console's one script runs in the browser, served as is (src/http/console/console-assets.ts).
+  { files: ['src/http/console/assets/**'], languageOptions: { globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', Element: 'readonly' } } },
   {
     // Nothing outside src/store reaches the store: the composition root (src/services.ts) opens it and hands each
     // consumer a port or a domain service; `ugs import` (src/import-into-store.ts) opens the store it fills, and the

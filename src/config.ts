@@ -5,6 +5,9 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
 import { parseTrustedProxies } from './http/trusted-proxies.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-key.js';
 
+/** The Standard Webhooks retry schedule, in seconds: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+const DEFAULT_RETRY_SCHEDULE = '0,5,300,1800,7200,18000,36000,36000';
+
 /**
  * Every setting, read from the environment once and validated at start. A bad
  * value is one clear line naming the variable, never a stack trace.
@@ -74,6 +77,33 @@ const ConfigSchema = Type.Object({
     default: 30,
     description: 'How many days events stay readable through `GET /api/events`; older ones are left out and deleted a few at a time.',
   }),
+  UGS_WEBHOOK_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 300,
+    default: 15,
+    description: 'How long one webhook delivery attempt may take, from connecting to the end of the answer; past it the attempt fails (`timeout`) and is retried.',
+  }),
+  UGS_WEBHOOK_RETRY_SCHEDULE_SECONDS: Type.String({
+    pattern: '^\\s*\\d+(\\s*,\\s*\\d+)*\\s*$',
+    default: DEFAULT_RETRY_SCHEDULE,
+    description: 'Delays before each webhook delivery attempt, in seconds, comma-separated: the n-th is waited after attempt n-1 failed (the first counts from the event), with ±10 % jitter on non-zero delays; after the last attempt fails the delivery is `failed`. The default is the Standard Webhooks schedule (at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).',
+  }),
+  UGS_WEBHOOK_DISABLE_AFTER_HOURS: Type.Integer({
+    minimum: 1,
+    maximum: 8760,
+    default: 120,
+    description: 'A webhook whose attempts have all failed for this many hours (since the first failure after a success) is disabled, its pending deliveries marked failed, and a `webhook.disabled` event written.',
+  }),
+  UGS_WEBHOOK_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 1000,
+    description: 'How often each serving process looks for new events to fan out and for deliveries due, when the last look found nothing to do.',
+  }),
+  UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Union([Type.Literal('true'), Type.Literal('false')], {
+    default: 'false',
+    description: '`true` lets webhooks target loopback and private addresses (127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 100.64/10, ::1, fc00::/7, fe80::/10 …), over http or https; `false` refuses them, at registration and at each delivery (names are resolved and every address checked), and requires https.',
+  }),
   UGS_METRICS_TOKEN: Type.Optional(
     Type.String({ minLength: 16, description: 'At least 16 characters; when set, `GET /metrics` needs `Authorization: Bearer <token>`; unset: open.' }),
   ),
@@ -105,6 +135,16 @@ export interface Config {
   embed: EmbedConfig;
   /** UGS_EVENT_RETENTION_DAYS: how long events are kept. */
   eventRetentionDays: number;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  timeoutMs: number;
+  /** Delay before each attempt, in ms; its length is the number of attempts. */
+  retryScheduleMs: number[];
+  disableAfterMs: number;
+  pollMs: number;
+  allowPrivateTargets: boolean;
 }
 
 export interface EmbedConfig {
@@ -170,6 +210,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jwksMaxAgeSeconds: config.UGS_EMBED_JWKS_MAX_AGE_SECONDS,
     },
     eventRetentionDays: config.UGS_EVENT_RETENTION_DAYS,
+    webhooks: {
+      timeoutMs: config.UGS_WEBHOOK_TIMEOUT_SECONDS * 1000,
+      retryScheduleMs: config.UGS_WEBHOOK_RETRY_SCHEDULE_SECONDS.split(',').map((delay) => Number(delay.trim()) * 1000),
+      disableAfterMs: config.UGS_WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+      pollMs: config.UGS_WEBHOOK_POLL_MS,
+      allowPrivateTargets: config.UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+    },
     postgres:
       config.DATABASE_URL === undefined
         ? undefined

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileDurably } from './durable-file.js';
 import { invalidRequest } from './domain/errors.js';
-import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, resealSigningKeys, resealTokens, type ResealSummary, type Rotation } from './domain/secret-rotation.js';
+import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, resealSigningKeys, resealTokens, resealWebhookSecrets, type ResealSummary, type Rotation } from './domain/secret-rotation.js';
 import { secretCheckOf } from './domain/token-cipher.js';
 import { listLiveHolders, readRotation, recordRotation } from './secret-holders.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
@@ -18,7 +18,7 @@ export interface RotationResult extends ResealSummary {
 const HOLDER_POLL_MS = 100;
 
 /** What a rotation reads and writes: the store's settings (fingerprint, rotation, servers), every token, and this run's cipher. */
-type RotationServices = Pick<Services, 'settings' | 'tokenReseal' | 'signingKeyReseal' | 'cipher'>;
+type RotationServices = Pick<Services, 'settings' | 'tokenReseal' | 'signingKeyReseal' | 'webhookReseal' | 'cipher'>;
 
 /**
  * Moves every stored token to a new server secret while servers keep serving,
@@ -86,6 +86,7 @@ export async function rotateServerSecret(services: RotationServices, settings: S
   const first = await resealTokens(tokenReseal, services.cipher);
   const second = await resealTokens(tokenReseal, services.cipher);
   await resealSigningKeys(services.signingKeyReseal, services.cipher);
+  await resealWebhookSecrets(services.webhookReseal, services.cipher);
   if (rotation.finishedAt === null) await recordRotation(storeSettings, { ...rotation, finishedAt: new Date().toISOString() });
   if (mode === 'data dir') rmSync(previousPath, { force: true });
   return { scanned: first.scanned, resealed: first.resealed + second.resealed, mode };

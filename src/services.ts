@@ -1,6 +1,7 @@
-import { loadConfig, type Config } from './config.js';
+import { loadConfig, type Config, type WebhookConfig } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
 import type { AuditStore } from './domain/audit-store.js';
+import { ConsoleSessionService } from './domain/console-session-service.js';
 import { EventService } from './domain/event-service.js';
 import { DataTransfer } from './domain/data-transfer.js';
 import type { TokenResealStore } from './domain/secret-rotation.js';
@@ -10,8 +11,12 @@ import type { StoreHealth } from './domain/store-health.js';
 import { EmbedSessionService } from './domain/embed-session-service.js';
 import { SIGNING_KEY_POLL_MS, SigningKeys } from './domain/signing-keys.js';
 import { UserGroupService } from './domain/user-group-service.js';
+import { WebhookService } from './domain/webhook-service.js';
+import type { WebhookDeliveryStore, WebhookSecretResealStore } from './domain/webhook-store.js';
 import { TimedEmbedSessionStore, TimedSigningKeyStore } from './metrics/timed-embed-ports.js';
 import { StoreTiming } from './metrics/store-timing.js';
+import { TimedConsoleSessionStore } from './metrics/timed-console-ports.js';
+import { TimedWebhookDeliveryStore, TimedWebhookStore } from './metrics/timed-webhook-ports.js';
 import {
   TimedApiKeyStore,
   TimedAuditStore,
@@ -24,6 +29,8 @@ import {
 } from './metrics/timed-ports.js';
 import { loadServerSecret, SECRET_POLL_MS, type SecretKeyring } from './server-secret.js';
 import { openStore, type StoreConfig } from './store/open-store.js';
+import { DeliveryOutcomes } from './webhooks/delivery-outcomes.js';
+import { TargetGuard } from './webhooks/target-guard.js';
 
 /**
  * Everything the HTTP layer and the CLI call: one composition root for both.
@@ -41,6 +48,14 @@ export interface Services {
   audit: AuditStore;
   /** The event outbox, for GET /api/events. */
   events: EventService;
+  /** Operator console sessions (/console). */
+  consoleSessions: ConsoleSessionService;
+  /** Registering webhooks and reading their deliveries, for /api/webhooks and `ugs webhooks`. */
+  webhooks: WebhookService;
+  /** What the delivery worker needs (src/webhooks/webhook-worker.ts): the store's delivery side, the target guard, the settings. */
+  webhookDelivery: { store: WebhookDeliveryStore; targets: TargetGuard; config: WebhookConfig; outcomes: DeliveryOutcomes };
+  /** Every webhook's sealed secrets, for `ugs secret rotate`. */
+  webhookReseal: WebhookSecretResealStore;
   /** Whether the store answers, for GET /readyz. */
   storeHealth: StoreHealth;
   /** The store's own settings: the server secret's bookkeeping (server-secret.ts, `ugs secret rotate`). */
@@ -57,7 +72,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Partial<Pick<Config, 'embed' | 'eventRetentionDays'>>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
+export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Partial<Pick<Config, 'embed' | 'eventRetentionDays' | 'webhooks'>>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
   previousSecret?: string;
   /** How often a process checks for a rotation by `ugs secret rotate`; SECRET_POLL_MS unless a test needs it faster. */
   secretPollMs?: number;
@@ -80,8 +95,11 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
     const signingKeys = new SigningKeys({ store: signingKeyStore, settings, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
     await signingKeys.load({ serving: config.serving ?? false });
     // A rotation waits at least 60 s (the least JWKS max-age) before its key signs: every process has reread the keys by then.
+    const webhookConfig = config.webhooks ?? loadConfig({}).webhooks;
+    const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
     const keyPoll = setInterval(() => void signingKeys.refresh().catch(() => {}), SIGNING_KEY_POLL_MS);
     keyPoll.unref();
+    const apiKeys = new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() });
     return {
       userGroups: new UserGroupService({ store: userGroupStore, cipher }),
       signingKeys,
@@ -91,13 +109,17 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
         signingKeys,
         settings: { issuer: embed.issuer, audience: embed.audience },
       }),
-      apiKeys: new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() }),
+      apiKeys,
+      consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, storeTiming), apiKeys }),
       dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, storeTiming), cipher),
       audit: new TimedAuditStore(store.audit, storeTiming),
       events: new EventService({
         store: new TimedEventStore(store.events, storeTiming),
         retentionDays: config.eventRetentionDays ?? loadConfig({}).eventRetentionDays,
       }),
+      webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, storeTiming), cipher, targets }),
+      webhookDelivery: { store: new TimedWebhookDeliveryStore(store.webhookDeliveries, storeTiming), targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
+      webhookReseal: store.webhooks,
       storeHealth: new TimedStoreHealth(store, storeTiming),
       settings,
       tokenReseal: new TimedTokenResealStore(store.tokenReseal, storeTiming),

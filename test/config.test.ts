@@ -44,4 +44,20 @@ describe('settings', () => {
       });
     }
   });
+
+  it('webhooks: Standard Webhooks schedule, 15 s timeout, disabled after 5 days, 1 s poll, private targets refused, by default', () => {
+    const { webhooks } = loadConfig(base);
+    assert.deepEqual(webhooks, {
+      timeoutMs: 15_000,
+      retryScheduleMs: [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      disableAfterMs: 120 * 3_600_000,
+      pollMs: 1000,
+      allowPrivateTargets: false,
+    });
+    const set = loadConfig({ ...base, UGS_WEBHOOK_RETRY_SCHEDULE_SECONDS: ' 0, 1 ,1', UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', UGS_WEBHOOK_TIMEOUT_SECONDS: '2' }).webhooks;
+    assert.deepEqual([set.retryScheduleMs, set.allowPrivateTargets, set.timeoutMs], [[0, 1000, 1000], true, 2000]);
+    for (const [name, value] of [['UGS_WEBHOOK_RETRY_SCHEDULE_SECONDS', '0,5m'], ['UGS_WEBHOOK_RETRY_SCHEDULE_SECONDS', ','], ['UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS', 'yes'], ['UGS_WEBHOOK_TIMEOUT_SECONDS', '0']] as const) {
+      assert.throws(() => loadConfig({ ...base, [name]: value }), (error: Error) => error instanceof ConfigError && error.message.startsWith(`Invalid ${name}=${JSON.stringify(value)}: `));
+    }
+  });
 });

@@ -5,7 +5,10 @@ import { describe, it } from 'node:test';
 import { SqliteDatabase } from '../src/store/sqlite/sqlite-driver.js';
 import pg from 'pg';
 import { createTestDatabase } from './helpers/postgres.js';
+import { ConsoleClient } from './helpers/console-client.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
+import { startReceiver } from './helpers/webhook-receiver.js';
+import { webhookWorkerFor } from '../src/webhooks/webhook-worker.js';
 
 /** Every file under `dir`, as bytes. */
 function dumpFiles(dir: string): { where: string; bytes: Buffer }[] {
@@ -65,6 +68,23 @@ async function exercise(server: TestServer): Promise<string[]> {
     secrets.push(token);
     if (i % 2 === 0) secrets.push((await api.rotate(token)).json.user_group.token);
   }
+  // The console: the key it is signed in with, and the session id its cookie holds, are secrets too.
+  const browser = new ConsoleClient(server.url);
+  assert.equal((await browser.signIn(api.key!)).status, 303);
+  secrets.push(browser.cookie!.slice('ugs_console='.length));
+  assert.equal((await browser.get('/console/groups/g1')).status, 200);
+  // Webhook signing secrets, current and previous, and a delivery with its attempt.
+  const receiver = await startReceiver();
+  try {
+    const principal = { keyId: api.keyId, environment: 'Customer' as const, access: 'read-write' as const };
+    const { webhook, secret } = await server.services.webhooks.create(principal, { url: receiver.url });
+    secrets.push(secret, (await server.services.webhooks.rotateSecret(principal, webhook.id)).secret);
+    await api.getOrCreate({ user_group_id: 'hooked', name: 'Hooked' });
+    await webhookWorkerFor(server.services).runOnce();
+    await receiver.waitFor(1);
+  } finally {
+    await receiver.close();
+  }
   return secrets;
 }
 
@@ -79,11 +99,13 @@ function assertNoSecret(dumps: { where: string; bytes: Buffer }[], secrets: stri
 
 describe('secrets at rest', () => {
   it('SQLite: no file in the data dir and no table holds a plaintext token or API key, live or after shutdown', async () => {
-    const server = await startTestServer({ kind: 'sqlite' });
+    const server = await startTestServer({ kind: 'sqlite', webhooks: { allowPrivateTargets: true } });
     const secrets = await exercise(server);
     const file = join(server.dataDir, 'user-groups.sqlite');
     assertNoSecret([...dumpFiles(server.dataDir), ...dumpSqliteTables(file)], secrets, 'while running');
-    assert.ok(dumpSqliteTables(file).some((d) => d.where === 'table audit_log' && d.bytes.length > 0), 'the audit log was dumped');
+    for (const table of ['audit_log', 'webhooks', 'webhook_deliveries', 'webhook_delivery_attempts']) {
+      assert.ok(dumpSqliteTables(file).some((d) => d.where === `table ${table}` && d.bytes.length > 0), `${table} was dumped`);
+    }
     const dataDir = server.dataDir;
     await server.app.close();
     await server.services.close();
@@ -95,13 +117,14 @@ describe('secrets at rest', () => {
 
   it('PostgreSQL: no table holds a plaintext token or API key', async () => {
     const database = await createTestDatabase();
-    const server = await startTestServer({ postgres: database });
+    const server = await startTestServer({ postgres: database, webhooks: { allowPrivateTargets: true } });
     try {
       const secrets = await exercise(server);
       const dumps = await dumpPostgresTables(database.url);
       assert.deepEqual(dumps.map((d) => d.where).sort(), [
           'table api_keys',
           'table audit_log',
+          'table console_sessions',
           'table embed_revocations',
           'table embed_sessions',
           'table events',
@@ -110,6 +133,9 @@ describe('secrets at rest', () => {
           'table settings',
           'table signing_keys',
           'table user_groups',
+          'table webhook_deliveries',
+          'table webhook_delivery_attempts',
+          'table webhooks',
         ]);
       assertNoSecret([...dumps, ...dumpFiles(server.dataDir)], secrets, 'PostgreSQL');
     } finally {

@@ -8,6 +8,7 @@ import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
 import { signingKeysCommand } from './commands/signing-keys.js';
 import { transferCommands } from './commands/transfer.js';
+import { webhooksCommand } from './commands/webhooks.js';
 import { CliError, reportFailure } from './run-command.js';
 import { unsupportedNodeReason } from './supported-node.js';
 
@@ -23,6 +24,7 @@ transferCommands(program);
 auditCommand(program);
 secretCommand(program);
 signingKeysCommand(program);
+webhooksCommand(program);
 configCommand(program);
 
 const unsupported = unsupportedNodeReason();

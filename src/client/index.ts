@@ -12,6 +12,11 @@ export {
   type EmbedRevocationPage,
   type ServiceEvent,
   type EventPage,
+  type Webhook,
+  type WebhookRequest,
+  type WebhookWithSecret,
+  type WebhookDelivery,
+  type WebhookDeliveryPage,
 } from './user-group-client.js';
 export { UserGroupServiceError } from './client-error.js';
 export type { Transport, WireRequest, WireResponse } from './transport.js';

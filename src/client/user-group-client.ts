@@ -10,6 +10,15 @@ import type {
 } from '../http/schemas.js';
 import type { IntrospectResponse, MintBody, MintResponse, RevocationsResponse } from '../http/embed-schemas.js';
 import type { EventItem, EventsResponse } from '../http/event-schemas.js';
+import type {
+  CreateWebhookBody,
+  DeliveriesResponse,
+  DeliveryResponse,
+  Webhook,
+  WebhookListResponse,
+  WebhookResponse,
+  WebhookWithSecretResponse,
+} from '../http/webhook-schemas.js';
 import { UserGroupServiceError } from './client-error.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
@@ -39,6 +48,12 @@ export type EmbedRevocationPage = Omit<RevocationsResponse, 'success'>;
 /** One event of the outbox: `id` (what a consumer deduplicates on), `type`, `timestamp`, `data`. */
 export type ServiceEvent = EventItem;
 export type EventPage = Omit<EventsResponse, 'success'>;
+export type { Webhook };
+export type WebhookRequest = CreateWebhookBody;
+/** A webhook as registered or re-keyed: with its signing secret, shown this once. */
+export type WebhookWithSecret = WebhookWithSecretResponse['webhook'];
+export type WebhookDelivery = DeliveryResponse['delivery'];
+export type WebhookDeliveryPage = Omit<DeliveriesResponse, 'success'>;
 
 const RETRYABLE = new Set([429, 503]);
 
@@ -133,6 +148,46 @@ export class UserGroupClient {
   async events(options: { after?: string; limit?: number } = {}): Promise<EventPage> {
     const { events, next_cursor } = await this.call<EventsResponse>('GET', `/api/events?${pageQuery(options)}`);
     return { events, next_cursor };
+  }
+
+  /** POST /api/webhooks: registers an endpoint for the environment's events; the answer holds its secret, shown this once. */
+  async createWebhook(input: WebhookRequest): Promise<WebhookWithSecret> {
+    return (await this.call<WebhookWithSecretResponse>('POST', '/api/webhooks', input)).webhook;
+  }
+
+  /** GET /api/webhooks: the environment's webhooks, without secrets. */
+  async listWebhooks(): Promise<Webhook[]> {
+    return (await this.call<WebhookListResponse>('GET', '/api/webhooks')).webhooks;
+  }
+
+  async getWebhook(webhookId: string): Promise<Webhook> {
+    return (await this.call<WebhookResponse>('GET', `/api/webhooks/${encodeURIComponent(webhookId)}`)).webhook;
+  }
+
+  /** DELETE /api/webhooks/{id}: its pending deliveries are not sent. */
+  async deleteWebhook(webhookId: string): Promise<void> {
+    await this.call('DELETE', `/api/webhooks/${encodeURIComponent(webhookId)}`);
+  }
+
+  /** POST /api/webhooks/{id}/rotate_secret: a new secret; the previous one keeps signing beside it for 24 hours. */
+  async rotateWebhookSecret(webhookId: string): Promise<WebhookWithSecret> {
+    return (await this.call<WebhookWithSecretResponse>('POST', `/api/webhooks/${encodeURIComponent(webhookId)}/rotate_secret`)).webhook;
+  }
+
+  /** POST /api/webhooks/{id}/enable: delivers again after it was disabled for failing. */
+  async enableWebhook(webhookId: string): Promise<Webhook> {
+    return (await this.call<WebhookResponse>('POST', `/api/webhooks/${encodeURIComponent(webhookId)}/enable`)).webhook;
+  }
+
+  /** GET /api/webhooks/{id}/deliveries: newest first, each with its attempts; `after` is a next_cursor. */
+  async webhookDeliveries(webhookId: string, options: { after?: string; limit?: number } = {}): Promise<WebhookDeliveryPage> {
+    const { deliveries, next_cursor } = await this.call<DeliveriesResponse>('GET', `/api/webhooks/${encodeURIComponent(webhookId)}/deliveries?${pageQuery(options)}`);
+    return { deliveries, next_cursor };
+  }
+
+  /** POST /api/webhooks/{id}/redeliver: the event again, with the same webhook-id, as a new delivery due now. */
+  async redeliver(webhookId: string, eventId: string): Promise<WebhookDelivery> {
+    return (await this.call<DeliveryResponse>('POST', `/api/webhooks/${encodeURIComponent(webhookId)}/redeliver`, { event_id: eventId })).delivery;
   }
 
   private async call<T>(method: WireRequest['method'], path: string, body?: unknown): Promise<T> {

@@ -6,6 +6,6 @@ import type { AuditQuery, AuditRecord } from './audit.js';
  * transaction (see UserGroupStore and ApiKeyStore), never through this port.
  */
 export interface AuditStore {
-  /** Audit records, oldest first, filtered by group and time. */
+  /** Audit records, oldest first (or newest first when asked), filtered by group, time and environment. */
   listAuditRecords(query: AuditQuery): Promise<AuditRecord[]>;
 }

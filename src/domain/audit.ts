@@ -10,6 +10,11 @@ export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
   'embed_session.revoked',
+  'webhook.created',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.enabled',
+  'webhook.disabled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -35,6 +40,8 @@ export interface AuditRecord {
    * records older than this field.
    */
   clientAddress: string | null;
+  /** For webhook events, the webhook concerned; absent otherwise. */
+  webhookId?: string | null;
 }
 
 /** Who made a change, from where, and which fields it set: what the domain hands the store with every write. */
@@ -60,5 +67,9 @@ export interface AuditQuery {
   /** A team_id, or a user_group_id (provided id) in either environment. */
   group?: { teamId: number } | { providedId: string };
   since?: string;
+  /** Only this environment's records (the console shows a key its own environment only); all when absent. */
+  environment?: Environment;
+  /** The latest `limit` records, newest first (the console's activity page); oldest first when absent. */
+  newestFirst?: boolean;
   limit: number;
 }

@@ -13,6 +13,8 @@ export interface EventSubject {
   keyId: string | null;
   /** Names of the fields the change set; never their values. */
   fields: readonly string[];
+  /** For webhook events, the webhook concerned. */
+  webhookId?: string | null;
 }
 
 /**
@@ -22,6 +24,10 @@ export interface EventSubject {
  */
 export function eventData(type: EventType, subject: EventSubject): EventData {
   const data: EventData = { api_environment_tag: subject.environment };
+  if (type.startsWith('webhook.')) {
+    if (subject.webhookId) data.webhook_id = subject.webhookId;
+    return data;
+  }
   if (type.startsWith('api_key.')) {
     if (subject.keyId !== null) data.api_key_id = subject.keyId;
     return data;

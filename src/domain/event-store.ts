@@ -14,4 +14,10 @@ export interface EventStore {
    * of them are deleted on the way.
    */
   listEvents(environment: Environment, afterSequence: number, limit: number, notBefore: string): Promise<EventRecord[]>;
+  /**
+   * The environment's latest events, newest first, not older than `notBefore`;
+   * only those about the group `userGroupId` when given. For the console's
+   * activity page, not for pollers (they resume with listEvents).
+   */
+  listRecentEvents(environment: Environment, limit: number, notBefore: string, userGroupId?: string): Promise<EventRecord[]>;
 }

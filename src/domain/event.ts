@@ -16,6 +16,11 @@ export const EVENT_TYPES = [
   'api_key.created',
   'api_key.revoked',
   'signing_key.rotated',
+  'webhook.created',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.enabled',
+  'webhook.disabled',
 ] as const satisfies readonly (AuditAction | 'signing_key.rotated')[];
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -28,6 +33,7 @@ export interface EventData {
   user_group_id?: string;
   team_id?: number;
   api_key_id?: string;
+  webhook_id?: string;
   changed?: string[];
   /** signing_key.rotated: the new key's `kid`, and when it starts signing (until then the previous key signs). */
   signing_key_id?: string;

@@ -66,6 +66,8 @@ export const AuditLine = Type.Object({
   fields: Type.Array(Type.String()),
   // Optional: exports made before the audit log had it still import (as null).
   client_address: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  // Only on webhook.* records.
+  webhook_id: Type.Optional(Type.String()),
 });
 
 export const TrailerLine = Type.Object({
@@ -150,6 +152,7 @@ export function auditLine(a: AuditRecord): Static<typeof AuditLine> {
     key_id: a.keyId,
     fields: a.fields,
     client_address: a.clientAddress,
+    ...(a.webhookId ? { webhook_id: a.webhookId } : {}),
   };
 }
 
@@ -164,6 +167,7 @@ export function auditFromLine(l: Static<typeof AuditLine>): AuditRecord {
     keyId: l.key_id,
     fields: l.fields,
     clientAddress: l.client_address ?? null,
+    ...(l.webhook_id === undefined ? {} : { webhookId: l.webhook_id }),
   };
 }
 

@@ -1,14 +1,15 @@
 import { apiKeyFormat } from './api-key.js';
 import { userGroupTokenFormat } from './user-group-token.js';
+import { consoleSessionIdFormat } from './console-session.js';
 
-const PREFIXES = [apiKeyFormat.prefix, userGroupTokenFormat.prefix];
+const PREFIXES = [apiKeyFormat.prefix, userGroupTokenFormat.prefix, consoleSessionIdFormat.prefix];
 /** A prefix and the base62 run after it, whatever its length: malformed and truncated secrets are still secrets. */
 const SECRET = new RegExp(`(${PREFIXES.join('|')})[0-9A-Za-z]+`, 'g');
 
 /**
- * `text` with every API key and user group token in it replaced by its prefix
+ * `text` with every API key, user group token and console session id in it replaced by its prefix
  * and `[redacted]` (`ugt_[redacted]`). For text that may echo what a client
- * sent: log lines, error messages. Two substring checks when there is nothing
+ * sent: log lines, error messages. One substring check per prefix when there is nothing
  * to redact, so it can run on every log line.
  */
 export function redactSecrets(text: string): string {

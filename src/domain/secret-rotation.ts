@@ -3,6 +3,8 @@ import type { UserGroupRecord } from './user-group.js';
 import { UnknownSecretError, type TokenCipher } from './token-cipher.js';
 import { signingKeySealContext } from './signing-key.js';
 import type { SigningKeyStore } from './signing-key-store.js';
+import { webhookSecretSealContext } from './webhook.js';
+import type { WebhookSecretResealStore } from './webhook-store.js';
 
 const PAGE = 500;
 
@@ -163,6 +165,30 @@ export async function resealSigningKeys(store: Pick<SigningKeyStore, 'listSignin
       throw new ServiceError('invalid_request', `The signing key ${key.kid} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`);
     }
     if (await store.replaceSigningKeyCiphertext(key.kid, key.privateKeyCiphertext, cipher.seal(privateKey, context))) resealed++;
+  }
+  return resealed;
+}
+
+/**
+ * Re-encrypts, under the cipher's current secret, every webhook signing
+ * secret (current and previous) sealed under another one. Receivers see no
+ * change. Returns how many were re-sealed.
+ */
+export async function resealWebhookSecrets(store: WebhookSecretResealStore, cipher: TokenCipher): Promise<number> {
+  let resealed = 0;
+  for (const webhook of await store.listWebhookSecrets()) {
+    const context = webhookSecretSealContext(webhook.id);
+    for (const [which, sealed] of [['current', webhook.secretCiphertext], ['previous', webhook.previousSecretCiphertext]] as const) {
+      if (sealed === null || cipher.isCurrent(sealed)) continue;
+      let secret: string;
+      try {
+        secret = cipher.open(sealed, context);
+      } catch (error) {
+        if (!(error instanceof UnknownSecretError)) throw error;
+        throw new ServiceError('invalid_request', `The secret of webhook ${webhook.id} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`);
+      }
+      if (await store.replaceWebhookSecretCiphertext(webhook.id, which, sealed, cipher.seal(secret, context))) resealed++;
+    }
   }
   return resealed;
 }

@@ -17,6 +17,8 @@ import { refuseWhileClosing } from './refuse-while-closing.js';
 import { requestIdFor } from './request-id.js';
 import { trustedProxyCheck } from './trusted-proxies.js';
 import { OneLinePerRequest } from './request-log.js';
+import { sharedLimits } from './per-key-rate-limit.js';
+import { consolePlugin } from './console/console-plugin.js';
 import { registerHealth } from './routes/health.js';
 import { registerJwks } from './routes/jwks.js';
 import { registerMetrics } from './routes/metrics.js';
@@ -81,7 +83,11 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
   app.server.on('checkExpectation', refuseExpectation);
 
-  const metrics = new AppMetrics({ countUserGroups: () => services.userGroups.countByEnvironment(), storeTiming: services.storeTiming });
+  const metrics = new AppMetrics({
+    countUserGroups: () => services.userGroups.countByEnvironment(),
+    storeTiming: services.storeTiming,
+    webhooks: { outcomes: services.webhookDelivery.outcomes, oldestPendingAt: () => services.webhookDelivery.store.oldestPendingAt() },
+  });
   metrics.install(app);
 
   // Before every route: the document is generated from the routes it sees registered.
@@ -89,6 +95,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
   registerHealth(app, services.storeHealth);
   registerJwks(app, services.signingKeys);
   registerMetrics(app, metrics, options.metricsToken);
-  await app.register(userGroupRoutes, { services, limits });
+  const shared = sharedLimits(limits);
+  await app.register(userGroupRoutes, { services, limits: shared });
+  // The operator console: its own plugin (helmet, cookies, CSRF) whose hooks reach /console only.
+  await app.register(consolePlugin, { prefix: '/console', services, limits: shared });
   return app;
 }

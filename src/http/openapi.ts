@@ -37,6 +37,7 @@ export async function registerOpenApi(app: TypedApp): Promise<void> {
       tags: [
         { name: 'User groups', description: 'Authenticated with an API key; a key sees only the groups of its own environment.' },
         { name: 'Events', description: 'What changed in an environment, in commit order; any read-write or read-only key of it.' },
+        { name: 'Webhooks', description: "The environment's events POSTed to your endpoints, signed the Standard Webhooks way and retried until they succeed; read-write keys manage them, read-only keys read them." },
         { name: 'Operations', description: 'Health, readiness and metrics; no API key.' },
       ],
     },

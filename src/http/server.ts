@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config.js';
 import { openServices } from '../services.js';
+import { webhookWorkerFor } from '../webhooks/webhook-worker.js';
 import { buildApp } from './app.js';
 import { createLogger } from './logger.js';
 import type { TypedApp } from './typed-app.js';
@@ -19,13 +20,17 @@ export async function startServer(config: Config): Promise<RunningServer> {
   try {
     const app = await buildApp(services, { logger, limits: config.http, metricsToken: config.metricsToken, trustedProxies: config.trustedProxies });
     await app.listen({ port: config.port, host: config.host });
+    // Every serving process delivers webhooks; leases keep them from sending one attempt twice.
+    const webhookWorker = webhookWorkerFor(services, { log: logger });
+    webhookWorker.start();
     const { address, port } = app.server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
     return {
       app,
       url: `http://${host}:${port}`,
       close: async () => {
-        await app.close();
+        // In-flight deliveries finish within most of the shutdown time; any cut short are retried once their lease expires.
+        await Promise.all([app.close(), webhookWorker.stop(Math.max(100, config.shutdownTimeoutMs * 0.8))]);
         await services.close();
       },
     };

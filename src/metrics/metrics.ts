@@ -5,6 +5,7 @@ import { ENVIRONMENTS, type Environment } from '../domain/environment.js';
 import { ServiceError } from '../domain/errors.js';
 import { clusterMetricsText, shareWorkerMetrics } from './cluster-metrics.js';
 import type { StoreTiming } from './store-timing.js';
+import type { DeliveryOutcomes } from '../webhooks/delivery-outcomes.js';
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -18,6 +19,8 @@ export interface MetricSources {
   countUserGroups(): Promise<Record<Environment, number>>;
   /** Store calls to time, observed until the app closes. */
   storeTiming: StoreTiming;
+  /** Webhook attempts' outcomes as this process records them, and the oldest pending delivery (asked at scrape time). */
+  webhooks?: { outcomes: DeliveryOutcomes; oldestPendingAt(): Promise<string | null> };
 }
 
 /**
@@ -95,9 +98,41 @@ export class AppMetrics {
         }
       },
     });
-    this.unsubscribe = sources.storeTiming.observe((operation, seconds) => this.storeDuration.observe({ operation }, seconds));
+    const unobserveStore = sources.storeTiming.observe((operation, seconds) => this.storeDuration.observe({ operation }, seconds));
+    const unobserveWebhooks = this.installWebhookMetrics(sources);
+    this.unsubscribe = () => {
+      unobserveStore();
+      unobserveWebhooks();
+    };
     this.registry = Registry.merge([sharedProcessRegistry(), this.own]);
     if (cluster.isWorker) shareWorkerMetrics(this.registry);
+  }
+
+  private installWebhookMetrics(sources: MetricSources): () => void {
+    const { webhooks } = sources;
+    if (!webhooks) return () => {};
+    const deliveries = new Counter({
+      name: 'ugs_webhook_deliveries_total',
+      help: 'Webhook delivery attempts recorded, by outcome: succeeded (2xx), retrying (failed, another attempt scheduled), failed (failed, no attempt left).',
+      labelNames: ['outcome'] as const,
+      registers: [this.own],
+    });
+    new Gauge({
+      name: 'ugs_webhook_oldest_pending_seconds',
+      help: 'Age of the oldest webhook delivery not yet delivered nor given up (0 when none; read from the store at scrape time).',
+      registers: [this.own],
+      // Every worker reads the same store.
+      aggregator: 'first',
+      async collect() {
+        try {
+          const at = await webhooks.oldestPendingAt();
+          this.set(at === null ? 0 : Math.max(0, (Date.now() - Date.parse(at)) / 1000));
+        } catch {
+          this.reset();
+        }
+      },
+    });
+    return webhooks.outcomes.observe((outcome) => deliveries.inc({ outcome }));
   }
 
   /** What GET /metrics serves: this process's metrics, or every worker's when this is one of UGS_WORKERS. */

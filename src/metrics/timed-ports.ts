@@ -90,6 +90,10 @@ export class TimedAuditStore implements AuditStore {
 export class TimedEventStore implements EventStore {
   constructor(private readonly inner: EventStore, private readonly timing: StoreTiming) {}
 
+  listRecentEvents(environment: Environment, limit: number, notBefore: string, userGroupId?: string): Promise<EventRecord[]> {
+    return this.timing.time('listRecentEvents', () => this.inner.listRecentEvents(environment, limit, notBefore, userGroupId));
+  }
+
   listEvents(environment: Environment, afterSequence: number, limit: number, notBefore: string): Promise<EventRecord[]> {
     return this.timing.time('listEvents', () => this.inner.listEvents(environment, afterSequence, limit, notBefore));
   }

@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from '../domain/api-key-store.js';
 import type { AuditStore } from '../domain/audit-store.js';
+import type { ConsoleSessionStore } from '../domain/console-session-store.js';
 import type { EventStore } from '../domain/event-store.js';
 import type { EmbedSessionStore } from '../domain/embed-session-store.js';
 import type { SigningKeyStore } from '../domain/signing-key-store.js';
@@ -8,6 +9,7 @@ import type { SettingsStore } from '../domain/settings-store.js';
 import type { StoreHealth } from '../domain/store-health.js';
 import type { TransferStore } from '../domain/transfer-store.js';
 import type { UserGroupStore } from '../domain/user-group-store.js';
+import type { WebhookDeliveryStore, WebhookSecretResealStore, WebhookStore } from '../domain/webhook-store.js';
 
 export type { NewUserGroup, TokenReplacement, UserGroupChanges } from '../domain/user-group-store.js';
 export type { ImportBatch } from '../domain/transfer-store.js';
@@ -48,5 +50,8 @@ export interface Store extends StoreHealth {
   readonly settings: SettingsStore;
   readonly embedSessions: EmbedSessionStore;
   readonly signingKeys: SigningKeyStore;
+  readonly consoleSessions: ConsoleSessionStore;
+  readonly webhooks: WebhookStore & WebhookSecretResealStore;
+  readonly webhookDeliveries: WebhookDeliveryStore;
   close(): Promise<void>;
 }

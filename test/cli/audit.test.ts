@@ -56,7 +56,7 @@ describe('ugs audit', () => {
     const future = await runCli(['audit', '--since', '2999-01-01'], env);
     assert.match(future.stdout, /No audit records match/);
     const table = await runCli(['audit'], env);
-    assert.match(table.stdout, /^AT\s+ACTION.*\sCLIENT$/m);
+    assert.match(table.stdout, /^AT\s+ACTION.*\sCLIENT\s+WEBHOOK$/m);
     assert.match(table.stdout, /user_group\.created\s.*\s127\.0\.0\.1$/m);
 
     for (const output of [all.stdout, table.stdout]) {

@@ -9,6 +9,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { webhookSecretSealContext } from '../../src/domain/webhook.js';
 
 interface Known {
   id: string;
@@ -95,6 +96,30 @@ describe('ugs secret rotate', () => {
     const withOld = await runCli(['keys', 'list'], { UGS_DATA_DIR: dir.path, UGS_SECRET: oldSecret });
     assert.notEqual(withOld.code, 0);
     assert.match(withOld.stderr, /not the one this store was created with/);
+  });
+
+  it('data dir: re-seals webhook signing secrets, current and previous, so they open once the old secret is gone', async () => {
+    const dir = makeTempDir('ugs-rotate-hooks');
+    dirs.push(dir);
+    const server = await startTestServer({ dataDir: dir.path, kind: 'sqlite', webhooks: { allowPrivateTargets: true } });
+    const principal = { keyId: (await server.client()).keyId, environment: 'Customer' as const, access: 'read-write' as const };
+    const { webhook, secret: previous } = await server.services.webhooks.create(principal, { url: 'http://127.0.0.1:9/hooks' });
+    const { secret: current } = await server.services.webhooks.rotateSecret(principal, webhook.id);
+    await server.app.close();
+    await server.services.close();
+    const rotation = await runCli(['secret', 'rotate', '--grace-ms', '20000'], { UGS_DATA_DIR: dir.path });
+    assert.equal(rotation.code, 0, rotation.stderr);
+    assert.equal(existsSync(join(dir.path, 'server-secret.previous')), false);
+    const after = await startTestServer({ dataDir: dir.path, kind: 'sqlite' });
+    try {
+      const [stored] = await after.services.webhookReseal.listWebhookSecrets();
+      const context = webhookSecretSealContext(webhook.id);
+      assert.equal(after.services.cipher.open(stored!.secretCiphertext, context), current);
+      assert.equal(after.services.cipher.open(stored!.previousSecretCiphertext!, context), previous);
+    } finally {
+      await after.app.close();
+      await after.services.close();
+    }
   });
 
   it('environment: replicas run UGS_SECRET=new with UGS_PREVIOUS_SECRET=old, rotate, then drop the old secret', async () => {

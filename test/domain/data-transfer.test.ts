@@ -94,6 +94,17 @@ describe('DataTransfer', () => {
     }
   });
 
+  it('carries the webhook a webhook.* audit record names', async () => {
+    const source = await fresh();
+    const record = { id: 'wh_0123456789abcdef01234567', environment: 'Customer' as const, url: 'https://hooks.example/in', events: null, description: null, secretCiphertext: Buffer.alloc(40, 1), previousSecretCiphertext: null, previousSecretExpiresAt: null, createdAt: '2026-01-01T00:00:00.000Z', disabledAt: null, failingSince: null };
+    await source.webhooks.insertWebhook(record, { keyId: 'k', fields: ['url'] }, 20);
+    const exported = await collect(new DataTransfer(source.transfer, cipher).exportLines());
+    const target = await fresh();
+    await new DataTransfer(target.transfer, cipher).import(from(exported));
+    const [audit] = await target.transfer.listAuditRecordsAfter(0, 10);
+    assert.deepEqual([audit!.action, audit!.webhookId], ['webhook.created', record.id]);
+  });
+
   it('refuses an export made under another server secret', async () => {
     const target = await fresh();
     await assert.rejects(new DataTransfer(target.transfer, createTokenCipher('u'.repeat(32))).import(from(lines)), /different server secret/);

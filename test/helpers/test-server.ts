@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Access } from '../../src/domain/api-key.js';
-import { loadConfig, type EmbedConfig } from '../../src/config.js';
+import { loadConfig, type EmbedConfig, type WebhookConfig } from '../../src/config.js';
 import type { Environment } from '../../src/domain/environment.js';
 import { buildApp } from '../../src/http/app.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/http/http-limits.js';
@@ -48,6 +48,8 @@ export interface TestServerOptions {
   trustedProxies?: string[];
   /** UGS_EMBED_* settings (issuer, audience, algorithm, JWKS max-age) over their defaults. */
   embed?: Partial<EmbedConfig>;
+  /** UGS_WEBHOOK_* settings over their defaults (e.g. allowPrivateTargets for receivers on 127.0.0.1). */
+  webhooks?: Partial<WebhookConfig>;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -73,6 +75,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     postgres: database?.config,
     keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
     embed: { ...loadConfig({}).embed, ...options.embed },
+    webhooks: { ...loadConfig({}).webhooks, ...options.webhooks },
   });
   const app = await buildApp(services, {
     logger,

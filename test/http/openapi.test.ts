@@ -14,8 +14,8 @@ type Doc = any;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 
-/** Served by the reference itself, not part of the API it describes. */
-const isReferenceRoute = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/');
+/** Served by the reference itself, or pages for people (the operator console): not part of the API it describes. */
+const isReferenceRoute = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/') || url === '/console' || url.startsWith('/console/');
 
 interface Recorded {
   server: TestServer;

@@ -4,9 +4,11 @@ import { after, before, describe, it } from 'node:test';
 import type { ApiKeyRecord } from '../../src/domain/api-key.js';
 import type { Environment } from '../../src/domain/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
+import { consoleSessionStoreConformance } from './console-session-store-conformance.js';
 import { embedStoreConformance } from './embed-store-conformance.js';
 import { eventStoreConformance } from './event-store-conformance.js';
 import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
+import { webhookStoreConformance } from './webhook-store-conformance.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
 export interface StoreFixture {
@@ -498,4 +500,6 @@ export function storeConformance(fixture: StoreFixture): void {
   embedStoreConformance(fixture);
   hierarchyStoreConformance(fixture);
   eventStoreConformance(fixture);
+  consoleSessionStoreConformance(fixture);
+  webhookStoreConformance(fixture);
 }

@@ -14,6 +14,7 @@ function auditView(record: AuditRecord) {
     key_id: record.keyId,
     fields: record.fields,
     client_address: record.clientAddress,
+    webhook_id: record.webhookId ?? null,
   };
 }
 
@@ -26,7 +27,7 @@ function parseSince(text: string): string {
 export function auditCommand(program: Command): void {
   program
     .command('audit')
-    .description('show the audit log: every group created, updated, rotated or deleted and every key created or revoked, with the acting key and client address, oldest first')
+    .description('show the audit log: every group created, updated, moved, rotated or deleted, every key created or revoked, every embed session ended and every webhook change, with the acting key and client address, oldest first')
     .option('--group <id>', 'only this group: a team_id, or a user_group_id (in either environment)')
     .option('--since <time>', 'only records at or after this time (ISO 8601)')
     .option('--limit <n>', 'at most this many records', '1000')
@@ -53,6 +54,7 @@ export function auditCommand(program: Command): void {
             key: r.key_id ?? '',
             fields: r.fields.join(','),
             client: r.client_address ?? '',
+            webhook: r.webhook_id ?? '',
           })),
         );
       });

@@ -1,9 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
-import { ServiceError } from '../../domain/errors.js';
 import type { Services } from '../../services.js';
 import { authenticate } from '../auth.js';
-import { FailedAuthThrottle } from '../failed-auth-throttle.js';
-import type { HttpLimits } from '../http-limits.js';
+import type { SharedLimits } from '../per-key-rate-limit.js';
 import type { TypedApp } from '../typed-app.js';
 import { registerDeleteUserGroup } from './delete-user-group.js';
 import { registerGetOrCreateUserGroup } from './get-or-create-user-group.js';
@@ -15,27 +13,18 @@ import { registerRotateUserGroupToken } from './rotate-user-group-token.js';
 import { registerUpdateUserGroup } from './update-user-group.js';
 import { registerEmbedSessionRoutes } from './embed-session-routes.js';
 import { registerListEvents } from './list-events.js';
+import { registerWebhookDeliveryRoutes } from './webhook-delivery-routes.js';
+import { registerWebhookRoutes } from './webhook-routes.js';
 
 /** The /api routes: every one authenticated, and never cached since they carry tokens. */
-export async function userGroupRoutes(app: TypedApp, options: { services: Services; limits: HttpLimits }): Promise<void> {
+export async function userGroupRoutes(app: TypedApp, options: { services: Services; limits: SharedLimits }): Promise<void> {
   app.decorateRequest('principal', null as never);
   app.addHook('onRequest', (_request, reply, done) => {
     reply.header('cache-control', 'no-store');
     done();
   });
-  app.addHook('onRequest', authenticate(options.services.apiKeys, new FailedAuthThrottle(options.limits.authFailuresPerMinute)));
-  if (options.limits.requestsPerKeyPerMinute > 0) {
-    // After authentication (preHandler), so the limit is per API key. Per process: each replica counts on its own.
-    await app.register(rateLimit, {
-      global: true,
-      hook: 'preHandler',
-      max: options.limits.requestsPerKeyPerMinute,
-      timeWindow: 60_000,
-      keyGenerator: (request) => request.principal.keyId,
-      errorResponseBuilder: (_request, context) =>
-        new ServiceError('rate_limited', `This API key made more than ${context.max} requests this minute; retry in ${context.after}.`, { retryAfterSeconds: Math.ceil(context.ttl / 1000) }),
-    });
-  }
+  app.addHook('onRequest', authenticate(options.services.apiKeys, options.limits.throttle));
+  if (options.limits.perKeyRateLimit) await app.register(rateLimit, options.limits.perKeyRateLimit);
   registerGetOrCreateUserGroup(app, options.services.userGroups);
   registerHeadUserGroup(app, options.services.userGroups);
   registerUpdateUserGroup(app, options.services.userGroups);
@@ -46,4 +35,6 @@ export async function userGroupRoutes(app: TypedApp, options: { services: Servic
   registerListDescendants(app, options.services.userGroups);
   registerEmbedSessionRoutes(app, options.services.embedSessions);
   registerListEvents(app, options.services.events);
+  registerWebhookRoutes(app, options.services.webhooks);
+  registerWebhookDeliveryRoutes(app, options.services.webhooks);
 }

@@ -22,7 +22,8 @@ export class PostgresAuditLog implements AuditStore {
     if (query.group && 'teamId' in query.group) where.push(`team_id = $${values.push(query.group.teamId)}`);
     else if (query.group) where.push(`provided_id = $${values.push(query.group.providedId)}`);
     if (query.since) where.push(`at >= $${values.push(query.since)}`);
-    const text = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT $${values.push(query.limit)}`;
+    if (query.environment) where.push(`environment = $${values.push(query.environment)}`);
+    const text = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id${query.newestFirst ? ' DESC' : ''} LIMIT $${values.push(query.limit)}`;
     return (await this.queries.queryText<AuditRow>({ text, values })).rows.map(toAuditRecord);
   }
 

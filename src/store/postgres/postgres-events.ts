@@ -23,12 +23,13 @@ export const EVENTS_OF_AUDITED = `evented AS (
              'user_group_id', a.provided_id,
              'team_id', a.team_id,
              'api_key_id', CASE WHEN a.action LIKE 'api_key.%' THEN a.key_id END,
+             'webhook_id', a.webhook_id,
              'changed', CASE WHEN a.action IN ('user_group.updated', 'user_group.moved') THEN a.fields::jsonb END))
     FROM audited a, ${FEED_ORDER_LOCK}
     ORDER BY a.id
   )`;
 
-interface EventRow {
+export interface EventRow {
   sequence: string;
   id: string;
   environment: string;
@@ -46,6 +47,8 @@ const SQL = {
                    SELECT sequence FROM events WHERE at < $3 LIMIT ${PRUNE_PER_READ} FOR UPDATE SKIP LOCKED)
                )
                SELECT * FROM events WHERE environment = $1 AND sequence > $2 AND at >= $3 ORDER BY sequence LIMIT $4`,
+  listRecentEvents: `SELECT * FROM events WHERE environment = $1 AND at >= $2 AND ($3::text IS NULL OR data->>'user_group_id' = $3)
+                     ORDER BY sequence DESC LIMIT $4`,
 } as const;
 
 /** The PostgreSQL outbox, as GET /api/events reads it. */
@@ -55,13 +58,23 @@ export class PostgresEvents implements EventStore {
   async listEvents(environment: Environment, afterSequence: number, limit: number, notBefore: string): Promise<EventRecord[]> {
     const text = SQL.listEvents;
     const { rows } = await this.queries.queryText<EventRow>({ name: 'ugs_listEvents', text, values: [environment, afterSequence, notBefore, limit] });
-    return rows.map((row) => ({
-      id: row.id,
-      sequence: Number(row.sequence),
-      environment: row.environment as Environment,
-      type: row.type as EventType,
-      timestamp: row.at.toISOString(),
-      data: row.data,
-    }));
+    return rows.map(toEventRecord);
   }
+
+  async listRecentEvents(environment: Environment, limit: number, notBefore: string, userGroupId?: string): Promise<EventRecord[]> {
+    const values = [environment, notBefore, userGroupId ?? null, limit];
+    const { rows } = await this.queries.queryText<EventRow>({ name: 'ugs_listRecentEvents', text: SQL.listRecentEvents, values });
+    return rows.map(toEventRecord);
+  }
+}
+
+export function toEventRecord(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    sequence: Number(row.sequence),
+    environment: row.environment as Environment,
+    type: row.type as EventType,
+    timestamp: row.at.toISOString(),
+    data: row.data,
+  };
 }

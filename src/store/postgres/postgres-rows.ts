@@ -75,6 +75,7 @@ export interface AuditRow {
   key_id: string | null;
   fields: string;
   client_address: string | null;
+  webhook_id?: string | null;
 }
 
 export function toAuditRecord(row: AuditRow): AuditRecord {
@@ -88,5 +89,7 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
     keyId: row.key_id,
     fields: JSON.parse(row.fields),
     clientAddress: row.client_address,
+    // Only webhook records have it, so every other record reads as it always did.
+    ...(row.webhook_id ? { webhookId: row.webhook_id } : {}),
   };
 }

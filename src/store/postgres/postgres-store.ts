@@ -10,8 +10,11 @@ import { PostgresSettings } from './postgres-settings.js';
 import { SQL } from './postgres-statements.js';
 import { PostgresTransfer } from './postgres-transfer.js';
 import { PostgresUserGroups } from './postgres-user-groups.js';
+import { PostgresConsoleSessions } from './postgres-console-sessions.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
 import { PostgresSigningKeys } from './postgres-signing-keys.js';
+import { PostgresWebhookDeliveries } from './postgres-webhook-deliveries.js';
+import { PostgresWebhooks } from './postgres-webhooks.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -51,7 +54,10 @@ export class PostgresStore implements Store {
   readonly tokenReseal: PostgresUserGroups;
   readonly settings: PostgresSettings;
   readonly embedSessions: PostgresEmbedSessions;
+  readonly consoleSessions: PostgresConsoleSessions;
   readonly signingKeys: PostgresSigningKeys;
+  readonly webhooks: PostgresWebhooks;
+  readonly webhookDeliveries: PostgresWebhookDeliveries;
 
   private constructor(
     private readonly queries: PostgresQueries,
@@ -67,6 +73,9 @@ export class PostgresStore implements Store {
     const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });
     this.embedSessions = new PostgresEmbedSessions(run);
     this.signingKeys = new PostgresSigningKeys(run);
+    this.consoleSessions = new PostgresConsoleSessions(run);
+    this.webhooks = new PostgresWebhooks(queries);
+    this.webhookDeliveries = new PostgresWebhookDeliveries(queries);
   }
 
   static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[] }> {

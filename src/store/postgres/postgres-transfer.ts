@@ -53,7 +53,7 @@ export class PostgresTransfer implements TransferStore {
           await client.query({
             name: 'ugs_importAudit',
             text: SQL.importAudit,
-            values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields), a.clientAddress],
+            values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields), a.clientAddress, a.webhookId ?? null],
           });
         }
       }

@@ -11,6 +11,8 @@ export interface AuditSubject {
   environment: string;
   teamId: number | null;
   providedId: string | null;
+  /** For webhook events, the webhook concerned. */
+  webhookId?: string | null;
 }
 
 /**
@@ -28,12 +30,12 @@ export class SqliteAuditLog implements AuditStore {
   ) {
     this.statements = {
       append: db.prepare(
-        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress)`,
+        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
+         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
       ),
       importRecord: db.prepare(
-        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address)
-         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress)`,
+        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
+         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
       ),
       listAfter: db.prepare<[number, number], AuditRow>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?'),
     };
@@ -41,13 +43,13 @@ export class SqliteAuditLog implements AuditStore {
 
   /** Appends the audit record of a change and its event; call inside the change's transaction. */
   append(action: AuditAction, at: string, subject: AuditSubject, audit: AuditContext): void {
-    this.statements.append.run({ at, action, ...subject, keyId: audit.keyId, fields: JSON.stringify(audit.fields), clientAddress: audit.clientAddress ?? null });
+    this.statements.append.run({ at, action, ...subject, webhookId: subject.webhookId ?? null, keyId: audit.keyId, fields: JSON.stringify(audit.fields), clientAddress: audit.clientAddress ?? null });
     this.events.append(action, at, { ...subject, environment: subject.environment as Environment, keyId: audit.keyId, fields: audit.fields });
   }
 
   /** Inserts an exported record as it is, id included; call inside the import's transaction. */
   importRecord(record: AuditRecord): void {
-    this.statements.importRecord.run({ ...record, fields: JSON.stringify(record.fields) });
+    this.statements.importRecord.run({ ...record, fields: JSON.stringify(record.fields), webhookId: record.webhookId ?? null });
   }
 
   async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
@@ -65,8 +67,12 @@ export class SqliteAuditLog implements AuditStore {
       where.push('at >= @since');
       values.since = query.since;
     }
+    if (query.environment) {
+      where.push('environment = @environment');
+      values.environment = query.environment;
+    }
     // Filters vary per call, so this one statement is prepared on demand (it is not on the request path).
-    const sql = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id LIMIT @limit`;
+    const sql = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id${query.newestFirst ? ' DESC' : ''} LIMIT @limit`;
     return this.db.prepare<Record<string, unknown>, AuditRow>(sql).all(values).map(toAuditRecord);
   }
 

@@ -8,7 +8,7 @@ import type { EventStore } from '../../domain/event-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
-interface EventRow {
+export interface EventRow {
   sequence: number;
   id: string;
   environment: string;
@@ -43,6 +43,10 @@ export class SqliteEvents implements EventStore {
       list: db.prepare<[string, number, string, number], EventRow>(
         'SELECT * FROM events WHERE environment = ? AND sequence > ? AND at >= ? ORDER BY sequence LIMIT ?',
       ),
+      recent: db.prepare<[string, string, number], EventRow>('SELECT * FROM events WHERE environment = ? AND at >= ? ORDER BY sequence DESC LIMIT ?'),
+      recentOfGroup: db.prepare<[string, string, string, number], EventRow>(
+        "SELECT * FROM events WHERE environment = ? AND at >= ? AND json_extract(data, '$.user_group_id') = ? ORDER BY sequence DESC LIMIT ?",
+      ),
       anyExpired: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM events WHERE at < ? LIMIT 1'),
       prune: db.prepare<[string, number]>('DELETE FROM events WHERE sequence IN (SELECT sequence FROM events WHERE at < ? ORDER BY at LIMIT ?)'),
     };
@@ -64,9 +68,15 @@ export class SqliteEvents implements EventStore {
     if (this.statements.anyExpired.get(notBefore)) await this.groupCommit.run(() => this.statements.prune.run(notBefore, PRUNE_PER_READ));
     return this.statements.list.all(environment, afterSequence, notBefore, limit).map(toEventRecord);
   }
+
+  async listRecentEvents(environment: Environment, limit: number, notBefore: string, userGroupId?: string): Promise<EventRecord[]> {
+    this.health.assertUsable();
+    const rows = userGroupId === undefined ? this.statements.recent.all(environment, notBefore, limit) : this.statements.recentOfGroup.all(environment, notBefore, userGroupId, limit);
+    return rows.map(toEventRecord);
+  }
 }
 
-function toEventRecord(row: EventRow): EventRecord {
+export function toEventRecord(row: EventRow): EventRecord {
   return {
     id: row.id,
     sequence: row.sequence,

@@ -6,6 +6,7 @@ import { openSqlite } from './open-sqlite.js';
 import { RevocationCounter } from './revocation-counter.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
+import { SqliteConsoleSessions } from './sqlite-console-sessions.js';
 import { SqliteEvents } from './sqlite-events.js';
 import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
 import { SqliteHealth } from './sqlite-health.js';
@@ -13,6 +14,8 @@ import { SqliteSigningKeys } from './sqlite-signing-keys.js';
 import { SqliteSettings } from './sqlite-settings.js';
 import { SqliteTransfer } from './sqlite-transfer.js';
 import { SqliteUserGroups } from './sqlite-user-groups.js';
+import { SqliteWebhookDeliveries } from './sqlite-webhook-deliveries.js';
+import { SqliteWebhooks } from './sqlite-webhooks.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -49,6 +52,9 @@ export class SqliteStore implements Store {
   readonly settings: SqliteSettings;
   readonly embedSessions: SqliteEmbedSessions;
   readonly signingKeys: SqliteSigningKeys;
+  readonly consoleSessions: SqliteConsoleSessions;
+  readonly webhooks: SqliteWebhooks;
+  readonly webhookDeliveries: SqliteWebhookDeliveries;
   private readonly pingStatement: Database.Statement;
 
   private constructor(
@@ -63,10 +69,13 @@ export class SqliteStore implements Store {
     this.settings = new SqliteSettings(db, health, groupCommit);
     this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, this.audit);
     this.signingKeys = new SqliteSigningKeys(db, groupCommit, health, this.events);
+    this.consoleSessions = new SqliteConsoleSessions(db, groupCommit, health);
     this.userGroups = new SqliteUserGroups(db, health, groupCommit, this.audit, this.embedSessions);
     this.tokenReseal = this.userGroups;
     this.apiKeys = new SqliteApiKeys(db, health, groupCommit, this.audit, revocations);
     this.transfer = new SqliteTransfer(db, health, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit, settings: this.settings });
+    this.webhooks = new SqliteWebhooks(db, health, groupCommit, this.audit);
+    this.webhookDeliveries = new SqliteWebhookDeliveries(db, health, groupCommit, this.audit);
     this.pingStatement = db.prepare('SELECT 1');
   }
 

@@ -5,6 +5,8 @@ import { auditClientAddress } from './003-audit-client-address.js';
 import { embedSessions } from './004-embed-sessions.js';
 import { groupHierarchy } from './005-group-hierarchy.js';
 import { events } from './006-events.js';
+import { webhooks } from './007-webhooks.js';
+import { consoleSessions } from './008-console-sessions.js';
 
 /** Every SQLite migration, in order. Names sort in application order; never rename or edit a shipped one. */
 export const sqliteMigrations: Record<string, Migration> = {
@@ -14,4 +16,6 @@ export const sqliteMigrations: Record<string, Migration> = {
   '004-embed-sessions': embedSessions,
   '005-group-hierarchy': groupHierarchy,
   '006-events': events,
+  '007-webhooks': webhooks,
+  '008-console-sessions': consoleSessions,
 };

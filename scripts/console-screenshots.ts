@@ -1,0 +1,122 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { loadConfig } from '../src/config.js';
+import { buildApp } from '../src/http/app.js';
+import { createLogger } from '../src/http/logger.js';
+import { openServices } from '../src/services.js';
+import { webhookWorkerFor } from '../src/webhooks/webhook-worker.js';
+
+/**
+ * `npm run console:screenshots`: the operator console's main pages as PNGs in
+ * docs/console/, taken with Debian's chromium from a throwaway service on a
+ * temp SQLite store filled with a few example groups, and webhooks delivering
+ * to a receiver on 127.0.0.1. docs/console.md shows them.
+ */
+const OUT = new URL('../../docs/console/', import.meta.url);
+const CHROMIUM = '/usr/bin/chromium';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'ugs-console-shots-'));
+// Private targets allowed: the example receiver is on 127.0.0.1.
+const webhooks = { ...loadConfig({}).webhooks, allowPrivateTargets: true, pollMs: 20 };
+const services = await openServices({ dataDir, secret: undefined, postgres: undefined, keyCacheTtlMs: 0, serving: true, embed: loadConfig({}).embed, webhooks });
+const app = await buildApp(services, { logger: createLogger('silent') });
+await app.listen({ port: 0, host: '127.0.0.1' });
+const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+const worker = webhookWorkerFor(services);
+worker.start();
+const receiver = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/user-groups`;
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+try {
+  const writer = await services.apiKeys.create({ environment: 'Customer', access: 'read-write', name: 'operator' });
+  const reader = await services.apiKeys.create({ environment: 'Customer', access: 'read-only', name: 'support' });
+  const origin = { ip: '192.0.2.10' };
+  const principal = { keyId: writer.record.id, environment: 'Customer' as const, access: 'read-write' as const };
+  // One webhook that works, one whose receiver refuses connections (port 9, discard: nothing listens): failing since its first attempt.
+  const hook = await services.webhooks.create(principal, { url: receiverUrl, description: 'Dashboard cache invalidation' }, origin);
+  const failing = await services.webhooks.create(principal, { url: 'http://127.0.0.1:9/audit', events: ['user_group.deleted', 'api_key.revoked'], description: 'Audit pipeline' }, origin);
+  await services.userGroups.getOrCreate(principal, { userGroupId: 'acme', name: 'Acme Corporation', mapping: { '40': 'warehouse-eu' }, properties: { region: 'eu', tier: 'gold' } }, origin);
+  await services.userGroups.getOrCreate(principal, { userGroupId: 'acme-france', name: 'Acme France', parentUserGroupId: 'acme', properties: { country: 'FR' } }, origin);
+  await services.userGroups.getOrCreate(principal, { userGroupId: 'acme-germany', name: 'Acme Germany', parentUserGroupId: 'acme', properties: { country: 'DE' } }, origin);
+  for (const [id, name] of [['globex', 'Globex'], ['initech', 'Initech'], ['umbrella', 'Umbrella Health'], ['hooli', 'Hooli']] as const) {
+    await services.userGroups.getOrCreate(principal, { userGroupId: id, name, properties: { region: 'us' } }, origin);
+  }
+  await services.userGroups.update(principal, { userGroupId: 'acme', properties: { region: 'eu', tier: 'platinum' } }, origin);
+
+  mkdirSync(OUT, { recursive: true });
+  const shot = async (page: Page, name: string) => {
+    await page.screenshot({ path: new URL(name, OUT).pathname, fullPage: true });
+    console.error(`docs/console/${name}`);
+  };
+  const session = async (viewport = { width: 1200, height: 800 }) => {
+    const page = await (await browser.newContext({ viewport })).newPage();
+    await page.goto(`${url}/console/sign-in`);
+    return page;
+  };
+
+  const page = await session();
+  await page.getByLabel('API key').fill('ugsk_wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  await shot(page, 'sign-in-error.png');
+  await page.getByLabel('API key').fill(writer.key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Groups' }).waitFor();
+  await shot(page, 'groups.png');
+  await page.goto(`${url}/console/groups/acme-france`);
+  await shot(page, 'group.png');
+  await page.getByLabel('Properties (JSON object)').fill('{"country": "FR",}');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#properties_error').waitFor();
+  await shot(page, 'group-invalid-json.png');
+  await page.goto(`${url}/console/groups/acme-france`);
+  await page.getByRole('button', { name: 'Preview embed' }).click();
+  await page.locator('#preview pre').waitFor();
+  await page.locator('#preview').scrollIntoViewIfNeeded();
+  await shot(page, 'group-preview-embed.png');
+  await page.getByRole('button', { name: 'Rotate token' }).click();
+  await page.getByRole('dialog').waitFor();
+  await page.screenshot({ path: new URL('rotate-dialog.png', OUT).pathname });
+  console.error('docs/console/rotate-dialog.png');
+  await page.goto(`${url}/console/activity`);
+  await shot(page, 'activity.png');
+  // The deliveries of the groups created above, recorded: succeeded on one webhook; a failed attempt on the other after a deletion.
+  await services.userGroups.delete(principal, 'hooli', origin);
+  const looker = { ...principal, access: 'read-only' as const };
+  const recorded = async () =>
+    (await services.webhooks.listDeliveries(looker, hook.webhook.id, { limit: 50 })).deliveries.filter((d) => d.status === 'succeeded').length >= 8 &&
+    (await services.webhooks.get(looker, failing.webhook.id)).failingSince !== null;
+  for (let waited = 0; !(await recorded()); waited += 50) {
+    if (waited > 30_000) throw new Error('the example deliveries were not recorded within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await page.goto(`${url}/console/webhooks`);
+  await shot(page, 'webhooks.png');
+  await page.goto(`${url}/console/webhooks/${hook.webhook.id}`);
+  await shot(page, 'webhook-deliveries.png');
+  await page.goto(`${url}/console/webhooks/${failing.webhook.id}`);
+  await shot(page, 'webhook-failing.png');
+
+  const phone = await session({ width: 375, height: 812 });
+  await phone.getByLabel('API key').fill(reader.key);
+  await phone.getByRole('button', { name: 'Sign in' }).click();
+  await phone.getByRole('heading', { name: 'Groups' }).waitFor();
+  await phone.goto(`${url}/console/groups/acme`);
+  await shot(phone, 'group-read-only-375px.png');
+} finally {
+  await worker.stop(1000);
+  receiver.closeAllConnections();
+  receiver.close();
+  await browser.close();
+  await app.close();
+  await services.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}

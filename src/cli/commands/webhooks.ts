@@ -1,0 +1,115 @@
+import { Option, type Command } from 'commander';
+import type { Principal } from '../../domain/api-key.js';
+import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
+import { EVENT_TYPES, type EventType } from '../../domain/event.js';
+import type { DeliveryView, WebhookView } from '../../domain/webhook.js';
+import { printTable } from '../print-table.js';
+import { CliError, withServices } from '../run-command.js';
+
+/**
+ * Who the CLI acts as: the operator, with read-write rights in the environment
+ * named. Its changes are audited under the key id `cli`, so `ugs audit` tells
+ * them from API calls.
+ */
+function operator(environment: Environment): Principal {
+  return { keyId: 'cli', environment, access: 'read-write' };
+}
+
+const environmentOption = () => new Option('--environment <environment>', 'the environment whose webhooks these are').choices(ENVIRONMENTS).default('Customer');
+
+function webhookRow(w: WebhookView): Record<string, string> {
+  return {
+    id: w.id,
+    url: w.url,
+    events: w.events === null ? '*' : w.events.join(','),
+    state: w.disabledAt ? `disabled ${w.disabledAt}` : w.failingSince ? `failing since ${w.failingSince}` : 'ok',
+    description: w.description ?? '',
+  };
+}
+
+function deliveryRow(d: DeliveryView): Record<string, string> {
+  const last = d.attemptLog.at(-1);
+  return {
+    id: d.id,
+    event: d.eventId,
+    type: d.eventType,
+    status: d.status,
+    attempts: String(d.attempts),
+    last: last ? (last.error ?? `HTTP ${last.statusCode}`) : '',
+    next: d.nextAttemptAt ?? '',
+  };
+}
+
+function eventTypes(value: string): EventType[] | undefined {
+  const types = value.split(',').map((t) => t.trim()).filter(Boolean);
+  if (types.length === 0 || (types.length === 1 && types[0] === '*')) return undefined;
+  const unknown = types.find((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown !== undefined) throw new CliError(`Unknown event type ${JSON.stringify(unknown)}; known: ${EVENT_TYPES.join(', ')} (or * for all).`);
+  return types as EventType[];
+}
+
+export function webhooksCommand(program: Command): void {
+  const webhooks = program.command('webhooks').description("register, list and remove webhooks, and see what they were sent (the same as /api/webhooks)");
+
+  webhooks
+    .command('list')
+    .description("list an environment's webhooks (never their secrets)")
+    .addOption(environmentOption())
+    .option('--json', 'print a JSON array')
+    .action(async (options: { environment: Environment; json?: boolean }) => {
+      await withServices(async (services) => {
+        const all = await services.webhooks.list(operator(options.environment));
+        if (options.json) return console.log(JSON.stringify(all, null, 2));
+        if (all.length === 0) return console.log(`No webhooks in ${options.environment} yet: add one with \`ugs webhooks add <url>\`.`);
+        printTable(all.map(webhookRow));
+      });
+    });
+
+  webhooks
+    .command('add')
+    .description('register a webhook; its signing secret is the last line of output and is shown only once')
+    .argument('<url>', 'where deliveries are POSTed (https; loopback or private addresses only with UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)')
+    .addOption(environmentOption())
+    .option('--events <types>', 'comma-separated event types, or * for all', '*')
+    .option('--description <text>', 'a note for operators')
+    .action(async (url: string, options: { environment: Environment; events: string; description?: string }) => {
+      await withServices(async (services) => {
+        const { webhook, secret } = await services.webhooks.create(operator(options.environment), { url, events: eventTypes(options.events), description: options.description }, { ip: undefined });
+        console.log(`Registered webhook ${webhook.id} for the ${options.environment} environment: ${webhook.url} (${webhook.events === null ? 'every event' : webhook.events.join(', ')}).`);
+        console.log('Store the signing secret now: it cannot be shown again. Verify deliveries with it (Standard Webhooks).');
+        console.log(secret);
+      });
+    });
+
+  webhooks
+    .command('remove')
+    .description('remove a webhook; its pending deliveries are not sent')
+    .argument('<id>', 'the webhook id (wh_…)')
+    .addOption(environmentOption())
+    .action(async (id: string, options: { environment: Environment }) => {
+      await withServices(async (services) => {
+        await services.webhooks.remove(operator(options.environment), id, { ip: undefined });
+        console.log(`Removed ${id}.`);
+      });
+    });
+
+  webhooks
+    .command('deliveries')
+    .description("a webhook's latest deliveries, newest first, with their last attempt")
+    .argument('<id>', 'the webhook id (wh_…)')
+    .addOption(environmentOption())
+    .option('--limit <n>', 'how many', (value) => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 100) throw new CliError('--limit is a whole number from 1 to 100.');
+      return n;
+    }, 20)
+    .option('--json', 'print a JSON array, every attempt included')
+    .action(async (id: string, options: { environment: Environment; limit: number; json?: boolean }) => {
+      await withServices(async (services) => {
+        const { deliveries } = await services.webhooks.listDeliveries(operator(options.environment), id, { limit: options.limit });
+        if (options.json) return console.log(JSON.stringify(deliveries, null, 2));
+        if (deliveries.length === 0) return console.log(`No deliveries to ${id} yet.`);
+        printTable(deliveries.map(deliveryRow));
+      });
+    });
+}

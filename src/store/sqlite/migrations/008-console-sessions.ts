@@ -1,0 +1,18 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+export const consoleSessions: Migration = {
+  async up(db: Kysely<unknown>) {
+    // The operator console's sessions (issue 19): the SHA-256 of the browser's random id, never the id or the API key.
+    await sql`
+      CREATE TABLE console_sessions (
+        id_hash      BLOB PRIMARY KEY,
+        key_id       TEXT NOT NULL,
+        environment  TEXT NOT NULL,
+        access       TEXT NOT NULL,
+        created_at   TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL
+      ) STRICT`.execute(db);
+    await sql`CREATE INDEX console_sessions_last_seen_at ON console_sessions (last_seen_at)`.execute(db);
+    await sql`CREATE INDEX console_sessions_created_at ON console_sessions (created_at)`.execute(db);
+  },
+};
