@@ -3,7 +3,7 @@ import type { Environment } from '../../domain/environment.js';
 import { assertPlacement } from '../../domain/user-group-hierarchy.js';
 import type { PostgresQueries, StatementName } from './postgres-queries.js';
 import { HIERARCHY_LOCK, SQL } from './postgres-statements.js';
-import { asUnavailable } from './transient-errors.js';
+import { inTransaction } from './postgres-transaction.js';
 
 /** Named statements run on the connection of one transaction. */
 export type Transaction = <Row extends pg.QueryResultRow>(name: StatementName, values: unknown[]) => Promise<pg.QueryResult<Row>>;
@@ -21,20 +21,10 @@ export class PostgresGroupHierarchy {
   constructor(private readonly queries: PostgresQueries) {}
 
   async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-    const client = await this.queries.connect();
-    const tx: Transaction = (name, values) => client.query({ name: `ugs_${name}`, text: SQL[name], values });
-    try {
-      await client.query('BEGIN');
-      await client.query(HIERARCHY_LOCK);
-      const result = await work(tx);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw asUnavailable(error);
-    } finally {
-      client.release();
-    }
+    return inTransaction(this.queries, async (run) => {
+      await run(HIERARCHY_LOCK, []);
+      return work((name, values) => run({ name: `ugs_${name}`, text: SQL[name] }, values));
+    });
   }
 
   /** The parent's team_id after checking the placement (400 or 409 otherwise); call inside inTransaction. */

@@ -5,17 +5,17 @@ import { EVENTS_OF_AUDITED } from './postgres-events.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { asUnavailable } from './transient-errors.js';
 
-/** Statements run on the connection of one transaction. */
-export type Tx = <Row extends pg.QueryResultRow>(text: string, values: unknown[]) => Promise<pg.QueryResult<Row>>;
+/** Statements (SQL text, or a named prepared statement's config) run on the connection of one transaction. */
+export type Tx = <Row extends pg.QueryResultRow>(query: string | pg.QueryConfig, values: unknown[]) => Promise<pg.QueryResult<Row>>;
 
 /**
  * Runs `work` in one transaction on a connection of its own: committed if it
  * returns, rolled back if it throws. For the writes that need a read and a
- * decision between statements (webhooks); the request path keeps to single statements.
+ * decision between statements (webhooks, the hierarchy's writes); the request path keeps to single statements.
  */
 export async function inTransaction<T>(queries: PostgresQueries, work: (tx: Tx) => Promise<T>): Promise<T> {
   const client = await queries.connect();
-  const tx: Tx = (text, values) => client.query(text, values);
+  const tx: Tx = (query, values) => client.query(query, values);
   try {
     await client.query('BEGIN');
     const result = await work(tx);
