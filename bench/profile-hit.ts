@@ -46,7 +46,8 @@ try {
   } finally {
     await service.stop();
   }
-  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'))!;
+  // The newest: a reused profile-dir keeps earlier runs' profiles.
+  const file = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).sort().at(-1)!;
   summarize(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[] }, requests);
   console.log(`\nprofile: ${join(profileDir, file)}`);
 } finally {

@@ -128,6 +128,12 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       assert.equal(await store.embedSessions.findEmbedSession('Customer', 'es_missing'), null);
     });
 
+    it('records every session of many inserted at once (one turn), each field for field', async () => {
+      const sessions = Array.from({ length: 40 }, (_, i) => session(i % 2 ? 'Customer' : 'Testing', `sess-many-${i}`, { teamId: 100 + i }));
+      await Promise.all(sessions.map((s) => store.embedSessions.insertEmbedSession(s, EARLY)));
+      for (const s of sessions) assert.deepEqual(await store.embedSessions.findEmbedSession(s.environment, s.sessionId), s);
+    });
+
     it('revokes a session once: the record, one feed entry and one audit record; again writes nothing; unknown or other environment is null', async () => {
       const s = session('Testing', 'sess-revoke', { teamId: 41 });
       await store.embedSessions.insertEmbedSession(s, EARLY);

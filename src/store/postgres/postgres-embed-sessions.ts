@@ -1,6 +1,8 @@
 import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
 import { EVENTS_OF_AUDITED } from './postgres-events.js';
 import type pg from 'pg';
+import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
+import { asColumns, eachAloneOnFailure } from './postgres-write-batches.js';
 import type { AuditContext } from '../../domain/audit.js';
 import { CLOCK_TOLERANCE_SECONDS } from '../../domain/signing-key.js';
 import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../domain/embed-session.js';
@@ -38,18 +40,20 @@ export { FEED_ORDER_LOCK } from './postgres-feed-order.js';
 const PRUNE_PER_WRITE = 10;
 
 const SQL = {
-  // One statement: the session, and a few expired sessions and revocations forgotten. ON CONFLICT makes a retry harmless.
-  insertEmbedSession: `WITH inserted AS (
-                         INSERT INTO embed_sessions (session_id, environment, team_id, provided_id, token_version, created_at, expires_at)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (session_id) DO NOTHING
-                       ), pruned_sessions AS (
-                         DELETE FROM embed_sessions WHERE session_id IN (
-                           SELECT session_id FROM embed_sessions WHERE expires_at < $8 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
-                       ), pruned_revocations AS (
-                         DELETE FROM embed_revocations WHERE sequence IN (
-                           SELECT sequence FROM embed_revocations WHERE expires_at < $8 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
-                       )
-                       SELECT 1`,
+  // One statement for the sessions minted in one turn (one commit, not one per mint), and a few expired
+  // sessions and revocations forgotten. ON CONFLICT makes a retry harmless.
+  insertEmbedSessions: `WITH inserted AS (
+                          INSERT INTO embed_sessions (session_id, environment, team_id, provided_id, token_version, created_at, expires_at)
+                          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[])
+                          ON CONFLICT (session_id) DO NOTHING
+                        ), pruned_sessions AS (
+                          DELETE FROM embed_sessions WHERE session_id IN (
+                            SELECT session_id FROM embed_sessions WHERE expires_at < $8 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                        ), pruned_revocations AS (
+                          DELETE FROM embed_revocations WHERE sequence IN (
+                            SELECT sequence FROM embed_revocations WHERE expires_at < $8 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                        )
+                        SELECT 1`,
   findEmbedSession: 'SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2',
   // Revokes, appends the feed entry and the audit record together; a session ended already writes nothing.
   revokeEmbedSession: `WITH revoked AS (
@@ -68,12 +72,24 @@ const SQL = {
   listEmbedRevocations: 'SELECT * FROM embed_revocations WHERE environment = $1 AND sequence > $2 AND expires_at > $3 ORDER BY sequence LIMIT $4',
 } as const;
 
-/** Embed sessions and their revocation feed on PostgreSQL: each call one statement in autocommit. */
+/** Embed sessions and their revocation feed on PostgreSQL: each call one statement in autocommit (the inserts of one turn, one statement). */
 export class PostgresEmbedSessions implements EmbedSessionStore {
-  constructor(private readonly run: RunStatement) {}
+  /** Sessions minted in one turn share one statement and one commit: a commit each made mints wait in line for the WAL's fsync. */
+  private readonly insertInBatch: PerTurnBatch<{ session: EmbedSessionRecord; now: string }, void>;
 
-  async insertEmbedSession(s: EmbedSessionRecord, now: string): Promise<void> {
-    await this.run('insertEmbedSession', SQL.insertEmbedSession, [s.sessionId, s.environment, s.teamId, s.providedId, s.tokenVersion, s.createdAt, s.expiresAt, now]);
+  constructor(private readonly run: RunStatement) {
+    this.insertInBatch = perTurnBatch((inputs) =>
+      eachAloneOnFailure(inputs, async (batch) => {
+        const columns = asColumns(batch.map(({ session: s }) => [s.sessionId, s.environment, s.teamId, s.providedId, s.tokenVersion, s.createdAt, s.expiresAt]));
+        const now = batch.reduce((latest, input) => (input.now > latest ? input.now : latest), batch[0]!.now);
+        await this.run('insertEmbedSessions', SQL.insertEmbedSessions, [...columns, now]);
+        return batch.map(() => undefined);
+      }),
+    );
+  }
+
+  insertEmbedSession(session: EmbedSessionRecord, now: string): Promise<void> {
+    return this.insertInBatch({ session, now });
   }
 
   async findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {

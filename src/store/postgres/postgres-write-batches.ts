@@ -30,18 +30,31 @@ export function batchedWrites<I>(
 }
 
 /** One `statement` for all the inputs; each input's row by its `input_n`, null for inputs without one. */
-async function writeBatch(queries: PostgresQueries, statement: BatchStatement, rowsOfValues: unknown[][]): Promise<Answer[]> {
-  const columns = rowsOfValues[0]!.map((_, column) => rowsOfValues.map((values) => values[column]));
-  try {
-    const { rows } = await queries.query<UserGroupRow & { input_n: string }>(statement, columns);
-    const answers: Answer[] = rowsOfValues.map(() => null);
+function writeBatch(queries: PostgresQueries, statement: BatchStatement, rowsOfValues: unknown[][]): Promise<Answer[]> {
+  return eachAloneOnFailure(rowsOfValues, async (batch) => {
+    const { rows } = await queries.query<UserGroupRow & { input_n: string }>(statement, asColumns(batch));
+    const answers: Answer[] = batch.map(() => null);
     for (const row of rows) answers[Number(row.input_n) - 1] = row;
     return answers;
+  });
+}
+
+/** One array per parameter (for `unnest`) from one array of parameters per input. */
+export function asColumns(rowsOfValues: readonly unknown[][]): unknown[][] {
+  return rowsOfValues[0]!.map((_, column) => rowsOfValues.map((values) => values[column]));
+}
+
+/**
+ * `write` for all the inputs in one statement. When it fails and the database
+ * is out of reach, every input fails alike; anything else may be one input's
+ * fault, so each is tried again in a batch of its own and only that one fails.
+ */
+export async function eachAloneOnFailure<I, A>(inputs: readonly I[], write: (batch: readonly I[]) => Promise<A[]>): Promise<(A | Error)[]> {
+  try {
+    return await write(inputs);
   } catch (error) {
-    // The database is out of reach: every input fails alike. Anything else may be one input's
-    // fault, so each is tried again in a batch of its own and only that one fails.
-    if (rowsOfValues.length === 1 || (error instanceof ServiceError && error.code === 'unavailable')) return rowsOfValues.map(() => error as Error);
-    return Promise.all(rowsOfValues.map(async (values) => (await writeBatch(queries, statement, [values]))[0]!));
+    if (inputs.length === 1 || (error instanceof ServiceError && error.code === 'unavailable')) return inputs.map(() => error as Error);
+    return Promise.all(inputs.map(async (input) => (await eachAloneOnFailure([input], write))[0]!));
   }
 }
 
