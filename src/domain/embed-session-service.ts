@@ -188,10 +188,11 @@ export class EmbedSessionService {
       if (!group) throw notFound(`No user group with "user_group_id" ${JSON.stringify(request.userGroupId)} exists in the ${principal.environment} environment.`);
       return group;
     }
-    const unknown = notFound(`No user group in the ${principal.environment} environment holds this "user_group_token": it is unknown, malformed or was rotated.`);
-    if (!userGroupTokenFormat.isWellFormed(request.userGroupToken!)) throw unknown;
+    // Built only when thrown: an Error captures a stack trace.
+    const unknown = () => notFound(`No user group in the ${principal.environment} environment holds this "user_group_token": it is unknown, malformed or was rotated.`);
+    if (!userGroupTokenFormat.isWellFormed(request.userGroupToken!)) throw unknown();
     const group = await this.groups.findUserGroupByTokenHash(principal.environment, hashSecret(request.userGroupToken!));
-    if (!group) throw unknown;
+    if (!group) throw unknown();
     return group;
   }
 }
