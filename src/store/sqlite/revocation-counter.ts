@@ -4,6 +4,8 @@ import type { KeyRevocationSignal } from '../../domain/key-revocation-signal.js'
 /** The settings row counting revocations; no migration needed, and the export leaves settings alone. */
 const COUNTER = 'key_revocations';
 
+const NOT_READ = Symbol('not read this turn');
+
 /**
  * SQLite's KeyRevocationSignal. Every revocation adds one to a counter in
  * the settings table, in the revocation's own transaction, so the counter
@@ -19,6 +21,10 @@ export class RevocationCounter implements KeyRevocationSignal {
   private readonly add: Database.Statement;
   private seenVersion: number | undefined;
   private counter = 0;
+  private epochOfTurn: number | undefined | typeof NOT_READ = NOT_READ;
+  private readonly forgetEpochOfTurn = () => {
+    this.epochOfTurn = NOT_READ;
+  };
 
   constructor(
     db: Database.Database,
@@ -33,7 +39,22 @@ export class RevocationCounter implements KeyRevocationSignal {
     );
   }
 
+  /**
+   * Read once per turn of the event loop: the requests of one turn were read
+   * together, so they are answered as of one moment, and a turn's batch of
+   * cached-key requests pays for one read transaction instead of one each
+   * (about 4% of the hit path). A revocation another process commits is seen
+   * from the next turn on; this connection's own at once (recordRevocation).
+   */
   epoch(): number | undefined {
+    if (this.epochOfTurn === NOT_READ) {
+      this.epochOfTurn = this.currentEpoch();
+      setImmediate(this.forgetEpochOfTurn);
+    }
+    return this.epochOfTurn;
+  }
+
+  private currentEpoch(): number | undefined {
     if (!this.usable()) return undefined;
     try {
       const version = this.dataVersion.get()!;
@@ -52,5 +73,6 @@ export class RevocationCounter implements KeyRevocationSignal {
     this.add.run();
     // data_version does not move for this connection's own commits: read the counter afresh next time.
     this.seenVersion = undefined;
+    this.epochOfTurn = NOT_READ;
   }
 }
