@@ -7,9 +7,9 @@ import { detectLoadGenerator, measure } from './load-generator.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 
 /**
- * `node dist/bench/profile-hit.js [scenario] [seconds] [profile-dir]`: the service (SQLite, 1,000
- * groups, `npm start`'s flags, LOG_LEVEL=info) under `node --cpu-prof`, loaded as `npm run bench`
- * loads it, then the top of the profile: self time by function and by where the code lives.
+ * `node dist/bench/profile-hit.js [scenario] [seconds] [profile-dir]`: the service (SQLite, or
+ * the PostgreSQL of DATABASE_URL; 1,000 groups, `npm start`'s flags, LOG_LEVEL=info) under
+ * `node --cpu-prof`, loaded as `npm run bench` loads it, then the top of the profile: self time by function and by where the code lives.
  * The .cpuprofile stays in profile-dir (a temporary folder unless given) for a flame graph
  * (Chrome DevTools, speedscope).
  */
@@ -25,7 +25,15 @@ const seconds = Number(process.argv[3] ?? '10');
 const profileDir = process.argv[4] ?? mkdtempSync(join(tmpdir(), 'ugs-profile-'));
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-profile-data-'));
 const generator = await detectLoadGenerator();
-const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', UGS_DATA_DIR: dataDir, UGS_SECRET: randomBytes(32).toString('hex') };
+// DATABASE_URL, when set, profiles the service on that PostgreSQL instead (its server's CPU is not in the profile).
+const env = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  LOG_LEVEL: 'warn',
+  UGS_DATA_DIR: dataDir,
+  UGS_SECRET: randomBytes(32).toString('hex'),
+  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+};
 try {
   const key = await createKey(env);
   const service = await startProcess(

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type Database from 'better-sqlite3';
@@ -35,6 +37,41 @@ describe('SQLite specifics', () => {
       const second = await SqliteStore.open({ path });
       assert.deepEqual(second.appliedMigrations, []);
       await second.store.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it("writes a group-commit batch to the WAL only: no savepoint's statement journal spills to a temporary file", async (t) => {
+    if (!existsSync('/proc/self/io')) return t.skip('needs /proc/self/io to count write calls');
+    const dir = makeTempDir('ugs-sqlite');
+    try {
+      const path = join(dir.path, 'store.sqlite');
+      const { store } = await SqliteStore.open({ path });
+      const db = (store as unknown as { db: Database.Database }).db;
+      db.pragma('wal_autocheckpoint = 0');
+      const at = new Date().toISOString();
+      const group = (i: number) => ({
+        environment: 'Customer' as const,
+        providedId: `spill-${i}`,
+        name: `Group ${i}`,
+        mapping: { sales: 'pg-eu-1' },
+        properties: { plan: 'pro', region: 'eu' },
+        tokenHash: randomBytes(32),
+        tokenCiphertext: randomBytes(90),
+        createdAt: at,
+        updatedAt: at,
+      });
+      const audit = { keyId: 'key_spill', fields: ['name', 'mapping', 'properties'], clientAddress: '127.0.0.1' };
+      for (let i = 0; i < 300; i++) await store.userGroups.insertUserGroupIfAbsent(group(i), audit);
+      const writeCalls = () => Number(/^syscw: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+      const walBytes = () => statSync(`${path}-wal`).size;
+      const [callsBefore, walBefore] = [writeCalls(), walBytes()];
+      await Promise.all(Array.from({ length: 32 }, (_, i) => store.userGroups.insertUserGroupIfAbsent(group(1000 + i), audit)));
+      const frames = (walBytes() - walBefore) / (4096 + 24);
+      // SQLite writes a WAL frame's header and its page as two calls; a spilled journal added two per page each write touched (~27 calls a create).
+      assert.ok(writeCalls() - callsBefore <= 2 * frames + 8, `${writeCalls() - callsBefore} write calls for ${frames} WAL frames`);
+      await store.close();
     } finally {
       dir.remove();
     }
