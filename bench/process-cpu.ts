@@ -43,3 +43,33 @@ export function processTreeCpuSeconds(pid: number): number | undefined {
   }
   return ticks / TICKS_PER_SECOND;
 }
+
+/** What one process has asked of the kernel so far: write calls, bytes written, user and system CPU seconds. */
+export interface ProcessIo {
+  writeCalls: number;
+  bytesWritten: number;
+  userSeconds: number;
+  systemSeconds: number;
+}
+
+/** /proc/<pid>/io and /proc/<pid>/stat of one process; undefined where there is no /proc. */
+export function processIo(pid: number): ProcessIo | undefined {
+  try {
+    const io = Object.fromEntries(
+      readFileSync(`/proc/${pid}/io`, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(': ') as [string, string]),
+    );
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return {
+      writeCalls: Number(io.syscw),
+      bytesWritten: Number(io.wchar),
+      userSeconds: Number(fields[11]) / TICKS_PER_SECOND,
+      systemSeconds: Number(fields[12]) / TICKS_PER_SECOND,
+    };
+  } catch {
+    return undefined;
+  }
+}

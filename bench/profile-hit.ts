@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, createKey, seed, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS } from './benchmark.js';
 import { detectLoadGenerator, measure } from './load-generator.js';
+import { processIo } from './process-cpu.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
 
 /**
@@ -48,9 +49,19 @@ try {
   try {
     const groups = await seed(service.url, key, 1000, 'profile');
     await measure(generator, { url: service.url, key }, { connections: 32, durationSeconds: WARMUP_SECONDS }, { scenario, groups, runId: 'warmup', side: 'service' });
+    const ioBefore = processIo(service.child.pid!);
     const m = await measure(generator, { url: service.url, key, pid: service.child.pid }, { connections: 32, durationSeconds: seconds }, { scenario, groups, runId: 'profiled', side: 'service' });
+    const ioAfter = processIo(service.child.pid!);
     requests = m.requestsPerSecond * seconds;
     console.log(`${scenarioName}: ${Math.round(m.requestsPerSecond)} req/s, ${m.cpuMicrosPerRequest?.toFixed(1)} CPU µs/req under the profiler (${generator.description})`);
+    if (ioBefore && ioAfter) {
+      // Socket answers and log lines count among the write calls too (about one each per request on the hit path).
+      const per = (after: number, before: number, scale = 1) => (((after - before) * scale) / requests).toFixed(1);
+      console.log(
+        `per request: ${per(ioAfter.userSeconds, ioBefore.userSeconds, 1e6)} µs user, ${per(ioAfter.systemSeconds, ioBefore.systemSeconds, 1e6)} µs system, ` +
+          `${per(ioAfter.writeCalls, ioBefore.writeCalls)} write calls, ${per(ioAfter.bytesWritten, ioBefore.bytesWritten)} bytes written`,
+      );
+    }
   } finally {
     await service.stop();
   }
