@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, createKey, seed, SERVICE_NODE_FLAGS, startProcess } from './benchmark.js';
 import { detectLoadGenerator, measure } from './load-generator.js';
+import { processStatusMb } from './process-cpu.js';
 import { SCENARIOS } from './scenarios.js';
 
 /**
@@ -24,8 +25,7 @@ try {
   const service = await startProcess([...SERVICE_NODE_FLAGS, ...nodeFlags, cli, 'serve'], { ...env, LOG_LEVEL: 'info' }, /"url":"(http:\/\/[^"]+)"/, undefined, generator.servicePrefix);
   const mb = (bytes: number) => bytes / 2 ** 20;
   const sample = async () => {
-    const status = readFileSync(`/proc/${service.child.pid}/status`, 'utf8');
-    for (const field of ['VmHWM', 'RssAnon', 'RssFile']) keep(`${field} MB`, Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+    for (const field of ['VmHWM', 'RssAnon', 'RssFile']) keep(`${field} MB`, processStatusMb(service.child.pid!, field));
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
     keep('V8 heap in use MB', mb(gauge('nodejs_heap_size_used_bytes')));

@@ -5,6 +5,8 @@ const TICKS_PER_SECOND = 100;
 
 interface ProcStat {
   ppid: number;
+  userTicks: number;
+  systemTicks: number;
   cpuTicks: number;
 }
 
@@ -13,10 +15,17 @@ function readStat(pid: number): ProcStat | undefined {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces and parentheses: fields are counted after its last ')'.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), cpuTicks: Number(fields[11]) + Number(fields[12]) };
+    const [userTicks, systemTicks] = [Number(fields[11]), Number(fields[12])];
+    return { ppid: Number(fields[1]), userTicks, systemTicks, cpuTicks: userTicks + systemTicks };
   } catch {
     return undefined;
   }
+}
+
+/** A field of /proc/<pid>/status given in kB (VmHWM, RssAnon, RssFile…), in MB; 0 where there is none. */
+export function processStatusMb(pid: number, field: string): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0) / 1024;
 }
 
 /**
@@ -54,6 +63,7 @@ export interface ProcessIo {
 
 /** /proc/<pid>/io and /proc/<pid>/stat of one process; undefined where there is no /proc. */
 export function processIo(pid: number): ProcessIo | undefined {
+  const stat = readStat(pid);
   try {
     const io = Object.fromEntries(
       readFileSync(`/proc/${pid}/io`, 'utf8')
@@ -61,13 +71,12 @@ export function processIo(pid: number): ProcessIo | undefined {
         .split('\n')
         .map((line) => line.split(': ') as [string, string]),
     );
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (!stat) return undefined;
     return {
       writeCalls: Number(io.syscw),
       bytesWritten: Number(io.wchar),
-      userSeconds: Number(fields[11]) / TICKS_PER_SECOND,
-      systemSeconds: Number(fields[12]) / TICKS_PER_SECOND,
+      userSeconds: stat.userTicks / TICKS_PER_SECOND,
+      systemSeconds: stat.systemTicks / TICKS_PER_SECOND,
     };
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI, createKey, median, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS, type Proc } from './benchmark.js';
 import { detectLoadGenerator, measure, type LoadGenerator, type Measurement } from './load-generator.js';
 import { loadGroups } from './load-groups.js';
+import { processStatusMb } from './process-cpu.js';
 import { SCENARIOS } from './scenarios.js';
 
 export interface ScaleResult {
@@ -33,9 +34,7 @@ function readyz(url: string): Promise<number> {
 }
 
 function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
+  return Math.round(processStatusMb(pid, 'VmHWM'));
 }
 
 interface ScaleService {

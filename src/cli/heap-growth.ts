@@ -9,7 +9,7 @@ import v8 from 'node:v8';
  * (docs/performance.md). Set from code because NODE_OPTIONS refuses the flag,
  * so it holds however `ugs serve` is started; V8 reads it at every collection.
  */
-export const HEAP_GROWING_PERCENT = 50;
+const HEAP_GROWING_PERCENT = 50;
 
 export function limitHeapGrowth(): void {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);

@@ -43,7 +43,7 @@ export class RevocationCounter implements KeyRevocationSignal {
    * Read once per turn of the event loop: the requests of one turn were read
    * together, so they are answered as of one moment, and a turn's batch of
    * cached-key requests pays for one read transaction instead of one each
-   * (about 4% of the hit path). A revocation another process commits is seen
+   * (hit path CPU 62 → 53 µs per request, docs/performance.md). A revocation another process commits is seen
    * from the next turn on; this connection's own at once (recordRevocation).
    */
   epoch(): number | undefined {
