@@ -18,7 +18,11 @@ export interface EmbedVerifierOptions {
   environment?: EmbedEnvironment;
   /** How often the revocation feed is polled, in ms (default 10 000). */
   revocationPollMs?: number;
-  /** Clock skew tolerated on exp, nbf and iat, in seconds (default 30). */
+  /**
+   * Clock skew tolerated on exp, nbf and iat, in seconds (default 30, at most 60). The service keeps a
+   * revocation in its feed until 60 s after the last token it covers expires: a verifier tolerating more
+   * would accept such a token, revoked, once its entry is gone.
+   */
   clockToleranceSeconds?: number;
   /** The least time between two fetches of the key set for an unknown kid, in ms (default 30 000, jose's). */
   jwksCooldownMs?: number;
@@ -44,6 +48,19 @@ function count(name: string, value: number | undefined, fallback: number, least:
   return value;
 }
 
+/** How long past a token's exp the service keeps its revocations (CLOCK_TOLERANCE_SECONDS in src/domain/signing-key.ts). */
+export const MAX_CLOCK_TOLERANCE_SECONDS = 60;
+
+function clockTolerance(value: number | undefined): number {
+  const seconds = count('clockToleranceSeconds', value, 30, 0);
+  if (seconds > MAX_CLOCK_TOLERANCE_SECONDS) {
+    throw new TypeError(
+      `clockToleranceSeconds must be at most ${MAX_CLOCK_TOLERANCE_SECONDS}: the service forgets a revocation ${MAX_CLOCK_TOLERANCE_SECONDS} s after the token it covers expired, so a longer tolerance would accept revoked tokens again`,
+    );
+  }
+  return seconds;
+}
+
 function text(name: string, value: string | undefined, fallback: string | undefined): string | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
@@ -67,7 +84,7 @@ export function resolveVerifierOptions(options: EmbedVerifierOptions): ResolvedV
     apiKey: text('apiKey', options.apiKey, undefined),
     environment: options.environment,
     revocationPollMs: count('revocationPollMs', options.revocationPollMs, 10_000, 10),
-    clockToleranceSeconds: count('clockToleranceSeconds', options.clockToleranceSeconds, 30, 0),
+    clockToleranceSeconds: clockTolerance(options.clockToleranceSeconds),
     jwksCooldownMs: count('jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
     cacheMaxEntries: count('cacheMaxEntries', options.cacheMaxEntries, 10_000, 0),
   };

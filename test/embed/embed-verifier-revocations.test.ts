@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier, type EmbedVerifierOptions } from 'user-group-service/embed';
+import { CLOCK_TOLERANCE_SECONDS } from '../../src/domain/signing-key.js';
+import { MAX_CLOCK_TOLERANCE_SECONDS } from '../../src/embed/embed-verifier-options.js';
 import { embedClaims, FakeEmbedService, FEED_API_KEY, generateSigningKey, signEmbedToken, waitFor, type SigningKey } from './fake-embed-service.js';
 
 async function assertRevoked(verifier: EmbedVerifier, token: string): Promise<void> {
@@ -106,6 +108,24 @@ describe('embed verifier: the revocation feed', () => {
     const status = verifier.status();
     assert.match(status.revocations.lastError ?? '', /ECONNREFUSED/);
     assert.match(status.keys.lastError ?? '', /ECONNREFUSED/);
+  });
+
+  it('caps clockToleranceSeconds at what the feed keeps: a revoked token whose entry was pruned stays refused', async () => {
+    // The service lists a session's revocation until its exp plus CLOCK_TOLERANCE_SECONDS, then prunes it.
+    assert.equal(MAX_CLOCK_TOLERANCE_SECONDS, CLOCK_TOLERANCE_SECONDS);
+    for (const clockToleranceSeconds of [61, 120, 3600]) {
+      assert.throws(() => createEmbedVerifier({ serviceUrl: service.url, clockToleranceSeconds }), {
+        name: 'TypeError',
+        message: /clockToleranceSeconds must be at most 60: the service forgets a revocation 60 s after/,
+      });
+    }
+    // A revoked token 61 s past its exp, whose entry the feed (and the verifier's list) has forgotten.
+    const now = Math.floor(Date.now() / 1000);
+    const claims = embedClaims({ sub: 'zeta', iat: now - 700, exp: now - 61 });
+    service.revoke({ session_id: claims.jti as string, user_group_id: 'zeta', expires_at: new Date((now - 1) * 1000).toISOString() });
+    const verifier = verifierWith({ clockToleranceSeconds: MAX_CLOCK_TOLERANCE_SECONDS });
+    await assert.rejects(verifier.verify(await signEmbedToken(key, claims)), (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_expired');
+    assert.equal(verifier.status().revocations.revokedSessions, 0, 'the entry is gone: only the tolerance cap keeps the token refused');
   });
 
   it('verify() after close() throws; close() may be called twice', async () => {
