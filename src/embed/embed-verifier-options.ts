@@ -12,12 +12,20 @@ export interface EmbedVerifierOptions {
   /**
    * Any API key of the environment: enables polling the revocation feed. Without it, revoked tokens stay valid until they expire.
    * The feed covers the key's environment only, so once it has answered, tokens of the other environment are refused.
+   * With it, the verifier fails closed: verify() refuses every token (revocations_unavailable) until the feed has been read
+   * once, and whenever the last good read is older than maxRevocationStalenessMs.
    */
   apiKey?: string;
   /** The only environment whose tokens are accepted; without it, the API key's (learned from the feed's first answer), else both. */
   environment?: EmbedEnvironment;
   /** How often the revocation feed is polled, in ms (default 10 000). */
   revocationPollMs?: number;
+  /**
+   * With an apiKey: how old the last successful read of the revocation feed may be, in ms, before verify() refuses every
+   * token with revocations_unavailable (a revocation may reach this verifier that much late at most). Default: six polls
+   * and at least a minute (60 000 with the default poll); at least two polls (a verifier may miss one). Ignored without an apiKey.
+   */
+  maxRevocationStalenessMs?: number;
   /**
    * Clock skew tolerated on exp, nbf and iat, in seconds (default 30, at most 60). The service keeps a
    * revocation in its feed until 60 s after the last token it covers expires: a verifier tolerating more
@@ -37,6 +45,7 @@ export interface ResolvedVerifierOptions {
   readonly apiKey: string | undefined;
   readonly environment: EmbedEnvironment | undefined;
   readonly revocationPollMs: number;
+  readonly maxRevocationStalenessMs: number;
   readonly clockToleranceSeconds: number;
   readonly jwksCooldownMs: number;
   readonly cacheMaxEntries: number;
@@ -61,6 +70,14 @@ function clockTolerance(value: number | undefined): number {
   return seconds;
 }
 
+function revocationStaleness(value: number | undefined, pollMs: number): number {
+  if (value === undefined) return Math.max(6 * pollMs, 60_000);
+  if (!Number.isSafeInteger(value) || value < 2 * pollMs) {
+    throw new TypeError(`maxRevocationStalenessMs must be an integer of at least twice revocationPollMs (${2 * pollMs}): a verifier must be able to miss one poll`);
+  }
+  return value;
+}
+
 function text(name: string, value: string | undefined, fallback: string | undefined): string | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
@@ -77,13 +94,15 @@ export function resolveVerifierOptions(options: EmbedVerifierOptions): ResolvedV
   }
   if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('serviceUrl must be an absolute http(s) URL');
   if (options.environment !== undefined && !ENVIRONMENTS.includes(options.environment)) throw new TypeError('environment must be "Customer" or "Testing"');
+  const revocationPollMs = count('revocationPollMs', options.revocationPollMs, 10_000, 10);
   return {
     base,
     audience: text('audience', options.audience, 'embedded-dashboards')!,
     issuer: text('issuer', options.issuer, 'user-group-service')!,
     apiKey: text('apiKey', options.apiKey, undefined),
     environment: options.environment,
-    revocationPollMs: count('revocationPollMs', options.revocationPollMs, 10_000, 10),
+    revocationPollMs,
+    maxRevocationStalenessMs: revocationStaleness(options.maxRevocationStalenessMs, revocationPollMs),
     clockToleranceSeconds: clockTolerance(options.clockToleranceSeconds),
     jwksCooldownMs: count('jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
     cacheMaxEntries: count('cacheMaxEntries', options.cacheMaxEntries, 10_000, 0),

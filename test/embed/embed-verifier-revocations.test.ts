@@ -70,44 +70,30 @@ describe('embed verifier: the revocation feed', () => {
     assert.equal(status.revokedSessions, live.length, 'entries past their expires_at are forgotten');
   });
 
-  it('keeps verifying while the feed is down, says why in status(), and catches up when it is back', async () => {
-    service.feedDown = true;
+  it('catches up after the feed was down: a token revoked meanwhile is refused (embed-verifier-fail-closed.test.ts: what it does while down)', async () => {
     const verifier = verifierWith();
     const claims = embedClaims({ sub: 'epsilon' });
     const token = await signEmbedToken(key, claims);
     assert.equal((await verifier.verify(token)).sub, 'epsilon');
-    const down = verifier.status().revocations;
-    assert.match(down.lastError ?? '', /HTTP 503 \(unavailable\)/);
-    assert.ok(down.lastErrorAt instanceof Date);
-    assert.equal(down.syncedAt, null);
-    await waitFor('a few failed polls', () => service.feedRequests > 5 && verifier.status().revocations.lastErrorAt! > down.lastErrorAt!);
-    assert.equal((await verifier.verify(token)).sub, 'epsilon');
+    service.feedDown = true;
+    const { syncedAt } = verifier.status().revocations;
+    await waitFor('a few failed polls', () => verifier.status().revocations.lastErrorAt !== null && service.feedRequests > 5);
+    assert.match(verifier.status().revocations.lastError ?? '', /HTTP 503 \(unavailable\)/);
 
     service.revoke({ session_id: claims.jti as string, user_group_id: 'epsilon' });
     service.feedDown = false;
-    await waitFor('the feed to be read again', () => verifier.status().revocations.syncedAt !== null);
+    await waitFor('the feed to be read again', () => verifier.status().revocations.syncedAt! > syncedAt!);
     await assertRevoked(verifier, token);
   });
 
-  it('reports a refused API key in status() without quoting it, and verifies all the same', async () => {
-    const apiKey = 'ugsk_not_a_key_of_this_service';
-    const verifier = verifierWith({ apiKey });
-    assert.equal((await verifier.verify(await signEmbedToken(key))).sub, 'acme');
-    const { lastError } = verifier.status().revocations;
-    assert.match(lastError ?? '', /HTTP 401 \(unauthenticated\)/);
-    assert.ok(!lastError!.includes(apiKey));
-  });
-
-  it('survives a service it cannot reach at all: tokens are refused as invalid, nothing crashes', async () => {
+  it('survives a service it cannot reach at all: every token is refused, nothing crashes', async () => {
     const closed = await FakeEmbedService.start();
     await closed.close();
     const verifier = verifierWith({ serviceUrl: closed.url });
     const error = await verifier.verify(await signEmbedToken(key)).catch((e: unknown) => e);
-    assert.ok(error instanceof EmbedTokenError && error.code === 'token_invalid', String(error));
-    assert.match(error.message, /keys could not be fetched.*ECONNREFUSED/);
-    const status = verifier.status();
-    assert.match(status.revocations.lastError ?? '', /ECONNREFUSED/);
-    assert.match(status.keys.lastError ?? '', /ECONNREFUSED/);
+    assert.ok(error instanceof EmbedTokenError && error.code === 'revocations_unavailable', String(error));
+    assert.match(error.message, /ECONNREFUSED/);
+    assert.match(verifier.status().revocations.lastError ?? '', /ECONNREFUSED/);
   });
 
   it('caps clockToleranceSeconds at what the feed keeps: a revoked token whose entry was pruned stays refused', async () => {
