@@ -59,7 +59,8 @@ export class RevocationFeed {
   private syncedAt: number | undefined;
   private lastError: string | null = null;
   private lastErrorAt: number | undefined;
-  private apiKeyRefused = false;
+  /** How the feed refused the API key (401 or 403), until a read succeeds. */
+  private keyRefusal: string | undefined;
 
   constructor(
     private readonly url: URL,
@@ -86,7 +87,7 @@ export class RevocationFeed {
       revokedSessions: this.list.revokedSessions,
       revokedTokenVersions: this.list.revokedTokenVersions,
       stale: this.unavailable(Date.now()) !== undefined,
-      apiKeyRefused: this.apiKeyRefused,
+      apiKeyRefused: this.keyRefusal !== undefined,
     };
   }
 
@@ -101,8 +102,9 @@ export class RevocationFeed {
       this.syncedAt === undefined
         ? 'has never been read'
         : `was last read at ${new Date(this.syncedAt).toISOString()}, more than maxRevocationStalenessMs (${this.maxStalenessMs} ms) ago`;
-    if (this.apiKeyRefused) {
-      return `the revocation feed refuses this verifier's API key (${this.lastError}): the key is wrong or was revoked, which will not pass by itself; give the verifier a valid API key of the environment. Every token is refused meanwhile: the feed ${since}`;
+    if (this.keyRefusal !== undefined) {
+      const later = this.lastError === this.keyRefusal ? '' : `; since: ${this.lastError}`;
+      return `the revocation feed refuses this verifier's API key (${this.keyRefusal}${later}): the key is wrong, revoked or not allowed to read the feed, which will not pass by itself; give the verifier a valid API key of the environment. Every token is refused meanwhile: the feed ${since}`;
     }
     return `the revocation feed ${since} (${this.lastError ?? 'no answer yet'}); every token is refused until it is read again (retried every ${this.intervalMs} ms)`;
   }
@@ -113,13 +115,13 @@ export class RevocationFeed {
       .then(
         (skipped) => {
           this.syncedAt = startedAt;
-          this.apiKeyRefused = false;
+          this.keyRefusal = undefined;
           if (skipped > 0) this.fail(`${skipped} malformed revocation entries were skipped`);
         },
         (error: unknown) => {
-          // Sticky until a read succeeds: the 429s a refused key earns later do not make it good.
-          if (error instanceof ApiKeyRefusedError) this.apiKeyRefused = true;
           this.fail(describeFetchError(error));
+          // Kept until a read succeeds: the 429s a refused key earns later do not make it good.
+          if (error instanceof ApiKeyRefusedError) this.keyRefusal = this.lastError!;
         },
       )
       .finally(() => {

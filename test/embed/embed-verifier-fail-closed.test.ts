@@ -81,13 +81,16 @@ describe('embed verifier with an API key: fails closed while its revocations are
       const verifier = verifierWith();
       const token = await signEmbedToken(key);
       const message = await unavailable(verifier, token);
-      assert.match(message, new RegExp(`refuses this verifier's API key \\(the revocation feed answered HTTP ${status} \\((unauthenticated|forbidden)\\)\\): the key is wrong or was revoked, which will not pass by itself`));
+      assert.match(message, new RegExp(`refuses this verifier's API key \\(the revocation feed answered HTTP ${status} \\((unauthenticated|forbidden)\\)\\): the key is wrong, revoked or not allowed to read the feed, which will not pass by itself`));
       assert.match(message, /give the verifier a valid API key/);
       assert.equal(verifier.status().revocations.apiKeyRefused, true);
       // The service throttles an address whose authentications keep failing: still the key's fault.
       service.feedFailure = 429;
       await waitFor('a throttled poll', () => /HTTP 429/.test(verifier.status().revocations.lastError ?? ''));
-      assert.match(await unavailable(verifier, token), /refuses this verifier's API key \(the revocation feed answered HTTP 429 \(rate_limited\)\): the key is wrong or was revoked/);
+      assert.match(
+        await unavailable(verifier, token),
+        new RegExp(`refuses this verifier's API key \\(the revocation feed answered HTTP ${status} \\(\\w+\\); since: the revocation feed answered HTTP 429 \\(rate_limited\\)\\): the key is wrong`),
+      );
 
       service.feedFailure = undefined;
       await waitFor('the feed to be read', () => verifier.status().revocations.syncedAt !== null);
@@ -100,7 +103,7 @@ describe('embed verifier with an API key: fails closed while its revocations are
     const apiKey = 'ugsk_not_a_key_of_this_service';
     const verifier = verifierWith({ apiKey });
     const message = await unavailable(verifier, await signEmbedToken(key), apiKey);
-    assert.match(message, /HTTP 401 \(unauthenticated\)\): the key is wrong or was revoked/);
+    assert.match(message, /HTTP 401 \(unauthenticated\)\): the key is wrong, revoked or not allowed to read the feed/);
     assert.ok(!verifier.status().revocations.lastError!.includes(apiKey));
   });
 
