@@ -45,6 +45,11 @@ export function sessionEndedPage(reason: 'revoked' | 'expired'): string {
   return htmlPage('Session ended', `<h1>This session has ended</h1>\n<p role="status">${why} Reload the page that showed this dashboard to start a new session.</p>`);
 }
 
+/** The verifier cannot tell whether the session was revoked (its revocation feed is unreachable or refuses its key): the server's log says which. */
+export function revocationsUnavailablePage(): string {
+  return htmlPage('Dashboard unavailable', '<h1>This dashboard cannot check sessions right now</h1>\n<p role="alert">It cannot reach the user group service to learn which sessions were ended. Its operator has been told why in its log.</p>');
+}
+
 /** A missing, malformed, tampered, or otherwise unacceptable token; what was wrong stays in the server's log. */
 export function refusedPage(): string {
   return htmlPage('Dashboard refused', '<h1>This dashboard cannot be shown</h1>\n<p role="alert">The link does not carry a valid session. Open the dashboard from the page that embeds it.</p>');

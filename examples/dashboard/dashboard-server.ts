@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createEmbedVerifier, EmbedBindingError, EmbedTokenError, type EmbedClaims, type EmbedVerifier } from 'user-group-service/embed';
-import { DASHBOARD_CSS, notForThisDashboardPage, ordersPage, refusedPage, sessionEndedPage } from './dashboard-pages.js';
+import { DASHBOARD_CSS, notForThisDashboardPage, ordersPage, refusedPage, revocationsUnavailablePage, sessionEndedPage } from './dashboard-pages.js';
 import { openDemoOrders } from './demo-orders.js';
 import { dashboardCsp, originsForRefusal } from './frame-ancestors.js';
 import { listen, sendNotFound, sendPage, sendStylesheet } from './html-response.js';
@@ -51,6 +51,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       // The message says why and never quotes the token, so it may be logged.
       console.error(`dashboard: refused a session (${error.code}): ${error.message}`);
       const csp = dashboardCsp(originsForRefusal(token, error));
+      if (error.code === 'revocations_unavailable') return sendPage(res, 503, revocationsUnavailablePage(), csp);
       if (error.code === 'token_invalid') return sendPage(res, 401, refusedPage(), csp);
       return sendPage(res, 401, sessionEndedPage(error.code === 'token_revoked' ? 'revoked' : 'expired'), csp);
     }

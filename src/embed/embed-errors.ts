@@ -1,5 +1,10 @@
-/** Why a token was refused, to branch on (never on the message). */
-export type EmbedTokenErrorCode = 'token_expired' | 'token_revoked' | 'token_invalid';
+/**
+ * Why a token was refused, to branch on (never on the message). revocations_unavailable is no fault of the
+ * token: a verifier with an apiKey refuses every token while it cannot tell whether one was revoked (its
+ * revocation feed was never read, or not within maxRevocationStalenessMs); the message says whether the
+ * feed refuses the API key (it will not pass by itself) or is unreachable (it passes once the feed answers).
+ */
+export type EmbedTokenErrorCode = 'token_expired' | 'token_revoked' | 'token_invalid' | 'revocations_unavailable';
 
 /**
  * A token the verifier refuses. The message says why in words a log can keep:

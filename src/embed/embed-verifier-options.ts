@@ -12,13 +12,25 @@ export interface EmbedVerifierOptions {
   /**
    * Any API key of the environment: enables polling the revocation feed. Without it, revoked tokens stay valid until they expire.
    * The feed covers the key's environment only, so once it has answered, tokens of the other environment are refused.
+   * With it, the verifier fails closed: verify() refuses every token (revocations_unavailable) until the feed has been read
+   * once, and whenever the last good read is older than maxRevocationStalenessMs.
    */
   apiKey?: string;
   /** The only environment whose tokens are accepted; without it, the API key's (learned from the feed's first answer), else both. */
   environment?: EmbedEnvironment;
   /** How often the revocation feed is polled, in ms (default 10 000). */
   revocationPollMs?: number;
-  /** Clock skew tolerated on exp, nbf and iat, in seconds (default 30). */
+  /**
+   * With an apiKey: how old the last successful read of the revocation feed may be, in ms, before verify() refuses every
+   * token with revocations_unavailable (a revocation may reach this verifier that much late at most). Default: six polls
+   * and at least a minute (60 000 with the default poll); at least two polls (a verifier may miss one). Ignored without an apiKey.
+   */
+  maxRevocationStalenessMs?: number;
+  /**
+   * Clock skew tolerated on exp, nbf and iat, in seconds (default 30, at most 60). The service keeps a
+   * revocation in its feed until 60 s after the last token it covers expires: a verifier tolerating more
+   * would accept such a token, revoked, once its entry is gone.
+   */
   clockToleranceSeconds?: number;
   /** The least time between two fetches of the key set for an unknown kid, in ms (default 30 000, jose's). */
   jwksCooldownMs?: number;
@@ -33,6 +45,7 @@ export interface ResolvedVerifierOptions {
   readonly apiKey: string | undefined;
   readonly environment: EmbedEnvironment | undefined;
   readonly revocationPollMs: number;
+  readonly maxRevocationStalenessMs: number;
   readonly clockToleranceSeconds: number;
   readonly jwksCooldownMs: number;
   readonly cacheMaxEntries: number;
@@ -41,6 +54,27 @@ export interface ResolvedVerifierOptions {
 function count(name: string, value: number | undefined, fallback: number, least: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < least) throw new TypeError(`${name} must be an integer of at least ${least}`);
+  return value;
+}
+
+/** How long past a token's exp the service keeps its revocations (CLOCK_TOLERANCE_SECONDS in src/domain/signing-key.ts). */
+export const MAX_CLOCK_TOLERANCE_SECONDS = 60;
+
+function clockTolerance(value: number | undefined): number {
+  const seconds = count('clockToleranceSeconds', value, 30, 0);
+  if (seconds > MAX_CLOCK_TOLERANCE_SECONDS) {
+    throw new TypeError(
+      `clockToleranceSeconds must be at most ${MAX_CLOCK_TOLERANCE_SECONDS}: the service forgets a revocation ${MAX_CLOCK_TOLERANCE_SECONDS} s after the token it covers expired, so a longer tolerance would accept revoked tokens again`,
+    );
+  }
+  return seconds;
+}
+
+function revocationStaleness(value: number | undefined, pollMs: number): number {
+  if (value === undefined) return Math.max(6 * pollMs, 60_000);
+  if (!Number.isSafeInteger(value) || value < 2 * pollMs) {
+    throw new TypeError(`maxRevocationStalenessMs must be an integer of at least twice revocationPollMs (${2 * pollMs}): a verifier must be able to miss one poll`);
+  }
   return value;
 }
 
@@ -60,14 +94,16 @@ export function resolveVerifierOptions(options: EmbedVerifierOptions): ResolvedV
   }
   if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('serviceUrl must be an absolute http(s) URL');
   if (options.environment !== undefined && !ENVIRONMENTS.includes(options.environment)) throw new TypeError('environment must be "Customer" or "Testing"');
+  const revocationPollMs = count('revocationPollMs', options.revocationPollMs, 10_000, 10);
   return {
     base,
     audience: text('audience', options.audience, 'embedded-dashboards')!,
     issuer: text('issuer', options.issuer, 'user-group-service')!,
     apiKey: text('apiKey', options.apiKey, undefined),
     environment: options.environment,
-    revocationPollMs: count('revocationPollMs', options.revocationPollMs, 10_000, 10),
-    clockToleranceSeconds: count('clockToleranceSeconds', options.clockToleranceSeconds, 30, 0),
+    revocationPollMs,
+    maxRevocationStalenessMs: revocationStaleness(options.maxRevocationStalenessMs, revocationPollMs),
+    clockToleranceSeconds: clockTolerance(options.clockToleranceSeconds),
     jwksCooldownMs: count('jwksCooldownMs', options.jwksCooldownMs, 30_000, 0),
     cacheMaxEntries: count('cacheMaxEntries', options.cacheMaxEntries, 10_000, 0),
   };

@@ -22,7 +22,7 @@ export interface EmbedVerifierStatus {
 }
 
 export interface EmbedVerifier {
-  /** The token's claims, or an EmbedTokenError with code token_expired, token_revoked or token_invalid. */
+  /** The token's claims, or an EmbedTokenError with code token_expired, token_revoked, token_invalid or (with an apiKey) revocations_unavailable. */
   verify(token: string): Promise<EmbedClaims>;
   /** What the verifier last heard from the service, for a health or diagnostics endpoint. */
   status(): EmbedVerifierStatus;
@@ -37,13 +37,16 @@ const DISABLED_FEED: RevocationFeedStatus = {
   lastErrorAt: null,
   revokedSessions: 0,
   revokedTokenVersions: 0,
+  stale: false,
+  apiKeyRefused: false,
 };
 
 /**
  * Verifies embed tokens offline against the service's JWKS, with the
  * revocations its feed announced. A token seen before costs a Map lookup:
  * its signature and claims are not checked again, only its exp and the
- * revocations.
+ * revocations. With an API key it fails closed: no token is accepted while
+ * the revocations are unknown (see maxRevocationStalenessMs).
  */
 export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifier {
   const settings = resolveVerifierOptions(options);
@@ -52,13 +55,22 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
   const feed =
     settings.apiKey === undefined
       ? undefined
-      : new RevocationFeed(new URL('api/embed_sessions/revocations', settings.base), settings.apiKey, settings.revocationPollMs, closing.signal);
+      : new RevocationFeed(
+          new URL('api/embed_sessions/revocations', settings.base),
+          settings.apiKey,
+          settings.revocationPollMs,
+          settings.maxRevocationStalenessMs,
+          closing.signal,
+        );
   const cache = new TokenCache(settings.cacheMaxEntries, CACHE_MAX_CHARS);
   const tolerance = settings.clockToleranceSeconds;
   const verifyOptions = { algorithms: ALGORITHMS, typ: TOKEN_TYPE, issuer: settings.issuer, audience: settings.audience, clockTolerance: tolerance };
 
   function live(entry: VerifiedToken, token: string): EmbedClaims {
-    if (Date.now() >= entry.expiresAtMs) {
+    const now = Date.now();
+    // Before anything else, cache hits too: a token verified while the feed was read must not outlive its reading.
+    assertRevocationsKnown(now);
+    if (now >= entry.expiresAtMs) {
       cache.delete(token);
       throw expired(entry.claims.exp);
     }
@@ -67,7 +79,13 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
     return entry.claims;
   }
 
-  /** Checked on every call, cache hits too: the feed may name its environment after a token was cached. */
+  /** Fails closed: with a feed, a token is accepted only while the list is known to hold every revocation. */
+  function assertRevocationsKnown(now: number): void {
+    const why = feed?.unavailable(now);
+    if (why !== undefined) throw new EmbedTokenError('revocations_unavailable', why);
+  }
+
+  /** Checked on every call, cache hits too: cheap, and no path may skip it. */
   function checkEnvironment(env: EmbedEnvironment): void {
     const pinned = settings.environment;
     const fed = feed?.environment;
@@ -84,6 +102,8 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
   async function verifyAndCache(token: string): Promise<EmbedClaims> {
     // Before the first poll, this verifier would not know of any revocation yet.
     await feed?.firstPoll;
+    // No signature check for a token that would be refused anyway.
+    assertRevocationsKnown(Date.now());
     let payload;
     try {
       ({ payload } = await jwtVerify(token, keys.getKey, verifyOptions));

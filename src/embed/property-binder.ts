@@ -28,8 +28,9 @@ const MISSING = Symbol('missing');
  * properties of the same name). `IN {{ list }}` binds a list. The values never
  * enter the SQL text. Fails closed (EmbedBindingError) on a variable the
  * session lacks, a value that cannot be bound there, a placeholder inside a
- * literal, identifier or comment, a malformed placeholder, and on the
- * dialect's own parameter markers (they would shift the bound values).
+ * literal, identifier or comment, a malformed placeholder or one touching an
+ * identifier character (`{{ t }}1`), and on the dialect's own parameter
+ * markers (they would shift the bound values).
  */
 export function bindProperties(sql: string, claims: BindableClaims, dialect: SqlDialect): BoundQuery {
   const lexicon = SQL_LEXICONS[dialect];
@@ -61,8 +62,9 @@ export function bindProperties(sql: string, claims: BindableClaims, dialect: Sql
     if (name === undefined) {
       throw new EmbedBindingError('placeholder_malformed', `"{{" (at offset ${i}) does not start a placeholder {{ name }} (name: letters, digits and _, not starting with a digit)`);
     }
-    const value = lookUp(claims, name);
     const keyword = inKeywordBefore(sql, i, codeStart);
+    refuseRunningInto(sql, i, PLACEHOLDER.lastIndex, name, keyword === undefined);
+    const value = lookUp(claims, name);
     if (keyword === undefined) {
       text += sql.slice(copied, i) + style.scalar(name, scalarOf(name, value));
     } else {
@@ -71,6 +73,24 @@ export function bindProperties(sql: string, claims: BindableClaims, dialect: Sql
     i = copied = PLACEHOLDER.lastIndex;
   }
   return { text: text + sql.slice(copied), values: style.values };
+}
+
+/**
+ * A parameter marker touching an identifier character reads as another token:
+ * `{{ t }}1` would bind as `?1` (SQLite's first parameter) or `$11`, and
+ * `x{{ t }}` as the PostgreSQL identifier `x$1`. Before the placeholder only
+ * a scalar counts: after IN, the keyword is what gets replaced.
+ */
+function refuseRunningInto(sql: string, start: number, end: number, name: string, scalar: boolean): void {
+  let touching: string;
+  // Whole code points, so a character beyond the BMP is named whole.
+  if (isIdentifierChar(sql[end])) touching = `followed by "${String.fromCodePoint(sql.codePointAt(end)!)}"`;
+  else if (scalar && isIdentifierChar(sql[start - 1])) touching = `preceded by "${[...sql.slice(Math.max(0, start - 2), start)].pop()!}"`;
+  else return;
+  throw new EmbedBindingError(
+    'placeholder_malformed',
+    `{{ ${name} }} (at offset ${start}) is immediately ${touching}: the bound parameter would run into it and read as another token (another parameter or an identifier); put a space or an operator between them`,
+  );
 }
 
 const BUILT_INS: Record<string, (claims: BindableClaims) => unknown> = {

@@ -9,13 +9,22 @@ const FETCH_TIMEOUT_MS = 5_000;
 export interface RevocationFeedStatus {
   /** Whether the feed is polled (an apiKey was given). */
   readonly enabled: boolean;
-  /** When a poll last read the feed to its end; null before the first success. */
+  /** When the last poll that read the feed to its end began (every revocation made before then is known); null before the first success. */
   readonly syncedAt: Date | null;
   readonly lastError: string | null;
   readonly lastErrorAt: Date | null;
   /** Entries held: sessions revoked one by one, and (group, token version) pairs revoked by a rotation or deletion. */
   readonly revokedSessions: number;
   readonly revokedTokenVersions: number;
+  /** Whether verify() refuses every token (revocations_unavailable): the feed was never read, or not within maxRevocationStalenessMs. */
+  readonly stale: boolean;
+  /** Whether the feed's last answer to a poll was 401 or 403: the API key is wrong or revoked (cleared by the next successful read). */
+  readonly apiKeyRefused: boolean;
+}
+
+/** The feed refused the API key: unlike an outage, this does not pass by itself. */
+class ApiKeyRefusedError extends Error {
+  override name = 'ApiKeyRefusedError';
 }
 
 interface WireRevocation {
@@ -50,11 +59,14 @@ export class RevocationFeed {
   private syncedAt: number | undefined;
   private lastError: string | null = null;
   private lastErrorAt: number | undefined;
+  /** How the feed refused the API key (401 or 403), until a read succeeds. */
+  private keyRefusal: string | undefined;
 
   constructor(
     private readonly url: URL,
     private readonly apiKey: string,
     private readonly intervalMs: number,
+    private readonly maxStalenessMs: number,
     private readonly closed: AbortSignal,
   ) {
     this.firstPoll = this.poll();
@@ -74,17 +86,43 @@ export class RevocationFeed {
       lastErrorAt: this.lastErrorAt === undefined ? null : new Date(this.lastErrorAt),
       revokedSessions: this.list.revokedSessions,
       revokedTokenVersions: this.list.revokedTokenVersions,
+      stale: this.unavailable(Date.now()) !== undefined,
+      apiKeyRefused: this.keyRefusal !== undefined,
     };
   }
 
+  /**
+   * Why the list cannot be trusted to hold every revocation now (never read,
+   * or not for longer than the staleness bound), in words for the refusal;
+   * undefined while it can.
+   */
+  unavailable(nowMs: number): string | undefined {
+    if (this.syncedAt !== undefined && nowMs - this.syncedAt <= this.maxStalenessMs) return undefined;
+    const since =
+      this.syncedAt === undefined
+        ? 'has never been read'
+        : `was last read at ${new Date(this.syncedAt).toISOString()}, more than maxRevocationStalenessMs (${this.maxStalenessMs} ms) ago`;
+    if (this.keyRefusal !== undefined) {
+      const later = this.lastError === this.keyRefusal ? '' : `; since: ${this.lastError}`;
+      return `the revocation feed refuses this verifier's API key (${this.keyRefusal}${later}): the key is wrong, revoked or not allowed to read the feed, which will not pass by itself; give the verifier a valid API key of the environment. Every token is refused meanwhile: the feed ${since}`;
+    }
+    return `the revocation feed ${since} (${this.lastError ?? 'no answer yet'}); every token is refused until it is read again (retried every ${this.intervalMs} ms)`;
+  }
+
   private poll(): Promise<void> {
+    const startedAt = Date.now();
     this.inFlight = this.readToEnd()
       .then(
         (skipped) => {
-          this.syncedAt = Date.now();
+          this.syncedAt = startedAt;
+          this.keyRefusal = undefined;
           if (skipped > 0) this.fail(`${skipped} malformed revocation entries were skipped`);
         },
-        (error: unknown) => this.fail(describeFetchError(error)),
+        (error: unknown) => {
+          this.fail(describeFetchError(error));
+          // Kept until a read succeeds: the 429s a refused key earns later do not make it good.
+          if (error instanceof ApiKeyRefusedError) this.keyRefusal = this.lastError!;
+        },
       )
       .finally(() => {
         this.inFlight = undefined;
@@ -126,6 +164,7 @@ export class RevocationFeed {
       signal: AbortSignal.any([this.closed, AbortSignal.timeout(FETCH_TIMEOUT_MS)]),
     });
     const text = await response.text();
+    if (response.status === 401 || response.status === 403) throw new ApiKeyRefusedError(`the revocation feed answered HTTP ${response.status}${errorCodeOf(text)}`);
     if (response.status !== 200) throw new Error(`the revocation feed answered HTTP ${response.status}${errorCodeOf(text)}`);
     const body = JSON.parse(text) as Partial<WirePage> | null;
     if (!Array.isArray(body?.revocations) || typeof body.next_cursor !== 'string') {

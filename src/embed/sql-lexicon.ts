@@ -16,7 +16,7 @@ export interface QuotedRegion {
 export interface SqlLexicon {
   /** The region starting at i, if one does. */
   quotedAt(sql: string, i: number): QuotedRegion | undefined;
-  /** The native parameter marker starting at i ($1, ?, :name...), if one does. */
+  /** The native parameter marker starting at i ($1, ?, :name, #name...), if one does. */
   nativeParameterAt(sql: string, i: number): string | undefined;
 }
 
@@ -104,11 +104,12 @@ const sqlite: SqlLexicon = {
     if (ch === '/' && sql[i + 1] === '*') return { kind: 'a comment', end: until(sql, i + 2, '*/') };
     return undefined;
   },
+  // SQLite's tokenizer reads :name, @name, #name and $name alike (any identifier character after the sign).
   nativeParameterAt(sql, i) {
     const ch = sql[i];
     if (ch === '?') return /^\?\d*/.exec(sql.slice(i, i + 12))?.[0];
-    if ((ch === ':' || ch === '@' || (ch === '$' && !isIdentifierChar(sql[i - 1]))) && /[A-Za-z0-9_]/.test(sql[i + 1] ?? '')) {
-      return /^[:@$][A-Za-z0-9_]+/.exec(sql.slice(i, i + 64))?.[0];
+    if ((ch === ':' || ch === '@' || ch === '#' || (ch === '$' && !isIdentifierChar(sql[i - 1]))) && isIdentifierChar(sql[i + 1])) {
+      return /^[:@#$][A-Za-z0-9_$\u0080-\uffff]+/.exec(sql.slice(i, i + 64))?.[0];
     }
     return undefined;
   },

@@ -50,12 +50,11 @@ describe('embed verifier: the environment its revocations cover', () => {
     });
   }
 
-  it('refuses a token of the other environment it accepted while the feed was down, once the feed has named its environment', async () => {
+  it('never accepts a token of the other environment while the feed is down, before it has named its environment', async () => {
     service.feedDown = true;
     const verifier = verifierWith();
     const testing = await tokenOf('Testing');
-    // Nothing says yet which environment the key is of: as with revocations, a down feed does not stop verification.
-    assert.equal((await verifier.verify(testing)).env, 'Testing');
+    await assert.rejects(verifier.verify(testing), (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable');
     assert.equal(verifier.status().environment, null);
     service.feedDown = false;
     await waitFor('the feed to be read', () => verifier.status().revocations.syncedAt !== null);
@@ -78,10 +77,10 @@ describe('embed verifier: the environment its revocations cover', () => {
     await assertOtherEnvironment(verifier, await tokenOf('Testing'), 'Customer', 'Testing');
   });
 
-  it('counts a feed answer that does not name its environment as a failed poll', async () => {
+  it('counts a feed answer that does not name its environment as a failed poll, and so refuses every token', async () => {
     service.environment = undefined;
     const verifier = verifierWith();
-    assert.equal((await verifier.verify(await tokenOf('Customer'))).env, 'Customer');
+    await assert.rejects(verifier.verify(await tokenOf('Customer')), (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable' && /environment/.test(e.message));
     const status = verifier.status();
     assert.match(status.revocations.lastError ?? '', /environment/);
     assert.equal(status.revocations.syncedAt, null);

@@ -69,6 +69,8 @@ export class FakeEmbedService {
   feedRequests = 0;
   /** When set, the feed answers 503 (the JWKS still answers). */
   feedDown = false;
+  /** When set, the feed answers this status, as the service would (401: an unknown or revoked key; 429: throttled). */
+  feedFailure: 401 | 403 | 429 | undefined;
   /** When set, the JWKS answers 503. */
   jwksDown = false;
   /** The environment the feed names (the API key's); undefined leaves the field out, as a malformed answer would. */
@@ -79,9 +81,10 @@ export class FakeEmbedService {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<FakeEmbedService> {
+  /** On a free port, or on `port` (to bring back a service a test closed). */
+  static async start(port = 0): Promise<FakeEmbedService> {
     const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     const service = new FakeEmbedService(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     server.on('request', (req, res) => service.handle(req, res));
     return service;
@@ -125,6 +128,7 @@ export class FakeEmbedService {
   /** The cursor is the index of the next entry, opaque to the verifier. */
   private feed(req: IncomingMessage, url: URL, res: ServerResponse): void {
     if (this.feedDown) return send(res, 503, failure('unavailable', 'the store is unavailable'));
+    if (this.feedFailure !== undefined) return send(res, this.feedFailure, failure(FAILURE_CODES[this.feedFailure], `answering ${this.feedFailure} for the test`));
     if (req.headers.authorization !== `Bearer ${FEED_API_KEY}`) return send(res, 401, failure('unauthenticated', 'a valid API key is required'));
     const limit = Number(url.searchParams.get('limit') ?? 100);
     const after = url.searchParams.get('after');
@@ -136,6 +140,8 @@ export class FakeEmbedService {
     send(res, 200, { success: 1, environment: this.environment, revocations: page, next_cursor: `c${from + page.length}` });
   }
 }
+
+const FAILURE_CODES = { 401: 'unauthenticated', 403: 'forbidden', 429: 'rate_limited' } as const;
 
 function failure(code: string, message: string) {
   return { success: 0, error: { code, message, request_id: randomBytes(4).toString('hex') } };

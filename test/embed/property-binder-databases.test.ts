@@ -93,3 +93,18 @@ for (const { dialect, open } of DIALECTS) {
     });
   });
 }
+
+describe('what the binder refuses is live SQL on a real sqlite', () => {
+  it('#name is a parameter SQLite binds (so it would shift the bound values), and {{ t }}1 would read as ?1', () => {
+    const db = new SqliteDatabase(':memory:');
+    try {
+      assert.deepEqual(db.prepare('SELECT #region AS r').all({ region: 'eu' }), [{ r: 'eu' }]);
+      // ?1 is the first parameter again, not the second one the dashboard meant.
+      assert.deepEqual(db.prepare('SELECT ? AS a, ?1 AS b').raw().all({ 1: 'first' }), [['first', 'first']]);
+      assert.throws(() => bindProperties('SELECT #region', claimsWith({ region: 'eu' }), 'sqlite'), /"#region" \(at offset 7\) is a sqlite parameter marker/);
+      assert.throws(() => bindProperties('SELECT {{ a }}, {{ b }}1', claimsWith({ a: 1, b: 2 }), 'sqlite'), /\{\{ b \}\} \(at offset 16\) is immediately followed by "1"/);
+    } finally {
+      db.close();
+    }
+  });
+});

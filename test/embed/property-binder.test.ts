@@ -135,6 +135,44 @@ describe('bindProperties', () => {
     for (const sql of ['SELECT ?', 'SELECT ?1', 'SELECT :name', 'SELECT @name', 'SELECT $name', 'SELECT * FROM t WHERE a=:a']) refused(sql, 'sqlite', 'native_parameter', /parameter marker/);
   });
 
+  it('fails on SQLite\'s #name marker and on markers whose name starts beyond ASCII, as SQLite reads them', () => {
+    for (const [sql, marker] of [
+      ['SELECT #name', '#name'],
+      ['SELECT * FROM t WHERE r = {{ region }} AND a=#1', '#1'],
+      ['SELECT a#b FROM t', '#b'],
+      ['SELECT :é', ':é'],
+      ['SELECT @$x', '@$x'],
+    ] as const) {
+      refused(sql, 'sqlite', 'native_parameter', new RegExp(`"${marker.replace('$', '\\$')}" \\(at offset \\d+\\) is a sqlite parameter marker`));
+    }
+    // # is an operator in PostgreSQL (bitwise XOR), and a lone # is no marker in SQLite.
+    assert.equal(bindProperties('SELECT 5 # {{ tier }}', claims, 'postgres').text, 'SELECT 5 # $1');
+    assert.equal(bindProperties("SELECT '#name', \"#x\" -- #y\n", claims, 'sqlite').values.length, 0);
+  });
+
+  it('fails on a placeholder running into an identifier or digit character, on every dialect and style', () => {
+    const touching: [string, RegExp][] = [
+      ['SELECT * FROM t WHERE a = {{ tier }}1', /\{\{ tier \}\} \(at offset 26\) is immediately followed by "1"/],
+      ['SELECT * FROM t WHERE a = {{tier}}abc', /\{\{ tier \}\} \(at offset 26\) is immediately followed by "a"/],
+      ['SELECT {{ tier }}$', /followed by "\$"/],
+      ['SELECT {{ tier }}_x', /followed by "_"/],
+      ['SELECT {{ tier }}é', /followed by "é"/],
+      ['SELECT {{ tier }}\u{1F600}', /followed by "\u{1F600}"/u],
+      ['SELECT 1 WHERE r IN {{ regions }}1', /\{\{ regions \}\} .* followed by "1"/],
+      ['SELECT 1 WHERE r NOT IN {{ regions }}x', /followed by "x"/],
+      ['SELECT x{{ tier }}', /\{\{ tier \}\} \(at offset 8\) is immediately preceded by "x"/],
+      ['SELECT 1{{ tier }}', /preceded by "1"/],
+    ];
+    for (const dialect of ['postgres', 'sqlite'] as const) {
+      for (const [sql, why] of touching) refused(sql, dialect, 'placeholder_malformed', why);
+    }
+    // What may touch a placeholder: punctuation, operators, a cast, quotes, another placeholder, IN itself.
+    for (const sql of ['SELECT ({{ tier }})', 'SELECT {{tier}}+1', "SELECT 'a'||{{ region }}||'b'", 'SELECT {{ tier }},{{ region }}', 'SELECT 1 WHERE r IN{{ regions }}']) {
+      assert.doesNotThrow(() => bindProperties(sql, claims, 'sqlite'), sql);
+    }
+    assert.equal(bindProperties('SELECT {{ tier }}::int, r NOT IN{{ regions }}', claims, 'postgres').text, 'SELECT $1::int, r <> ALL($2)');
+  });
+
   it('fails on a malformed placeholder', () => {
     for (const dialect of ['postgres', 'sqlite'] as const) {
       for (const sql of ['SELECT {{ 1abc }}', 'SELECT {{ }}', 'SELECT {{region', 'SELECT {{ a-b }}', 'SELECT {{ region }']) refused(sql, dialect, 'placeholder_malformed');
