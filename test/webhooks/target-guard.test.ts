@@ -88,6 +88,10 @@ describe('webhook target guard', () => {
     await assert.rejects(guard.checkRegistration('https://[::1]/in'), refused('::1 is loopback'));
     await assert.rejects(guard.checkRegistration('https://[::ffff:127.0.0.1]/in'), refused('::ffff:7f00:1 is the IPv4-mapped form of 127.0.0.1, which is loopback'));
     await assert.rejects(guard.checkRegistration('https://localhost:8443/in'), refused('localhost resolves to 127.0.0.1, which is loopback'));
+    // The URL parser turns these spellings into 127.0.0.1 before the guard sees the host.
+    for (const spelled of ['https://2130706433/in', 'https://0x7f.1/in', 'https://0177.0.0.1/in', 'https://127.1/in']) {
+      await assert.rejects(guard.checkRegistration(spelled), refused('127.0.0.1 is loopback'), spelled);
+    }
     await assert.rejects(guard.checkRegistration('https://inside.example/in'), refused('inside.example resolves to 10.0.0.5, which is private'), 'one private address of several is enough');
     await assert.rejects(guard.checkRegistration('https://user:pass@hooks.example/in'), refused('credentials'));
     await assert.rejects(guard.checkRegistration('ftp://hooks.example/in'), refused('https URL'));
