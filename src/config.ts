@@ -102,7 +102,7 @@ const ConfigSchema = Type.Object({
   }),
   UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Union([Type.Literal('true'), Type.Literal('false')], {
     default: 'false',
-    description: '`true` lets webhooks target loopback and private addresses (127/8, 10/8, 172.16/12, 192.168/16, 169.254/16, 100.64/10, ::1, fc00::/7, fe80::/10 …), over http or https; `false` refuses them, at registration and at each delivery (names are resolved and every address checked), and requires https.',
+    description: '`true` lets webhooks target every address that is not global unicast (loopback, private, link-local, 100.64/10, fc00::/7, documentation, NAT64 or 6to4 forms of those …) and this host\'s own interface and gateway addresses, over http or https; `false` refuses them, at registration and at each delivery (names are resolved and every address checked), and requires https. docs/webhooks.md lists every range.',
   }),
   UGS_METRICS_TOKEN: Type.Optional(
     Type.String({ minLength: 16, description: 'At least 16 characters; when set, `GET /metrics` needs `Authorization: Bearer <token>`; unset: open.' }),

@@ -3,6 +3,13 @@ import { EVENT_TYPES } from '../domain/event.js';
 
 /** The webhook part of the wire (/api/webhooks and its siblings). */
 
+/**
+ * The URL the OpenAPI examples register. Not a documentation address (203.0.113.0/24 …): the target
+ * guard refuses those, and every request example must pass the server's own validation. A literal
+ * public address (example.com's in 2024), so the example needs no DNS either.
+ */
+export const EXAMPLE_TARGET_URL = 'https://93.184.215.14/hooks/user-groups';
+
 /** Every event type, and `*` for all of them (including types added later). */
 export const ALL_EVENTS = '*';
 const EventTypeOrAll = Type.Union([...EVENT_TYPES.map((type) => Type.Literal(type)), Type.Literal(ALL_EVENTS)], {
@@ -17,8 +24,8 @@ export const CreateWebhookBody = Type.Object({
     minLength: 1,
     maxLength: 2048,
     description:
-      'Where deliveries are POSTed. https only; a loopback or private address (http or https) only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true. No credentials in the URL.',
-    examples: ['https://203.0.113.10/hooks/user-groups'],
+      'Where deliveries are POSTed. https only, to a public address; a loopback, private or other non-public address, or one of this host\'s own (http or https), only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true. No credentials in the URL.',
+    examples: [EXAMPLE_TARGET_URL],
   }),
   events: Type.Optional(Type.Array(EventTypeOrAll, { minItems: 1, maxItems: EVENT_TYPES.length + 1, uniqueItems: true, description: 'The event types to deliver; default `["*"]` (all).' })),
   description: Type.Optional(Type.String({ maxLength: 255, description: 'A note for operators.' })),

@@ -1,83 +1,47 @@
 import { lookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { invalidRequest } from '../domain/errors.js';
 import type { WebhookTargetPolicy } from '../domain/webhook-service.js';
+import { canonicalAddress, classifyAddress } from './address-classifier.js';
+import { cachedFor, HOST_ADDRESSES_TTL_MS, readHostAddresses, type HostAddressSource } from './host-addresses.js';
 
 const URL_MAX_LENGTH = 2048;
-
-/** Addresses a webhook must not reach unless the operator allows private targets: their own network, the host itself, metadata services. */
-const PRIVATE = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  PRIVATE.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  // ::/96 holds :: and the deprecated IPv4-compatible forms (::127.0.0.1); ::1 is outside it.
-  ['::', 96],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  PRIVATE.addSubnet(network, prefix, 'ipv6');
-}
-
-/** An IPv4-mapped IPv6 address (::ffff:10.0.0.1, ::ffff:a00:1) as the IPv4 address it is; anything else unchanged. */
-function unmapped(address: string): string {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return address;
-  const high = parseInt(hex[1]!, 16);
-  const low = parseInt(hex[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-}
-
-/** True for loopback, private, link-local, shared, unspecified, multicast and reserved addresses (IPv4-mapped forms included). */
-export function isPrivateAddress(address: string): boolean {
-  const plain = unmapped(address);
-  const family = isIP(plain);
-  if (family === 0) return true;
-  return PRIVATE.check(plain, family === 4 ? 'ipv4' : 'ipv6');
-}
 
 /** Why a target is refused, as a delivery attempt records it and a registration answers it. */
 export class TargetRefused extends Error {
   override name = 'TargetRefused';
   readonly code = 'ETARGETREFUSED';
+  /** `address`: the operator's opt-out would admit it; `http`: nothing would. */
+  constructor(message: string, readonly reason: 'address' | 'http') {
+    super(message);
+  }
 }
 
 export interface TargetGuardOptions {
   allowPrivateTargets: boolean;
   /** Resolves a name to every address (tests pass their own); dns.lookup by default. */
   resolve?: (hostname: string) => Promise<LookupAddress[]>;
+  /** This host's interface and gateway addresses (tests pass their own); read from the system, cached for a few seconds, by default. */
+  hostAddresses?: HostAddressSource;
 }
 
 /**
- * Where webhooks may send: https to public addresses; with
- * UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS, private and loopback ones too, over http
- * or https. Checked at registration and, through `addressesFor` (the lookup
- * the delivery's socket connects with), at every delivery: a name that
- * resolves elsewhere later (DNS rebinding) cannot reach a refused address.
+ * Where webhooks may send: https to global unicast addresses that are not
+ * this host's own nor its gateways'; with UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS,
+ * every other address too (loopback and this host's included, which is how
+ * a receiver on the same machine is reached), over http or https. Checked at
+ * registration and, through `addressesFor` (the lookup the delivery's socket
+ * connects with), at every delivery: a name that resolves elsewhere later
+ * (DNS rebinding) cannot reach a refused address.
  */
 export class TargetGuard implements WebhookTargetPolicy {
   private readonly resolve: (hostname: string) => Promise<LookupAddress[]>;
+  private readonly hostAddresses: HostAddressSource;
 
   constructor(private readonly options: TargetGuardOptions) {
     this.resolve = options.resolve ?? ((hostname) => lookup(hostname, { all: true, verbatim: true }));
+    this.hostAddresses = options.hostAddresses ?? cachedFor(readHostAddresses, HOST_ADDRESSES_TTL_MS);
   }
 
   async checkRegistration(text: string): Promise<string> {
@@ -86,8 +50,8 @@ export class TargetGuard implements WebhookTargetPolicy {
       await this.addressesFor(url);
     } catch (error) {
       if (error instanceof TargetRefused) {
-        const allow = this.options.allowPrivateTargets ? '' : ' (loopback and private targets are allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)';
-        throw invalidRequest(`"url" is refused: ${error.message}${error.message === 'private address' ? allow : ''}.`);
+        const allow = error.reason === 'address' ? ' (loopback, private and other non-public targets are allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)' : '';
+        throw invalidRequest(`"url" is refused: ${error.message}${allow}.`);
       }
       throw invalidRequest(`"url" names a host that does not resolve (${url.hostname}).`);
     }
@@ -101,12 +65,46 @@ export class TargetGuard implements WebhookTargetPolicy {
     const family = isIP(host);
     const addresses = family === 0 ? await this.resolve(host) : [{ address: host, family }];
     if (addresses.length === 0) throw new Error('no address');
-    const anyPrivate = addresses.some((a) => isPrivateAddress(a.address));
-    if (anyPrivate && !this.options.allowPrivateTargets) throw new TargetRefused('private address');
-    if (url.protocol === 'http:' && !(this.options.allowPrivateTargets && addresses.every((a) => isPrivateAddress(a.address)))) {
-      throw new TargetRefused('http is allowed only to private addresses when private targets are allowed; use https');
+    const refusals = await this.refusals(host, addresses);
+    if (refusals[0] && !this.options.allowPrivateTargets) throw new TargetRefused(refusals[0], 'address');
+    if (url.protocol === 'http:' && !(this.options.allowPrivateTargets && refusals.length === addresses.length)) {
+      throw new TargetRefused('http is allowed only to non-public addresses when private targets are allowed; use https', 'http');
     }
     return addresses;
+  }
+
+  /** Why each refused address is, as a sentence naming it; empty when every address may be reached. */
+  private async refusals(host: string, addresses: LookupAddress[]): Promise<string[]> {
+    let own: Set<string> | undefined;
+    const refusals: string[] = [];
+    for (const { address } of addresses) {
+      const subject = address === host ? address : `${host} resolves to ${address}, which`;
+      const found = classifyAddress(address);
+      if (found.refused !== null) {
+        refusals.push(`${subject} is ${found.refused}, not a public address`);
+        continue;
+      }
+      own ??= await this.ownAddresses();
+      if (found.identities.some((identity) => own!.has(identity))) refusals.push(`${subject} is an address of this host or its gateway, not a public address`);
+    }
+    return refusals;
+  }
+
+  private async ownAddresses(): Promise<Set<string>> {
+    let listed: Iterable<string>;
+    try {
+      listed = await this.hostAddresses();
+    } catch {
+      // With the opt-out they matter only to allow http, which then stays refused for a public-looking address.
+      if (this.options.allowPrivateTargets) return new Set();
+      throw new TargetRefused("this host's own addresses could not be listed, so no address can be told apart from them", 'address');
+    }
+    const own = new Set<string>();
+    for (const address of listed) {
+      const canonical = canonicalAddress(address);
+      if (canonical) own.add(canonical);
+    }
+    return own;
   }
 }
 

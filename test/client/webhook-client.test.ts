@@ -53,6 +53,6 @@ describe('UserGroupClient webhooks against a live server', () => {
     assert.equal((await client.enableWebhook(webhook.id)).disabled_at, null);
     await client.deleteWebhook(webhook.id);
     await assert.rejects(client.getWebhook(webhook.id), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found');
-    await assert.rejects(client.createWebhook({ url: 'http://203.0.113.10/x' }), (e: unknown) => e instanceof UserGroupServiceError && e.status === 400);
+    await assert.rejects(client.createWebhook({ url: 'http://93.184.216.34/x' }), (e: unknown) => e instanceof UserGroupServiceError && e.status === 400);
   });
 });

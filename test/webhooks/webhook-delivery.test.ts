@@ -147,7 +147,41 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       await api.getOrCreate({ user_group_id: 'wh-refused', name: 'Refused' });
       const view = await settled(webhook.id);
       assert.equal(view.status, 'failed');
-      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'target refused: private address']]);
+      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'target refused: localhost resolves to 127.0.0.1, which is loopback, not a public address']]);
+      assert.equal(target.received.length, 0);
+    });
+
+    /**
+     * A webhook registered to a name (allowed then), delivered by a worker whose guard resolves that name to `address`.
+     * https unless the receiver must answer: a guard that let an address through would then connect to it, not refuse http.
+     */
+    async function deliverWhenResolvedTo(address: string, guard: Partial<ConstructorParameters<typeof TargetGuard>[0]>, groupId: string, scheme = 'https') {
+      const target = await receiver();
+      const url = target.url.replace('http://127.0.0.1', `${scheme}://localhost`);
+      const { webhook } = await server.services.webhooks.create(principal, { url, events: ['user_group.created'] });
+      const resolve = async (hostname: string) => (hostname === 'localhost' ? [{ address, family: address.includes(':') ? 6 : 4 }] : []);
+      startWorker({ targets: new TargetGuard({ allowPrivateTargets: false, resolve, ...guard }), config: { ...server.services.webhookDelivery.config, ...FAST, retryScheduleMs: [0] } });
+      await api.getOrCreate({ user_group_id: groupId, name: groupId });
+      return { view: await settled(webhook.id), target };
+    }
+
+    it('refuses at delivery time a name that now resolves to the NAT64 form of loopback, and never connects', async () => {
+      const { view, target } = await deliverWhenResolvedTo('64:ff9b::7f00:1', { hostAddresses: async () => [] }, 'wh-nat64');
+      assert.equal(view.status, 'failed');
+      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'target refused: localhost resolves to 64:ff9b::7f00:1, which is the NAT64 form of 127.0.0.1, which is loopback, not a public address']]);
+      assert.equal(target.received.length, 0);
+    });
+
+    it("refuses at delivery time a name that now resolves to this host's own global address", async () => {
+      const { view } = await deliverWhenResolvedTo('81.2.69.142', { hostAddresses: async () => ['127.0.0.1', '81.2.69.142'] }, 'wh-own');
+      assert.equal(view.status, 'failed');
+      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'target refused: localhost resolves to 81.2.69.142, which is an address of this host or its gateway, not a public address']]);
+    });
+
+    it('connects to the address the guard checked, never to a second resolution of the name (DNS rebinding)', async () => {
+      // The system resolves localhost to 127.0.0.1, where the receiver listens; the guard's answer, 127.0.0.2, has no listener.
+      const { view, target } = await deliverWhenResolvedTo('127.0.0.2', { allowPrivateTargets: true }, 'wh-rebind', 'http');
+      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'connection refused']]);
       assert.equal(target.received.length, 0);
     });
 

@@ -68,7 +68,7 @@ export function webhooksCommand(program: Command): void {
   webhooks
     .command('add')
     .description('register a webhook; its signing secret is the last line of output and is shown only once')
-    .argument('<url>', 'where deliveries are POSTed (https; loopback or private addresses only with UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)')
+    .argument('<url>', 'where deliveries are POSTed (https to a public address; loopback, private and other non-public addresses only with UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)')
     .addOption(environmentOption())
     .option('--events <types>', 'comma-separated event types, or * for all', '*')
     .option('--description <text>', 'a note for operators')

@@ -1,3 +1,5 @@
+import { EXAMPLE_TARGET_URL } from '../webhook-schemas.js';
+
 /** What the webhook routes' OpenAPI examples show: invented values, never a real secret. */
 export const WEBHOOK_TAGS = ['Webhooks'];
 
@@ -5,7 +7,7 @@ export const EXAMPLE_SECRET = 'whsec_EXAMPLE0not0a0real0secret0000000000';
 
 export const EXAMPLE_WEBHOOK = {
   id: 'wh_5f2b7c1e9a3d4b6c8e0f1a2b',
-  url: 'https://203.0.113.10/hooks/user-groups',
+  url: EXAMPLE_TARGET_URL,
   events: ['*'] as ['*'],
   description: null,
   created_at: '2026-11-23T12:00:00.000Z',

@@ -3,7 +3,7 @@ import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswe
 import { DeleteResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 import { subscribedEvents, webhookJson } from '../webhook-view.js';
-import { CreateWebhookBody, WebhookIdParams, WebhookListResponse, WebhookResponse, WebhookWithSecretResponse } from '../webhook-schemas.js';
+import { CreateWebhookBody, EXAMPLE_TARGET_URL, WebhookIdParams, WebhookListResponse, WebhookResponse, WebhookWithSecretResponse } from '../webhook-schemas.js';
 import { EXAMPLE_SECRET, EXAMPLE_WEBHOOK, WEBHOOK_TAGS } from './webhook-examples.js';
 
 /** Registering, listing, removing and re-keying webhooks. Deliveries are in webhook-delivery-routes.ts. */
@@ -12,12 +12,12 @@ export function registerWebhookRoutes(app: TypedApp, webhooks: WebhookService): 
     schema: {
       summary: 'Register a webhook',
       description:
-        "Registers an endpoint that receives the key's environment's events from now on, each POSTed and signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature). The answer holds the signing secret, shown this once. https only; loopback and private addresses are refused unless the operator allows them (UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS). At most 20 per environment (409 beyond). Read-write keys; audited.",
+        "Registers an endpoint that receives the key's environment's events from now on, each POSTed and signed the Standard Webhooks way (webhook-id, webhook-timestamp, webhook-signature). The answer holds the signing secret, shown this once. https only; loopback, private and every other non-public address, and this host's own, are refused unless the operator allows them (UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS). At most 20 per environment (409 beyond). Read-write keys; audited.",
       tags: WEBHOOK_TAGS,
       body: documented(CreateWebhookBody, {
         examples: {
-          all: { summary: 'Every event', value: { url: 'https://203.0.113.10/hooks/user-groups' } },
-          some: { summary: 'Some events', value: { url: 'https://203.0.113.10/hooks/user-groups', events: ['user_group.deleted', 'user_group.token_rotated'], description: 'Cache invalidation' } },
+          all: { summary: 'Every event', value: { url: EXAMPLE_TARGET_URL } },
+          some: { summary: 'Some events', value: { url: EXAMPLE_TARGET_URL, events: ['user_group.deleted', 'user_group.token_rotated'], description: 'Cache invalidation' } },
         },
       }),
       response: {

@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createReceiver } from '../../../examples/webhook-receiver/receiver.js';
+import { readHostAddresses } from '../../../src/webhooks/host-addresses.js';
 import { webhookWorkerFor, type WebhookWorker } from '../../../src/webhooks/webhook-worker.js';
 import { buildForSuite } from '../../helpers/build.js';
+import { hostOf, ISSUE_26_GAPS } from '../../helpers/refused-targets.js';
 import { eventually, startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 
 const FAST = { retryScheduleMs: [0, 200, 200], timeoutMs: 2000, pollMs: 20 };
@@ -47,7 +49,7 @@ describe('/api/webhooks', () => {
 
   it('refuses bad registrations with 400 naming the problem', async () => {
     const cases: [unknown, RegExp][] = [
-      [{ url: 'http://203.0.113.10/x' }, /https/],
+      [{ url: 'http://93.184.216.34/x' }, /https/],
       [{ url: 'not a url' }, /url/i],
       [{ url: 'https://user:pass@203.0.113.10/x' }, /credentials|user/i],
       [{ url: target.url, events: ['user_group.exploded'] }, /events/],
@@ -156,5 +158,22 @@ describe('/api/webhooks', () => {
     const mine = feed.json.events.filter((e: { data: { webhook_id?: string } }) => e.data.webhook_id === id);
     assert.deepEqual(mine.map((e: { type: string }) => e.type), ['webhook.created', 'webhook.deleted']);
     assert.ok(!feed.text.includes(created.json.webhook.secret));
+  });
+});
+
+describe('/api/webhooks without UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {
+  const server = buildForSuite();
+
+  it("refuses with 400 every non-public range issue 26 found open, and this machine's own interface and gateway addresses, naming why", async () => {
+    const own = (await readHostAddresses()).map((address) => [address, 'not a public address'] as const);
+    for (const [address, what] of [...ISSUE_26_GAPS, ...own]) {
+      const res = await server.api.call('POST', { url: `https://${hostOf(address)}/hooks` }, path());
+      assert.equal(res.status, 400, `${address}: ${res.text}`);
+      assert.equal(res.json.error.code, 'invalid_request');
+      const message: string = res.json.error.message;
+      assert.ok(message.startsWith('"url" is refused: ') && message.includes(what) && message.includes('not a public address'), `${address}: ${message}`);
+      assert.match(message, /allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
+    }
+    assert.deepEqual((await server.api.call('GET', undefined, path())).json.webhooks, []);
   });
 });
