@@ -4,15 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { freePort } from './helpers/embedded-postgres.js';
-import { openShell, ROOT, shBlocks } from './helpers/pasted-shell.js';
+import { openShell, quickStartBlock, ROOT } from './helpers/pasted-shell.js';
 import { makeTempDir } from './helpers/temp-dir.js';
-
-/** The first sh block under "## Quick start", as a newcomer would paste it, but `npm ci` (it has run already). */
-function quickStartBlock(): string {
-  const [block] = shBlocks('README.md', '## Quick start');
-  assert.match(block!, /^npm ci\b.*$/m);
-  return block!.replace(/^npm ci\b.*$/m, '');
-}
 
 const SHELLS = ['bash', 'zsh'] as const;
 

@@ -40,6 +40,13 @@ export function shBlocks(file: string, heading: string): string[] {
   return blocks;
 }
 
+/** The README's Quick start block but its `npm ci` line (the tests run on an install and a build already made). */
+export function quickStartBlock(): string {
+  const [block] = shBlocks('README.md', '## Quick start');
+  assert.match(block!, /^npm ci\b.*$/m);
+  return block!.replace(/^npm ci\b.*$/m, '');
+}
+
 /** An `npm run <name>` line of a block, as the command its script runs after `npm run build` (the tests run on a build already made). */
 export function withoutRebuild(block: string, script: string): string {
   const scripts = (JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -52,6 +59,8 @@ export function withoutRebuild(block: string, script: string): string {
 export interface PastedShell {
   /** Pastes `block` and resolves with the exit status of its last command once the shell has run all of it. */
   paste(block: string, timeoutMs?: number): Promise<number>;
+  /** Pastes `block` without waiting for it to finish: for a block that ends in a server running in the foreground. */
+  pasteAndLeaveRunning(block: string): void;
   /** Resolves with the first match of `pattern` in what the shell printed (stdout), waiting for it up to `timeoutMs`. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   stdout(): string;
@@ -105,6 +114,9 @@ export function openShell(shell: 'bash' | 'zsh', env: NodeJS.ProcessEnv): Pasted
       const match = await waitForOutput(new RegExp(`${marker} (\\d+)\\n`), timeoutMs);
       stdout = stdout.replace(match[0], '');
       return Number(match[1]);
+    },
+    pasteAndLeaveRunning(block) {
+      child.stdin.write(`${block}\n`);
     },
     waitForOutput,
     stdout: () => stdout,
