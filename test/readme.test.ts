@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { effectiveConfig } from '../src/config.js';
+import { MintBody } from '../src/http/embed-schemas.js';
 import { ERROR_STATUS } from '../src/http/error-status.js';
 import { readmeWithSettings } from '../scripts/docs/settings-table.js';
 
 /** README claims that drift silently when code changes: the settings it lists and the statuses it names. */
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const embedding = readFileSync(new URL('../../docs/embedding.md', import.meta.url), 'utf8');
 
 /** The text of the README section under `heading` (up to the next heading of the same or a higher level). */
 function section(heading: string): string {
@@ -31,6 +33,16 @@ describe('README', () => {
   it('names every status code the service answers, with its error code', () => {
     const errors = section('### Errors');
     for (const [code, status] of Object.entries(ERROR_STATUS)) assert.match(errors, new RegExp(`${status} \`${code}\``), `${status} ${code} is not in README's errors`);
+  });
+
+  it('says what the user group token is for: who holds it, what consumes it, why it never reaches a browser', () => {
+    const paragraph = section('### What the user group token is for');
+    assert.match(paragraph, /held by your\s+backend/);
+    assert.match(paragraph, /`POST \/api\/embed_sessions`\s+with `user_group_token`/);
+    assert.match(paragraph, /never reaches a\s+browser: it is a bearer secret that stays valid until you rotate/);
+    // What the paragraph names is what the service takes.
+    assert.ok('user_group_token' in MintBody.properties, 'POST /api/embed_sessions takes user_group_token');
+    assert.match(embedding, /## The user group token and the embed token\n[\s\S]*?```\n[\s\S]*?user_group_token[\s\S]*?```/, 'docs/embedding.md draws the flow');
   });
 
   it('links only to files inside the repository (or to the web), never outside it', () => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
 import { DASHBOARD_NAME } from './dashboard-server.js';
+import { mintFailure } from './mint-failure.js';
 import { escapeHtml, htmlPage, listen, sendNotFound, sendPage, sendStylesheet } from './html-response.js';
 
 export interface CustomerAppOptions {
@@ -45,6 +46,9 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
     if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
     if (url.pathname === '/style.css') return sendStylesheet(res, CUSTOMER_CSS);
     if (url.pathname !== '/') return sendNotFound(res);
+    const host = req.headers.host?.toLowerCase();
+    // Misdirected: the sessions name this app's origin, so on another host the dashboard's frame-ancestors would blank the frame.
+    if (host !== undefined && host !== new URL(origin).host) return sendPage(res, 421, wrongHostPage(host, `${origin}${url.pathname}${url.search}`), csp());
     const group = url.searchParams.get('group');
     if (!group) return sendPage(res, 200, pickGroupPage(), csp());
     let token: string;
@@ -58,12 +62,7 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
     } catch (error) {
       if (!(error instanceof UserGroupServiceError)) throw error;
       console.error(`customer app: minting a session for ${JSON.stringify(group)} failed: ${error.status} ${error.code}: ${error.message}`);
-      const [status, why] =
-        error.code === 'not_found'
-          ? [404, `There is no user group ${JSON.stringify(group)} in this environment.`]
-          : error.code === 'invalid_request'
-            ? [400, `${JSON.stringify(group)} is not a user group id.`]
-            : [502, `The user group service answered ${error.code}; try again later.`];
+      const { status, why } = mintFailure(group, error);
       return sendPage(res, status, htmlPage('No dashboard', `<h1>No dashboard for ${escapeHtml(group)}</h1>\n<p role="alert">${escapeHtml(why)}</p>`), csp());
     }
     const src = new URL('/', dashboard);
@@ -77,6 +76,18 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
   const server = await listen(options.host ?? '127.0.0.1', options.port ?? 0, handle);
   origin = `http://localhost:${server.port}`;
   return { url: origin, close: () => server.close() };
+}
+
+/** The app opened under another host name (127.0.0.1, the machine's name) than the origin its sessions allow to frame the dashboard. */
+function wrongHostPage(host: string, here: string): string {
+  const origin = new URL(here).origin;
+  return htmlPage(
+    'Open this app as localhost',
+    `<h1>Open this app at ${escapeHtml(origin)}</h1>
+<p role="alert">This page was opened as ${escapeHtml(host)}, but the dashboard sessions this app starts let only the origin
+${escapeHtml(origin)} frame the dashboard (its <code>frame-ancestors</code>), so here the browser would show a broken frame instead.
+Open <a href="${escapeHtml(here)}">${escapeHtml(here)}</a>.</p>`,
+  );
 }
 
 function pickGroupPage(): string {
