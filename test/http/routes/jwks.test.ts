@@ -38,7 +38,7 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
     const [jwk] = res.json.keys;
     assert.deepEqual(Object.keys(jwk).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x']);
     assert.deepEqual([jwk.kty, jwk.crv, jwk.alg, jwk.use], ['OKP', 'Ed25519', 'EdDSA', 'sig']);
-    assert.equal(jwk.kid, server.services.signingKeys.active().kid);
+    assert.equal(jwk.kid, server.services.signingKeys.Customer.active().kid);
   });
 
   it('mints tokens jose verifies against the published JWKS, with the claims the service signed', async () => {
