@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { importJWK, jwtVerify, SignJWT } from 'jose';
 import { ServiceError } from '../../src/domain/errors.js';
-import { SigningKeys } from '../../src/domain/signing-keys.js';
+import { createSigningKeyring, loadSigningKeyring, SigningKeys } from '../../src/domain/signing-keys.js';
 import { createTokenCipher } from '../../src/domain/token-cipher.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -167,5 +167,27 @@ describe('SigningKeys on a real SQLite store', () => {
       await short.refresh();
       assert.equal(short.timeline().filter((p) => p.state === 'active').length, 1, `one active key at +${offset / 1000} s`);
     }
+  });
+
+  it('gives each environment its own keys: one first key each, rotated apart, neither verifying the other\'s tokens', async () => {
+    const store = await openStore();
+    const clock = { now: new Date('2026-07-01T00:00:00.000Z') };
+    const ring = createSigningKeyring({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: MAX_AGE_SECONDS, now: () => clock.now });
+    await loadSigningKeyring(ring);
+    const customer = ring.Customer.active();
+    const testing = ring.Testing.active();
+    assert.notEqual(customer.kid, testing.kid);
+    assert.deepEqual(ring.Customer.jwks().keys.map((k) => k.kid), [customer.kid]);
+    assert.deepEqual(ring.Testing.jwks().keys.map((k) => k.kid), [testing.kid]);
+    assert.equal(ring.Customer.verificationKey(testing.kid), undefined, 'a Testing kid is no Customer key');
+    assert.equal(ring.Testing.verificationKey(customer.kid), undefined, 'and the other way');
+
+    const rotated = await ring.Testing.rotate();
+    assert.equal(rotated.key.environment, 'Testing');
+    assert.equal(rotated.key.generation, 2);
+    assert.deepEqual(ring.Testing.jwks().keys.map((k) => k.kid), [testing.kid, rotated.key.kid]);
+    await ring.Customer.refresh();
+    assert.deepEqual(ring.Customer.jwks().keys.map((k) => k.kid), [customer.kid], 'a Testing rotation publishes nothing for Customer');
+    assert.deepEqual((await store.signingKeys.listSigningKeys('Customer')).map((k) => k.generation), [1]);
   });
 });
