@@ -59,8 +59,18 @@ const ConfigSchema = Type.Object({
   UGS_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process.' }),
   UGS_PG_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'PostgreSQL `statement_timeout`.' }),
   UGS_PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'How long to wait for a PostgreSQL connection.' }),
-  UGS_EMBED_ISSUER: Type.String({ minLength: 1, default: 'user-group-service', description: 'The `iss` claim of embed tokens; verifiers check it.' }),
-  UGS_EMBED_AUDIENCE: Type.String({ minLength: 1, default: 'embedded-dashboards', description: 'The `aud` claim of embed tokens; verifiers check it.' }),
+  UGS_EMBED_ISSUER: Type.String({ minLength: 1, default: 'user-group-service', description: 'The `iss` claim of Customer embed tokens; verifiers check it.' }),
+  UGS_EMBED_AUDIENCE: Type.String({ minLength: 1, default: 'embedded-dashboards', description: 'The `aud` claim of Customer embed tokens; verifiers check it.' }),
+  UGS_EMBED_TESTING_ISSUER: Type.String({
+    minLength: 1,
+    default: 'user-group-service-testing',
+    description: 'The `iss` claim of Testing embed tokens (signed with Testing\'s own keys, published at `/.well-known/jwks-testing.json`); must differ from `UGS_EMBED_ISSUER`.',
+  }),
+  UGS_EMBED_TESTING_AUDIENCE: Type.String({
+    minLength: 1,
+    default: 'embedded-dashboards-testing',
+    description: 'The `aud` claim of Testing embed tokens; must differ from `UGS_EMBED_AUDIENCE`.',
+  }),
   UGS_EMBED_ALGORITHM: Type.Union(
     SIGNING_ALGORITHMS.map((algorithm) => Type.Literal(algorithm)),
     { default: 'EdDSA', description: 'Algorithm of new embed signing keys: `EdDSA` (Ed25519), `ES256` or `RS256`; takes effect at the first start and at the next `ugs signing-keys rotate`.' },
@@ -69,7 +79,7 @@ const ConfigSchema = Type.Object({
     minimum: 60,
     maximum: 86_400,
     default: 300,
-    description: 'How long verifiers may cache `/.well-known/jwks.json` (its `Cache-Control: max-age`); a rotated-in signing key waits this long before it signs.',
+    description: 'How long verifiers may cache `/.well-known/jwks.json` and `/.well-known/jwks-testing.json` (their `Cache-Control: max-age`); a rotated-in signing key waits this long before it signs.',
   }),
   UGS_EVENT_RETENTION_DAYS: Type.Integer({
     minimum: 1,
@@ -148,8 +158,12 @@ export interface WebhookConfig {
 }
 
 export interface EmbedConfig {
+  /** Customer's `iss` and `aud`. */
   issuer: string;
   audience: string;
+  /** Testing's: never equal to Customer's, so neither environment's tokens pass the other's checks. */
+  testingIssuer: string;
+  testingAudience: string;
   algorithm: SigningAlgorithm;
   jwksMaxAgeSeconds: number;
 }
@@ -182,6 +196,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid ${name}=${shown}: ${error.message}. ${describeSetting(name)}`);
   }
   const config = raw as RawConfig;
+  for (const [testing, customer] of [
+    ['UGS_EMBED_TESTING_ISSUER', 'UGS_EMBED_ISSUER'],
+    ['UGS_EMBED_TESTING_AUDIENCE', 'UGS_EMBED_AUDIENCE'],
+  ] as const) {
+    if (config[testing] === config[customer]) {
+      throw new ConfigError(`${testing} and ${customer} are both ${JSON.stringify(config[customer])}: Testing embed tokens must name another ${testing.endsWith('ISSUER') ? 'issuer' : 'audience'} than Customer's, so that no Customer verifier accepts them. ${describeSetting(testing)}`);
+    }
+  }
   return {
     port: config.PORT,
     host: config.HOST,
@@ -206,6 +228,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embed: {
       issuer: config.UGS_EMBED_ISSUER,
       audience: config.UGS_EMBED_AUDIENCE,
+      testingIssuer: config.UGS_EMBED_TESTING_ISSUER,
+      testingAudience: config.UGS_EMBED_TESTING_AUDIENCE,
       algorithm: config.UGS_EMBED_ALGORITHM,
       jwksMaxAgeSeconds: config.UGS_EMBED_JWKS_MAX_AGE_SECONDS,
     },

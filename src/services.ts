@@ -9,7 +9,7 @@ import type { SettingsStore } from './domain/settings-store.js';
 import type { SigningKeyStore } from './domain/signing-key-store.js';
 import type { StoreHealth } from './domain/store-health.js';
 import { EmbedSessionService } from './domain/embed-session-service.js';
-import { SIGNING_KEY_POLL_MS, SigningKeys } from './domain/signing-keys.js';
+import { createSigningKeyring, loadSigningKeyring, refreshSigningKeyring, SIGNING_KEY_POLL_MS, type SigningKeyring } from './domain/signing-keys.js';
 import { UserGroupService } from './domain/user-group-service.js';
 import { WebhookService } from './domain/webhook-service.js';
 import type { WebhookDeliveryStore, WebhookSecretResealStore } from './domain/webhook-store.js';
@@ -41,8 +41,8 @@ export interface Services {
   userGroups: UserGroupService;
   apiKeys: ApiKeyService;
   dataTransfer: DataTransfer;
-  /** Embed token signing keys: the JWKS, `ugs signing-keys`. */
-  signingKeys: SigningKeys;
+  /** Each environment's embed token signing keys: the JWKS, `ugs signing-keys`. */
+  signingKeys: SigningKeyring;
   embedSessions: EmbedSessionService;
   /** The audit log, for `ugs audit`. */
   audit: AuditStore;
@@ -92,12 +92,12 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
     // Tools and tests that open services without a full configuration get the settings' defaults.
     const embed = config.embed ?? loadConfig({}).embed;
     const signingKeyStore = new TimedSigningKeyStore(store.signingKeys, storeTiming);
-    const signingKeys = new SigningKeys({ store: signingKeyStore, settings, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
-    await signingKeys.load({ serving: config.serving ?? false });
+    const signingKeys = createSigningKeyring({ store: signingKeyStore, settings, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
+    await loadSigningKeyring(signingKeys, { serving: config.serving ?? false });
     // A rotation waits at least 60 s (the least JWKS max-age) before its key signs: every process has reread the keys by then.
     const webhookConfig = config.webhooks ?? loadConfig({}).webhooks;
     const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
-    const keyPoll = setInterval(() => void signingKeys.refresh().catch(() => {}), SIGNING_KEY_POLL_MS);
+    const keyPoll = setInterval(() => void refreshSigningKeyring(signingKeys).catch(() => {}), SIGNING_KEY_POLL_MS);
     keyPoll.unref();
     const apiKeys = new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() });
     return {
@@ -107,7 +107,10 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
         sessions: new TimedEmbedSessionStore(store.embedSessions, storeTiming),
         groups: userGroupStore,
         signingKeys,
-        settings: { issuer: embed.issuer, audience: embed.audience },
+        settings: {
+          Customer: { issuer: embed.issuer, audience: embed.audience },
+          Testing: { issuer: embed.testingIssuer, audience: embed.testingAudience },
+        },
       }),
       apiKeys,
       consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, storeTiming), apiKeys }),

@@ -60,4 +60,24 @@ describe('settings', () => {
       assert.throws(() => loadConfig({ ...base, [name]: value }), (error: Error) => error instanceof ConfigError && error.message.startsWith(`Invalid ${name}=${JSON.stringify(value)}: `));
     }
   });
+
+  it('embed tokens: each environment its own issuer and audience, Customer\'s as before; Testing\'s may not equal Customer\'s', () => {
+    const { embed } = loadConfig(base);
+    assert.deepEqual(
+      [embed.issuer, embed.audience, embed.testingIssuer, embed.testingAudience],
+      ['user-group-service', 'embedded-dashboards', 'user-group-service-testing', 'embedded-dashboards-testing'],
+    );
+    const set = loadConfig({ ...base, UGS_EMBED_ISSUER: 'https://ugs.example.com', UGS_EMBED_TESTING_ISSUER: 'https://ugs.example.com/testing', UGS_EMBED_TESTING_AUDIENCE: 'bi-staging' }).embed;
+    assert.deepEqual([set.issuer, set.testingIssuer, set.audience, set.testingAudience], ['https://ugs.example.com', 'https://ugs.example.com/testing', 'embedded-dashboards', 'bi-staging']);
+    for (const [env, named] of [
+      [{ UGS_EMBED_TESTING_ISSUER: 'user-group-service' }, 'UGS_EMBED_TESTING_ISSUER and UGS_EMBED_ISSUER are both "user-group-service"'],
+      [{ UGS_EMBED_ISSUER: 'ugs', UGS_EMBED_TESTING_ISSUER: 'ugs' }, 'UGS_EMBED_TESTING_ISSUER and UGS_EMBED_ISSUER are both "ugs"'],
+      [{ UGS_EMBED_AUDIENCE: 'embedded-dashboards-testing' }, 'UGS_EMBED_TESTING_AUDIENCE and UGS_EMBED_AUDIENCE are both "embedded-dashboards-testing"'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ ...base, ...env }),
+        (error: Error) => error instanceof ConfigError && error.message.startsWith(`${named}: Testing embed tokens must name another`) && !error.message.includes('\n'),
+      );
+    }
+  });
 });

@@ -60,9 +60,10 @@ async function exercise(server: TestServer): Promise<string[]> {
     if (i % 2 === 0) await api.call('DELETE', undefined, { path: `/api/embed_sessions/${minted.session_id}` });
     else await api.rotate(group.token);
   }
-  await server.services.signingKeys.rotate();
-  const keys = await server.services.signingKeyReseal.listSigningKeys();
-  assert.equal(keys.length, 2);
+  await server.services.signingKeys.Customer.rotate();
+  await server.services.signingKeys.Testing.rotate();
+  const keys = [...(await server.services.signingKeyReseal.listSigningKeys('Customer')), ...(await server.services.signingKeyReseal.listSigningKeys('Testing'))];
+  assert.equal(keys.length, 4);
   const privateKeys = keys.flatMap((key) => {
     const pem = server.services.cipher.open(key.privateKeyCiphertext, signingKeySealContext(key.kid));
     const d = createPrivateKey(pem).export({ format: 'jwk' }).d!;

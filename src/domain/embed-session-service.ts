@@ -16,12 +16,14 @@ import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from './errors.js';
 import { pageCursor } from './page-cursor.js';
 import { hashSecret } from './secret-format.js';
-import type { SigningKeys } from './signing-keys.js';
+import type { Environment } from './environment.js';
+import type { SigningKeyring } from './signing-keys.js';
 import type { Mapping, Properties, UserGroupRecord } from './user-group.js';
 import { effectiveValues } from './user-group-hierarchy.js';
 import type { UserGroupStore } from './user-group-store.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
+/** What an environment's tokens carry as `iss` and `aud`; the two environments' differ (config refuses them equal). */
 export interface EmbedSettings {
   issuer: string;
   audience: string;
@@ -30,8 +32,9 @@ export interface EmbedSettings {
 export interface EmbedSessionServiceDeps {
   sessions: EmbedSessionStore;
   groups: Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash' | 'findUserGroupLineage' | 'listDescendants'>;
-  signingKeys: SigningKeys;
-  settings: EmbedSettings;
+  /** Each environment's keys: a group's tokens are signed with its environment's. */
+  signingKeys: SigningKeyring;
+  settings: Readonly<Record<Environment, EmbedSettings>>;
   now?: () => Date;
 }
 
@@ -75,9 +78,10 @@ export class EmbedSessionService {
     const iat = Math.floor(now.getTime() / 1000);
     const sessionId = newSessionId();
     const tokenVersion = tokenVersionOf(group.tokenHash);
+    const { issuer, audience } = this.deps.settings[group.environment];
     const claims: EmbedClaims = {
-      iss: this.deps.settings.issuer,
-      aud: this.deps.settings.audience,
+      iss: issuer,
+      aud: audience,
       sub: group.providedId,
       env: group.environment,
       tid: group.teamId,
@@ -93,7 +97,7 @@ export class EmbedSessionService {
       anc: ancestors,
       ...(descendants === undefined ? {} : { desc: descendants }),
     };
-    const key = this.deps.signingKeys.active();
+    const key = this.deps.signingKeys[group.environment].active();
     const token = await signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     // Recorded before the token is handed out, so every token in a caller's hands can be revoked.
@@ -116,12 +120,15 @@ export class EmbedSessionService {
   }
 
   /**
-   * RFC 7662 for embed tokens: active only when the signature, issuer,
-   * audience, type and expiry hold, the token is of the key's environment,
-   * its session was not ended, and its group still holds the token it was minted under.
+   * RFC 7662 for embed tokens: active only when the signature (by a key of
+   * the API key's environment), issuer, audience, type and expiry hold, the
+   * token is of the key's environment, its session was not ended, and its
+   * group still holds the token it was minted under. The claims answered are
+   * the token's own, which its holder can read anyway, and which this key
+   * could have minted.
    */
   async introspect(principal: Principal, token: string): Promise<Introspection> {
-    const claims = await this.verifiedClaims(token);
+    const claims = await this.verifiedClaims(principal.environment, token);
     if (claims === null || claims.env !== principal.environment) return { active: false };
     const [session, group] = await Promise.all([
       this.sessions.findEmbedSession(principal.environment, claims.jti),
@@ -141,15 +148,15 @@ export class EmbedSessionService {
     return { revocations, nextCursor: cursors.encode(last) };
   }
 
-  private async verifiedClaims(token: string): Promise<EmbedClaims | null> {
+  private async verifiedClaims(environment: Environment, token: string): Promise<EmbedClaims | null> {
     try {
       const { kid } = decodeProtectedHeader(token);
-      const key = kid === undefined ? undefined : this.deps.signingKeys.verificationKey(kid);
+      const key = kid === undefined ? undefined : this.deps.signingKeys[environment].verificationKey(kid);
       if (!key) return null;
       const { payload } = await jwtVerify(token, key.publicKey, {
         algorithms: [key.algorithm],
-        issuer: this.deps.settings.issuer,
-        audience: this.deps.settings.audience,
+        issuer: this.deps.settings[environment].issuer,
+        audience: this.deps.settings[environment].audience,
         typ: EMBED_TOKEN_TYPE,
         currentDate: this.now(),
         requiredClaims: ['sub', 'jti', 'exp', 'iat'],

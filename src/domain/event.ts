@@ -3,8 +3,8 @@ import type { Environment } from './environment.js';
 
 /**
  * What an event says happened. The audited actions, plus the signing key
- * rotation (written by `ugs signing-keys rotate` into every environment's
- * outbox). Values are stable: they are stored and delivered.
+ * rotation (written by `ugs signing-keys rotate` into the rotated key's
+ * environment's outbox). Values are stable: they are stored and delivered.
  */
 export const EVENT_TYPES = [
   'user_group.created',

@@ -1,4 +1,5 @@
 import { invalidRequest, ServiceError } from './errors.js';
+import { ENVIRONMENTS } from './environment.js';
 import type { UserGroupRecord } from './user-group.js';
 import { UnknownSecretError, type TokenCipher } from './token-cipher.js';
 import { signingKeySealContext } from './signing-key.js';
@@ -154,17 +155,19 @@ export async function resealTokens(store: TokenResealStore, cipher: TokenCipher)
  */
 export async function resealSigningKeys(store: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>, cipher: TokenCipher): Promise<number> {
   let resealed = 0;
-  for (const key of await store.listSigningKeys()) {
-    if (cipher.isCurrent(key.privateKeyCiphertext)) continue;
-    const context = signingKeySealContext(key.kid);
-    let privateKey: string;
-    try {
-      privateKey = cipher.open(key.privateKeyCiphertext, context);
-    } catch (error) {
-      if (!(error instanceof UnknownSecretError)) throw error;
-      throw new ServiceError('invalid_request', `The signing key ${key.kid} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`);
+  for (const environment of ENVIRONMENTS) {
+    for (const key of await store.listSigningKeys(environment)) {
+      if (cipher.isCurrent(key.privateKeyCiphertext)) continue;
+      const context = signingKeySealContext(key.kid);
+      let privateKey: string;
+      try {
+        privateKey = cipher.open(key.privateKeyCiphertext, context);
+      } catch (error) {
+        if (!(error instanceof UnknownSecretError)) throw error;
+        throw new ServiceError('invalid_request', `The ${environment} signing key ${key.kid} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`);
+      }
+      if (await store.replaceSigningKeyCiphertext(environment, key.kid, key.privateKeyCiphertext, cipher.seal(privateKey, context))) resealed++;
     }
-    if (await store.replaceSigningKeyCiphertext(key.kid, key.privateKeyCiphertext, cipher.seal(privateKey, context))) resealed++;
   }
   return resealed;
 }

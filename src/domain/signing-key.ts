@@ -1,5 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
+import type { Environment } from './environment.js';
 
 /** Asymmetric only: a verifier holding the published key must never be able to mint. */
 export const SIGNING_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
@@ -17,7 +18,12 @@ export const CLOCK_TOLERANCE_SECONDS = 60;
  */
 export interface SigningKeyRecord {
   kid: string;
-  /** 1 for the first key, then one more per rotation; unique, so two processes cannot both add the same step. */
+  /**
+   * The environment whose tokens it signs. Each has its own keys, so a token of
+   * one never verifies against the other's JWKS, whatever a verifier does with `env`.
+   */
+  environment: Environment;
+  /** 1 for the environment's first key, then one more per rotation; unique per environment, so two processes cannot both add the same step. */
   generation: number;
   algorithm: SigningAlgorithm;
   publicJwk: JWK;

@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import { ENVIRONMENTS, type Environment } from './environment.js';
 import { ServiceError } from './errors.js';
 import {
   generateSigningKeyPair,
@@ -20,6 +21,8 @@ export const SIGNING_KEY_POLL_MS = 10_000;
 export const JWKS_MAX_AGE_SETTING = 'embed_jwks_max_age_seconds';
 
 export interface SigningKeysDeps {
+  /** Whose keys these are: each environment signs with its own. */
+  environment: Environment;
   store: SigningKeyStore;
   /** Where serving processes record the JWKS max-age they promised verifiers. */
   settings: Pick<SettingsStore, 'getSetting' | 'putSetting'>;
@@ -38,10 +41,11 @@ export interface ActiveSigningKey {
 }
 
 /**
- * The embed token signing keys every process shares through the store: the
- * first is created on first start; `rotate` schedules the next. Each process
- * keeps the rows in memory and rereads them with `refresh` (the composition
- * root polls more often than a rotation waits), so signing never reads the store.
+ * One environment's embed token signing keys, which every process shares
+ * through the store: the first is created on first start; `rotate` schedules
+ * the next. Each process keeps the rows in memory and rereads them with
+ * `refresh` (the composition root polls more often than a rotation waits),
+ * so signing never reads the store.
  */
 export class SigningKeys {
   private readonly store: SigningKeyStore;
@@ -57,13 +61,17 @@ export class SigningKeys {
     this.now = deps.now ?? (() => new Date());
   }
 
+  get environment(): Environment {
+    return this.deps.environment;
+  }
+
   /** How long verifiers may cache the JWKS (its Cache-Control max-age). */
   get jwksMaxAgeSeconds(): number {
     return this.deps.jwksMaxAgeSeconds;
   }
 
   /**
-   * Reads the keys, creating the first one when the store has none (once,
+   * Reads the keys, creating the first one when the environment has none (once,
    * however many processes start together). A serving process also records
    * the JWKS max-age it promises verifiers, so that a rotation run elsewhere
    * (the CLI, with other settings) waits at least that long.
@@ -77,13 +85,13 @@ export class SigningKeys {
   }
 
   async refresh(): Promise<void> {
-    this.keys = await this.store.listSigningKeys();
+    this.keys = await this.store.listSigningKeys(this.deps.environment);
   }
 
   /** The key that signs now. */
   active(): ActiveSigningKey {
     const phase = this.timeline().find((p) => p.state === 'active');
-    if (!phase) throw new ServiceError('unavailable', 'No embed signing key is active yet; retry shortly.', { retryAfterSeconds: 5 });
+    if (!phase) throw new ServiceError('unavailable', `No ${this.deps.environment} embed signing key is active yet; retry shortly.`, { retryAfterSeconds: 5 });
     const { kid, algorithm } = phase.key;
     let privateKey = this.privateKeys.get(kid);
     if (!privateKey) {
@@ -105,7 +113,7 @@ export class SigningKeys {
     return { algorithm: phase.key.algorithm, publicKey };
   }
 
-  /** What GET /.well-known/jwks.json publishes: every key a live token may carry, and the next one. */
+  /** What the environment's JWKS publishes: every key a live token may carry, and the next one. */
   jwks(): { keys: JWK[] } {
     return { keys: this.published().map((p) => p.key.publicJwk) };
   }
@@ -123,7 +131,7 @@ export class SigningKeys {
       await this.refresh();
       const now = this.now();
       const expired = this.timeline().filter((p) => p.state === 'expired').map((p) => p.key.kid);
-      if (expired.length > 0) await this.store.deleteSigningKeys(expired);
+      if (expired.length > 0) await this.store.deleteSigningKeys(this.deps.environment, expired);
       const generation = Math.max(0, ...this.keys.map((k) => k.generation)) + 1;
       const kid = await this.add(generation, await this.activationFor(now), true);
       // Another rotation took this generation at the same moment: schedule ours after it.
@@ -153,6 +161,7 @@ export class SigningKeys {
     const pair = await generateSigningKeyPair(this.deps.algorithm);
     const inserted = await this.store.insertSigningKey({
       kid: pair.kid,
+      environment: this.deps.environment,
       generation,
       algorithm: this.deps.algorithm,
       publicJwk: pair.publicJwk,
@@ -162,4 +171,20 @@ export class SigningKeys {
     }, announce);
     return inserted ? pair.kid : null;
   }
+}
+
+/** Both environments' signing keys: a token is signed, published and checked with its environment's only. */
+export type SigningKeyring = Readonly<Record<Environment, SigningKeys>>;
+
+export function createSigningKeyring(deps: Omit<SigningKeysDeps, 'environment'>): SigningKeyring {
+  return Object.fromEntries(ENVIRONMENTS.map((environment) => [environment, new SigningKeys({ ...deps, environment })])) as Record<Environment, SigningKeys>;
+}
+
+/** Loads every environment's keys (creating each one's first key when it has none, as after the upgrade that split them). */
+export async function loadSigningKeyring(ring: SigningKeyring, options: { serving?: boolean } = {}): Promise<void> {
+  for (const environment of ENVIRONMENTS) await ring[environment].load(options);
+}
+
+export async function refreshSigningKeyring(ring: SigningKeyring): Promise<void> {
+  await Promise.all(ENVIRONMENTS.map((environment) => ring[environment].refresh()));
 }

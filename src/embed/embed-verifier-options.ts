@@ -1,13 +1,21 @@
-/** The service's two environments; a token carries its own as the `env` claim. */
+import { ENVIRONMENT_DEFAULTS } from './embed-environments.js';
+
+/** The service's two environments: each signs with its own keys (and a token carries its own as the `env` claim). */
 export type EmbedEnvironment = 'Customer' | 'Testing';
 const ENVIRONMENTS: readonly string[] = ['Customer', 'Testing'];
 
 export interface EmbedVerifierOptions {
   /** The user group service's base URL, e.g. `https://ugs.example.com` (a path prefix is kept). */
   serviceUrl: string;
-  /** The `aud` tokens must carry (default `embedded-dashboards`, the service's UGS_EMBED_AUDIENCE default). */
+  /**
+   * The `aud` tokens must carry (default: the service's default for the environment, `embedded-dashboards`
+   * for Customer (UGS_EMBED_AUDIENCE), `embedded-dashboards-testing` for Testing (UGS_EMBED_TESTING_AUDIENCE)).
+   */
   audience?: string;
-  /** The `iss` tokens must carry (default `user-group-service`, the service's UGS_EMBED_ISSUER default). */
+  /**
+   * The `iss` tokens must carry (default: the service's default for the environment, `user-group-service`
+   * for Customer (UGS_EMBED_ISSUER), `user-group-service-testing` for Testing (UGS_EMBED_TESTING_ISSUER)).
+   */
   issuer?: string;
   /**
    * Any API key of the environment: enables polling the revocation feed. Without it, revoked tokens stay valid until they expire.
@@ -16,7 +24,11 @@ export interface EmbedVerifierOptions {
    * once, and whenever the last good read is older than maxRevocationStalenessMs.
    */
   apiKey?: string;
-  /** The only environment whose tokens are accepted; without it, the API key's (learned from the feed's first answer), else both. */
+  /**
+   * The only environment whose tokens are accepted (default `Customer`): it picks the key set
+   * (`/.well-known/jwks.json`, or `/.well-known/jwks-testing.json` for Testing) and the default issuer and audience.
+   * An API key of the other environment makes verify() refuse every token, saying so.
+   */
   environment?: EmbedEnvironment;
   /** How often the revocation feed is polled, in ms (default 10 000). */
   revocationPollMs?: number;
@@ -43,7 +55,7 @@ export interface ResolvedVerifierOptions {
   readonly audience: string;
   readonly issuer: string;
   readonly apiKey: string | undefined;
-  readonly environment: EmbedEnvironment | undefined;
+  readonly environment: EmbedEnvironment;
   readonly revocationPollMs: number;
   readonly maxRevocationStalenessMs: number;
   readonly clockToleranceSeconds: number;
@@ -95,12 +107,14 @@ export function resolveVerifierOptions(options: EmbedVerifierOptions): ResolvedV
   if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('serviceUrl must be an absolute http(s) URL');
   if (options.environment !== undefined && !ENVIRONMENTS.includes(options.environment)) throw new TypeError('environment must be "Customer" or "Testing"');
   const revocationPollMs = count('revocationPollMs', options.revocationPollMs, 10_000, 10);
+  const environment = options.environment ?? 'Customer';
+  const defaults = ENVIRONMENT_DEFAULTS[environment];
   return {
     base,
-    audience: text('audience', options.audience, 'embedded-dashboards')!,
-    issuer: text('issuer', options.issuer, 'user-group-service')!,
+    audience: text('audience', options.audience, defaults.audience)!,
+    issuer: text('issuer', options.issuer, defaults.issuer)!,
     apiKey: text('apiKey', options.apiKey, undefined),
-    environment: options.environment,
+    environment,
     revocationPollMs,
     maxRevocationStalenessMs: revocationStaleness(options.maxRevocationStalenessMs, revocationPollMs),
     clockToleranceSeconds: clockTolerance(options.clockToleranceSeconds),

@@ -1,5 +1,6 @@
 import { errors, jwtVerify } from 'jose';
 import { parseEmbedClaims, type EmbedClaims } from './embed-claims.js';
+import { ENVIRONMENT_DEFAULTS } from './embed-environments.js';
 import { EmbedTokenError } from './embed-errors.js';
 import { resolveVerifierOptions, type EmbedEnvironment, type EmbedVerifierOptions } from './embed-verifier-options.js';
 import { RevocationFeed, type RevocationFeedStatus } from './revocation-feed.js';
@@ -14,8 +15,8 @@ const TOKEN_TYPE = 'embed+jwt';
 const CACHE_MAX_CHARS = 32 * 1024 * 1024;
 
 export interface EmbedVerifierStatus {
-  /** The environment whose tokens are accepted: the pinned one, else the API key's once the feed has named it; null while both are. */
-  readonly environment: EmbedEnvironment | null;
+  /** The environment whose tokens are accepted (the `environment` option; Customer by default). */
+  readonly environment: EmbedEnvironment;
   readonly keys: SigningKeyStatus;
   readonly revocations: RevocationFeedStatus;
   readonly cachedTokens: number;
@@ -51,7 +52,7 @@ const DISABLED_FEED: RevocationFeedStatus = {
 export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifier {
   const settings = resolveVerifierOptions(options);
   const closing = new AbortController();
-  const keys = new SigningKeySet(new URL('.well-known/jwks.json', settings.base), settings.jwksCooldownMs, closing.signal);
+  const keys = new SigningKeySet(new URL(ENVIRONMENT_DEFAULTS[settings.environment].jwksPath, settings.base), settings.jwksCooldownMs, closing.signal);
   const feed =
     settings.apiKey === undefined
       ? undefined
@@ -85,18 +86,22 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
     if (why !== undefined) throw new EmbedTokenError('revocations_unavailable', why);
   }
 
-  /** Checked on every call, cache hits too: cheap, and no path may skip it. */
+  /**
+   * Checked on every call, cache hits too: the feed may name its environment after a token was cached.
+   * The other environment's tokens already fail at the signature (its keys are published elsewhere);
+   * `env` is checked as well, and an API key of the other environment refuses everything, since its
+   * feed cannot revoke the tokens this verifier accepts.
+   */
   function checkEnvironment(env: EmbedEnvironment): void {
-    const pinned = settings.environment;
+    const accepted = settings.environment;
     const fed = feed?.environment;
-    if (pinned !== undefined && fed !== undefined && fed !== pinned) {
-      throw new EmbedTokenError('token_invalid', `this verifier accepts ${pinned} tokens only, but its API key reads the ${fed} revocation feed, which cannot revoke them`);
+    if (fed !== undefined && fed !== accepted) {
+      throw new EmbedTokenError(
+        'token_invalid',
+        `this verifier accepts ${accepted} tokens, but its API key is a ${fed} key, whose revocation feed cannot revoke them: give it a ${accepted} API key, or set environment: '${fed}'`,
+      );
     }
-    const accepted = pinned ?? fed;
-    if (accepted !== undefined && env !== accepted) {
-      const why = pinned === undefined ? `its API key reads the ${accepted} revocation feed, which cannot revoke ${env} tokens` : `it is pinned to ${accepted}`;
-      throw new EmbedTokenError('token_invalid', `the token is of the ${env} environment; this verifier accepts ${accepted} tokens only (${why})`);
-    }
+    if (env !== accepted) throw new EmbedTokenError('token_invalid', `the token is of the ${env} environment; this verifier accepts ${accepted} tokens only`);
   }
 
   async function verifyAndCache(token: string): Promise<EmbedClaims> {
@@ -124,7 +129,7 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
       return hit === undefined ? verifyAndCache(token) : live(hit, token);
     },
     status() {
-      return { environment: settings.environment ?? feed?.environment ?? null, keys: keys.status(), revocations: feed?.status() ?? DISABLED_FEED, cachedTokens: cache.size };
+      return { environment: settings.environment, keys: keys.status(), revocations: feed?.status() ?? DISABLED_FEED, cachedTokens: cache.size };
     },
     async close() {
       closing.abort();

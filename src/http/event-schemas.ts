@@ -27,7 +27,7 @@ const EventData = Type.Object(
     api_key_id: Type.Optional(Type.String({ description: 'The id (not the key) of the API key concerned (api_key.* events).' })),
     changed: Type.Optional(Type.Array(Type.String(), { description: 'The names of the fields an update or a move set (user_group.updated, user_group.moved); never their values.' })),
     webhook_id: Type.Optional(Type.String({ description: 'The webhook concerned (webhook.* events); never its URL or secret.' })),
-    signing_key_id: Type.Optional(Type.String({ description: 'signing_key.rotated: the `kid` of the new embed token signing key (published in the JWKS at once).' })),
+    signing_key_id: Type.Optional(Type.String({ description: 'signing_key.rotated: the `kid` of the new embed token signing key of the environment the event belongs to (published in its JWKS at once).' })),
     activates_at: Type.Optional(Type.String({ format: 'date-time', description: 'signing_key.rotated: when the new key starts signing; until then the previous key signs.' })),
   },
   { additionalProperties: false },

@@ -28,16 +28,16 @@ export class TimedEmbedSessionStore implements EmbedSessionStore {
 export class TimedSigningKeyStore implements SigningKeyStore {
   constructor(private readonly inner: SigningKeyStore, private readonly timing: StoreTiming) {}
 
-  listSigningKeys(): Promise<SigningKeyRecord[]> {
-    return this.timing.time('listSigningKeys', () => this.inner.listSigningKeys());
+  listSigningKeys(environment: Environment): Promise<SigningKeyRecord[]> {
+    return this.timing.time('listSigningKeys', () => this.inner.listSigningKeys(environment));
   }
   insertSigningKey(key: SigningKeyRecord, announce?: boolean): Promise<boolean> {
     return this.timing.time('insertSigningKey', () => this.inner.insertSigningKey(key, announce));
   }
-  deleteSigningKeys(kids: readonly string[]): Promise<void> {
-    return this.timing.time('deleteSigningKeys', () => this.inner.deleteSigningKeys(kids));
+  deleteSigningKeys(environment: Environment, kids: readonly string[]): Promise<void> {
+    return this.timing.time('deleteSigningKeys', () => this.inner.deleteSigningKeys(environment, kids));
   }
-  replaceSigningKeyCiphertext(kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
-    return this.timing.time('replaceSigningKeyCiphertext', () => this.inner.replaceSigningKeyCiphertext(kid, expected, next));
+  replaceSigningKeyCiphertext(environment: Environment, kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
+    return this.timing.time('replaceSigningKeyCiphertext', () => this.inner.replaceSigningKeyCiphertext(environment, kid, expected, next));
   }
 }

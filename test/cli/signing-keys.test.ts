@@ -11,6 +11,7 @@ import { Sandbox, STACK_LINE, stopServer } from './cli-support.js';
 
 /** `ugs signing-keys list --json`, one entry. */
 interface SigningKeyView {
+  environment: 'Customer' | 'Testing';
   kid: string;
   algorithm: string;
   state: string;
@@ -49,35 +50,48 @@ describe('ugs signing-keys and embed keys', () => {
   const sandbox = new Sandbox();
   after(() => sandbox.cleanup());
 
-  async function listKeys(dir: string): Promise<SigningKeyView[]> {
-    const result = await sandbox.ugs(dir, ['signing-keys', 'list', '--json']);
+  async function listKeys(dir: string, environment?: 'Customer' | 'Testing'): Promise<SigningKeyView[]> {
+    const result = await sandbox.ugs(dir, ['signing-keys', 'list', '--json', ...(environment ? ['--environment', environment] : [])]);
     assert.equal(result.code, 0, result.stderr);
     return JSON.parse(result.stdout) as SigningKeyView[];
   }
 
-  it('lists one active key after the first start, then rotate publishes a pending one and says when it signs', async () => {
+  it('lists one active key per environment after the first start, then rotate publishes a pending one in each and says when it signs', async () => {
     const dir = sandbox.dir();
     const table = await sandbox.ugs(dir, ['signing-keys', 'list']);
     assert.equal(table.code, 0, table.stderr);
-    const [first] = await listKeys(dir);
-    assert.ok(first);
-    assert.equal((await listKeys(dir)).length, 1, 'listing again creates nothing');
-    assert.deepEqual([first.algorithm, first.state, first.signs_until, first.published_until], ['EdDSA', 'active', null, null]);
-    assert.ok(table.stdout.includes(first.kid) && /\bactive\b/.test(table.stdout), table.stdout);
-    assert.ok(!/PRIVATE|"d"/.test(table.stdout + JSON.stringify(first)), 'no private key material');
+    const firsts = await listKeys(dir);
+    assert.deepEqual(firsts.map((k) => k.environment), ['Customer', 'Testing']);
+    assert.equal((await listKeys(dir)).length, 2, 'listing again creates nothing');
+    for (const first of firsts) {
+      assert.deepEqual([first.algorithm, first.state, first.signs_until, first.published_until], ['EdDSA', 'active', null, null]);
+      assert.ok(new RegExp(`${first.environment}\\s.*${first.kid}.*\\bactive\\b`).test(table.stdout), `the table shows each key with its environment:\n${table.stdout}`);
+      assert.ok(!/PRIVATE|"d"/.test(table.stdout + JSON.stringify(first)), 'no private key material');
+    }
+    assert.deepEqual(await listKeys(dir, 'Testing'), [firsts[1]], '--environment lists one environment\'s keys');
 
     const rotatedAt = Date.now();
     const rotated = await sandbox.ugs(dir, ['signing-keys', 'rotate']);
     assert.equal(rotated.code, 0, rotated.stderr);
-    const keys = await listKeys(dir);
-    assert.deepEqual(keys.map((k) => [k.kid === first.kid, k.state]), [[true, 'active'], [false, 'pending']]);
-    const [old, next] = keys as [SigningKeyView, SigningKeyView];
-    assert.ok(rotated.stdout.includes(next.kid), `rotate names the new kid:\n${rotated.stdout}`);
-    assert.ok(rotated.stdout.includes(next.signs_from), `rotate says when it signs:\n${rotated.stdout}`);
-    const waits = Date.parse(next.signs_from) - rotatedAt;
-    assert.ok(waits > 290_000 && waits <= 300_000 + 60_000, `signs after the JWKS max-age (300 s), not ${waits} ms`);
-    assert.equal(old.signs_until, next.signs_from);
-    assert.equal(old.published_until, new Date(Date.parse(next.signs_from) + PUBLISHED_AFTER_MS).toISOString());
+    for (const [i, environment] of (['Customer', 'Testing'] as const).entries()) {
+      const keys = await listKeys(dir, environment);
+      assert.deepEqual(keys.map((k) => [k.kid === firsts[i]!.kid, k.state]), [[true, 'active'], [false, 'pending']], environment);
+      const [old, next] = keys as [SigningKeyView, SigningKeyView];
+      assert.ok(rotated.stdout.includes(`${environment} signing key ${next.kid}`), `rotate names each new kid with its environment:\n${rotated.stdout}`);
+      assert.ok(rotated.stdout.includes(next.signs_from), `rotate says when it signs:\n${rotated.stdout}`);
+      const waits = Date.parse(next.signs_from) - rotatedAt;
+      assert.ok(waits > 290_000 && waits <= 300_000 + 60_000, `signs after the JWKS max-age (300 s), not ${waits} ms`);
+      assert.equal(old.signs_until, next.signs_from);
+      assert.equal(old.published_until, new Date(Date.parse(next.signs_from) + PUBLISHED_AFTER_MS).toISOString());
+    }
+
+    const testingOnly = await sandbox.ugs(dir, ['signing-keys', 'rotate', '--environment', 'Testing']);
+    assert.equal(testingOnly.code, 0, testingOnly.stderr);
+    assert.deepEqual([(await listKeys(dir, 'Customer')).length, (await listKeys(dir, 'Testing')).length], [2, 3], '--environment rotates that environment only');
+    assert.ok(!testingOnly.stdout.includes('Customer'), testingOnly.stdout);
+    const refused = await sandbox.ugs(dir, ['signing-keys', 'rotate', '--environment', 'Production']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /argument 'Production' is invalid/);
   });
 
   it('a running server publishes a key rotated by the CLI within its refresh interval, and tokens minted before still verify', async () => {
@@ -93,7 +107,7 @@ describe('ugs signing-keys and embed keys', () => {
       assert.deepEqual(jwksBefore.map((k: { kid: string }) => k.kid), [oldKid]);
 
       assert.equal((await sandbox.ugs(dir, ['signing-keys', 'rotate'])).code, 0);
-      const newKid = (await listKeys(dir))[1]!.kid;
+      const newKid = (await listKeys(dir, 'Customer'))[1]!.kid;
       const published = await eventually(
         'the server to publish the rotated key',
         async () => (await api.call('GET', undefined, { path: '/.well-known/jwks.json' })).json.keys.map((k: { kid: string }) => k.kid),
@@ -108,8 +122,8 @@ describe('ugs signing-keys and embed keys', () => {
       const rotations = (await api.call('GET', undefined, { path: '/api/events?limit=100' })).json.events.filter((e: { type: string }) => e.type === 'signing_key.rotated');
       assert.deepEqual(
         rotations.map((e: { data: unknown }) => e.data),
-        [{ api_environment_tag: 'Customer', signing_key_id: newKid, activates_at: (await listKeys(dir))[1]!.signs_from }],
-        'the rotation is an event of the key\'s environment (and of every other), naming the kid only; the first key was none',
+        [{ api_environment_tag: 'Customer', signing_key_id: newKid, activates_at: (await listKeys(dir, 'Customer'))[1]!.signs_from }],
+        'each environment\'s rotation is an event of that environment only, naming the kid only; the first key was none',
       );
     } finally {
       assert.equal(await stopServer(server), 0, server.output());
@@ -156,7 +170,7 @@ describe('ugs signing-keys and embed keys', () => {
   it('server secret rotation re-seals the signing keys: with the previous secret gone, the same key still signs tokens jose verifies', async () => {
     const dir = sandbox.dir();
     const { key } = await sandbox.createKey(dir);
-    const [before] = await listKeys(dir);
+    const [before] = await listKeys(dir, 'Customer');
     const rotation = await sandbox.ugs(dir, ['secret', 'rotate']);
     assert.equal(rotation.code, 0, rotation.stderr);
 
@@ -171,7 +185,7 @@ describe('ugs signing-keys and embed keys', () => {
     } finally {
       assert.equal(await stopServer(server), 0, server.output());
     }
-    assert.deepEqual((await listKeys(dir)).map((k) => k.kid), [before!.kid]);
+    assert.deepEqual((await listKeys(dir, 'Customer')).map((k) => k.kid), [before!.kid]);
   });
 
   it('a server running through a server secret rotation mints and verifies right after it, having signed nothing before', async () => {
@@ -186,7 +200,8 @@ describe('ugs signing-keys and embed keys', () => {
       const minted = await mint(api, { user_group_id: 'through' });
       assert.equal(minted.status, 201, minted.text);
       await verifyWithJose(running.url, minted.json.embed_session.token);
-      const stored = await running.services.signingKeyReseal.listSigningKeys();
+      const stored = [...(await running.services.signingKeyReseal.listSigningKeys('Customer')), ...(await running.services.signingKeyReseal.listSigningKeys('Testing'))];
+      assert.equal(stored.length, 2, 'one key per environment');
       assert.ok(stored.every((k) => running.services.cipher.isCurrent(k.privateKeyCiphertext)), 'every signing key is sealed under the new secret');
     } finally {
       await running.close();

@@ -7,7 +7,7 @@ import { tokenVersionOf } from '../../src/domain/embed-session.js';
 import { EmbedSessionService } from '../../src/domain/embed-session-service.js';
 import { ServiceError } from '../../src/domain/errors.js';
 import { hashSecret } from '../../src/domain/secret-format.js';
-import { SigningKeys } from '../../src/domain/signing-keys.js';
+import { createSigningKeyring, loadSigningKeyring } from '../../src/domain/signing-keys.js';
 import { createTokenCipher } from '../../src/domain/token-cipher.js';
 import { userGroupTokenFormat } from '../../src/domain/user-group-token.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -26,9 +26,15 @@ describe('EmbedSessionService with a clock the test controls', () => {
   let service: EmbedSessionService;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 'store.sqlite') })).store;
-    const signingKeys = new SigningKeys({ store: store.signingKeys, settings: store.settings, cipher: createTokenCipher('e'.repeat(32)), algorithm: 'EdDSA', jwksMaxAgeSeconds: 300, now: () => clock.now });
-    await signingKeys.load();
-    service = new EmbedSessionService({ sessions: store.embedSessions, groups: store.userGroups, signingKeys, settings: { issuer: 'iss-test', audience: 'aud-test' }, now: () => clock.now });
+    const signingKeys = createSigningKeyring({ store: store.signingKeys, settings: store.settings, cipher: createTokenCipher('e'.repeat(32)), algorithm: 'EdDSA', jwksMaxAgeSeconds: 300, now: () => clock.now });
+    await loadSigningKeyring(signingKeys);
+    service = new EmbedSessionService({
+      sessions: store.embedSessions,
+      groups: store.userGroups,
+      signingKeys,
+      settings: { Customer: { issuer: 'iss-test', audience: 'aud-test' }, Testing: { issuer: 'iss-testing', audience: 'aud-testing' } },
+      now: () => clock.now,
+    });
     await store.userGroups.insertUserGroupIfAbsent({
       environment: 'Customer',
       providedId: 'clocked',

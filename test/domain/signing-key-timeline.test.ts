@@ -11,7 +11,7 @@ const at = (iso: string, ms = 0) => new Date(Date.parse(iso) + ms);
 const iso = (base: string, ms: number) => at(base, ms).toISOString();
 
 function key(kid: string, generation: number, activatesAt: string): SigningKeyRecord {
-  return { kid, generation, algorithm: 'EdDSA', publicJwk: { kty: 'OKP', kid }, privateKeyCiphertext: Buffer.alloc(0), createdAt: T0, activatesAt };
+  return { kid, environment: 'Customer', generation, algorithm: 'EdDSA', publicJwk: { kty: 'OKP', kid }, privateKeyCiphertext: Buffer.alloc(0), createdAt: T0, activatesAt };
 }
 
 function states(keys: SigningKeyRecord[], now: Date): Record<string, SigningKeyState> {

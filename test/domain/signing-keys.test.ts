@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { importJWK, jwtVerify, SignJWT } from 'jose';
 import { ServiceError } from '../../src/domain/errors.js';
-import { SigningKeys } from '../../src/domain/signing-keys.js';
+import { createSigningKeyring, loadSigningKeyring, SigningKeys } from '../../src/domain/signing-keys.js';
 import { createTokenCipher } from '../../src/domain/token-cipher.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -34,7 +34,7 @@ describe('SigningKeys on a real SQLite store', () => {
 
   /** A process's SigningKeys whose clock the test moves. */
   function keysOn(store: SqliteStore, clock: { now: Date }): SigningKeys {
-    return new SigningKeys({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: MAX_AGE_SECONDS, now: () => clock.now });
+    return new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: MAX_AGE_SECONDS, now: () => clock.now });
   }
 
   async function verifies(keys: SigningKeys, signer: SigningKeys): Promise<void> {
@@ -50,7 +50,7 @@ describe('SigningKeys on a real SQLite store', () => {
     const clock = { now: new Date('2026-03-01T00:00:00.000Z') };
     const keys = keysOn(store, clock);
     await keys.load();
-    const stored = await store.signingKeys.listSigningKeys();
+    const stored = await store.signingKeys.listSigningKeys('Customer');
     assert.equal(stored.length, 1);
     assert.deepEqual([stored[0]!.generation, stored[0]!.activatesAt], [1, clock.now.toISOString()]);
     assert.equal(keys.active().kid, stored[0]!.kid);
@@ -61,7 +61,7 @@ describe('SigningKeys on a real SQLite store', () => {
     await verifies(keys, keys);
 
     await keys.load();
-    assert.equal((await store.signingKeys.listSigningKeys()).length, 1, 'a second load creates nothing');
+    assert.equal((await store.signingKeys.listSigningKeys('Customer')).length, 1, 'a second load creates nothing');
   });
 
   it('rotation publishes the new key at once, signs with it only after the JWKS max-age, and drops expired keys on the next rotation', async () => {
@@ -98,10 +98,10 @@ describe('SigningKeys on a real SQLite store', () => {
     clock.now = new Date(takesOver + PUBLISHED_AFTER_MS);
     assert.deepEqual(keys.jwks().keys.map((k) => k.kid), [rotated.key.kid], 'gone from the JWKS once its last token expired');
     assert.equal(keys.verificationKey(firstKid), undefined);
-    assert.equal((await store.signingKeys.listSigningKeys()).length, 2, 'still stored until the next rotation');
+    assert.equal((await store.signingKeys.listSigningKeys('Customer')).length, 2, 'still stored until the next rotation');
 
     const third = await keys.rotate();
-    assert.deepEqual((await store.signingKeys.listSigningKeys()).map((k) => k.kid), [rotated.key.kid, third.key.kid], 'the expired key is deleted');
+    assert.deepEqual((await store.signingKeys.listSigningKeys('Customer')).map((k) => k.kid), [rotated.key.kid, third.key.kid], 'the expired key is deleted');
     assert.equal(third.key.generation, 3);
   });
 
@@ -114,7 +114,7 @@ describe('SigningKeys on a real SQLite store', () => {
     const b = keysOn(second, clock);
     const c = keysOn(first, clock);
     await Promise.all([a.load(), b.load(), c.load()]);
-    assert.equal((await first.signingKeys.listSigningKeys()).length, 1);
+    assert.equal((await first.signingKeys.listSigningKeys('Customer')).length, 1);
     assert.equal(a.active().kid, b.active().kid);
     assert.equal(c.active().kid, b.active().kid);
   });
@@ -129,7 +129,7 @@ describe('SigningKeys on a real SQLite store', () => {
     await b.load();
     const [ra, rb] = await Promise.all([a.rotate(), b.rotate()]);
     assert.notEqual(ra.key.kid, rb.key.kid);
-    assert.deepEqual((await first.signingKeys.listSigningKeys()).map((k) => k.generation), [1, 2, 3]);
+    assert.deepEqual((await first.signingKeys.listSigningKeys('Customer')).map((k) => k.generation), [1, 2, 3]);
   });
 
   it('says "unavailable" (retry shortly) rather than signing with nothing when no key is active yet', async () => {
@@ -145,9 +145,9 @@ describe('SigningKeys on a real SQLite store', () => {
   it('a rotation run with a shorter max-age (the CLI) waits for the one the last serving process promised', async () => {
     const store = await openStore();
     const clock = { now: new Date('2026-05-01T00:00:00.000Z') };
-    const server = new SigningKeys({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 3600, now: () => clock.now });
+    const server = new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 3600, now: () => clock.now });
     await server.load({ serving: true });
-    const cli = new SigningKeys({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 60, now: () => clock.now });
+    const cli = new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 60, now: () => clock.now });
     await cli.load();
     const phase = await cli.rotate();
     assert.equal(phase.key.activatesAt, new Date(clock.now.getTime() + 3600 * 1000).toISOString());
@@ -156,10 +156,10 @@ describe('SigningKeys on a real SQLite store', () => {
   it('a max-age shortened between two rotations never schedules a key before the one already waiting: one key is active at a time', async () => {
     const store = await openStore();
     const clock = { now: new Date('2026-06-01T00:00:00.000Z') };
-    const long = new SigningKeys({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 600, now: () => clock.now });
+    const long = new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 600, now: () => clock.now });
     await long.load();
     const first = await long.rotate();
-    const short = new SigningKeys({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 60, now: () => clock.now });
+    const short = new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 60, now: () => clock.now });
     const second = await short.rotate();
     assert.ok(second.key.activatesAt > first.key.activatesAt, `${second.key.activatesAt} after ${first.key.activatesAt}`);
     for (const offset of [0, 61, 601, 602, 3600].map((s) => s * 1000)) {
@@ -167,5 +167,27 @@ describe('SigningKeys on a real SQLite store', () => {
       await short.refresh();
       assert.equal(short.timeline().filter((p) => p.state === 'active').length, 1, `one active key at +${offset / 1000} s`);
     }
+  });
+
+  it('gives each environment its own keys: one first key each, rotated apart, neither verifying the other\'s tokens', async () => {
+    const store = await openStore();
+    const clock = { now: new Date('2026-07-01T00:00:00.000Z') };
+    const ring = createSigningKeyring({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: MAX_AGE_SECONDS, now: () => clock.now });
+    await loadSigningKeyring(ring);
+    const customer = ring.Customer.active();
+    const testing = ring.Testing.active();
+    assert.notEqual(customer.kid, testing.kid);
+    assert.deepEqual(ring.Customer.jwks().keys.map((k) => k.kid), [customer.kid]);
+    assert.deepEqual(ring.Testing.jwks().keys.map((k) => k.kid), [testing.kid]);
+    assert.equal(ring.Customer.verificationKey(testing.kid), undefined, 'a Testing kid is no Customer key');
+    assert.equal(ring.Testing.verificationKey(customer.kid), undefined, 'and the other way');
+
+    const rotated = await ring.Testing.rotate();
+    assert.equal(rotated.key.environment, 'Testing');
+    assert.equal(rotated.key.generation, 2);
+    assert.deepEqual(ring.Testing.jwks().keys.map((k) => k.kid), [testing.kid, rotated.key.kid]);
+    await ring.Customer.refresh();
+    assert.deepEqual(ring.Customer.jwks().keys.map((k) => k.kid), [customer.kid], 'a Testing rotation publishes nothing for Customer');
+    assert.deepEqual((await store.signingKeys.listSigningKeys('Customer')).map((k) => k.generation), [1]);
   });
 });

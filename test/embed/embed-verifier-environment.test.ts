@@ -3,88 +3,135 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier, type EmbedVerifierOptions } from 'user-group-service/embed';
 import { embedClaims, FakeEmbedService, FEED_API_KEY, generateSigningKey, signEmbedToken, waitFor, type SigningKey } from './fake-embed-service.js';
 
-/**
- * A key sees only its environment's revocations, so a verifier polling the
- * Customer feed never hears that a Testing session ended: it must refuse
- * Testing tokens outright rather than accept them until they expire.
- */
-async function assertOtherEnvironment(verifier: EmbedVerifier, token: string, ...named: string[]): Promise<void> {
+type Environment = 'Customer' | 'Testing';
+
+/** What the service mints for each environment: its own key, issuer and audience (the settings' defaults). */
+const MINTED_AS: Record<Environment, { iss: string; aud: string }> = {
+  Customer: { iss: 'user-group-service', aud: 'embedded-dashboards' },
+  Testing: { iss: 'user-group-service-testing', aud: 'embedded-dashboards-testing' },
+};
+
+async function assertRefused(verifier: EmbedVerifier, token: string, message: RegExp): Promise<void> {
   await assert.rejects(verifier.verify(token), (e: unknown) => {
     assert.ok(e instanceof EmbedTokenError, String(e));
     assert.equal(e.code, 'token_invalid', e.message);
-    for (const environment of named) assert.match(e.message, new RegExp(environment), e.message);
+    assert.match(e.message, message);
     return true;
   });
 }
 
-describe('embed verifier: the environment its revocations cover', () => {
+/**
+ * Each environment signs with its own keys, published at its own JWKS URL,
+ * under its own issuer and audience. The verifier is configured for one
+ * environment (Customer unless told otherwise) and refuses the other's tokens
+ * at the signature; an API key of the other environment, whose revocation
+ * feed cannot revoke the tokens it accepts, makes it refuse every token.
+ */
+describe('embed verifier: one environment, its own key set', () => {
   let service: FakeEmbedService;
-  let key: SigningKey;
+  const keys = {} as Record<Environment, SigningKey>;
   const verifiers: EmbedVerifier[] = [];
   const verifierWith = (options: Partial<EmbedVerifierOptions> = {}) => {
-    const verifier = createEmbedVerifier({ serviceUrl: service.url, apiKey: FEED_API_KEY, revocationPollMs: 50, ...options });
+    const verifier = createEmbedVerifier({ serviceUrl: service.url, revocationPollMs: 50, ...options });
     verifiers.push(verifier);
     return verifier;
   };
-  const tokenOf = (env: 'Customer' | 'Testing') => signEmbedToken(key, embedClaims({ env }));
+  /** A token as the service mints it for the environment; `claims` overrides, as a forger would. */
+  const tokenOf = (environment: Environment, claims: Record<string, unknown> = {}, signer = keys[environment]) =>
+    signEmbedToken(signer, embedClaims({ env: environment, ...MINTED_AS[environment], ...claims }));
   beforeEach(async () => {
     service = await FakeEmbedService.start();
-    key = await generateSigningKey('EdDSA');
-    service.publish(key);
+    keys.Customer = await generateSigningKey('EdDSA');
+    keys.Testing = await generateSigningKey('EdDSA');
+    service.publish(keys.Customer);
+    service.publishedTesting.push(keys.Testing);
   });
   afterEach(async () => {
     for (const verifier of verifiers.splice(0)) await verifier.close();
     await service.close();
   });
 
-  for (const [feed, other] of [
+  it('is for Customer by default: accepts Customer tokens and refuses Testing ones at the signature, even ones claiming Customer\'s env, iss and aud', async () => {
+    const verifier = verifierWith();
+    assert.equal(verifier.status().environment, 'Customer');
+    assert.equal((await verifier.verify(await tokenOf('Customer'))).env, 'Customer');
+    await assertRefused(verifier, await tokenOf('Testing'), /signature|key/i);
+    await assertRefused(verifier, await tokenOf('Testing', { env: 'Customer', ...MINTED_AS.Customer }), /signature|key/i);
+  });
+
+  it('with environment: Testing, reads /.well-known/jwks-testing.json, expects Testing\'s issuer and audience, and refuses Customer tokens', async () => {
+    const verifier = verifierWith({ environment: 'Testing' });
+    assert.equal(verifier.status().environment, 'Testing');
+    assert.equal((await verifier.verify(await tokenOf('Testing'))).env, 'Testing');
+    await assertRefused(verifier, await tokenOf('Customer'), /signature|key/i);
+    await assertRefused(verifier, await tokenOf('Customer', { env: 'Testing', ...MINTED_AS.Testing }), /signature|key/i);
+    assert.equal(service.jwksRequests, 0, 'Customer\'s key set is never fetched');
+  });
+
+  it('checks each environment\'s own issuer and audience by default, and those given when given', async () => {
+    for (const environment of ['Customer', 'Testing'] as const) {
+      const other = environment === 'Customer' ? 'Testing' : 'Customer';
+      const verifier = verifierWith({ environment });
+      await assertRefused(verifier, await tokenOf(environment, { iss: MINTED_AS[other].iss }), /iss/);
+      await assertRefused(verifier, await tokenOf(environment, { aud: MINTED_AS[other].aud }), /aud/);
+      const custom = verifierWith({ environment, issuer: 'ugs-eu', audience: 'bi' });
+      assert.equal((await custom.verify(await tokenOf(environment, { iss: 'ugs-eu', aud: 'bi' }))).sub, 'acme');
+    }
+  });
+
+  it('refuses a token signed with the environment\'s key whose env names the other one, which the service never mints', async () => {
+    await assertRefused(verifierWith(), await tokenOf('Customer', { env: 'Testing' }), /Testing environment; this verifier accepts Customer tokens only/);
+  });
+
+  for (const [accepted, keyOf] of [
     ['Customer', 'Testing'],
     ['Testing', 'Customer'],
   ] as const) {
-    it(`with an API key of ${feed}, accepts ${feed} tokens and refuses ${other} ones, naming both environments`, async () => {
-      service.environment = feed;
-      const verifier = verifierWith();
-      assert.equal((await verifier.verify(await tokenOf(feed))).env, feed);
-      await assertOtherEnvironment(verifier, await tokenOf(other), feed, other);
-      assert.equal(verifier.status().environment, feed);
+    it(`for ${accepted}, with an API key of ${keyOf}, refuses every token and says how to fix it`, async () => {
+      service.environment = keyOf;
+      const verifier = verifierWith({ environment: accepted, apiKey: FEED_API_KEY });
+      const message = new RegExp(`accepts ${accepted} tokens, but its API key is a ${keyOf} key.*give it a ${accepted} API key, or set environment: '${keyOf}'`);
+      await assertRefused(verifier, await tokenOf(accepted), message);
+      await assertRefused(verifier, await tokenOf(keyOf), /signature|key|API key/i);
+      assert.equal(verifier.status().environment, accepted);
+    });
+
+    it(`for ${accepted}, with an API key of ${accepted}, accepts its tokens`, async () => {
+      service.environment = accepted;
+      const verifier = verifierWith({ environment: accepted, apiKey: FEED_API_KEY });
+      assert.equal((await verifier.verify(await tokenOf(accepted))).env, accepted);
     });
   }
 
-  it('never accepts a token of the other environment while the feed is down, before it has named its environment', async () => {
+  it('refuses a cached token once the feed turns out to be of the other environment', async () => {
+    const verifier = verifierWith({ apiKey: FEED_API_KEY });
+    const token = await tokenOf('Customer');
+    assert.equal((await verifier.verify(token)).env, 'Customer');
+    service.environment = 'Testing';
+    const synced = verifier.status().revocations.syncedAt;
+    await waitFor('the next poll', () => (verifier.status().revocations.syncedAt ?? 0) > (synced ?? 0));
+    await assertRefused(verifier, token, /API key is a Testing key/);
+  });
+
+  it('refuses every token while the feed is down, before it has named its environment, then checks the environment', async () => {
     service.feedDown = true;
-    const verifier = verifierWith();
-    const testing = await tokenOf('Testing');
-    await assert.rejects(verifier.verify(testing), (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable');
-    assert.equal(verifier.status().environment, null);
+    const verifier = verifierWith({ apiKey: FEED_API_KEY });
+    await assert.rejects(verifier.verify(await tokenOf('Customer')), (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable');
+    service.environment = 'Testing';
     service.feedDown = false;
     await waitFor('the feed to be read', () => verifier.status().revocations.syncedAt !== null);
-    await assertOtherEnvironment(verifier, testing, 'Customer', 'Testing');
-    assert.equal((await verifier.verify(await tokenOf('Customer'))).env, 'Customer');
-  });
-
-  it('pins the environment without an API key with the environment option', async () => {
-    const verifier = verifierWith({ apiKey: undefined, environment: 'Testing' });
-    assert.equal((await verifier.verify(await tokenOf('Testing'))).env, 'Testing');
-    await assertOtherEnvironment(verifier, await tokenOf('Customer'), 'Testing', 'Customer');
-    assert.equal(verifier.status().environment, 'Testing');
-    assert.equal(service.feedRequests, 0);
-  });
-
-  it('refuses every token when the pinned environment is not the one the API key reads, naming both', async () => {
-    service.environment = 'Testing';
-    const verifier = verifierWith({ environment: 'Customer' });
-    await assertOtherEnvironment(verifier, await tokenOf('Customer'), 'Customer', 'Testing');
-    await assertOtherEnvironment(verifier, await tokenOf('Testing'), 'Customer', 'Testing');
+    await assertRefused(verifier, await tokenOf('Customer'), /API key is a Testing key/);
   });
 
   it('counts a feed answer that does not name its environment as a failed poll, and so refuses every token', async () => {
     service.environment = undefined;
-    const verifier = verifierWith();
+    const verifier = verifierWith({ apiKey: FEED_API_KEY });
     await assert.rejects(verifier.verify(await tokenOf('Customer')), (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable' && /environment/.test(e.message));
+    await waitFor('a failed poll', () => verifier.status().revocations.lastError !== null);
     const status = verifier.status();
     assert.match(status.revocations.lastError ?? '', /environment/);
     assert.equal(status.revocations.syncedAt, null);
-    assert.equal(status.environment, null);
+    assert.equal(status.environment, 'Customer');
   });
 
   it('refuses an environment option other than Customer or Testing with a TypeError', () => {

@@ -64,6 +64,8 @@ export function signEmbedToken(key: SigningKey, claims: Record<string, unknown> 
 
 export class FakeEmbedService {
   readonly published: SigningKey[] = [];
+  /** Testing's keys, published apart at /.well-known/jwks-testing.json as the service does. */
+  readonly publishedTesting: SigningKey[] = [];
   readonly revocations: WireRevocation[] = [];
   jwksRequests = 0;
   feedRequests = 0;
@@ -117,6 +119,9 @@ export class FakeEmbedService {
       this.jwksRequests++;
       if (this.jwksDown) return send(res, 503, failure('unavailable', 'down for the test'));
       return send(res, 200, { keys: this.published.map((key) => key.publicJwk) });
+    }
+    if (req.method === 'GET' && url.pathname === '/.well-known/jwks-testing.json') {
+      return send(res, 200, { keys: this.publishedTesting.map((key) => key.publicJwk) });
     }
     if (req.method === 'GET' && url.pathname === '/api/embed_sessions/revocations') {
       this.feedRequests++;

@@ -19,6 +19,7 @@ function signingKey(generation: number, overrides: Partial<SigningKeyRecord> = {
   const kid = `kid-${randomBytes(6).toString('hex')}`;
   return {
     kid,
+    environment: 'Customer',
     generation,
     algorithm: 'EdDSA',
     publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url'), kid, alg: 'EdDSA', use: 'sig' },
@@ -71,40 +72,49 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     });
     after(() => store.close());
 
-    it('starts with none, inserts and lists them in generation order, field for field', async () => {
-      assert.deepEqual(await store.signingKeys.listSigningKeys(), []);
+    it('starts with none, inserts and lists them in generation order, field for field, each environment its own', async () => {
+      assert.deepEqual(await store.signingKeys.listSigningKeys('Customer'), []);
+      assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), []);
       const third = signingKey(3, { algorithm: 'ES256', activatesAt: '2026-03-03T00:00:00.000Z' });
       const first = signingKey(1, { activatesAt: '2026-03-01T00:00:00.000Z' });
       const second = signingKey(2, { algorithm: 'RS256', publicJwk: { kty: 'RSA', n: 'AQAB'.repeat(80), e: 'AQAB', kid: 'x', alg: 'RS256', use: 'sig' } });
-      for (const key of [third, first, second]) assert.equal(await store.signingKeys.insertSigningKey(key), true);
-      assert.deepEqual(await store.signingKeys.listSigningKeys(), [first, second, third]);
+      const testingFirst = signingKey(1, { environment: 'Testing' });
+      const testingSecond = signingKey(2, { environment: 'Testing', algorithm: 'ES256' });
+      for (const key of [third, testingSecond, first, testingFirst, second]) assert.equal(await store.signingKeys.insertSigningKey(key), true, `${key.environment} ${key.generation}`);
+      assert.deepEqual(await store.signingKeys.listSigningKeys('Customer'), [first, second, third]);
+      assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), [testingFirst, testingSecond], 'one generation in both environments is two keys');
     });
 
-    it('refuses a second key of one generation (false, nothing written), as two processes rotating at once would', async () => {
-      const before = await store.signingKeys.listSigningKeys();
+    it('refuses a second key of one generation in one environment (false, nothing written), as two processes rotating at once would', async () => {
+      const before = await store.signingKeys.listSigningKeys('Customer');
+      const testing = await store.signingKeys.listSigningKeys('Testing');
       const taken = Math.max(...before.map((k) => k.generation));
       assert.equal(await store.signingKeys.insertSigningKey(signingKey(taken)), false);
       const results = await Promise.all(Array.from({ length: 8 }, () => store.signingKeys.insertSigningKey(signingKey(taken + 1))));
       assert.equal(results.filter(Boolean).length, 1, 'exactly one of many concurrent inserts of one generation wins');
-      assert.equal((await store.signingKeys.listSigningKeys()).length, before.length + 1);
+      assert.equal((await store.signingKeys.listSigningKeys('Customer')).length, before.length + 1);
+      assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), testing, 'the other environment is untouched');
     });
 
-    it('swaps a private key ciphertext only while the expected one is stored', async () => {
-      const [key] = await store.signingKeys.listSigningKeys();
+    it('swaps a private key ciphertext only while the expected one is stored, in the key\'s environment', async () => {
+      const [key] = await store.signingKeys.listSigningKeys('Customer');
       const next = randomBytes(90);
-      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext(key!.kid, key!.privateKeyCiphertext, next), true);
-      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext(key!.kid, key!.privateKeyCiphertext, randomBytes(90)), false, 'a stale expected ciphertext');
-      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('kid-missing', next, randomBytes(90)), false);
-      const stored = (await store.signingKeys.listSigningKeys()).find((k) => k.kid === key!.kid);
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('Testing', key!.kid, key!.privateKeyCiphertext, next), false, 'the other environment has no such key');
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('Customer', key!.kid, key!.privateKeyCiphertext, next), true);
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('Customer', key!.kid, key!.privateKeyCiphertext, randomBytes(90)), false, 'a stale expected ciphertext');
+      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('Customer', 'kid-missing', next, randomBytes(90)), false);
+      const stored = (await store.signingKeys.listSigningKeys('Customer')).find((k) => k.kid === key!.kid);
       assert.deepEqual(stored, { ...key, privateKeyCiphertext: next }, 'nothing else changed');
     });
 
-    it('deletes the given keys only; an empty list deletes nothing', async () => {
-      const all = await store.signingKeys.listSigningKeys();
-      await store.signingKeys.deleteSigningKeys([]);
-      assert.equal((await store.signingKeys.listSigningKeys()).length, all.length);
-      await store.signingKeys.deleteSigningKeys([all[0]!.kid, all[2]!.kid, 'kid-missing']);
-      assert.deepEqual(await store.signingKeys.listSigningKeys(), all.filter((_, i) => i !== 0 && i !== 2));
+    it('deletes the given keys of the environment only; an empty list deletes nothing', async () => {
+      const all = await store.signingKeys.listSigningKeys('Customer');
+      const testing = await store.signingKeys.listSigningKeys('Testing');
+      await store.signingKeys.deleteSigningKeys('Customer', []);
+      assert.equal((await store.signingKeys.listSigningKeys('Customer')).length, all.length);
+      await store.signingKeys.deleteSigningKeys('Customer', [all[0]!.kid, all[2]!.kid, testing[0]!.kid, 'kid-missing']);
+      assert.deepEqual(await store.signingKeys.listSigningKeys('Customer'), all.filter((_, i) => i !== 0 && i !== 2));
+      assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), testing, 'a kid of the other environment is not deleted');
     });
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { tokenVersionOf } from '../../src/domain/embed-session.js';
-import type { Environment } from '../../src/domain/environment.js';
+import { ENVIRONMENTS, type Environment } from '../../src/domain/environment.js';
 import type { EventRecord } from '../../src/domain/event.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
@@ -143,41 +143,41 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       );
     });
 
-    it('writes signing_key.rotated into every environment with a rotation, and nothing for a first key or a taken generation', async () => {
+    it('writes signing_key.rotated into the rotated key\'s environment only, and nothing for a first key or a taken generation', async () => {
       const from = { Customer: await last('Customer'), Testing: await last('Testing') };
       const generation = 50_000 + Math.floor(Math.random() * 10_000);
-      const key = (kid: string, announce: boolean) =>
+      const key = (kid: string, environment: Environment, announce: boolean, at = generation) =>
         store.signingKeys.insertSigningKey(
           {
             kid,
-            generation,
+            environment,
+            generation: at,
             algorithm: 'EdDSA',
             publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url'), kid },
             privateKeyCiphertext: randomBytes(90),
             createdAt: '2026-07-01T00:00:00.000Z',
-            activatesAt: '2026-07-01T00:05:00.000Z',
+            activatesAt: announce ? '2026-07-01T00:05:00.000Z' : '2026-07-01T00:00:00.000Z',
           },
           announce,
         );
       const kid = `kid-ev-${randomBytes(4).toString('hex')}`;
-      assert.equal(await key(kid, true), true);
-      assert.equal(await key(`${kid}-taken`, true), false, 'the generation is taken: no key, no event');
-      for (const environment of ['Customer', 'Testing'] as const) {
-        assert.deepEqual(bare(await eventsAfter(environment, from[environment])), [
-          { type: 'signing_key.rotated', timestamp: '2026-07-01T00:00:00.000Z', data: { api_environment_tag: environment, signing_key_id: kid, activates_at: '2026-07-01T00:05:00.000Z' } },
-        ]);
+      assert.equal(await key(kid, 'Testing', true), true);
+      assert.equal(await key(`${kid}-taken`, 'Testing', true), false, 'the generation is taken: no key, no event');
+      assert.deepEqual(bare(await eventsAfter('Testing', from.Testing)), [
+        { type: 'signing_key.rotated', timestamp: '2026-07-01T00:00:00.000Z', data: { api_environment_tag: 'Testing', signing_key_id: kid, activates_at: '2026-07-01T00:05:00.000Z' } },
+      ]);
+      assert.deepEqual(await eventsAfter('Customer', from.Customer), [], 'a Testing rotation says nothing to Customer');
+      const customerKid = `${kid}-customer`;
+      assert.equal(await key(customerKid, 'Customer', true), true, 'the same generation in the other environment is another key');
+      assert.deepEqual(bare(await eventsAfter('Customer', from.Customer)).map((e) => e.data), [
+        { api_environment_tag: 'Customer', signing_key_id: customerKid, activates_at: '2026-07-01T00:05:00.000Z' },
+      ]);
+      assert.equal((await eventsAfter('Testing', from.Testing)).length, 1, 'and a Customer rotation nothing to Testing');
+      const before = { Customer: await last('Customer'), Testing: await last('Testing') };
+      assert.equal(await key(`${kid}-first`, 'Customer', false, generation + 1), true);
+      for (const environment of ENVIRONMENTS) {
+        assert.deepEqual(await eventsAfter(environment, before[environment]), [], 'a key added without announcing (an environment\'s first) writes none');
       }
-      const before = await last('Customer');
-      await store.signingKeys.insertSigningKey({
-        kid: `${kid}-first`,
-        generation: generation + 1,
-        algorithm: 'EdDSA',
-        publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url') },
-        privateKeyCiphertext: randomBytes(90),
-        createdAt: '2026-07-01T00:00:00.000Z',
-        activatesAt: '2026-07-01T00:00:00.000Z',
-      });
-      assert.deepEqual(await eventsAfter('Customer', before), [], 'a key added without announcing (a new store\'s first) writes none');
     });
 
     it('pages by sequence, and leaves out (and forgets) events older than the retention', async () => {

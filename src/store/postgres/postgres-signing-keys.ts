@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import { ENVIRONMENTS } from '../../domain/environment.js';
+import type { Environment } from '../../domain/environment.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
 import type { SigningKeyStore } from '../../domain/signing-key-store.js';
 import type { RunStatement } from './postgres-embed-sessions.js';
@@ -7,6 +7,7 @@ import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
 
 interface SigningKeyRow {
   kid: string;
+  environment: Environment;
   generation: number;
   algorithm: string;
   public_jwk: JWK;
@@ -16,56 +17,56 @@ interface SigningKeyRow {
 }
 
 const SQL = {
-  listSigningKeys: 'SELECT * FROM signing_keys ORDER BY generation',
-  insertSigningKey: `INSERT INTO signing_keys (kid, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-  // A rotation: the key, and its signing_key.rotated event in every environment ($8), in one statement.
+  listSigningKeys: 'SELECT * FROM signing_keys WHERE environment = $1 ORDER BY generation',
+  insertSigningKey: `INSERT INTO signing_keys (kid, environment, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+  // A rotation: the key, and its signing_key.rotated event in the key's environment, in one statement.
   // Data as signingKeyRotatedData (src/domain/event-payload.ts) builds it.
   insertAnnouncedSigningKey: `WITH inserted AS (
-                     INSERT INTO signing_keys (kid, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING kid, created_at, activates_at
+                     INSERT INTO signing_keys (kid, environment, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING kid, environment, created_at, activates_at
                    ), evented AS (
                      INSERT INTO events (id, environment, type, at, data)
-                     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), e.environment, 'signing_key.rotated', i.created_at,
-                            jsonb_build_object('api_environment_tag', e.environment, 'signing_key_id', i.kid,
+                     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), i.environment, 'signing_key.rotated', i.created_at,
+                            jsonb_build_object('api_environment_tag', i.environment, 'signing_key_id', i.kid,
                                                'activates_at', to_char(i.activates_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-                     FROM inserted i, unnest($8::text[]) WITH ORDINALITY AS e(environment, n), ${FEED_ORDER_LOCK}
-                     ORDER BY e.n
+                     FROM inserted i, ${FEED_ORDER_LOCK}
                    )
                    SELECT kid FROM inserted`,
-  deleteSigningKeys: 'DELETE FROM signing_keys WHERE kid = ANY($1::text[])',
-  replaceSigningKeyCiphertext: 'UPDATE signing_keys SET private_key_ciphertext = $1 WHERE kid = $2 AND private_key_ciphertext = $3',
+  deleteSigningKeys: 'DELETE FROM signing_keys WHERE environment = $1 AND kid = ANY($2::text[])',
+  replaceSigningKeyCiphertext: 'UPDATE signing_keys SET private_key_ciphertext = $1 WHERE environment = $2 AND kid = $3 AND private_key_ciphertext = $4',
 } as const;
 
 /** Embed token signing keys on PostgreSQL. */
 export class PostgresSigningKeys implements SigningKeyStore {
   constructor(private readonly run: RunStatement) {}
 
-  async listSigningKeys(): Promise<SigningKeyRecord[]> {
-    return (await this.run<SigningKeyRow>('listSigningKeys', SQL.listSigningKeys, [])).rows.map(toSigningKey);
+  async listSigningKeys(environment: Environment): Promise<SigningKeyRecord[]> {
+    return (await this.run<SigningKeyRow>('listSigningKeys', SQL.listSigningKeys, [environment])).rows.map(toSigningKey);
   }
 
   async insertSigningKey(k: SigningKeyRecord, announce = false): Promise<boolean> {
-    const values = [k.kid, k.generation, k.algorithm, JSON.stringify(k.publicJwk), k.privateKeyCiphertext, k.createdAt, k.activatesAt];
+    const values = [k.kid, k.environment, k.generation, k.algorithm, JSON.stringify(k.publicJwk), k.privateKeyCiphertext, k.createdAt, k.activatesAt];
     // A retry after a lost answer reports the key's own row as a conflict; the rotation then adds one more key, which is harmless.
     const inserted = announce
-      ? await this.run('insertAnnouncedSigningKey', SQL.insertAnnouncedSigningKey, [...values, [...ENVIRONMENTS]])
+      ? await this.run('insertAnnouncedSigningKey', SQL.insertAnnouncedSigningKey, values)
       : await this.run('insertSigningKey', SQL.insertSigningKey, values);
     return (inserted.rowCount ?? 0) > 0;
   }
 
-  async deleteSigningKeys(kids: readonly string[]): Promise<void> {
-    if (kids.length > 0) await this.run('deleteSigningKeys', SQL.deleteSigningKeys, [kids]);
+  async deleteSigningKeys(environment: Environment, kids: readonly string[]): Promise<void> {
+    if (kids.length > 0) await this.run('deleteSigningKeys', SQL.deleteSigningKeys, [environment, kids]);
   }
 
-  async replaceSigningKeyCiphertext(kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
-    return ((await this.run('replaceSigningKeyCiphertext', SQL.replaceSigningKeyCiphertext, [next, kid, expected])).rowCount ?? 0) > 0;
+  async replaceSigningKeyCiphertext(environment: Environment, kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
+    return ((await this.run('replaceSigningKeyCiphertext', SQL.replaceSigningKeyCiphertext, [next, environment, kid, expected])).rowCount ?? 0) > 0;
   }
 }
 
 function toSigningKey(row: SigningKeyRow): SigningKeyRecord {
   return {
     kid: row.kid,
+    environment: row.environment,
     generation: row.generation,
     algorithm: row.algorithm as SigningAlgorithm,
     publicJwk: row.public_jwk,

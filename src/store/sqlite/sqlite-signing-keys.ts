@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ENVIRONMENTS } from '../../domain/environment.js';
+import type { Environment } from '../../domain/environment.js';
 import { signingKeyRotatedData } from '../../domain/event-payload.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
 import type { SigningKeyStore } from '../../domain/signing-key-store.js';
@@ -9,6 +9,7 @@ import type { SqliteHealth } from './sqlite-health.js';
 
 interface SigningKeyRow {
   kid: string;
+  environment: Environment;
   generation: number;
   algorithm: string;
   public_jwk: string;
@@ -28,46 +29,45 @@ export class SqliteSigningKeys implements SigningKeyStore {
     private readonly events: Pick<SqliteEvents, 'appendData'>,
   ) {
     this.statements = {
-      list: db.prepare<[], SigningKeyRow>('SELECT * FROM signing_keys ORDER BY generation'),
+      list: db.prepare<[Environment], SigningKeyRow>('SELECT * FROM signing_keys WHERE environment = ? ORDER BY generation'),
       insert: db.prepare(
-        `INSERT INTO signing_keys (kid, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
-         VALUES (@kid, @generation, @algorithm, @publicJwk, @privateKeyCiphertext, @createdAt, @activatesAt)
+        `INSERT INTO signing_keys (kid, environment, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
+         VALUES (@kid, @environment, @generation, @algorithm, @publicJwk, @privateKeyCiphertext, @createdAt, @activatesAt)
          ON CONFLICT DO NOTHING`,
       ),
-      replaceCiphertext: db.prepare('UPDATE signing_keys SET private_key_ciphertext = ? WHERE kid = ? AND private_key_ciphertext = ?'),
+      replaceCiphertext: db.prepare('UPDATE signing_keys SET private_key_ciphertext = ? WHERE environment = ? AND kid = ? AND private_key_ciphertext = ?'),
     };
   }
 
-  async listSigningKeys(): Promise<SigningKeyRecord[]> {
+  async listSigningKeys(environment: Environment): Promise<SigningKeyRecord[]> {
     this.health.assertUsable();
-    return this.statements.list.all().map(toSigningKey);
+    return this.statements.list.all(environment).map(toSigningKey);
   }
 
   async insertSigningKey(key: SigningKeyRecord, announce = false): Promise<boolean> {
     return this.groupCommit.run(() => {
       const inserted = this.statements.insert.run({ ...key, publicJwk: JSON.stringify(key.publicJwk) }).changes > 0;
-      if (inserted && announce) {
-        for (const environment of ENVIRONMENTS) this.events.appendData('signing_key.rotated', key.createdAt, signingKeyRotatedData(environment, key.kid, key.activatesAt));
-      }
+      if (inserted && announce) this.events.appendData('signing_key.rotated', key.createdAt, signingKeyRotatedData(key.environment, key.kid, key.activatesAt));
       return inserted;
     });
   }
 
-  async deleteSigningKeys(kids: readonly string[]): Promise<void> {
+  async deleteSigningKeys(environment: Environment, kids: readonly string[]): Promise<void> {
     if (kids.length === 0) return;
     // The list is short (expired keys only) and varies, so the statement is prepared per call.
-    const remove = this.db.prepare(`DELETE FROM signing_keys WHERE kid IN (${kids.map(() => '?').join(', ')})`);
-    await this.groupCommit.run(() => remove.run(...kids));
+    const remove = this.db.prepare(`DELETE FROM signing_keys WHERE environment = ? AND kid IN (${kids.map(() => '?').join(', ')})`);
+    await this.groupCommit.run(() => remove.run(environment, ...kids));
   }
 
-  async replaceSigningKeyCiphertext(kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
-    return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, kid, expected).changes > 0);
+  async replaceSigningKeyCiphertext(environment: Environment, kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
+    return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, environment, kid, expected).changes > 0);
   }
 }
 
 function toSigningKey(row: SigningKeyRow): SigningKeyRecord {
   return {
     kid: row.kid,
+    environment: row.environment,
     generation: row.generation,
     algorithm: row.algorithm as SigningAlgorithm,
     publicJwk: JSON.parse(row.public_jwk),

@@ -103,7 +103,7 @@ describe('POST /api/embed_sessions/introspect and DELETE /api/embed_sessions/{id
   it('answers inactive for an expired token signed with the real key, and active for the same token unexpired', async () => {
     const { token } = await fresh('expired');
     const claims = decodeJwt(token);
-    const key = server.services.signingKeys.active();
+    const key = server.services.signingKeys.Customer.active();
     const sign = (payload: JWTPayload) => new SignJWT(payload).setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: 'embed+jwt' }).sign(key.privateKey);
     const now = Math.floor(Date.now() / 1000);
     assert.equal(await isActive(await sign({ ...claims, iat: now - 10, exp: now + 600 })), true, 'control: a re-signed live token is active');

@@ -8,8 +8,8 @@ import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '/api/embed_sessions' });
 
 /** What a dashboard layer in any language does: fetch the JWKS by URL and verify with an independent JOSE library. */
-async function verifyIndependently(server: TestServer, token: string, options: { algorithm: SigningAlgorithm; issuer?: string; audience?: string }) {
-  const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', server.url));
+async function verifyIndependently(server: TestServer, token: string, options: { algorithm: SigningAlgorithm; issuer?: string; audience?: string; jwks?: string }) {
+  const jwks = createRemoteJWKSet(new URL(options.jwks ?? '/.well-known/jwks.json', server.url));
   return jwtVerify(token, jwks, {
     algorithms: [options.algorithm],
     issuer: options.issuer ?? 'user-group-service',
@@ -38,7 +38,7 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
     const [jwk] = res.json.keys;
     assert.deepEqual(Object.keys(jwk).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x']);
     assert.deepEqual([jwk.kty, jwk.crv, jwk.alg, jwk.use], ['OKP', 'Ed25519', 'EdDSA', 'sig']);
-    assert.equal(jwk.kid, server.services.signingKeys.active().kid);
+    assert.equal(jwk.kid, server.services.signingKeys.Customer.active().kid);
   });
 
   it('mints tokens jose verifies against the published JWKS, with the claims the service signed', async () => {
@@ -49,12 +49,14 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
     await assert.rejects(verifyIndependently(server, minted.token, { algorithm: 'EdDSA', audience: 'someone-else' }), /aud/);
   });
 
-  it('publishes ES256 and RS256 keys under UGS_EMBED_ALGORITHM, with the issuer and audience settings, and jose verifies their tokens', async () => {
+  it('publishes ES256 and RS256 keys under UGS_EMBED_ALGORITHM, with each environment\'s issuer and audience settings, and jose verifies their tokens', async () => {
     for (const [algorithm, shape] of [
       ['ES256', { kty: 'EC', crv: 'P-256', members: ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] }],
       ['RS256', { kty: 'RSA', crv: undefined, members: ['alg', 'e', 'kid', 'kty', 'n', 'use'] }],
     ] as const) {
-      const other = await startTestServer({ embed: { algorithm, issuer: 'https://ugs.example.com', audience: 'acme-dashboards', jwksMaxAgeSeconds: 60 } });
+      const other = await startTestServer({
+        embed: { algorithm, issuer: 'https://ugs.example.com', audience: 'acme-dashboards', testingIssuer: 'https://ugs.example.com/testing', testingAudience: 'acme-dashboards-testing', jwksMaxAgeSeconds: 60 },
+      });
       try {
         const otherApi = await other.client();
         await otherApi.getOrCreate({ user_group_id: 'alg-g', name: algorithm });
@@ -69,6 +71,16 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
         assert.deepEqual([payload.iss, payload.aud, payload.sub], ['https://ugs.example.com', 'acme-dashboards', 'alg-g']);
         const introspected = await otherApi.call('POST', { token: minted.token }, { path: '/api/embed_sessions/introspect' });
         assert.equal(introspected.json.active, true, `${algorithm}: ${introspected.text}`);
+
+        const testingApi = await other.client({ environment: 'Testing' });
+        await testingApi.getOrCreate({ user_group_id: 'alg-g', name: `${algorithm} testing` });
+        const testingJwks = await testingApi.call('GET', undefined, { path: '/.well-known/jwks-testing.json' });
+        assert.equal(testingJwks.headers['cache-control'], 'public, max-age=60');
+        assert.deepEqual(testingJwks.json.keys.map((k: { alg: string }) => k.alg), [algorithm]);
+        const testingToken = (await mint(testingApi, { user_group_id: 'alg-g' })).json.embed_session.token;
+        const testing = await verifyIndependently(other, testingToken, { algorithm, issuer: 'https://ugs.example.com/testing', audience: 'acme-dashboards-testing', jwks: '/.well-known/jwks-testing.json' });
+        assert.deepEqual([testing.payload.iss, testing.payload.aud, testing.payload['env']], ['https://ugs.example.com/testing', 'acme-dashboards-testing', 'Testing']);
+        assert.equal((await testingApi.call('POST', { token: testingToken }, { path: '/api/embed_sessions/introspect' })).json.active, true);
       } finally {
         await other.close();
       }

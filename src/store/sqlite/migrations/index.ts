@@ -7,6 +7,7 @@ import { groupHierarchy } from './005-group-hierarchy.js';
 import { events } from './006-events.js';
 import { webhooks } from './007-webhooks.js';
 import { consoleSessions } from './008-console-sessions.js';
+import { signingKeysPerEnvironment } from './009-signing-keys-per-environment.js';
 
 /** Every SQLite migration, in order. Names sort in application order; never rename or edit a shipped one. */
 export const sqliteMigrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const sqliteMigrations: Record<string, Migration> = {
   '006-events': events,
   '007-webhooks': webhooks,
   '008-console-sessions': consoleSessions,
+  '009-signing-keys-per-environment': signingKeysPerEnvironment,
 };
