@@ -14,7 +14,7 @@ import {
 import type { EmbedSessionStore } from './embed-session-store.js';
 import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from './errors.js';
-import { pageCursor } from './page-cursor.js';
+import type { PositionSeal } from './position-seal.js';
 import { hashSecret } from './secret-format.js';
 import type { SigningKeys } from './signing-keys.js';
 import type { Mapping, Properties, UserGroupRecord } from './user-group.js';
@@ -32,6 +32,8 @@ export interface EmbedSessionServiceDeps {
   groups: Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash' | 'findUserGroupLineage' | 'listDescendants'>;
   signingKeys: SigningKeys;
   settings: EmbedSettings;
+  /** The feed's sequence is shared by both environments: its cursor is sealed. */
+  positions: PositionSeal;
   now?: () => Date;
 }
 
@@ -134,11 +136,12 @@ export class EmbedSessionService {
 
   /** The environment's revocations after `after` (a cursor from a previous page), oldest first. */
   async revocations(principal: Principal, page: { after?: string; limit?: number }): Promise<{ revocations: EmbedRevocation[]; nextCursor: string }> {
-    const after = page.after === undefined ? 0 : cursors.decode(page.after);
+    const seal = await this.deps.positions.forEnvironment(principal.environment);
+    const after = page.after === undefined ? 0 : seal.openCursor('revocations', page.after, 'after');
     const limit = page.limit ?? EMBED_LIMITS.revocationsPageDefault;
     const revocations = await this.sessions.listEmbedRevocations(principal.environment, after, limit, this.now().toISOString());
     const last = revocations.at(-1)?.sequence ?? after;
-    return { revocations, nextCursor: cursors.encode(last) };
+    return { revocations, nextCursor: seal.seal('revocations', last) };
   }
 
   private async verifiedClaims(token: string): Promise<EmbedClaims | null> {
@@ -200,5 +203,3 @@ export class EmbedSessionService {
 function assertMayMint(principal: Principal): void {
   if (principal.access === 'read-only') throw forbidden('This API key is read-only; embed sessions are minted and ended with a read-write or embed key.');
 }
-
-const cursors = pageCursor({ prefix: 'r1:', minimum: 0, parameter: 'after' });

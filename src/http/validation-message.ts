@@ -1,4 +1,5 @@
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
+import { patternRule } from './patterns.js';
 
 /**
  * Turns Ajv's findings into one sentence that says which field is wrong and
@@ -18,7 +19,7 @@ export function describeValidationFailure(errors: readonly FastifySchemaValidati
     return `${field(`${first.instancePath}/${missing}`)} is required.`;
   }
   if (first.instancePath === '' && first.keyword === 'type') return 'The request body must be a JSON object.';
-  if (first.keyword === 'pattern') return `${field(first.instancePath)} must not contain control characters.`;
+  if (first.keyword === 'pattern') return `${field(first.instancePath)} ${patternRule(String((first.params as { pattern?: string }).pattern))}.`;
   if (first.keyword === 'propertyNames') {
     return `${field(first.instancePath)} keys must be 1 to 255 characters long, without control characters.`;
   }

@@ -6,6 +6,7 @@ import type { Principal } from '../../src/domain/api-key.js';
 import { tokenVersionOf } from '../../src/domain/embed-session.js';
 import { EmbedSessionService } from '../../src/domain/embed-session-service.js';
 import { ServiceError } from '../../src/domain/errors.js';
+import { PositionSeal } from '../../src/domain/position-seal.js';
 import { hashSecret } from '../../src/domain/secret-format.js';
 import { SigningKeys } from '../../src/domain/signing-keys.js';
 import { createTokenCipher } from '../../src/domain/token-cipher.js';
@@ -28,7 +29,7 @@ describe('EmbedSessionService with a clock the test controls', () => {
     store = (await SqliteStore.open({ path: join(dir.path, 'store.sqlite') })).store;
     const signingKeys = new SigningKeys({ store: store.signingKeys, settings: store.settings, cipher: createTokenCipher('e'.repeat(32)), algorithm: 'EdDSA', jwksMaxAgeSeconds: 300, now: () => clock.now });
     await signingKeys.load();
-    service = new EmbedSessionService({ sessions: store.embedSessions, groups: store.userGroups, signingKeys, settings: { issuer: 'iss-test', audience: 'aud-test' }, now: () => clock.now });
+    service = new EmbedSessionService({ sessions: store.embedSessions, groups: store.userGroups, signingKeys, settings: { issuer: 'iss-test', audience: 'aud-test' }, positions: new PositionSeal(store.settings), now: () => clock.now });
     await store.userGroups.insertUserGroupIfAbsent({
       environment: 'Customer',
       providedId: 'clocked',
