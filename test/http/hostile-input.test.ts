@@ -395,6 +395,11 @@ describe('hostile input', () => {
       });
     }
 
+    it('GET / points to the API, its reference and the console', async () => {
+      const message = assertError(await rawRequest(server.url, { method: 'GET', path: '/' }), 404, 'not_found');
+      assert.equal(message, 'No route GET /; the API lives at /api/user, its reference at /docs (OpenAPI document: /openapi.json), and the operator console at /console.');
+    });
+
     it('404 needs no key', async () => {
       assertError(await rawRequest(server.url, { method: 'GET', path: '/nope' }), 404, 'not_found');
     });
