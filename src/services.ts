@@ -3,6 +3,7 @@ import { ApiKeyService } from './domain/api-key-service.js';
 import type { AuditStore } from './domain/audit-store.js';
 import { ConsoleSessionService } from './domain/console-session-service.js';
 import { EventService } from './domain/event-service.js';
+import { PositionSeal } from './domain/position-seal.js';
 import { DataTransfer } from './domain/data-transfer.js';
 import type { TokenResealStore } from './domain/secret-rotation.js';
 import type { SettingsStore } from './domain/settings-store.js';
@@ -99,6 +100,8 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
     const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
     const keyPoll = setInterval(() => void refreshSigningKeyring(signingKeys).catch(() => {}), SIGNING_KEY_POLL_MS);
     keyPoll.unref();
+    // Made on first use (a page read), so tools that only open the store write nothing for it.
+    const positions = new PositionSeal(settings);
     const apiKeys = new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() });
     return {
       userGroups: new UserGroupService({ store: userGroupStore, cipher }),
@@ -111,6 +114,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
           Customer: { issuer: embed.issuer, audience: embed.audience },
           Testing: { issuer: embed.testingIssuer, audience: embed.testingAudience },
         },
+        positions,
       }),
       apiKeys,
       consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, storeTiming), apiKeys }),
@@ -119,8 +123,9 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
       events: new EventService({
         store: new TimedEventStore(store.events, storeTiming),
         retentionDays: config.eventRetentionDays ?? loadConfig({}).eventRetentionDays,
+        positions,
       }),
-      webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, storeTiming), cipher, targets }),
+      webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, storeTiming), cipher, targets, positions }),
       webhookDelivery: { store: new TimedWebhookDeliveryStore(store.webhookDeliveries, storeTiming), targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
       webhookReseal: store.webhooks,
       storeHealth: new TimedStoreHealth(store, storeTiming),

@@ -14,7 +14,7 @@ import {
 import type { EmbedSessionStore } from './embed-session-store.js';
 import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from './errors.js';
-import { pageCursor } from './page-cursor.js';
+import type { PositionSeal } from './position-seal.js';
 import { hashSecret } from './secret-format.js';
 import type { Environment } from './environment.js';
 import type { SigningKeyring } from './signing-keys.js';
@@ -35,6 +35,8 @@ export interface EmbedSessionServiceDeps {
   /** Each environment's keys: a group's tokens are signed with its environment's. */
   signingKeys: SigningKeyring;
   settings: Readonly<Record<Environment, EmbedSettings>>;
+  /** The feed's sequence is shared by both environments: its cursor is sealed. */
+  positions: PositionSeal;
   now?: () => Date;
 }
 
@@ -141,11 +143,12 @@ export class EmbedSessionService {
 
   /** The environment's revocations after `after` (a cursor from a previous page), oldest first. */
   async revocations(principal: Principal, page: { after?: string; limit?: number }): Promise<{ revocations: EmbedRevocation[]; nextCursor: string }> {
-    const after = page.after === undefined ? 0 : cursors.decode(page.after);
+    const seal = await this.deps.positions.forEnvironment(principal.environment);
+    const after = page.after === undefined ? 0 : seal.openCursor('revocations', page.after, 'after');
     const limit = page.limit ?? EMBED_LIMITS.revocationsPageDefault;
     const revocations = await this.sessions.listEmbedRevocations(principal.environment, after, limit, this.now().toISOString());
     const last = revocations.at(-1)?.sequence ?? after;
-    return { revocations, nextCursor: cursors.encode(last) };
+    return { revocations, nextCursor: seal.seal('revocations', last) };
   }
 
   private async verifiedClaims(environment: Environment, token: string): Promise<EmbedClaims | null> {
@@ -207,5 +210,3 @@ export class EmbedSessionService {
 function assertMayMint(principal: Principal): void {
   if (principal.access === 'read-only') throw forbidden('This API key is read-only; embed sessions are minted and ended with a read-write or embed key.');
 }
-
-const cursors = pageCursor({ prefix: 'r1:', minimum: 0, parameter: 'after' });

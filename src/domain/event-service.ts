@@ -1,8 +1,9 @@
 import type { Principal } from './api-key.js';
-import { forbidden, invalidRequest } from './errors.js';
+import { forbidden } from './errors.js';
 import type { EventPayload } from './event.js';
 import { eventPayload } from './event-payload.js';
 import type { EventStore } from './event-store.js';
+import type { PositionSeal } from './position-seal.js';
 
 const DAY_MS = 86_400_000;
 
@@ -13,13 +14,15 @@ export interface EventServiceDeps {
   store: EventStore;
   /** How long events are kept (UGS_EVENT_RETENTION_DAYS). */
   retentionDays: number;
+  /** The sequence is shared by both environments: cursors are sealed, so they do not count the other's events. */
+  positions: PositionSeal;
   now?: () => Date;
 }
 
 /**
  * Reading the outbox a page at a time (GET /api/events). The cursor is the
- * sequence of the last event seen, as a decimal string: a poller passes back
- * next_cursor and gets what was committed since, in commit order.
+ * sequence of the last event seen, sealed (position-seal.ts): a poller passes
+ * back next_cursor and gets what was committed since, in commit order.
  */
 export class EventService {
   private readonly now: () => Date;
@@ -39,20 +42,15 @@ export class EventService {
   async list(principal: Principal, page: { after?: string; limit: number }): Promise<{ events: ListedEvent[]; nextCursor: string }> {
     // Embed keys only mint and end sessions: the events name every group of the environment.
     if (principal.access === 'embed') throw forbidden('This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for events.');
-    const after = page.after === undefined ? 0 : decodeCursor(page.after);
+    const seal = await this.deps.positions.forEnvironment(principal.environment);
+    const after = page.after === undefined ? 0 : seal.openCursor('events', page.after, 'after');
     const notBefore = new Date(this.now().getTime() - this.deps.retentionDays * DAY_MS).toISOString();
     const events = await this.deps.store.listEvents(principal.environment, after, page.limit, notBefore);
     const last = events.at(-1);
     return {
       events: events.map((event) => ({ id: event.id, ...eventPayload(event) })),
       // Unchanged when nothing is new, so a poller always has a cursor to come back with.
-      nextCursor: last ? String(last.sequence) : String(after),
+      nextCursor: seal.seal('events', last ? last.sequence : after),
     };
   }
-}
-
-function decodeCursor(cursor: string): number {
-  const value = /^(0|[1-9][0-9]{0,14})$/.test(cursor) ? Number(cursor) : NaN;
-  if (!Number.isSafeInteger(value)) throw invalidRequest('"after" is not a cursor this service handed out; pass next_cursor from the previous page unchanged, or leave it out to start from the oldest event kept.');
-  return value;
 }

@@ -55,11 +55,14 @@ export class UserGroupService {
     const existing = await this.store.findUserGroup(principal.environment, input.userGroupId);
     if (existing) return { group: this.reveal(existing), created: false };
 
+    // Each message names the key's environment, where the group is missing: a group with this id in the other
+    // environment is another group, and whether one exists there is never said.
     if (principal.access === 'read-only') {
-      throw forbidden(`User group "${input.userGroupId}" does not exist and this API key is read-only, so it cannot create it.`);
+      throw forbidden(`User group ${JSON.stringify(input.userGroupId)} does not exist in the ${principal.environment} environment (this key's), and this API key is read-only, so it cannot create it.`);
     }
+    assertNormalizedForCreation(input.userGroupId);
     if (input.name === undefined) {
-      throw invalidRequest('"name" is required to create a user group; no group with this "user_group_id" exists yet.');
+      throw invalidRequest(`"name" is required to create a user group; no group with this "user_group_id" exists in the ${principal.environment} environment (this key's) yet.`);
     }
     const token = userGroupTokenFormat.generate();
     const at = this.now().toISOString();
@@ -239,6 +242,18 @@ function assertWritable(principal: Principal): void {
 }
 
 /** Embed keys only mint embed sessions: a leaked one must not reveal groups' tokens or properties. */
+/**
+ * New ids must be in Unicode NFC: "café" with a precomposed é and with e + U+0301 look the same and
+ * would be two groups. Groups made before this rule keep working; only creation checks.
+ */
+function assertNormalizedForCreation(userGroupId: string): void {
+  if (userGroupId !== userGroupId.normalize('NFC')) {
+    throw invalidRequest(
+      '"user_group_id" is not in Unicode NFC (Normalization Form C), which new groups need: a precomposed character and its decomposed form (é and e + U+0301) look the same but would be two groups. Send the id NFC-normalized (in JavaScript, id.normalize(\'NFC\')).',
+    );
+  }
+}
+
 function assertMayRead(principal: Principal): void {
   if (principal.access === 'embed') throw forbidden('This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for user groups.');
 }

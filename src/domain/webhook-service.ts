@@ -2,7 +2,7 @@ import type { Principal } from './api-key.js';
 import type { AuditContext, ChangeOrigin } from './audit.js';
 import { conflict, forbidden, invalidRequest, notFound } from './errors.js';
 import { EVENT_TYPES, type EventType } from './event.js';
-import { pageCursor } from './page-cursor.js';
+import type { PositionSeal } from './position-seal.js';
 import type { TokenCipher } from './token-cipher.js';
 import {
   DESCRIPTION_MAX_LENGTH,
@@ -39,10 +39,10 @@ export interface WebhookServiceDeps {
   store: WebhookStore;
   cipher: TokenCipher;
   targets: WebhookTargetPolicy;
+  /** Delivery ids and cursors are the store's row numbers, shared by both environments: shown sealed. */
+  positions: PositionSeal;
   now?: () => Date;
 }
-
-const deliveryCursor = pageCursor({ prefix: 'whd1:', minimum: 1, parameter: 'after' });
 
 /** Registering webhooks and reading their deliveries, scoped to the calling key's environment. */
 export class WebhookService {
@@ -139,13 +139,14 @@ export class WebhookService {
   /** A page of the webhook's deliveries, newest first, each with its attempts. */
   async listDeliveries(principal: Principal, id: string, page: { after?: string; limit: number }): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
     assertMayRead(principal);
-    const before = page.after === undefined ? null : deliveryCursor.decode(page.after);
+    const seal = await this.deps.positions.forEnvironment(principal.environment);
+    const before = page.after === undefined ? null : seal.openCursor('deliveries', page.after, 'after');
     await this.found(principal, id);
     const deliveries = await this.store.listDeliveries(id, before, page.limit);
     const last = deliveries.at(-1);
     return {
-      deliveries: deliveries.map(toDeliveryView),
-      nextCursor: deliveries.length === page.limit && last ? deliveryCursor.encode(last.id) : null,
+      deliveries: deliveries.map((delivery) => toDeliveryView(delivery, seal.seal('delivery-id', delivery.id))),
+      nextCursor: deliveries.length === page.limit && last ? seal.seal('deliveries', last.id) : null,
     };
   }
 
@@ -159,7 +160,8 @@ export class WebhookService {
     if (!found) throw notFound(`No event ${JSON.stringify(eventId)} is kept in this environment (events are kept for the retention period), and no earlier delivery of it to this webhook holds it.`);
     const at = this.now().toISOString();
     const delivery = await this.store.insertRedelivery({ webhookId, environment: principal.environment, eventId, ...found, createdAt: at, nextAttemptAt: at });
-    return toDeliveryView(delivery);
+    const seal = await this.deps.positions.forEnvironment(principal.environment);
+    return toDeliveryView(delivery, seal.seal('delivery-id', delivery.id));
   }
 
   private async found(principal: Principal, id: string): Promise<WebhookRecord> {

@@ -115,10 +115,10 @@ export function toWebhookView(record: WebhookRecord): WebhookView {
   };
 }
 
-/** Delivery ids are the store's row numbers, shown with a prefix so they are not mistaken for event ids. */
-export function toDeliveryView(record: DeliveryRecord): DeliveryView {
+/** `sealedId` is the store's row number sealed (position-seal.ts), shown with a prefix so it is not mistaken for an event id. */
+export function toDeliveryView(record: DeliveryRecord, sealedId: string): DeliveryView {
   return {
-    id: `whd_${record.id}`,
+    id: `whd_${sealedId}`,
     eventId: record.eventId,
     eventType: record.eventType,
     status: record.status,

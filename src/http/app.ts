@@ -52,6 +52,9 @@ export async function buildApp(services: Services, options: AppOptions): Promise
     // HEAD wherever GET is (load balancers probe with it); GET /api/user opts out and has its own, safe HEAD.
     exposeHeadRoutes: true,
     bodyLimit: LIMITS.bodyMaxBytes,
+    // Path parameters carry user_group_ids (up to 255 characters; the router's default stops at 100), measured
+    // before percent-decoding, where one character can take 12 (four UTF-8 bytes, each %XX). The schema checks the length.
+    routerOptions: { maxParamLength: LIMITS.idMaxLength * 12 },
     // Wrong types are errors, never silently coerced ("123" is not 123).
     // The x- keywords are the OpenAPI document's (route-docs.ts): annotations to Ajv.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, keywords: ['x-examples', 'x-response-description'] } },

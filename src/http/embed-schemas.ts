@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EMBED_LIMITS, REVOCATION_REASONS } from '../domain/embed-session.js';
 import { LIMITS } from '../domain/user-group.js';
-import { EnvironmentTag, Mapping, Properties, UserGroupId } from './schemas.js';
+import { EnvironmentTag, Mapping, Properties, sealedCursor, UserGroupId } from './schemas.js';
 
 /** The embed session part of the wire (POST /api/embed_sessions and its siblings, the JWKS). */
 
@@ -65,7 +65,7 @@ export const IntrospectResponse = Type.Object(
 export type IntrospectResponse = Static<typeof IntrospectResponse>;
 
 export const RevocationsQuery = Type.Object({
-  after: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page, unchanged; omit to start from the oldest kept entry.' })),
+  after: Type.Optional(sealedCursor('next_cursor of the previous page, unchanged; omit to start from the oldest kept entry.')),
   limit: Type.Integer({ minimum: 1, maximum: EMBED_LIMITS.revocationsPageMax, default: EMBED_LIMITS.revocationsPageDefault }),
 });
 export type RevocationsQuery = Static<typeof RevocationsQuery>;

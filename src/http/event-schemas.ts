@@ -1,18 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../domain/event.js';
-import { EnvironmentTag } from './schemas.js';
+import { EnvironmentTag, sealedCursor } from './schemas.js';
 
 /** The event part of the wire (GET /api/events; later the webhook deliveries' bodies). */
 
 export const EventsQuery = Type.Object({
-  after: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 20,
-      pattern: '^[0-9]+$',
-      description: 'next_cursor of the previous page, unchanged; leave it out to start from the oldest event kept.',
-    }),
-  ),
+  after: Type.Optional(sealedCursor('next_cursor of the previous page, unchanged; leave it out to start from the oldest event kept.')),
   // Optional for the client: the validator fills in the default.
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Events per page, 1 to 1000.' })),
 });

@@ -3,6 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import secureJson from 'secure-json-parse';
 import { invalidRequest } from '../domain/errors.js';
 import { LIMITS } from '../domain/user-group.js';
+import { scanJson, type JsonFinding } from './json-scan.js';
 
 const MAX_DEPTH = 64;
 
@@ -10,10 +11,11 @@ const MAX_DEPTH = 64;
  * The only body parser: JSON, at most 1 MiB, refusing what would corrupt or
  * endanger stored data rather than fail later: prototype-poisoning keys,
  * nesting deeper than 64 levels (it would overflow the stack when serialized)
- * lone UTF-16 surrogates (not representable in UTF-8 storage) and invalid
+ * lone UTF-16 surrogates (not representable in UTF-8 storage), invalid
  * UTF-8, which decoding would replace by U+FFFD so that two different byte
- * strings became the same user_group_id. Every other content type is answered
- * 415 by Fastify.
+ * strings became the same user_group_id, a key given twice in one object (the
+ * last would win unseen) and numbers a double cannot hold exactly (they would
+ * be stored changed). Every other content type is answered 415 by Fastify.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
@@ -36,7 +38,8 @@ function decodeUtf8(bytes: Buffer): string {
 
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === '') throw invalidRequest('The request body is empty; send a JSON object.');
-  if (nestingExceeds(text, MAX_DEPTH)) throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`);
+  const finding = scanJson(text, MAX_DEPTH);
+  if (finding?.kind === 'too-deep') throw invalidRequest(`The request body nests deeper than ${MAX_DEPTH} levels.`);
   let value: unknown;
   try {
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
@@ -49,23 +52,25 @@ export function parseJsonBody(text: string): unknown {
   if (/\\u[dD][89a-fA-F]/.test(text) && !isWellFormedDeep(value)) {
     throw invalidRequest('The request body contains an unpaired UTF-16 surrogate (\\uD800-\\uDFFF) in a string.');
   }
+  if (finding !== undefined) throw invalidRequest(describeFinding(finding));
   return value;
 }
 
-function nestingExceeds(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91 /* { [ */) {
-      if (++depth > max) return true;
-    } else if (c === 125 || c === 93 /* } ] */) depth--;
+/** Begins with "The request body", which the console and the query string replace by the field's name. */
+function describeFinding(finding: Exclude<JsonFinding, { kind: 'too-deep' }>): string {
+  if (finding.kind === 'duplicate-key') {
+    const where = finding.path.length === 0 ? '' : ` in the object at ${quotedPath(finding.path)}`;
+    return `The request body has the key ${JSON.stringify(finding.key)} twice${where}; give each key once.`;
   }
-  return false;
+  return (
+    `The request body has the number ${finding.literal} at ${quotedPath(finding.path)}, which would be stored as ${finding.becomes}: ` +
+    'send numbers a 64-bit double holds exactly (integers up to ±9007199254740991, at most 15 significant digits), or the value as a string.'
+  );
+}
+
+/** `["properties", "a", "0"]` as `"properties.a.0"`, the way validation messages name a field. */
+function quotedPath(path: readonly string[]): string {
+  return path.length === 0 ? 'the top level' : `"${path.join('.')}"`;
 }
 
 function isWellFormedDeep(value: unknown): boolean {

@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { ServiceError, notFound } from '../domain/errors.js';
 import { sendServiceError } from './error-handler.js';
 
+/** What someone who typed the host name alone, or a wrong path, is looking for. */
+const WHERE_THINGS_ARE = 'the API lives at /api/user, its reference at /docs (OpenAPI document: /openapi.json), and the operator console at /console.';
+
 /**
  * Answers requests no route matched: 405 with `Allow` when the path exists
  * under other methods, else 404. Routes are learnt from the `onRoute` hook, so
@@ -20,7 +23,7 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
     const path = request.url.split('?')[0] ?? '';
     const allowed = routes.filter((r) => r.pattern.test(path)).flatMap((r) => [...r.methods]);
     if (allowed.length === 0) {
-      return sendServiceError(reply, notFound(`No route ${request.method} ${path}; the API lives at /api/user.`));
+      return sendServiceError(reply, notFound(`No route ${request.method} ${path}; ${WHERE_THINGS_ARE}`));
     }
     const allowedMethods = [...new Set(allowed)];
     return sendServiceError(

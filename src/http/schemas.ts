@@ -2,14 +2,17 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ENVIRONMENTS } from '../domain/environment.js';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors.js';
 import { LIMITS } from '../domain/user-group.js';
+import { PATTERNS } from './patterns.js';
 
 /**
  * The wire, described once: these schemas validate requests, serialize
  * responses and give the handlers their types.
  */
 
-// C0 controls and DEL are refused in identifiers: they break logs and some databases.
-const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]+$';
+const PRINTABLE = PATTERNS.printable.pattern;
+
+/** A cursor the service sealed (position-seal.ts), passed back as `after`. */
+export const sealedCursor = (description: string) => Type.String({ pattern: PATTERNS.sealedCursor.pattern, description });
 
 export const UserGroupId = Type.String({
   minLength: 1,

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../domain/event.js';
+import { sealedCursor } from './schemas.js';
 
 /** The webhook part of the wire (/api/webhooks and its siblings). */
 
@@ -65,7 +66,7 @@ export const WebhookListResponse = Type.Object({ success: Type.Literal(1), webho
 export type WebhookListResponse = Static<typeof WebhookListResponse>;
 
 export const DeliveriesQuery = Type.Object({
-  after: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'next_cursor of the previous page, unchanged; leave it out for the newest.' })),
+  after: Type.Optional(sealedCursor('next_cursor of the previous page, unchanged; leave it out for the newest.')),
   // Optional for the client: the validator fills in the default.
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Deliveries per page, 1 to 100.' })),
 });

@@ -6,6 +6,7 @@ import type { Principal } from '../../src/domain/api-key.js';
 import { tokenVersionOf } from '../../src/domain/embed-session.js';
 import { EmbedSessionService } from '../../src/domain/embed-session-service.js';
 import { ServiceError } from '../../src/domain/errors.js';
+import { PositionSeal } from '../../src/domain/position-seal.js';
 import { hashSecret } from '../../src/domain/secret-format.js';
 import { createSigningKeyring, loadSigningKeyring } from '../../src/domain/signing-keys.js';
 import { createTokenCipher } from '../../src/domain/token-cipher.js';
@@ -33,6 +34,7 @@ describe('EmbedSessionService with a clock the test controls', () => {
       groups: store.userGroups,
       signingKeys,
       settings: { Customer: { issuer: 'iss-test', audience: 'aud-test' }, Testing: { issuer: 'iss-testing', audience: 'aud-testing' } },
+      positions: new PositionSeal(store.settings),
       now: () => clock.now,
     });
     await store.userGroups.insertUserGroupIfAbsent({

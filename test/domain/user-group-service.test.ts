@@ -38,6 +38,29 @@ describe('UserGroupService', () => {
     assert.equal(first.group.createdAt, '2026-01-01T00:00:00.000Z');
   });
 
+  it('creates no group whose id is not NFC, and keeps one made before that rule readable, changeable and deletable', async () => {
+    const decomposed = 'cre\u0300me';
+    await assert.rejects(service.getOrCreate(writer, { userGroupId: decomposed, name: 'C' }), (e: unknown) => isError('invalid_request')(e) && /NFC/.test((e as Error).message));
+    // As an older version stored it, before creation checked.
+    await store.userGroups.insertUserGroupIfAbsent({
+      environment: 'Customer',
+      providedId: decomposed,
+      name: 'Old',
+      mapping: null,
+      properties: null,
+      tokenHash: Buffer.alloc(32, 7),
+      tokenCiphertext: createTokenCipher('s'.repeat(32)).encrypt(`ugt_${'a'.repeat(49)}`, 'Customer', decomposed),
+      createdAt: '2025-01-01T00:00:00.000Z',
+      updatedAt: '2025-01-01T00:00:00.000Z',
+    });
+    const hit = await service.getOrCreate(writer, { userGroupId: decomposed });
+    assert.deepEqual([hit.created, hit.group.name], [false, 'Old']);
+    assert.equal((await service.get(reader, decomposed)).group.name, 'Old');
+    assert.equal((await service.update(writer, { userGroupId: decomposed, name: 'Renamed' })).name, 'Renamed');
+    await service.delete(writer, decomposed);
+    await assert.rejects(service.get(reader, decomposed), isError('not_found'));
+  });
+
   it('stores only the token hash and ciphertext', async () => {
     const { group } = await service.getOrCreate(writer, { userGroupId: 'hidden', name: 'H' });
     const record = await store.userGroups.findUserGroup('Customer', 'hidden');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Principal } from '../../src/domain/api-key.js';
 import { ServiceError } from '../../src/domain/errors.js';
+import { PositionSeal } from '../../src/domain/position-seal.js';
 import { createTokenCipher } from '../../src/domain/token-cipher.js';
 import { MAX_WEBHOOKS_PER_ENVIRONMENT, webhookSecretSealContext } from '../../src/domain/webhook.js';
 import { WebhookService } from '../../src/domain/webhook-service.js';
@@ -29,7 +30,7 @@ describe('WebhookService', () => {
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 's.sqlite') })).store;
     const targets = new TargetGuard({ allowPrivateTargets: false, resolve: async () => [{ address: '93.184.216.34', family: 4 }] });
-    service = new WebhookService({ store: store.webhooks, cipher, targets, now: () => now });
+    service = new WebhookService({ store: store.webhooks, cipher, targets, positions: new PositionSeal(store.settings), now: () => now });
   });
   after(async () => {
     await store.close();

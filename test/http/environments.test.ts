@@ -1,9 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildForSuite } from '../helpers/build.js';
+import { assertError } from './assert-error.js';
 
 describe('environments', () => {
-  const server = buildForSuite({ clients: { customer: { environment: 'Customer' }, testing: { environment: 'Testing' } } });
+  const server = buildForSuite({
+    clients: { customer: { environment: 'Customer' }, testing: { environment: 'Testing' }, testingReader: { environment: 'Testing', access: 'read-only' } },
+  });
+
+  it("says a group is missing in the key's environment, the same whether or not the other environment has one", async () => {
+    const { customer, testing, testingReader } = server.clients;
+    await customer.getOrCreate({ user_group_id: 'only-in-customer', name: 'C' });
+    const noName = (id: string) => testing.getOrCreate({ user_group_id: id });
+    const there = assertError(await noName('only-in-customer'), 400, 'invalid_request');
+    assert.match(there, /"name" is required to create a user group; no group with this "user_group_id" exists in the Testing environment \(this key's\) yet\./);
+    assert.equal(assertError(await noName('nowhere-at-all'), 400, 'invalid_request'), there, 'nothing tells the two apart');
+    const readOnly = (id: string) => testingReader.getOrCreate({ user_group_id: id, name: 'X' });
+    const refused = assertError(await readOnly('only-in-customer'), 403, 'forbidden');
+    assert.match(refused, /does not exist in the Testing environment \(this key's\)/);
+    assert.equal(assertError(await readOnly('nowhere-at-all'), 403, 'forbidden'), refused.replace('only-in-customer', 'nowhere-at-all'));
+    for (const message of [there, refused]) assert.ok(!message.includes('Customer'), message);
+  });
 
   it('tags a group with the environment of the key that created it', async () => {
     const { testing } = server.clients;

@@ -6,7 +6,7 @@ import { assertError } from './assert-error.js';
 
 /**
  * Input meant to hurt: prototype poisoning, deep nesting, broken Unicode,
- * absurd numbers, wrong content types and unknown methods or paths. Each is
+ * numbers JSON would change, keys given twice, wrong content types and unknown methods or paths. Each is
  * refused with a 4xx JSON envelope (or harmlessly accepted), never a 5xx.
  */
 
@@ -215,30 +215,74 @@ describe('hostile input', () => {
     });
   });
 
-  describe('absurd numbers', () => {
-    for (const raw of ['1e400', '-1e400', '1e-400', '123456789012345678901234567890', '-0', '9007199254740993']) {
-      it(`properties holding ${raw} is answered 200 or 400, never 5xx`, async () => {
+  describe('numbers JSON would change, and keys given twice', () => {
+    const refused: [string, string][] = [
+      ['1e400', 'null'],
+      ['-1e400', 'null'],
+      ['1e-400', '0'],
+      ['123456789012345678901234567890', '1.2345678901234568e+29'],
+      ['9007199254740993', '9007199254740992'],
+      ['0.1234567890123456789', '0.12345678901234568'],
+    ];
+    for (const [raw, becomes] of refused) {
+      it(`refuses properties holding ${raw} with 400 naming the number, where it is and what it would become`, async () => {
         const id = freshId('number');
-        const res = await server.api.call('GET', withRawProperties(id, `{"n":${raw},"list":[${raw}]}`));
-        assert.ok(res.status === 200 || res.status === 400, `${res.status} ${res.text}`);
-        if (res.status === 400) {
-          assertError(res, 400, 'invalid_request');
-          await assertNotCreated(server.api, id);
-        } else {
-          assert.equal(typeof res.json.user_group.properties, 'object');
-          const again = await server.api.getOrCreate({ user_group_id: id });
-          assert.equal(again.status, 200, again.text);
-          assert.deepEqual(again.json.user_group.properties, res.json.user_group.properties, 'what is stored is what was returned');
-        }
+        const message = assertError(await server.api.call('GET', withRawProperties(id, `{"n":1,"list":[2,${raw}]}`)), 400, 'invalid_request');
+        assert.ok(message.includes(`the number ${raw} at "properties.list.1", which would be stored as ${becomes}`), message);
+        await assertNotCreated(server.api, id);
       });
     }
 
-    it('refuses 1e400 as a mapping value or as user_group_id', async () => {
+    it('keeps every number a double holds exactly, and -0 as 0 (JSON has one zero)', async () => {
+      const id = freshId('number-exact');
+      const raw = '{"max":9007199254740991,"min":-9007199254740991,"d":0.1,"e":1.5e300,"z":-0,"f":100.000,"g":2E-5}';
+      const res = await server.api.call('GET', withRawProperties(id, raw));
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json.user_group.properties, { max: 9007199254740991, min: -9007199254740991, d: 0.1, e: 1.5e300, z: 0, f: 100, g: 2e-5 });
+    });
+
+    it('refuses 1e400 as a mapping value or as user_group_id, in a PUT too', async () => {
       const id = freshId('number-mapping');
       assertError(await server.api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"N","mapping":{"1":1e400}}`), 400, 'invalid_request');
       assertError(await server.api.call('GET', '{"user_group_id":1e400,"name":"N"}'), 400, 'invalid_request');
       await assertNotCreated(server.api, id);
       await assertNotCreated(server.api, 'Infinity');
+      const message = assertError(await server.api.call('PUT', `{"user_group_id":${JSON.stringify(id)},"properties":{"big":18446744073709551616}}`), 400, 'invalid_request');
+      assert.match(message, /"properties\.big", which would be stored as 18446744073709552000/);
+      assert.deepEqual((await server.api.getOrCreate({ user_group_id: id })).json.user_group.properties, undefined);
+    });
+
+    const duplicated: [string, string, RegExp][] = [
+      ['at the top level', '{"user_group_id":"%ID%","name":"A","name":"B"}', /the key "name" twice; /],
+      ['inside properties', '{"user_group_id":"%ID%","name":"A","properties":{"plan":"gold","tier":1,"plan":"free"}}', /the key "plan" twice in the object at "properties"/],
+      ['deep in an array', '{"user_group_id":"%ID%","name":"A","properties":{"l":[{"a":1},{"a":2,"a":3}]}}', /the key "a" twice in the object at "properties\.l\.1"/],
+      ['written once with escapes', '{"user_group_id":"%ID%","name":"A","properties":{"a":1,"\\u0061":2}}', /the key "a" twice in the object at "properties"/],
+      ['in the mapping', '{"user_group_id":"%ID%","name":"A","mapping":{"40":"1","40":"2"}}', /the key "40" twice in the object at "mapping"/],
+    ];
+    for (const [where, body, expected] of duplicated) {
+      it(`refuses a key given twice ${where} with 400 naming the key and its object`, async () => {
+        const id = freshId('duplicate');
+        const message = assertError(await server.api.call('GET', body.replace('%ID%', id)), 400, 'invalid_request');
+        assert.match(message, expected);
+        await assertNotCreated(server.api, id);
+      });
+    }
+
+    it('accepts the same key in different objects, and strings that look like keys', async () => {
+      const id = freshId('not-duplicate');
+      const raw = '{"a":{"a":"a"},"l":[{"a":1},{"a":2}],"s":"\\"a\\":1,","b":"a"}';
+      const res = await server.api.call('GET', withRawProperties(id, raw));
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json.user_group.properties, { a: { a: 'a' }, l: [{ a: 1 }, { a: 2 }], s: '"a":1,', b: 'a' });
+    });
+
+    it('refuses both in the query string too, naming the parameter', async () => {
+      const id = freshId('query');
+      const big = await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=Q&properties=${encodeURIComponent('{"n":1e400}')}` });
+      assert.match(assertError(big, 400, 'invalid_request'), /^"properties" in the query string has the number 1e400 at "n", which would be stored as null/);
+      const twice = await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=Q&mapping=${encodeURIComponent('{"1":"a","1":"b"}')}` });
+      assert.match(assertError(twice, 400, 'invalid_request'), /^"mapping" in the query string has the key "1" twice/);
+      await assertNotCreated(server.api, id);
     });
   });
 
@@ -350,6 +394,11 @@ describe('hostile input', () => {
         assert.equal(res.headers.allow, undefined);
       });
     }
+
+    it('GET / points to the API, its reference and the console', async () => {
+      const message = assertError(await rawRequest(server.url, { method: 'GET', path: '/' }), 404, 'not_found');
+      assert.equal(message, 'No route GET /; the API lives at /api/user, its reference at /docs (OpenAPI document: /openapi.json), and the operator console at /console.');
+    });
 
     it('404 needs no key', async () => {
       assertError(await rawRequest(server.url, { method: 'GET', path: '/nope' }), 404, 'not_found');

@@ -20,6 +20,8 @@ import { registerWebhookActions } from './webhook-action-routes.js';
 import { registerWebhookPages } from './webhook-page-routes.js';
 
 const VIEWS = fileURLToPath(new URL('./views/', import.meta.url));
+/** helmet's own value, sent by the hook below instead of by helmet. */
+const HSTS = 'max-age=31536000; includeSubDomains';
 
 export interface ConsoleOptions {
   services: Services;
@@ -56,6 +58,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     // Same-origin only: the console never needs a cross-origin window or resource.
     crossOriginOpenerPolicy: { policy: 'same-origin' },
     crossOriginResourcePolicy: { policy: 'same-origin' },
+    // Over plain http the header means nothing to a browser (RFC 6797 8.1) and only misleads: sent over https alone, below.
+    strictTransportSecurity: false,
   });
   await app.register(cookie);
   await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: VIEWS, viewExt: 'eta' });
@@ -66,9 +70,11 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   installConsoleErrors(app);
   app.decorateRequest('principal', null as never);
   app.decorateRequest('session', null);
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     // Pages show tokens and claims: no cache may keep them. Assets set their own.
     reply.header('cache-control', 'no-store');
+    // https directly, or X-Forwarded-Proto from a trusted proxy (UGS_TRUST_PROXY); never from anyone else.
+    if (request.protocol === 'https') reply.header('strict-transport-security', HSTS);
     done();
   });
   app.addHook('onRequest', refuseCrossSitePost);

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { ServiceError } from '../../domain/errors.js';
 import type { Services } from '../../services.js';
@@ -6,13 +6,12 @@ import { CONSOLE_PATH } from './console-session-hook.js';
 import { formField } from './form-body-parser.js';
 import { fieldOfServiceError, parseGroupForm } from './group-form.js';
 import { renderGroupPage } from './group-page-routes.js';
+import { groupIdOf, groupRoutes, groupUrl, type GroupAction } from './group-urls.js';
 
 /** Preview sessions are short: long enough to look, short enough not to matter if a screenshot leaks. */
 const PREVIEW_SECONDS = 300;
 
 const CHILDREN_CONFLICT = 'This group has child groups: tick "Delete its whole subtree" to delete them with it, or delete them first.';
-
-type GroupPost = { Params: { id: string } };
 
 /**
  * The group's forms: edit, rotate, delete, preview embed. Each posts with the
@@ -22,10 +21,11 @@ type GroupPost = { Params: { id: string } };
  */
 export function registerGroupActions(app: FastifyInstance, services: Services): void {
   const post = { schema: { hide: true }, preHandler: app.csrfProtection };
-  const groupPath = (id: string) => `${CONSOLE_PATH}/groups/${encodeURIComponent(id)}`;
+  const onPost = (action: GroupAction, handler: (request: FastifyRequest, reply: FastifyReply, id: string) => Promise<FastifyReply>) => {
+    for (const url of groupRoutes(action)) app.post(url, post, async (request, reply) => handler(request, reply, groupIdOf(request)));
+  };
 
-  app.post<GroupPost>('/groups/:id/edit', post, async (request, reply) => {
-    const id = request.params.id;
+  onPost('edit', async (request, reply, id) => {
     const values = { name: formField(request.body, 'name'), mapping: formField(request.body, 'mapping'), properties: formField(request.body, 'properties') };
     const parsed = parseGroupForm(id, values);
     if ('errors' in parsed) return renderGroupPage(services, request, reply.code(400), id, { values, errors: parsed.errors });
@@ -35,17 +35,16 @@ export function registerGroupActions(app: FastifyInstance, services: Services): 
       if (!(error instanceof ServiceError) || error.code !== 'invalid_request') throw error;
       return renderGroupPage(services, request, reply.code(400), id, { values, errors: { [fieldOfServiceError(error)]: error.message } });
     }
-    return reply.redirect(`${groupPath(id)}?done=saved`, 303);
+    return reply.redirect(groupUrl(id, undefined, { done: 'saved' }), 303);
   });
 
-  app.post<GroupPost>('/groups/:id/rotate', post, async (request, reply) => {
-    const current = await services.userGroups.getWithToken(request.principal, request.params.id);
+  onPost('rotate', async (request, reply, id) => {
+    const current = await services.userGroups.getWithToken(request.principal, id);
     await services.userGroups.rotateToken(request.principal, current.token, request);
-    return reply.redirect(`${groupPath(request.params.id)}?done=rotated`, 303);
+    return reply.redirect(groupUrl(id, undefined, { done: 'rotated' }), 303);
   });
 
-  app.post<GroupPost>('/groups/:id/delete', post, async (request, reply) => {
-    const id = request.params.id;
+  onPost('delete', async (request, reply, id) => {
     if (formField(request.body, 'confirm') !== id) {
       return renderGroupPage(services, request, reply.code(400), id, { errors: { confirm: `Type the user_group_id, ${JSON.stringify(id)}, exactly to delete the group.` } });
     }
@@ -60,9 +59,9 @@ export function registerGroupActions(app: FastifyInstance, services: Services): 
     return reply.redirect(`${CONSOLE_PATH}/groups?done=deleted`, 303);
   });
 
-  app.post<GroupPost>('/groups/:id/preview', post, async (request, reply) => {
-    const minted = await services.embedSessions.mint(request.principal, { userGroupId: request.params.id, expiresIn: PREVIEW_SECONDS });
+  onPost('preview', async (request, reply, id) => {
+    const minted = await services.embedSessions.mint(request.principal, { userGroupId: id, expiresIn: PREVIEW_SECONDS });
     // The claims, not the token: what the dashboard would be told, without a credential on screen.
-    return renderGroupPage(services, request, reply, request.params.id, { preview: decodeJwt(minted.token) });
+    return renderGroupPage(services, request, reply, id, { preview: decodeJwt(minted.token) });
   });
 }

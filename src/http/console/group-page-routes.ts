@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.js';
 import { formValuesOf, type FieldErrors, type GroupFormValues } from './group-form.js';
+import { groupIdOf, groupRoutes, groupUrl } from './group-urls.js';
 
 const PAGE_SIZE = 25;
 /** Children listed on a group's page; more are a search away (groups?parent= is the API's). */
@@ -21,7 +22,7 @@ const NOTICES: Record<string, string> = {
   deleted: 'Group deleted.',
 };
 
-/** GET /console/groups (search by prefix, a page at a time), /console/groups/:id, and /console/groups/:id/token for reveal and copy. */
+/** GET /console/groups (search by prefix, a page at a time), a group's page and its token for reveal and copy (group-urls.ts). */
 export function registerGroupPages(app: FastifyInstance, services: Services): void {
   app.get<{ Querystring: { prefix?: string; cursor?: string; done?: string } }>('/groups', { schema: { hide: true } }, async (request, reply) => {
     const prefix = request.query.prefix?.trim() || undefined;
@@ -34,17 +35,22 @@ export function registerGroupPages(app: FastifyInstance, services: Services): vo
       groups: page.groups,
       nextCursor: page.nextCursor,
       notice: NOTICES[request.query.done ?? ''] ?? null,
+      groupUrl,
     });
   });
 
-  app.get<{ Params: { id: string }; Querystring: { done?: string } }>('/groups/:id', { schema: { hide: true } }, async (request, reply) =>
-    renderGroupPage(services, request, reply, request.params.id, { notice: NOTICES[request.query.done ?? ''] ?? null }),
-  );
+  for (const url of groupRoutes()) {
+    app.get<{ Querystring: { done?: string } }>(url, { schema: { hide: true } }, async (request, reply) =>
+      renderGroupPage(services, request, reply, groupIdOf(request), { notice: NOTICES[request.query.done ?? ''] ?? null }),
+    );
+  }
 
-  app.get<{ Params: { id: string } }>('/groups/:id/token', { schema: { hide: true } }, async (request, reply) => {
-    const group = await services.userGroups.getWithToken(request.principal, request.params.id);
-    return reply.type('text/plain; charset=utf-8').send(group.token);
-  });
+  for (const url of groupRoutes('token')) {
+    app.get(url, { schema: { hide: true } }, async (request, reply) => {
+      const group = await services.userGroups.getWithToken(request.principal, groupIdOf(request));
+      return reply.type('text/plain; charset=utf-8').send(group.token);
+    });
+  }
 }
 
 /** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, and the forms a read-write session may use. */
@@ -72,5 +78,6 @@ export async function renderGroupPage(services: Services, request: FastifyReques
     preview: extras.preview === undefined ? null : JSON.stringify(extras.preview, null, 2),
     notice: extras.notice ?? null,
     json: (value: unknown) => (value === null || value === undefined ? 'none' : JSON.stringify(value, null, 2)),
+    groupUrl,
   });
 }

@@ -113,7 +113,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
                 revocations: [
                   { session_id: null, user_group_id: 'acme', token_version: 'AbCdEfGhIjKlMnOp', reason: 'token_rotated', revoked_at: '2026-11-23T12:00:00.000Z', expires_at: '2026-11-24T12:01:00.000Z' },
                 ],
-                next_cursor: 'cjE6MQ',
+                next_cursor: 'Zk3qD5Yh0nW2cTQx8aPjLg',
               },
             },
           },

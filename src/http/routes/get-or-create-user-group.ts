@@ -73,7 +73,8 @@ export function bodyFromQuery(request: FastifyRequest): Record<string, unknown> 
     try {
       body[field] = parseJsonBody(value);
     } catch (error) {
-      throw invalidRequest(`"${field}" in the query string must be a JSON-encoded object: ${(error as Error).message}`);
+      // The parser names the document "The request body": here it is this parameter.
+      throw invalidRequest((error as Error).message.replace('The request body', `"${field}" in the query string`));
     }
   }
   return body;

@@ -29,7 +29,7 @@ export function registerListEvents(app: TypedApp, events: EventService): void {
       response: {
         200: documented(EventsResponse, {
           description: 'One page of events.',
-          examples: { page: { summary: 'Two events', value: { success: 1, events: [CREATED, UPDATED], next_cursor: '42' } } },
+          examples: { page: { summary: 'Two events', value: { success: 1, events: [CREATED, UPDATED], next_cursor: 'u8NVbDS1k3DzgJKL0m8x4w' } } },
         }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden'),
       },

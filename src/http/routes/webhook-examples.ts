@@ -16,7 +16,7 @@ export const EXAMPLE_WEBHOOK = {
 };
 
 export const EXAMPLE_DELIVERY = {
-  id: 'whd_42',
+  id: 'whd_Hq0rV6lmT1y9BzXc4KdsEw',
   event_id: 'evt_8f14e45fceea167a5a36dedd4bea2543',
   event_type: 'user_group.created',
   status: 'succeeded' as const,

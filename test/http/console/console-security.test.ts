@@ -152,6 +152,20 @@ describe('operator console: sessions and protections', () => {
     assert.match(again.text, /role="alert">That API key is not valid \(or was revoked\)\.</);
   });
 
+  it('sends HSTS only over https: directly or as a trusted proxy says, never over plain http', async () => {
+    const browser = new ConsoleClient(server.url);
+    assert.equal((await browser.get('/console/sign-in')).headers.get('strict-transport-security'), null, 'plain http');
+    const proxied = await browser.get('/console/sign-in', { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' });
+    assert.equal(proxied.headers.get('strict-transport-security'), 'max-age=31536000; includeSubDomains', 'https at a trusted proxy');
+    const untrusted = await startTestServer();
+    try {
+      const claimed = await new ConsoleClient(untrusted.url).get('/console/sign-in', { 'x-forwarded-proto': 'https' });
+      assert.equal(claimed.headers.get('strict-transport-security'), null, 'X-Forwarded-Proto from a client that is not a trusted proxy');
+    } finally {
+      await untrusted.close();
+    }
+  });
+
   it('sets the CSP (no unsafe-inline) and denies frames on console pages, and leaves the API\'s headers alone', async () => {
     const page = await new ConsoleClient(server.url).get('/console/sign-in');
     const csp = page.headers.get('content-security-policy')!;

@@ -1,9 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildForSuite } from '../../helpers/build.js';
+import { assertError } from '../assert-error.js';
 
 describe('GET /api/user (get or create)', () => {
   const server = buildForSuite();
+
+  it('refuses to create a group whose id is not in Unicode NFC, naming NFC; the NFC form is created', async () => {
+    const decomposed = 'cafe\u0301';
+    const message = assertError(await server.api.getOrCreate({ user_group_id: decomposed, name: 'Café' }), 400, 'invalid_request');
+    assert.match(message, /"user_group_id" is not in Unicode NFC/);
+    const query = await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${encodeURIComponent(decomposed)}&name=Caf%C3%A9` });
+    assert.match(assertError(query, 400, 'invalid_request'), /NFC/);
+    const composed = await server.api.getOrCreate({ user_group_id: decomposed.normalize('NFC'), name: 'Café' });
+    assert.equal(composed.status, 200, composed.text);
+    assert.equal(composed.json.user_group.provided_id, 'caf\u00e9');
+    assert.equal((await server.api.getOrCreate({ user_group_id: decomposed, name: 'Café' })).status, 400, 'still not a second group');
+  });
 
   it('creates a missing group and returns exactly the spec fields', async () => {
     const { api } = server;
