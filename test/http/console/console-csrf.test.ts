@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ConsoleClient, type ConsoleAnswer } from '../../helpers/console-client.js';
+import type { ApiClient } from '../../helpers/http-client.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+
+const GROUP = 'csrf-target';
+const READER = { keyId: 'test', environment: 'Customer' as const, access: 'read-only' as const };
+const CSRF = /This form&#39;s security token is missing or wrong|This form's security token is missing or wrong/;
+const CROSS_SITE = /This form was posted from another site; the console accepts its own forms only\./;
+const NO_SESSION = /Your console session has ended or was never started: sign in again\./;
+
+/** The console's POST routes as the app registered them (printRoutes' tree, flattened), so a form added later is covered too. */
+function consolePostRoutes(server: TestServer): string[] {
+  const stack: string[] = [];
+  const routes: string[] = [];
+  for (const line of server.app.printRoutes({ commonPrefix: false, method: 'POST' }).split('\n')) {
+    const match = /^([│ ]*)[├└]── (\S+) \(/.exec(line);
+    if (!match) continue;
+    const depth = match[1]!.length / 4;
+    stack.length = depth;
+    stack.push(match[2]!);
+    routes.push(stack.join(''));
+  }
+  return routes.filter((route) => route.startsWith('/console/'));
+}
+
+/**
+ * Issue 26: CSRF in every form of the console was refused. Every POST route
+ * the console registers is posted, with fields that would otherwise be
+ * accepted, without the CSRF token, with a wrong one, with another session's,
+ * from another site (Sec-Fetch-Site, or Origin alone), and without the
+ * session cookie: each is 403 with the refusal's own message, and nothing
+ * changes. The sign-in form, which has no session to bind a token to, refuses
+ * posts from another site.
+ */
+describe('operator console: CSRF in every form', () => {
+  let server: TestServer;
+  let api: ApiClient;
+  let browser: ConsoleClient;
+  let other: ConsoleClient;
+  let webhookId: string;
+  before(async () => {
+    server = await startTestServer({ webhooks: { allowPrivateTargets: true } });
+    api = await server.client();
+    assert.equal((await api.getOrCreate({ user_group_id: GROUP, name: 'Target' })).status, 200);
+    const hook = await api.call('POST', { url: 'https://127.0.0.1:9/hooks' }, { path: '/api/webhooks' });
+    assert.equal(hook.status, 201, hook.text);
+    webhookId = hook.json.webhook.id;
+    browser = new ConsoleClient(server.url);
+    other = new ConsoleClient(server.url);
+    assert.equal((await browser.signIn(api.key!)).status, 303);
+    assert.equal((await other.signIn(api.key!)).status, 303);
+  });
+  after(() => server.close());
+
+  /** Each route's concrete path and the fields a rightful post would send. */
+  const formOf = (route: string): { path: string; fields: Record<string, string> } => {
+    const path = route.replace('/groups/:id', `/groups/${GROUP}`).replace('/webhooks/:id', `/webhooks/${webhookId}`);
+    const fields: Record<string, Record<string, string>> = {
+      '/console/sign-out': {},
+      '/console/groups/:id/edit': { name: 'Forged', mapping: '{"40": "attacker"}', properties: '{"admin": true}' },
+      '/console/groups/:id/rotate': {},
+      '/console/groups/:id/delete': { confirm: GROUP, cascade: '1' },
+      '/console/groups/:id/preview': {},
+      '/console/webhooks': { url: 'https://127.0.0.1:9/attacker', events_all: '1' },
+      '/console/webhooks/:id/rotate': {},
+      '/console/webhooks/:id/remove': { confirm: webhookId },
+      '/console/webhooks/:id/redeliver': { event_id: 'evt_unknown' },
+      '/console/webhooks/:id/enable': {},
+    };
+    assert.ok(route in fields, `a console form this test does not know: ${route}; add its fields`);
+    return { path, fields: fields[route]! };
+  };
+
+  /** What a forged post could change: the audit log, the group's token, the webhooks, the sessions. */
+  const state = async () => ({
+    audit: (await server.services.audit.listAuditRecords({ limit: 10_000 })).length,
+    token: (await api.getOrCreate({ user_group_id: GROUP })).json.user_group.token,
+    webhooks: (await server.services.webhooks.list(READER)).map((w) => w.id),
+    signedIn: (await browser.get('/console/groups')).status,
+  });
+
+  const refusedWith = (answer: ConsoleAnswer, why: RegExp, what: string) => {
+    assert.equal(answer.status, 403, `${what}: ${answer.text.slice(0, 300)}`);
+    assert.match(answer.text, why, what);
+    assert.equal(answer.headers.get('set-cookie')?.startsWith('ugs_console=ugsc_') ?? false, false, `${what}: a session cookie was set`);
+  };
+
+  it('finds every console form among the routes (sign-in and sign-out, four per group, five for webhooks)', () => {
+    assert.deepEqual(consolePostRoutes(server).sort(), [
+      '/console/groups/:id/delete',
+      '/console/groups/:id/edit',
+      '/console/groups/:id/preview',
+      '/console/groups/:id/rotate',
+      '/console/sign-in',
+      '/console/sign-out',
+      '/console/webhooks',
+      '/console/webhooks/:id/enable',
+      '/console/webhooks/:id/redeliver',
+      '/console/webhooks/:id/remove',
+      '/console/webhooks/:id/rotate',
+    ]);
+  });
+
+  it('refuses every form without the token, with a wrong one, with another session\'s, from another site and without the cookie; nothing changes', async () => {
+    const before = await state();
+    const token = await browser.csrfToken(`/console/groups/${GROUP}`);
+    const othersToken = await other.csrfToken();
+    const noCookie = new ConsoleClient(server.url);
+    for (const route of consolePostRoutes(server).filter((r) => r !== '/console/sign-in')) {
+      const { path, fields } = formOf(route);
+      refusedWith(await browser.post(path, fields), CSRF, `${route} without a token`);
+      refusedWith(await browser.post(path, { ...fields, _csrf: 'forged' }), CSRF, `${route} with a wrong token`);
+      refusedWith(await browser.post(path, { ...fields, _csrf: `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}` }), CSRF, `${route} with its token altered`);
+      refusedWith(await browser.post(path, { ...fields, _csrf: othersToken }), CSRF, `${route} with another session's token`);
+      refusedWith(await browser.post(path, { ...fields, _csrf: token }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), CROSS_SITE, `${route} cross-site`);
+      refusedWith(await browser.post(path, { ...fields, _csrf: token }, { 'sec-fetch-site': 'same-site', origin: 'https://sub.evil.example' }), CROSS_SITE, `${route} same-site`);
+      refusedWith(await browser.post(path, { ...fields, _csrf: token }, { origin: 'https://evil.example' }), CROSS_SITE, `${route} with a foreign Origin only`);
+      refusedWith(await noCookie.post(path, { ...fields, _csrf: token }), NO_SESSION, `${route} without the session cookie`);
+    }
+    assert.deepEqual(await state(), before);
+  });
+
+  it('refuses a sign-in posted from another site (login CSRF), setting no cookie', async () => {
+    const victim = new ConsoleClient(server.url);
+    refusedWith(await victim.post('/console/sign-in', { api_key: api.key! }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), CROSS_SITE, 'cross-site sign-in');
+    refusedWith(await victim.post('/console/sign-in', { api_key: api.key! }, { origin: 'https://evil.example' }), CROSS_SITE, 'sign-in with a foreign Origin only');
+    assert.equal((await victim.signIn(api.key!)).status, 303, 'the control: the same post from the console itself signs in');
+  });
+
+  it('accepts every form with the session\'s token from the console itself (the control: each refusal above was the token\'s or the site\'s)', async () => {
+    const routes = consolePostRoutes(server).filter((r) => r !== '/console/sign-in');
+    // Last: these end the group, the webhook and the session the others need.
+    const order = ['/console/groups/:id/delete', '/console/webhooks/:id/remove', '/console/sign-out'];
+    routes.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    for (const route of routes) {
+      const { path, fields } = formOf(route);
+      const answer = await browser.post(path, { ...fields, _csrf: await browser.csrfToken() });
+      assert.notEqual(answer.status, 403, `${route}: ${answer.text.slice(0, 300)}`);
+      assert.ok(answer.status < 500, `${route}: ${answer.status}`);
+    }
+    assert.equal((await api.getOrCreate({ user_group_id: GROUP, name: 'Again' })).json.new_user_group, true, 'the delete went through');
+  });
+});
