@@ -108,8 +108,9 @@ describe('embed verifier: one environment, its own key set', () => {
     const token = await tokenOf('Customer');
     assert.equal((await verifier.verify(token)).env, 'Customer');
     service.environment = 'Testing';
-    const synced = verifier.status().revocations.syncedAt;
-    await waitFor('the next poll', () => (verifier.status().revocations.syncedAt ?? 0) > (synced ?? 0));
+    // A poll already in flight may still bring a Customer answer: wait for one that started after the switch.
+    const switchedAt = Date.now();
+    await waitFor('a poll started after the switch', () => (verifier.status().revocations.syncedAt?.getTime() ?? 0) > switchedAt);
     await assertRefused(verifier, token, /API key is a Testing key/);
   });
 
