@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { loadConfig, type Config } from '../../config.js';
 import { startServer } from '../../http/server.js';
 import { limitHeapGrowth } from '../heap-growth.js';
+import { describeStore } from '../run-command.js';
 import { stopOnSignals } from '../stop-on-signals.js';
 import { superviseWorkers } from '../worker-supervisor.js';
 
@@ -27,7 +28,7 @@ export function serveCommand(program: Command): void {
 async function serveHttp(config: Config): Promise<void> {
   limitHeapGrowth();
   const server = await startServer(config);
-  server.app.log.info({ url: server.url, dataDir: config.dataDir }, 'user group service listening');
+  server.app.log.info({ url: server.url, dataDir: config.dataDir, store: describeStore(config) }, 'user group service listening');
   // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.
   stopOnSignals({ signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'], delayMs: config.shutdownTimeoutMs, log: server.app.log }, () => server.close());
 }
