@@ -187,6 +187,14 @@ export interface PostgresConfig {
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+
+  constructor(
+    message: string,
+    /** The setting at fault and what is wrong with its value, for callers that took it from elsewhere (a command-line flag). */
+    readonly problem?: { setting: string; reason: string },
+  ) {
+    super(message);
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -203,7 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (error) {
     const name = error.path.replace(/^\//, '');
     const shown = [...SECRET_SETTINGS, 'DATABASE_URL'].includes(name) ? '(hidden)' : JSON.stringify(env[name]);
-    throw new ConfigError(`Invalid ${name}=${shown}: ${error.message}. ${describeSetting(name)}`);
+    const reason = `${error.message}. ${describeSetting(name)}`;
+    throw new ConfigError(`Invalid ${name}=${shown}: ${reason}`, { setting: name, reason });
   }
   const config = raw as RawConfig;
   return {
