@@ -118,12 +118,16 @@ export function lines(text: string): string[] {
   return text.split('\n').map((line) => line.trimEnd()).filter((line) => line.trim() !== '');
 }
 
+/** What a command printed on stderr besides the line naming its store. */
+export function errorLines(stderr: string): string[] {
+  return lines(stderr).filter((line) => !STORE_LINE.test(line));
+}
+
 /** A failure reported as exactly one line on stderr (besides the store line, when a store was opened), without a stack trace. */
 export function assertOneLineFailure(result: CliResult, mentions: (string | RegExp)[]): void {
   assert.notEqual(result.code, 0, `expected a failing exit code; stdout:\n${result.stdout}`);
   assert.ok(!result.stderr.includes(STACK_LINE), `stack trace on stderr:\n${result.stderr}`);
-  const errorLines = lines(result.stderr).filter((line) => !STORE_LINE.test(line));
-  assert.equal(errorLines.length, 1, `expected one line on stderr, got:\n${result.stderr}`);
+  assert.equal(errorLines(result.stderr).length, 1, `expected one line on stderr, got:\n${result.stderr}`);
   for (const mention of mentions) {
     if (typeof mention === 'string') assert.ok(result.stderr.includes(mention), `stderr does not mention ${mention}:\n${result.stderr}`);
     else assert.match(result.stderr, mention);
