@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { packageRoot } from './package-root.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
 import { parseTrustedProxies } from './http/trusted-proxies.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-key.js';
@@ -15,7 +16,13 @@ const DEFAULT_RETRY_SCHEDULE = '0,5,300,1800,7200,18000,36000,36000';
 const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'TCP port to listen on.' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface to bind; set `0.0.0.0` in a container.' }),
-  UGS_DATA_DIR: Type.String({ minLength: 1, default: './data', description: 'Folder of the SQLite file (`user-groups.sqlite`), its store id (`user-groups.store-id`) and the generated server secret; keep all three in backups.' }),
+  UGS_DATA_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'Folder of the SQLite file (`user-groups.sqlite`), its store id (`user-groups.store-id`) and the generated server secret; keep all three in backups. A relative path is taken from the working directory. Unset: `data` in the folder of the service\'s package.json (in a clone, the clone\'s `data`), from whichever directory `ugs` or `npm start` runs, so the CLI and the server always find the same store.',
+    }),
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'pino log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.' },
@@ -119,6 +126,23 @@ const ConfigSchema = Type.Object({
   ),
 });
 
+/**
+ * Where the store lives when UGS_DATA_DIR is unset: beside the package, not
+ * in the working directory, so a command run from another folder finds the
+ * server's store instead of quietly making a second one.
+ */
+export function defaultDataDir(): string {
+  return join(packageRoot(), 'data');
+}
+
+/** Defaults that depend on where the service is installed: `ugs config` shows them, the README's table describes them. */
+const COMPUTED_DEFAULTS: Record<string, () => string> = { UGS_DATA_DIR: defaultDataDir };
+
+/** The default a setting's documentation names: its schema's, or unset for the computed ones (their description says what). */
+export function documentedDefault(name: string): string | number | undefined {
+  return (ConfigSchema.properties as Record<string, { default?: string | number }>)[name]?.default;
+}
+
 /** Settings never shown: not in error messages, masked by `ugs config`. */
 const SECRET_SETTINGS = ['UGS_SECRET', 'UGS_PREVIOUS_SECRET', 'UGS_METRICS_TOKEN'];
 
@@ -177,6 +201,14 @@ export interface PostgresConfig {
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+
+  constructor(
+    message: string,
+    /** The setting at fault and what is wrong with its value, for callers that took it from elsewhere (a command-line flag). */
+    readonly problem?: { setting: string; reason: string },
+  ) {
+    super(message);
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -193,7 +225,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (error) {
     const name = error.path.replace(/^\//, '');
     const shown = [...SECRET_SETTINGS, 'DATABASE_URL'].includes(name) ? '(hidden)' : JSON.stringify(env[name]);
-    throw new ConfigError(`Invalid ${name}=${shown}: ${error.message}. ${describeSetting(name)}`);
+    const reason = `${error.message}. ${describeSetting(name)}`;
+    throw new ConfigError(`Invalid ${name}=${shown}: ${reason}`, { setting: name, reason });
   }
   const config = raw as RawConfig;
   for (const [testing, customer] of [
@@ -207,7 +240,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: config.PORT,
     host: config.HOST,
-    dataDir: resolve(config.UGS_DATA_DIR),
+    dataDir: config.UGS_DATA_DIR === undefined ? defaultDataDir() : resolve(config.UGS_DATA_DIR),
     logLevel: config.LOG_LEVEL,
     secret: config.UGS_SECRET,
     previousSecret: config.UGS_PREVIOUS_SECRET,
@@ -271,7 +304,7 @@ export function effectiveConfig(env: NodeJS.ProcessEnv = process.env): Effective
   const properties = ConfigSchema.properties as Record<string, TSchema & { default?: string | number; description?: string }>;
   return Object.entries(properties).map(([name, schema]) => {
     const fromEnv = env[name] !== undefined && env[name] !== '';
-    const value = fromEnv ? (Value.Convert(schema, env[name]) as string | number) : schema.default;
+    const value = fromEnv ? (Value.Convert(schema, env[name]) as string | number) : (COMPUTED_DEFAULTS[name]?.() ?? schema.default);
     return {
       name,
       value: value === undefined ? null : SECRET_SETTINGS.includes(name) ? '********' : name === 'DATABASE_URL' ? maskDatabaseUrl(String(value)) : value,
@@ -282,7 +315,7 @@ export function effectiveConfig(env: NodeJS.ProcessEnv = process.env): Effective
 }
 
 /** The URL with its password (in the authority or the query string) replaced by '****'. */
-function maskDatabaseUrl(text: string): string {
+export function maskDatabaseUrl(text: string): string {
   try {
     const url = new URL(text);
     if (url.password) url.password = '****';

@@ -69,11 +69,13 @@ export interface Services {
   storeTiming: StoreTiming;
   cipher: SecretKeyring;
   appliedMigrations: string[];
+  /** True when opening made the store (a fresh data dir or an empty database). */
+  storeCreated: boolean;
   /** Stops following the server secret and closes the store; calling it again does nothing more. */
   close(): Promise<void>;
 }
 
-export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Partial<Pick<Config, 'embed' | 'eventRetentionDays' | 'webhooks'>>, Pick<StoreConfig, 'createStore' | 'storeLog'> {
+export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Partial<Pick<Config, 'embed' | 'eventRetentionDays' | 'webhooks'>>, Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {
   previousSecret?: string;
   /** How often a process checks for a rotation by `ugs secret rotate`; SECRET_POLL_MS unless a test needs it faster. */
   secretPollMs?: number;
@@ -82,7 +84,7 @@ export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'pos
 }
 
 export async function openServices(config: ServicesConfig): Promise<Services> {
-  const { store, appliedMigrations } = await openStore(config);
+  const { store, appliedMigrations, created: storeCreated } = await openStore(config);
   // Every port timed for ugs_store_operation_duration_seconds (free until an app observes it).
   const storeTiming = new StoreTiming();
   const settings = new TimedSettingsStore(store.settings, storeTiming);
@@ -135,6 +137,7 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
       storeTiming,
       cipher,
       appliedMigrations,
+      storeCreated,
       close: async () => {
         clearInterval(keyPoll);
         await cipher.stop();

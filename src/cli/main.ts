@@ -1,32 +1,15 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
-import { auditCommand } from './commands/audit.js';
-import { configCommand } from './commands/config.js';
-import { keysCommand } from './commands/keys.js';
-import { migrateCommand } from './commands/migrate.js';
-import { secretCommand } from './commands/secret.js';
-import { serveCommand } from './commands/serve.js';
-import { signingKeysCommand } from './commands/signing-keys.js';
-import { transferCommands } from './commands/transfer.js';
-import { webhooksCommand } from './commands/webhooks.js';
-import { CliError, reportFailure } from './run-command.js';
+// The entry point of `ugs` and `npm start`. It must run on any Node that can load it (14 and later) and
+// import nothing but the version check: ES imports all load before any code runs, so on an old Node a
+// statically imported command (node:zlib's crc32, a driver built for another Node-API) would fail with
+// a stack trace before a check here could say why. Everything else is imported once the check passes.
 import { unsupportedNodeReason } from './supported-node.js';
 
-const program = new Command()
-  .name('ugs')
-  .description('User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (see the README).')
-  .showHelpAfterError();
-
-serveCommand(program);
-keysCommand(program);
-migrateCommand(program);
-transferCommands(program);
-auditCommand(program);
-secretCommand(program);
-signingKeysCommand(program);
-webhooksCommand(program);
-configCommand(program);
-
 const unsupported = unsupportedNodeReason();
-if (unsupported) reportFailure(new CliError(unsupported));
-else program.parseAsync(process.argv).catch(reportFailure);
+if (unsupported) {
+  console.error(`ugs: ${unsupported}`);
+  process.exitCode = 1;
+} else {
+  const { runProgram } = await import('./program.js');
+  await runProgram(process.argv);
+}

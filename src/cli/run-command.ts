@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ConfigError, loadConfig, maskDatabaseUrl, type Config } from '../config.js';
 import { ServiceError, StartupError } from '../domain/errors.js';
 import { openServices, type Services } from '../services.js';
 
@@ -18,16 +18,37 @@ export function reportFailure(error: unknown): void {
   process.exitCode = 1;
 }
 
+export interface StoreUse {
+  /**
+   * Make the store where there is none yet: only the commands a first use
+   * begins with (`ugs keys create`, `ugs migrate`). Every other command refuses
+   * a missing store in one line and creates nothing, since a missing store
+   * almost always means the wrong UGS_DATA_DIR or DATABASE_URL.
+   */
+  mayCreate?: boolean;
+  /** See `ugs migrate --create`. */
+  createStore?: boolean;
+}
+
 /**
  * Runs `body` with the configured services open, closing them afterwards
- * whatever happens. `createStore`: see `ugs migrate --create`.
+ * whatever happens. Says on stderr, in one line, which store it opened, so a
+ * command run against another store than the server's is noticed.
  */
-export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>, options: { createStore?: boolean } = {}): Promise<T> {
+export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>, use: StoreUse = {}): Promise<T> {
   const config = loadConfig();
-  const services = await openServices({ ...config, ...options });
+  const services = await openServices({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
   try {
+    console.error(`ugs: store: ${describeStore(config)}${services.storeCreated ? ' (a new, empty store, created just now)' : ''}`);
     return await body(services, config);
   } finally {
     await services.close();
   }
+}
+
+/** Where the configured store is, its password hidden; with PostgreSQL and no UGS_SECRET, where the server secret is too. */
+export function describeStore(config: Pick<Config, 'dataDir' | 'postgres' | 'secret'>): string {
+  if (config.postgres === undefined) return `SQLite in ${config.dataDir}`;
+  const secret = config.secret === undefined ? `, server secret in ${config.dataDir}` : '';
+  return `PostgreSQL ${maskDatabaseUrl(config.postgres.url)}${secret}`;
 }

@@ -69,7 +69,9 @@ export interface AuditQuery {
   since?: string;
   /** Only this environment's records (the console shows a key its own environment only); all when absent. */
   environment?: Environment;
-  /** The latest `limit` records, newest first (the console's activity page); oldest first when absent. */
+  /** The latest `limit` records, newest first (the console's activity page, `ugs audit`); oldest first when absent. */
   newestFirst?: boolean;
+  /** Only records older than this id: the cursor of the next newest-first page (the last id of the page before). */
+  beforeId?: number;
   limit: number;
 }

@@ -1,9 +1,7 @@
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ERROR_CODES } from '../domain/errors.js';
+import { packageManifest } from '../package-root.js';
 import { ERROR_STATUS, ERROR_WHEN } from './error-status.js';
 import { headOperation } from './route-docs.js';
 import type { TypedApp } from './typed-app.js';
@@ -17,7 +15,7 @@ import type { TypedApp } from './typed-app.js';
  * (no CDN). Neither needs a key.
  */
 export async function registerOpenApi(app: TypedApp): Promise<void> {
-  const pkg = readPackageJson();
+  const pkg = packageManifest();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -98,13 +96,3 @@ never on \`message\`. An unknown path answers 404 \`not_found\`; a known path wi
 ${codes}`;
 }
 
-function readPackageJson(): { version: string; description?: string } {
-  // dist/src/http/openapi.js or src/http/openapi.ts: the nearest package.json up the tree is the service's.
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) return { version: '0.0.0' };
-    dir = parent;
-  }
-  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string; description?: string };
-}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { lastLine, runCli, spawnServer, type CliResult, type ServerProcess } from '../helpers/cli.js';
+import { lastLine, runCli, spawnServer, type CliPlace, type CliResult, type ServerProcess } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -14,6 +14,8 @@ const NEUTRAL_ENV = { UGS_SECRET: '', LOG_LEVEL: 'info', PORT: '0', HOST: '127.0
 
 export const API_KEY = /^ugsk_[0-9A-Za-z]{49}$/;
 export const KEY_ID = /^key_[0-9a-f]{16}$/;
+/** The line every command that opens a store prints on stderr first, naming that store (run-command.ts). */
+export const STORE_LINE = /^ugs: store: /;
 /** A line of a JavaScript stack trace. */
 export const STACK_LINE = '    at ';
 
@@ -39,9 +41,9 @@ export class Sandbox {
     return temp.path;
   }
 
-  /** `ugs ...args` on `dataDir`, with a neutral environment plus `env`. */
-  ugs(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-    return runCli(args, { ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env });
+  /** `ugs ...args` on `dataDir` (`''`: the default one), with a neutral environment plus `env`. */
+  ugs(dataDir: string, args: string[], env: Record<string, string> = {}, place: CliPlace = {}): Promise<CliResult> {
+    return runCli(args, { ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env }, place);
   }
 
   /** `ugs keys create ...args`; asserts success and returns the printed key and its id. */
@@ -63,8 +65,8 @@ export class Sandbox {
   }
 
   /** `ugs serve` on `dataDir` (port 0, 127.0.0.1); killed in `cleanup()` if a test leaves it running. */
-  async serve(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-    const server = await spawnServer({ ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env });
+  async serve(dataDir: string, env: Record<string, string> = {}, place: CliPlace = {}): Promise<ServerProcess> {
+    const server = await spawnServer({ ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env }, place);
     this.servers.push(server);
     return server;
   }
@@ -116,12 +118,16 @@ export function lines(text: string): string[] {
   return text.split('\n').map((line) => line.trimEnd()).filter((line) => line.trim() !== '');
 }
 
-/** A failure reported as exactly one line on stderr, without a stack trace. */
+/** What a command printed on stderr besides the line naming its store. */
+export function errorLines(stderr: string): string[] {
+  return lines(stderr).filter((line) => !STORE_LINE.test(line));
+}
+
+/** A failure reported as exactly one line on stderr (besides the store line, when a store was opened), without a stack trace. */
 export function assertOneLineFailure(result: CliResult, mentions: (string | RegExp)[]): void {
   assert.notEqual(result.code, 0, `expected a failing exit code; stdout:\n${result.stdout}`);
   assert.ok(!result.stderr.includes(STACK_LINE), `stack trace on stderr:\n${result.stderr}`);
-  const errorLines = lines(result.stderr);
-  assert.equal(errorLines.length, 1, `expected one line on stderr, got:\n${result.stderr}`);
+  assert.equal(errorLines(result.stderr).length, 1, `expected one line on stderr, got:\n${result.stderr}`);
   for (const mention of mentions) {
     if (typeof mention === 'string') assert.ok(result.stderr.includes(mention), `stderr does not mention ${mention}:\n${result.stderr}`);
     else assert.match(result.stderr, mention);

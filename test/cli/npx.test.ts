@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../helpers/cli.js';
 import { Sandbox } from './cli-support.js';
 
 /** The repository root, from dist/test/cli/. */
@@ -30,5 +32,14 @@ describe('npx ugs', () => {
     assert.match(stdout, /\bserve\b/);
     assert.match(stdout, /\bkeys\b/);
     assert.match(stdout, /\bmigrate\b/);
+  });
+
+  it('ugs --version (and -V) prints package.json\'s version alone, opening no store', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('package.json', `file://${REPO_ROOT}`), 'utf8')) as { version: string };
+    const dataDir = sandbox.dir();
+    for (const flag of ['--version', '-V']) {
+      const result = await runCli([flag], { UGS_DATA_DIR: dataDir });
+      assert.deepEqual([result.code, result.stdout, result.stderr], [0, `${version}\n`, ''], flag);
+    }
   });
 });

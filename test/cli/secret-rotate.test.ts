@@ -10,6 +10,7 @@ import { ApiClient } from '../helpers/http-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { webhookSecretSealContext } from '../../src/domain/webhook.js';
+import { errorLines } from './cli-support.js';
 
 interface Known {
   id: string;
@@ -177,7 +178,7 @@ describe('ugs secret rotate', () => {
     }
   }
   const rotate = (dir: string, env: Record<string, string>, grace = '20000') => runCli(['secret', 'rotate', '--grace-ms', grace], { UGS_SECRET: '', UGS_DATA_DIR: dir, ...env });
-  const oneLine = (result: CliResult) => result.stderr.trim().split('\n');
+  const oneLine = (result: CliResult) => errorLines(result.stderr);
   /** A store whose groups are sealed under `oldSecret`. */
   async function storeUnder(oldSecret: string, count = 3): Promise<{ dir: string; groups: Known[] }> {
     const dir = makeTempDir('ugs-rotate');

@@ -128,23 +128,26 @@ describe('ugs serve', () => {
   });
 
   describe('bad settings are one clear line', () => {
-    const cases: { env: Record<string, string>; args?: string[]; mentions: string[] }[] = [
+    const cases: { env: Record<string, string>; args?: string[]; mentions: string[]; absent?: string[] }[] = [
       { env: { PORT: 'abc' }, mentions: ['PORT', 'abc'] },
       { env: { PORT: '70000' }, mentions: ['PORT', '70000'] },
       { env: { PORT: '8080x' }, mentions: ['PORT'] },
       { env: { LOG_LEVEL: 'loud' }, mentions: ['LOG_LEVEL', 'loud'] },
-      { env: {}, args: ['--port', 'abc'], mentions: ['PORT', 'abc'] },
+      // `npm start -- --port abc`: the flag given is the one named, not the PORT it stands in for.
+      { env: {}, args: ['--port', 'abc'], mentions: ['Invalid --port "abc"'], absent: ['PORT'] },
+      { env: { PORT: '9000' }, args: ['--port', '70000'], mentions: ['Invalid --port "70000"', '65535'], absent: ['PORT'] },
       { env: { UGS_SHUTDOWN_TIMEOUT_MS: 'soon' }, mentions: ['UGS_SHUTDOWN_TIMEOUT_MS'] },
       { env: { UGS_WORKERS: '0' }, mentions: ['UGS_WORKERS', '0'] },
       { env: { UGS_WORKERS: 'all' }, mentions: ['UGS_WORKERS', 'all'] },
     ];
-    for (const { env, args = [], mentions } of cases) {
+    for (const { env, args = [], mentions, absent = [] } of cases) {
       const label = Object.entries(env).map(([k, v]) => `${k}=${v}`).concat(args).join(' ');
       it(`refuses ${label}`, async () => {
         const dir = sandbox.dir();
         const result = await sandbox.ugs(dir, ['serve', ...args], env);
         assertOneLineFailure(result, mentions);
         assert.match(result.stderr, /^ugs: /);
+        for (const text of absent) assert.ok(!result.stderr.includes(text), `the error names ${text}:\n${result.stderr}`);
         assert.equal(result.stdout, '');
       });
     }

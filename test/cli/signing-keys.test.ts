@@ -58,6 +58,7 @@ describe('ugs signing-keys and embed keys', () => {
 
   it('lists one active key per environment after the first start, then rotate publishes a pending one in each and says when it signs', async () => {
     const dir = sandbox.dir();
+    assert.equal((await sandbox.ugs(dir, ['migrate'])).code, 0, 'the first start makes the store and its signing key');
     const table = await sandbox.ugs(dir, ['signing-keys', 'list']);
     assert.equal(table.code, 0, table.stderr);
     const firsts = await listKeys(dir);

@@ -2,27 +2,37 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { MIN_NODE_VERSION, unsupportedNodeReason } from '../../src/cli/supported-node.js';
 import { CLI_PATH, type CliResult } from '../helpers/cli.js';
+import { nodeBuild } from '../helpers/node-build.js';
 import { assertOneLineFailure, Sandbox } from './cli-support.js';
 
-/** What Node 22.12 reports: Node-API 9, so neither driver build runs on it (13 needs 10, 12 is built for Node 20). */
-const NODE_22_12 = "Object.defineProperty(process.versions, 'node', { value: '22.12.0' }); Object.defineProperty(process.versions, 'napi', { value: '9' });";
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; scripts: { start: string } };
 
-/** `ugs ...args` in a Node that reports itself as Node 22.12. */
-function ugsOnNode2212(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const preload = `data:text/javascript,${encodeURIComponent(NODE_22_12)}`;
+/**
+ * Real official builds of Node lines the service does not run on: 16 (the
+ * entry point must still parse there), 18 (node:zlib has no crc32, which a
+ * statically imported command used to trip over with a stack trace) and 22.13
+ * (the newest Node-API 9 release, just below what better-sqlite3 13 needs).
+ */
+const UNSUPPORTED = ['16.20.2', '18.20.8', '22.13.1'];
+
+/** `npm start`'s command (`exec node <flags> dist/src/cli/main.js serve`) with `node` replaced by `nodePath`. */
+function startCommand(nodePath: string): string[] {
+  const words = manifest.scripts.start.split(/\s+/);
+  assert.deepEqual(words.slice(0, 2), ['exec', 'node'], `npm start is ${manifest.scripts.start}`);
+  return [nodePath, ...words.slice(2)];
+}
+
+function runWith([file, ...args]: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', preload, CLI_PATH, ...args],
-      { env: { ...process.env, ...env }, timeout: 30_000, killSignal: 'SIGKILL' },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return reject(Object.assign(error, { stderr }));
-        resolve({ code: child.exitCode, stdout, stderr });
-      },
-    );
+    const child = execFile(file!, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 30_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') return reject(Object.assign(error, { stderr }));
+      resolve({ code: child.exitCode, stdout, stderr });
+    });
   });
 }
 
@@ -30,16 +40,23 @@ describe('supported Node versions', () => {
   const sandbox = new Sandbox();
   after(() => sandbox.cleanup());
 
-  it('refuses a Node that neither driver build runs on (22.12) in one line, before opening the store', async () => {
-    const dataDir = join(sandbox.dir(), 'data');
-    const result = await ugsOnNode2212(['migrate'], { UGS_DATA_DIR: dataDir, UGS_SECRET: '' });
-    assertOneLineFailure(result, [`Node.js ${MIN_NODE_VERSION} or newer`, '22.14.0 or newer', '22.12.0']);
-    assert.equal(result.code, 1);
-    assert.ok(!existsSync(dataDir), 'the data dir was created');
-  });
+  for (const version of UNSUPPORTED) {
+    it(`refuses a real Node ${version} in one line, exit 1, for ugs --help, ugs keys list and npm start, creating nothing`, { timeout: 300_000 }, async (t) => {
+      const build = await nodeBuild(version);
+      if ('unavailable' in build) return t.skip(build.unavailable);
+      const dataDir = join(sandbox.dir(), 'data');
+      const env = { UGS_DATA_DIR: dataDir, UGS_SECRET: '', PORT: '0' };
+      for (const command of [[build.node, CLI_PATH, '--help'], [build.node, CLI_PATH, 'keys', 'list'], startCommand(build.node)]) {
+        const result = await runWith(command, env);
+        assertOneLineFailure(result, [`Node.js ${MIN_NODE_VERSION} or newer`, '22.14.0 or newer', `this is Node.js ${version}.`]);
+        assert.equal(result.code, 1, command.join(' '));
+        assert.equal(result.stdout, '', command.join(' '));
+      }
+      assert.ok(!existsSync(dataDir), 'the data dir was created');
+    });
+  }
 
   it('declares in package.json the same lowest Node the CLI accepts', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
     const lowest = /^\^?(\d+\.\d+\.\d+)/.exec(manifest.engines.node)?.[1];
     assert.equal(lowest, MIN_NODE_VERSION, `engines.node is ${manifest.engines.node}`);
   });

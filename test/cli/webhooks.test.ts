@@ -14,6 +14,7 @@ describe('ugs webhooks', () => {
 
   it('add refuses a loopback URL unless private targets are allowed, and an unknown event type, in one line each', async () => {
     const dir = sandbox.dir();
+    assert.equal((await sandbox.ugs(dir, ['migrate'])).code, 0, 'webhooks add needs a store');
     const refused = await sandbox.ugs(dir, ['webhooks', 'add', 'http://127.0.0.1:9/hooks']);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^ugs: .*(private|loopback).*UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS/m);
@@ -60,7 +61,7 @@ describe('ugs webhooks', () => {
       assert.match(again.stderr, /^ugs: No webhook/m);
       const audit = await sandbox.ugs(dir, ['audit', '--json']);
       const records = (JSON.parse(audit.stdout) as { action: string; key_id: string; webhook_id: string | null }[]).filter((r) => r.action.startsWith('webhook.'));
-      assert.deepEqual(records.map((r) => [r.action, r.key_id, r.webhook_id]), [['webhook.created', 'cli', id], ['webhook.deleted', 'cli', id]]);
+      assert.deepEqual(records.map((r) => [r.action, r.key_id, r.webhook_id]), [['webhook.deleted', 'cli', id], ['webhook.created', 'cli', id]], 'newest first');
       assert.ok(!audit.stdout.includes(secret.slice(6)), 'no secret in the audit trail');
     } finally {
       await target.close();

@@ -10,10 +10,16 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Where a `ugs` child process runs: its working directory, and which build's main.js (this one's by default). */
+export interface CliPlace {
+  cwd?: string;
+  cliPath?: string;
+}
+
 /** Runs `ugs ...args` in a child process with the given extra environment. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string> = {}, place: CliPlace = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [place.cliPath ?? CLI_PATH, ...args], { cwd: place.cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -37,8 +43,9 @@ export interface ServerProcess {
 }
 
 /** `ugs serve` as a child process on a free port; resolves once it logs that it listens. */
-export function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [CLI_PATH, 'serve'], {
+export function spawnServer(env: Record<string, string>, place: CliPlace = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [place.cliPath ?? CLI_PATH, 'serve'], {
+    cwd: place.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

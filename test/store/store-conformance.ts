@@ -460,6 +460,24 @@ export function storeConformance(fixture: StoreFixture): void {
       const paged = [...(await audited.transfer.listAuditRecordsAfter(0, 3)), ...(await audited.transfer.listAuditRecordsAfter(all[2]!.id, 1000))];
       assert.deepEqual(paged, all);
     });
+
+    it('pages newest first: each page the records older than the last id of the one before', async () => {
+      for (const name of ['page-a', 'page-b', 'page-c', 'page-d', 'page-e']) await audited.userGroups.insertUserGroupIfAbsent(newGroup('Customer', name));
+      const newest = await audited.audit.listAuditRecords({ group: { providedId: 'page-e' }, limit: 1 });
+      const all = await audited.audit.listAuditRecords({ newestFirst: true, limit: 1000 });
+      assert.equal(all[0]?.id, newest[0]?.id, 'newest first');
+      const pages: number[][] = [];
+      for (let beforeId: number | undefined; ; ) {
+        const page = await audited.audit.listAuditRecords({ newestFirst: true, limit: 2, ...(beforeId !== undefined && { beforeId }) });
+        if (page.length === 0) break;
+        pages.push(page.map((r) => r.id));
+        beforeId = page.at(-1)!.id;
+      }
+      assert.deepEqual(pages.flat(), all.map((r) => r.id));
+      assert.ok(pages.every((page) => page.length <= 2));
+      const filtered = await audited.audit.listAuditRecords({ newestFirst: true, limit: 10, beforeId: all[1]!.id, group: { providedId: 'page-e' } });
+      assert.deepEqual(filtered, [], 'the cursor combines with the filters');
+    });
   });
 
   describe(`Store import: ${fixture.name}`, () => {

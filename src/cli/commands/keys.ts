@@ -43,7 +43,7 @@ export function keysCommand(program: Command): void {
         // The id just before the key, the key last: `tail -n 1` captures the key alone.
         console.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);
         console.log(key);
-      });
+      }, { mayCreate: true });
     });
 
   keys

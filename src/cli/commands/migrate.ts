@@ -14,7 +14,7 @@ export function migrateCommand(program: Command): void {
         async ({ appliedMigrations }) => {
           console.log(appliedMigrations.length === 0 ? 'The store is up to date.' : `Applied: ${appliedMigrations.join(', ')}`);
         },
-        { createStore: options.create === true },
+        { mayCreate: true, createStore: options.create === true },
       );
     });
 }

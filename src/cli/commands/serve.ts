@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import cluster from 'node:cluster';
-import { loadConfig, type Config } from '../../config.js';
+import { ConfigError, loadConfig, type Config } from '../../config.js';
 import { startServer } from '../../http/server.js';
 import { limitHeapGrowth } from '../heap-growth.js';
+import { CliError, describeStore } from '../run-command.js';
 import { stopOnSignals } from '../stop-on-signals.js';
 import { superviseWorkers } from '../worker-supervisor.js';
 
@@ -13,21 +14,35 @@ export function serveCommand(program: Command): void {
     .option('--port <port>', 'port to listen on (default: $PORT or 8080)')
     .option('--host <host>', 'interface to bind (default: $HOST or 127.0.0.1)')
     .action(async (options: { port?: string; host?: string }) => {
-      const config = loadConfig({
-        ...process.env,
-        ...(options.port !== undefined && { PORT: options.port }),
-        ...(options.host !== undefined && { HOST: options.host }),
-      });
+      const config = configWithFlags(options);
       // Workers run this same command (cluster forks with our argv) and take the second branch.
       if (config.workers > 1 && cluster.isPrimary) await superviseWorkers(config);
       else await serveHttp(config);
     });
 }
 
+/** The settings with --port and --host in place of PORT and HOST; a bad flag is named as the flag. */
+function configWithFlags(options: { port?: string; host?: string }): Config {
+  const flags = { PORT: ['--port', options.port], HOST: ['--host', options.host] } as const;
+  try {
+    return loadConfig({
+      ...process.env,
+      ...(options.port !== undefined && { PORT: options.port }),
+      ...(options.host !== undefined && { HOST: options.host }),
+    });
+  } catch (error) {
+    const setting = error instanceof ConfigError ? error.problem?.setting : undefined;
+    if (setting !== 'PORT' && setting !== 'HOST') throw error;
+    const [flag, value] = flags[setting];
+    if (value === undefined) throw error;
+    throw new CliError(`Invalid ${flag} ${JSON.stringify(value)}: ${(error as ConfigError).problem!.reason}`);
+  }
+}
+
 async function serveHttp(config: Config): Promise<void> {
   limitHeapGrowth();
   const server = await startServer(config);
-  server.app.log.info({ url: server.url, dataDir: config.dataDir }, 'user group service listening');
+  server.app.log.info({ url: server.url, dataDir: config.dataDir, store: describeStore(config) }, 'user group service listening');
   // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.
   stopOnSignals({ signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'], delayMs: config.shutdownTimeoutMs, log: server.app.log }, () => server.close());
 }

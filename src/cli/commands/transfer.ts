@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { importIntoStore } from '../../import-into-store.js';
-import { CliError, withServices } from '../run-command.js';
+import { CliError, describeStore, withServices } from '../run-command.js';
 
 export function transferCommands(program: Command): void {
   program
@@ -27,7 +27,9 @@ export function transferCommands(program: Command): void {
     .argument('<file>', 'a file written by `ugs export`')
     .action(async (file: string) => {
       if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
-      const summary = await importIntoStore(loadConfig(), () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
+      const config = loadConfig();
+      console.error(`ugs: store: ${describeStore(config)}`);
+      const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
       console.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
     });
 }

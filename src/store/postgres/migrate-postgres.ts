@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { postgresMigrations } from './migrations/index.js';
 
@@ -19,4 +19,10 @@ export async function migratePostgres(pool: pg.Pool): Promise<string[]> {
   } finally {
     await db.destroy();
   }
+}
+
+/** Whether the database holds a store already: Kysely's migration table exists (in the search path). */
+export async function holdsStore(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [DEFAULT_MIGRATION_TABLE]);
+  return rows[0]?.present === true;
 }

@@ -23,6 +23,7 @@ export class PostgresAuditLog implements AuditStore {
     else if (query.group) where.push(`provided_id = $${values.push(query.group.providedId)}`);
     if (query.since) where.push(`at >= $${values.push(query.since)}`);
     if (query.environment) where.push(`environment = $${values.push(query.environment)}`);
+    if (query.beforeId !== undefined) where.push(`id < $${values.push(query.beforeId)}`);
     const text = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id${query.newestFirst ? ' DESC' : ''} LIMIT $${values.push(query.limit)}`;
     return (await this.queries.queryText<AuditRow>({ text, values })).rows.map(toAuditRecord);
   }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { StartupError } from '../../domain/errors.js';
 import type { Store } from '../store.js';
-import { migratePostgres } from './migrate-postgres.js';
+import { holdsStore, migratePostgres } from './migrate-postgres.js';
 import { PostgresApiKeys } from './postgres-api-keys.js';
 import { PostgresAuditLog } from './postgres-audit-log.js';
 import { PostgresEvents } from './postgres-events.js';
@@ -25,6 +25,8 @@ export interface PostgresStoreOptions {
   statementTimeoutMs: number;
   connectTimeoutMs: number;
   retry?: RetryPolicy;
+  /** Refuse, creating nothing, when the database holds no store yet (none of its tables). */
+  mustExist?: boolean;
 }
 
 /** Where a connection string points, without its password, for error messages. */
@@ -78,7 +80,7 @@ export class PostgresStore implements Store {
     this.webhookDeliveries = new PostgresWebhookDeliveries(queries);
   }
 
-  static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[] }> {
+  static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[]; created: boolean }> {
     const pool = new pg.Pool({
       connectionString: options.connectionString,
       max: options.poolSize,
@@ -95,9 +97,15 @@ export class PostgresStore implements Store {
       throw new StartupError(`Cannot reach PostgreSQL at ${describeDatabase(options.connectionString)}: ${(error as Error).message}`);
     }
     try {
+      const existed = await holdsStore(pool);
+      if (options.mustExist && !existed) {
+        throw new StartupError(
+          `No store in the PostgreSQL database ${describeDatabase(options.connectionString)} (none of its tables), and this command creates none: check DATABASE_URL, or make the store with \`ugs keys create\` or \`ugs migrate\`.`,
+        );
+      }
       const appliedMigrations = await migratePostgres(pool);
       const revocations = new RevocationListener({ connectionString: options.connectionString, connectTimeoutMs: options.connectTimeoutMs });
-      return { store: new PostgresStore(new PostgresQueries(pool, options.retry ?? { attempts: 3, baseDelayMs: 25 }), revocations), appliedMigrations };
+      return { store: new PostgresStore(new PostgresQueries(pool, options.retry ?? { attempts: 3, baseDelayMs: 25 }), revocations), appliedMigrations, created: !existed };
     } catch (error) {
       await pool.end();
       throw error;

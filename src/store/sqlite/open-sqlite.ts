@@ -1,5 +1,5 @@
 import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { SqliteDatabase } from './sqlite-driver.js';
 import { StartupError } from '../../domain/errors.js';
@@ -16,6 +16,15 @@ export interface OpenSqliteOptions {
    * even if it is another (`ugs migrate --create`).
    */
   create?: boolean;
+  /** Refuse, creating nothing, when there is no store here yet: for commands that only use an existing one. */
+  mustExist?: boolean;
+}
+
+/** The opened database; `created` when this call made the store (a fresh data dir). */
+export interface OpenedSqlite {
+  db: Database.Database;
+  appliedMigrations: string[];
+  created: boolean;
 }
 
 /**
@@ -25,9 +34,16 @@ export interface OpenSqliteOptions {
  * StartupError of one line: a folder that is a file or read-only, a missing
  * database, a full disk.
  */
-export async function openSqlite(options: OpenSqliteOptions): Promise<{ db: Database.Database; appliedMigrations: string[] }> {
+export async function openSqlite(options: OpenSqliteOptions): Promise<OpenedSqlite> {
   const { path, busyTimeoutMs } = options;
   const dir = dirname(path);
+  const marker = new StoreMarker(path);
+  const existed = existsSync(path);
+  if (options.mustExist && !existed) {
+    // A data dir that lost its database says so (and how to recover) rather than "no store".
+    marker.checkBeforeOpen(marker.recorded());
+    throw new StartupError(`No store in ${dir} (no ${basename(path)}), and this command creates none: check UGS_DATA_DIR, or make the store with \`ugs keys create\`.`);
+  }
   let db: Database.Database;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -35,8 +51,7 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<{ db: Data
     throw new StartupError(`Cannot open the SQLite store at ${path} (check UGS_DATA_DIR): ${(error as Error).message}`);
   }
   assertWritable(dir, 'The data dir');
-  if (existsSync(path)) assertWritable(path, 'The SQLite database');
-  const marker = new StoreMarker(path);
+  if (existed) assertWritable(path, 'The SQLite database');
   const recorded = marker.recorded();
   if (!options.create) marker.checkBeforeOpen(recorded);
   try {
@@ -57,7 +72,7 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<{ db: Data
     db.pragma('temp_store = MEMORY');
     const appliedMigrations = await migrateSqlite(path, busyTimeoutMs);
     marker.bind(db, recorded);
-    return { db, appliedMigrations };
+    return { db, appliedMigrations, created: !existed };
   } catch (error) {
     db.close();
     const problem = storageProblem(error);

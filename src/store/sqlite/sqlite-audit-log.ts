@@ -71,6 +71,10 @@ export class SqliteAuditLog implements AuditStore {
       where.push('environment = @environment');
       values.environment = query.environment;
     }
+    if (query.beforeId !== undefined) {
+      where.push('id < @beforeId');
+      values.beforeId = query.beforeId;
+    }
     // Filters vary per call, so this one statement is prepared on demand (it is not on the request path).
     const sql = `SELECT * FROM audit_log ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id${query.newestFirst ? ' DESC' : ''} LIMIT @limit`;
     return this.db.prepare<Record<string, unknown>, AuditRow>(sql).all(values).map(toAuditRecord);

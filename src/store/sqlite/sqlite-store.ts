@@ -24,6 +24,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Create a store even where the data dir's store-id names one that is missing (`ugs migrate --create`; see open-sqlite.ts). */
   create?: boolean;
+  /** Refuse, creating nothing, when the database does not exist yet (see open-sqlite.ts). */
+  mustExist?: boolean;
   /** Where the store says, once, that its file is gone or its disk refuses writes. */
   log?: StoreLog;
 }
@@ -80,12 +82,12 @@ export class SqliteStore implements Store {
   }
 
   /** Opens (creating when missing; see open-sqlite.ts for when not) and migrates the database at `options.path`. */
-  static async open(options: SqliteStoreOptions): Promise<{ store: SqliteStore; appliedMigrations: string[] }> {
+  static async open(options: SqliteStoreOptions): Promise<{ store: SqliteStore; appliedMigrations: string[]; created: boolean }> {
     const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
-    const { db, appliedMigrations } = await openSqlite({ path: options.path, busyTimeoutMs, create: options.create });
+    const { db, appliedMigrations, created } = await openSqlite({ path: options.path, busyTimeoutMs, create: options.create, mustExist: options.mustExist });
     const health = new SqliteHealth(options.path, new DatabaseFileWatch(options.path), options.log ?? SILENT_STORE_LOG);
     health.start();
-    return { store: new SqliteStore(db, busyTimeoutMs, health), appliedMigrations };
+    return { store: new SqliteStore(db, busyTimeoutMs, health), appliedMigrations, created };
   }
 
   async ping(): Promise<void> {
