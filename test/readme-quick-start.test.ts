@@ -58,7 +58,9 @@ describe('README quick start', { timeout: 120_000 }, () => {
         const context = `exit ${status}\nstdout:\n${terminal.stdout()}\nstderr:\n${terminal.stderr()}`;
         assert.equal(status, 0, context);
         // No "Connection refused" while the service starts, no curl or shell complaint: stderr stays empty.
-        assert.equal(terminal.stderr(), '', context);
+        assert.equal(terminal.unexpectedStderr(), '', context);
+        // What it did print: the one line naming the store `keys create` made (issue 26, item 13).
+        assert.ok(terminal.stderr().startsWith(`ugs: store: SQLite in ${temp.path}/data (a new, empty store, created just now)\n`), context);
         const answers = terminal
           .stdout()
           .split('\n')

@@ -62,5 +62,5 @@ test('README in order: the Quick start, then examples/dashboard "Run it": acme s
     [],
     'no order is shown to both groups',
   );
-  assert.equal(terminal.stderr(), '', 'the blocks print nothing on stderr');
+  assert.equal(terminal.unexpectedStderr(), '', 'the blocks print nothing on stderr');
 });

@@ -68,5 +68,5 @@ test('docs/webhooks.md "Try it" works as written, in order: the first delivery s
       `${delivery.event_type}: succeeded at the first attempt`,
     );
   }
-  assert.equal(terminal.stderr(), '', 'the blocks print nothing on stderr');
+  assert.equal(terminal.unexpectedStderr(), '', 'the blocks print nothing on stderr');
 });

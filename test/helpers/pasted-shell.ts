@@ -65,6 +65,8 @@ export interface PastedShell {
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   stdout(): string;
   stderr(): string;
+  /** stderr without the line each `ugs` command prints by design to name the store it opened (`ugs: store: …`). */
+  unexpectedStderr(): string;
   /** Ends the shell and everything it started (its process group), SIGTERM first. */
   close(): Promise<void>;
 }
@@ -121,6 +123,7 @@ export function openShell(shell: 'bash' | 'zsh', env: NodeJS.ProcessEnv): Pasted
     waitForOutput,
     stdout: () => stdout,
     stderr: () => stderr,
+    unexpectedStderr: () => stderr.replace(/^ugs: store: .*\n/gm, ''),
     async close() {
       signalGroup('SIGTERM');
       // The shell ends first; its background jobs (a service draining) may take a moment longer.

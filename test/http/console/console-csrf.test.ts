@@ -56,7 +56,11 @@ describe('operator console: CSRF in every form', () => {
 
   /** Each route's concrete path and the fields a rightful post would send. */
   const formOf = (route: string): { path: string; fields: Record<string, string> } => {
-    const path = route.replace('/groups/:id', `/groups/${GROUP}`).replace('/webhooks/:id', `/webhooks/${webhookId}`);
+    // A group's forms are also served by id in the query (/console/group/edit?id=…), for the ids `.` and `..`.
+    const byQuery = route.startsWith('/console/group/');
+    const path = byQuery
+      ? `${route}?id=${encodeURIComponent(GROUP)}`
+      : route.replace('/groups/:id', `/groups/${GROUP}`).replace('/webhooks/:id', `/webhooks/${webhookId}`);
     const fields: Record<string, Record<string, string>> = {
       '/console/sign-out': {},
       '/console/groups/:id/edit': { name: 'Forged', mapping: '{"40": "attacker"}', properties: '{"admin": true}' },
@@ -69,8 +73,9 @@ describe('operator console: CSRF in every form', () => {
       '/console/webhooks/:id/redeliver': { event_id: 'evt_unknown' },
       '/console/webhooks/:id/enable': {},
     };
-    assert.ok(route in fields, `a console form this test does not know: ${route}; add its fields`);
-    return { path, fields: fields[route]! };
+    const known = byQuery ? route.replace('/console/group/', '/console/groups/:id/') : route;
+    assert.ok(known in fields, `a console form this test does not know: ${route}; add its fields`);
+    return { path, fields: fields[known]! };
   };
 
   /** What a forged post could change: the audit log, the group's token, the webhooks, the sessions. */
@@ -87,8 +92,12 @@ describe('operator console: CSRF in every form', () => {
     assert.equal(answer.headers.get('set-cookie')?.startsWith('ugs_console=ugsc_') ?? false, false, `${what}: a session cookie was set`);
   };
 
-  it('finds every console form among the routes (sign-in and sign-out, four per group, five for webhooks)', () => {
+  it('finds every console form among the routes (sign-in and sign-out, four per group by path and by query, five for webhooks)', () => {
     assert.deepEqual(consolePostRoutes(server).sort(), [
+      '/console/group/delete',
+      '/console/group/edit',
+      '/console/group/preview',
+      '/console/group/rotate',
       '/console/groups/:id/delete',
       '/console/groups/:id/edit',
       '/console/groups/:id/preview',
@@ -132,7 +141,7 @@ describe('operator console: CSRF in every form', () => {
   it('accepts every form with the session\'s token from the console itself (the control: each refusal above was the token\'s or the site\'s)', async () => {
     const routes = consolePostRoutes(server).filter((r) => r !== '/console/sign-in');
     // Last: these end the group, the webhook and the session the others need.
-    const order = ['/console/groups/:id/delete', '/console/webhooks/:id/remove', '/console/sign-out'];
+    const order = ['/console/group/delete', '/console/groups/:id/delete', '/console/webhooks/:id/remove', '/console/sign-out'];
     routes.sort((a, b) => order.indexOf(a) - order.indexOf(b));
     for (const route of routes) {
       const { path, fields } = formOf(route);
