@@ -1,35 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier, type EmbedVerifierOptions } from 'user-group-service/embed';
+import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier } from 'user-group-service/embed';
 import { CLOCK_TOLERANCE_SECONDS } from '../../src/domain/signing-key.js';
 import { MAX_CLOCK_TOLERANCE_SECONDS } from '../../src/embed/embed-verifier-options.js';
-import { embedClaims, FakeEmbedService, FEED_API_KEY, generateSigningKey, signEmbedToken, waitFor, type SigningKey } from './fake-embed-service.js';
+import { embedClaims, FakeEmbedService, verifierFixture, FEED_API_KEY, signEmbedToken, waitFor } from './fake-embed-service.js';
 
 async function assertRevoked(verifier: EmbedVerifier, token: string): Promise<void> {
   await assert.rejects(verifier.verify(token), (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_revoked' && !e.message.includes(token));
 }
 
 describe('embed verifier: the revocation feed', () => {
-  let service: FakeEmbedService;
-  let key: SigningKey;
-  const verifiers: EmbedVerifier[] = [];
-  const verifierWith = (options: Partial<EmbedVerifierOptions> = {}) => {
-    const verifier = createEmbedVerifier({ serviceUrl: service.url, apiKey: FEED_API_KEY, revocationPollMs: 50, ...options });
-    verifiers.push(verifier);
-    return verifier;
-  };
-  // A service per test: a request a closed verifier had already sent must not count in the next test.
-  beforeEach(async () => {
-    service = await FakeEmbedService.start();
-    key = await generateSigningKey('EdDSA');
-    service.publish(key);
-  });
-  afterEach(async () => {
-    for (const verifier of verifiers.splice(0)) await verifier.close();
-    await service.close();
-  });
+  const fixture = verifierFixture({ apiKey: FEED_API_KEY, revocationPollMs: 50 });
+  const { verifierWith } = fixture;
 
   it('refuses a revoked session (jti) and a revoked token version (sub, tv), also tokens verified and cached before', async () => {
     const verifier = verifierWith();
@@ -37,12 +21,12 @@ describe('embed verifier: the revocation feed', () => {
     const version = embedClaims({ sub: 'beta', tv: 'BetaVersion00001' });
     const sameGroupOtherVersion = embedClaims({ sub: 'beta', tv: 'BetaVersion00002' });
     const otherGroupSameVersion = embedClaims({ sub: 'gamma', tv: 'BetaVersion00001' });
-    const tokens = await Promise.all([session, version, sameGroupOtherVersion, otherGroupSameVersion].map((claims) => signEmbedToken(key, claims)));
+    const tokens = await Promise.all([session, version, sameGroupOtherVersion, otherGroupSameVersion].map((claims) => signEmbedToken(fixture.key, claims)));
     for (const token of tokens) await verifier.verify(token);
     assert.equal(verifier.status().cachedTokens, 4);
 
-    service.revoke({ session_id: session.jti as string, user_group_id: 'alpha', reason: 'session_revoked' });
-    service.revoke({ user_group_id: 'beta', token_version: 'BetaVersion00001', reason: 'token_rotated' });
+    fixture.service.revoke({ session_id: session.jti as string, user_group_id: 'alpha', reason: 'session_revoked' });
+    fixture.service.revoke({ user_group_id: 'beta', token_version: 'BetaVersion00001', reason: 'token_rotated' });
     await waitFor('the revocations to arrive', () => verifier.status().revocations.revokedTokenVersions === 1);
     assert.equal(verifier.status().revocations.revokedSessions, 1);
 
@@ -51,37 +35,37 @@ describe('embed verifier: the revocation feed', () => {
     assert.equal((await verifier.verify(tokens[2]!)).tv, 'BetaVersion00002');
     assert.equal((await verifier.verify(tokens[3]!)).sub, 'gamma');
     // Not from the cache: a new signature over the revoked session id.
-    await assertRevoked(verifier, await signEmbedToken(key, { ...session, iat: (session.iat as number) - 1 }));
+    await assertRevoked(verifier, await signEmbedToken(fixture.key, { ...session, iat: (session.iat as number) - 1 }));
   });
 
   it('reads the feed from its oldest entry, page by page, before its first verification', async () => {
     const revokedLongAgo = embedClaims({ sub: 'delta' });
     const now = Date.now();
-    for (let i = 0; i < 2400; i++) service.revoke({ session_id: `old-${i}`, user_group_id: 'filler' });
-    for (let i = 0; i < 50; i++) service.revoke({ session_id: `gone-${i}`, user_group_id: 'filler', expires_at: new Date(now - 1000).toISOString() });
-    service.revoke({ session_id: revokedLongAgo.jti as string, user_group_id: 'delta' });
+    for (let i = 0; i < 2400; i++) fixture.service.revoke({ session_id: `old-${i}`, user_group_id: 'filler' });
+    for (let i = 0; i < 50; i++) fixture.service.revoke({ session_id: `gone-${i}`, user_group_id: 'filler', expires_at: new Date(now - 1000).toISOString() });
+    fixture.service.revoke({ session_id: revokedLongAgo.jti as string, user_group_id: 'delta' });
     const verifier = verifierWith({ revocationPollMs: 60_000 });
-    await assertRevoked(verifier, await signEmbedToken(key, revokedLongAgo));
-    assert.equal(service.feedRequests, 3, `${service.revocations.length} entries are three pages of 1000`);
+    await assertRevoked(verifier, await signEmbedToken(fixture.key, revokedLongAgo));
+    assert.equal(fixture.service.feedRequests, 3, `${fixture.service.revocations.length} entries are three pages of 1000`);
     const status = verifier.status().revocations;
     assert.ok(status.syncedAt instanceof Date);
     assert.equal(status.lastError, null);
-    const live = service.revocations.filter((entry) => entry.session_id !== null && Date.parse(entry.expires_at) > now);
+    const live = fixture.service.revocations.filter((entry) => entry.session_id !== null && Date.parse(entry.expires_at) > now);
     assert.equal(status.revokedSessions, live.length, 'entries past their expires_at are forgotten');
   });
 
   it('catches up after the feed was down: a token revoked meanwhile is refused (embed-verifier-fail-closed.test.ts: what it does while down)', async () => {
     const verifier = verifierWith();
     const claims = embedClaims({ sub: 'epsilon' });
-    const token = await signEmbedToken(key, claims);
+    const token = await signEmbedToken(fixture.key, claims);
     assert.equal((await verifier.verify(token)).sub, 'epsilon');
-    service.feedDown = true;
+    fixture.service.feedDown = true;
     const { syncedAt } = verifier.status().revocations;
-    await waitFor('a few failed polls', () => verifier.status().revocations.lastErrorAt !== null && service.feedRequests > 5);
+    await waitFor('a few failed polls', () => verifier.status().revocations.lastErrorAt !== null && fixture.service.feedRequests > 5);
     assert.match(verifier.status().revocations.lastError ?? '', /HTTP 503 \(unavailable\)/);
 
-    service.revoke({ session_id: claims.jti as string, user_group_id: 'epsilon' });
-    service.feedDown = false;
+    fixture.service.revoke({ session_id: claims.jti as string, user_group_id: 'epsilon' });
+    fixture.service.feedDown = false;
     await waitFor('the feed to be read again', () => verifier.status().revocations.syncedAt! > syncedAt!);
     await assertRevoked(verifier, token);
   });
@@ -90,7 +74,7 @@ describe('embed verifier: the revocation feed', () => {
     const closed = await FakeEmbedService.start();
     await closed.close();
     const verifier = verifierWith({ serviceUrl: closed.url });
-    const error = await verifier.verify(await signEmbedToken(key)).catch((e: unknown) => e);
+    const error = await verifier.verify(await signEmbedToken(fixture.key)).catch((e: unknown) => e);
     assert.ok(error instanceof EmbedTokenError && error.code === 'revocations_unavailable', String(error));
     assert.match(error.message, /ECONNREFUSED/);
     assert.match(verifier.status().revocations.lastError ?? '', /ECONNREFUSED/);
@@ -100,7 +84,7 @@ describe('embed verifier: the revocation feed', () => {
     // The service lists a session's revocation until its exp plus CLOCK_TOLERANCE_SECONDS, then prunes it.
     assert.equal(MAX_CLOCK_TOLERANCE_SECONDS, CLOCK_TOLERANCE_SECONDS);
     for (const clockToleranceSeconds of [61, 120, 3600]) {
-      assert.throws(() => createEmbedVerifier({ serviceUrl: service.url, clockToleranceSeconds }), {
+      assert.throws(() => createEmbedVerifier({ serviceUrl: fixture.service.url, clockToleranceSeconds }), {
         name: 'TypeError',
         message: /clockToleranceSeconds must be at most 60: the service forgets a revocation 60 s after/,
       });
@@ -108,9 +92,9 @@ describe('embed verifier: the revocation feed', () => {
     // A revoked token 61 s past its exp, whose entry the feed (and the verifier's list) has forgotten.
     const now = Math.floor(Date.now() / 1000);
     const claims = embedClaims({ sub: 'zeta', iat: now - 700, exp: now - 61 });
-    service.revoke({ session_id: claims.jti as string, user_group_id: 'zeta', expires_at: new Date((now - 1) * 1000).toISOString() });
+    fixture.service.revoke({ session_id: claims.jti as string, user_group_id: 'zeta', expires_at: new Date((now - 1) * 1000).toISOString() });
     const verifier = verifierWith({ clockToleranceSeconds: MAX_CLOCK_TOLERANCE_SECONDS });
-    await assert.rejects(verifier.verify(await signEmbedToken(key, claims)), (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_expired');
+    await assert.rejects(verifier.verify(await signEmbedToken(fixture.key, claims)), (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_expired');
     assert.equal(verifier.status().revocations.revokedSessions, 0, 'the entry is gone: only the tolerance cap keeps the token refused');
   });
 
@@ -118,13 +102,13 @@ describe('embed verifier: the revocation feed', () => {
     const verifier = verifierWith();
     await verifier.close();
     await verifier.close();
-    await assert.rejects(verifier.verify(await signEmbedToken(key)), /closed/);
+    await assert.rejects(verifier.verify(await signEmbedToken(fixture.key)), /closed/);
   });
 
   for (const close of [true, false]) {
     it(`never keeps a process alive (${close ? 'closed: no timer runs after close()' : 'not closed: its timer is unref\'d'})`, async () => {
       const child = spawn(process.execPath, [fileURLToPath(new URL('./verifier-exit-child.js', import.meta.url))], {
-        env: { ...process.env, EMBED_SERVICE_URL: service.url, EMBED_API_KEY: FEED_API_KEY, EMBED_TOKEN: await signEmbedToken(key), EMBED_CLOSE: close ? '1' : '0' },
+        env: { ...process.env, EMBED_SERVICE_URL: fixture.service.url, EMBED_API_KEY: FEED_API_KEY, EMBED_TOKEN: await signEmbedToken(fixture.key), EMBED_CLOSE: close ? '1' : '0' },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let stdout = '';

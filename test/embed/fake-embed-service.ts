@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { afterEach, beforeEach } from 'node:test';
+import { createEmbedVerifier, type EmbedVerifier, type EmbedVerifierOptions } from 'user-group-service/embed';
 
 /**
  * The service's half of the embed wire (docs: /work/briefs/embed-wire.md) as
@@ -163,4 +165,32 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * A fresh fake service per test, with one published EdDSA key, and the verifiers a test makes against
+ * it (closed after each test): `defaults` are the verifier options every test of the file shares. A
+ * service per test, so that a request a closed verifier had already sent never counts in the next test.
+ */
+export function verifierFixture(defaults: Partial<EmbedVerifierOptions>) {
+  const verifiers: EmbedVerifier[] = [];
+  const fixture = {
+    service: undefined as unknown as FakeEmbedService,
+    key: undefined as unknown as SigningKey,
+    verifierWith(options: Partial<EmbedVerifierOptions> = {}): EmbedVerifier {
+      const verifier = createEmbedVerifier({ serviceUrl: fixture.service.url, ...defaults, ...options });
+      verifiers.push(verifier);
+      return verifier;
+    },
+  };
+  beforeEach(async () => {
+    fixture.service = await FakeEmbedService.start();
+    fixture.key = await generateSigningKey('EdDSA');
+    fixture.service.publish(fixture.key);
+  });
+  afterEach(async () => {
+    for (const verifier of verifiers.splice(0)) await verifier.close();
+    await fixture.service.close();
+  });
+  return fixture;
 }
