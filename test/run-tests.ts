@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './helpers/embedded-postgres.js';
@@ -25,7 +26,7 @@ function testFiles(dir: string): string[] {
  * the run hung.
  */
 function runNodeTest(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const child = spawn(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+  const child = spawn(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${availableParallelism()}`, ...files], { stdio: 'inherit', env });
   return new Promise((resolve) => {
     child.on('error', () => resolve(1));
     child.on('exit', (code) => resolve(code ?? 1));
