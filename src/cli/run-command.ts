@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, maskDatabaseUrl, type Config } from '../config.js';
 import { ServiceError, StartupError } from '../domain/errors.js';
-import { openServices, type Services } from '../services.js';
+import type { Services } from '../services.js';
 
 /** A failure worth one line on stderr, not a stack trace. */
 export class CliError extends Error {
@@ -37,6 +37,8 @@ export interface StoreUse {
  */
 export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>, use: StoreUse = {}): Promise<T> {
   const config = loadConfig();
+  // Loaded on use: `ugs --help`, `ugs config` and the refusals before a store is opened import no store driver.
+  const { openServices } = await import('../services.js');
   const services = await openServices({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
   try {
     console.error(`ugs: store: ${describeStore(config)}${services.storeCreated ? ' (a new, empty store, created just now)' : ''}`);

@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
 import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from '../../config.js';
-import { startServer } from '../../http/server.js';
 import { limitHeapGrowth } from '../heap-growth.js';
 import { CliError, describeStore } from '../run-command.js';
 import { stopOnSignals } from '../stop-on-signals.js';
-import { superviseWorkers } from '../worker-supervisor.js';
 
 export function serveCommand(program: Command): void {
   program
@@ -16,7 +14,7 @@ export function serveCommand(program: Command): void {
     .action(async (options: { port?: string; host?: string }) => {
       const config = configWithFlags(options);
       // Workers run this same command (cluster forks with our argv) and take the second branch.
-      if (config.workers > 1 && cluster.isPrimary) await superviseWorkers(config);
+      if (config.workers > 1 && cluster.isPrimary) await (await import('../worker-supervisor.js')).superviseWorkers(config);
       else await serveHttp(config);
     });
 }
@@ -41,6 +39,8 @@ function configWithFlags(options: { port?: string; host?: string }): Config {
 
 async function serveHttp(config: Config): Promise<void> {
   limitHeapGrowth();
+  // Loaded here, not at the top: every other command (and --help) would pay for importing the HTTP app.
+  const { startServer } = await import('../../http/server.js');
   const server = await startServer(config);
   server.app.log.info({ url: server.url, dataDir: config.dataDir, store: describeStore(config) }, 'user group service listening');
   // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.

@@ -3,7 +3,6 @@ import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { importIntoStore } from '../../import-into-store.js';
 import { CliError, describeStore, withServices } from '../run-command.js';
 
 export function transferCommands(program: Command): void {
@@ -29,6 +28,7 @@ export function transferCommands(program: Command): void {
       if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
       const config = loadConfig();
       console.error(`ugs: store: ${describeStore(config)}`);
+      const { importIntoStore } = await import('../../import-into-store.js');
       const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
       console.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
     });
