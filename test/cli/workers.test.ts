@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerProcess } from '../helpers/cli.js';
 import { ApiClient, rawRequest, type RawResponse } from '../helpers/http-client.js';
 import { isRunning, lines, Sandbox, stopServer, waitForOutput } from './cli-support.js';
+import { isAlive } from '../helpers/process-alive.js';
 
 /** The pids of the processes that logged `message`. */
 function pidsLogging(server: ServerProcess, message: string): Set<number> {
@@ -13,15 +14,6 @@ function pidsLogging(server: ServerProcess, message: string): Set<number> {
     .filter((entry) => entry.msg === message)
     .map((entry) => entry.pid);
   return new Set(pids);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function waitUntilGone(pids: Iterable<number>, boundMs = 10_000): Promise<void> {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestServer } from '../helpers/test-server.js';
+import { isAlive } from '../helpers/process-alive.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -21,15 +22,6 @@ function descendants(pid: number): number[] {
     return [];
   }
   return children.flatMap((child) => [child, ...descendants(child)]);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
