@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { build } from '../helpers/build.js';
 import type { RawRequest } from '../helpers/http-client.js';
@@ -42,7 +43,7 @@ describe('the wire, as recorded in test/http/wire-answers.json', () => {
     }
     await send({ method: 'GET', path: '/metrics' }, { body: 'metric-names' });
     await send({ method: 'HEAD', path: '/metrics' }, { body: 'metric-names' });
-    await send({ method: 'GET', path: '/openapi.json' }, { body: 'digest' });
+    const documented = (await send({ method: 'GET', path: '/openapi.json' }, { body: 'digest' })).json as { paths: Record<string, Record<string, unknown>> };
     await send({ method: 'GET', path: '/docs' }, { body: 'omitted' });
     await send({ method: 'GET', path: '/docs/' }, { body: 'omitted' });
     await send({ method: 'GET', path: '/console', outsideContract: true }, { body: 'omitted' });
@@ -166,6 +167,14 @@ describe('the wire, as recorded in test/http/wire-answers.json', () => {
     }
     await call(`ugsk_${'1'.repeat(49)}`, 'GET', '/api/user_groups', undefined, 'past the failed-auth budget');
 
+    // A route added later is played here too, or this fails.
+    const played = wire.entries.map((e) => e.request);
+    for (const [path, item] of Object.entries(documented.paths)) {
+      for (const method of Object.keys(item)) {
+        const line = new RegExp(`^${method.toUpperCase()} ${path.replace(/[.+*?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/?]+')}([? ]|$)`);
+        assert.ok(played.some((request) => line.test(request)), `the script plays no ${method.toUpperCase()} ${path}`);
+      }
+    }
     compareWithGolden(wire.entries, GOLDEN);
   });
 });
