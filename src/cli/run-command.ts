@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, maskDatabaseUrl, type Config } from '../config.js';
 import { ServiceError, StartupError } from '../domain/errors.js';
-import type { Services } from '../services.js';
+import type { Core } from '../services.js';
 
 /** A failure worth one line on stderr, not a stack trace. */
 export class CliError extends Error {
@@ -31,20 +31,21 @@ export interface StoreUse {
 }
 
 /**
- * Runs `body` with the configured services open, closing them afterwards
- * whatever happens. Says on stderr, in one line, which store it opened, so a
- * command run against another store than the server's is noticed.
+ * Runs `body` with the configured core open (the store and the domain
+ * services: nothing in the background), closing it afterwards whatever
+ * happens. Says on stderr, in one line, which store it opened, so a command
+ * run against another store than the server's is noticed.
  */
-export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>, use: StoreUse = {}): Promise<T> {
+export async function withServices<T>(body: (core: Core, config: Config) => Promise<T>, use: StoreUse = {}): Promise<T> {
   const config = loadConfig();
   // Loaded on use: `ugs --help`, `ugs config` and the refusals before a store is opened import no store driver.
-  const { openServices } = await import('../services.js');
-  const services = await openServices({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
+  const { openCore } = await import('../services.js');
+  const core = await openCore({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
   try {
-    console.error(`ugs: store: ${describeStore(config)}${services.storeCreated ? ' (a new, empty store, created just now)' : ''}`);
-    return await body(services, config);
+    console.error(`ugs: store: ${describeStore(config)}${core.storeStatus.created ? ' (a new, empty store, created just now)' : ''}`);
+    return await body(core, config);
   } finally {
-    await services.close();
+    await core.close();
   }
 }
 

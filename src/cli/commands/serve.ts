@@ -3,7 +3,6 @@ import cluster from 'node:cluster';
 import { ConfigError, loadConfig, type Config } from '../../config.js';
 import { limitHeapGrowth } from '../heap-growth.js';
 import { CliError, describeStore } from '../run-command.js';
-import { stopOnSignals } from '../stop-on-signals.js';
 
 export function serveCommand(program: Command): void {
   program
@@ -40,7 +39,7 @@ function configWithFlags(options: { port?: string; host?: string }): Config {
 async function serveHttp(config: Config): Promise<void> {
   limitHeapGrowth();
   // Loaded here, not at the top: every other command (and --help) would pay for importing the HTTP app.
-  const { startServer } = await import('../../http/server.js');
+  const [{ startServer }, { stopOnSignals }] = await Promise.all([import('../../serving.js'), import('../stop-on-signals.js')]);
   const server = await startServer(config);
   server.app.log.info({ url: server.url, dataDir: config.dataDir, store: describeStore(config) }, 'user group service listening');
   // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.
