@@ -3,6 +3,8 @@ import { Value } from '@sinclair/typebox/value';
 import { join, resolve } from 'node:path';
 import { packageRoot } from './package-root.js';
 import { isIP } from 'node:net';
+import { StartupError } from './domain/errors.js';
+import { maskDatabaseUrl } from './domain/secret-redaction.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-key.js';
 
 /** The Standard Webhooks retry schedule, in seconds: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -225,7 +227,8 @@ export interface PostgresConfig {
   connectTimeoutMs: number;
 }
 
-export class ConfigError extends Error {
+/** A setting that cannot be used: one line naming it, as every StartupError. */
+export class ConfigError extends StartupError {
   override name = 'ConfigError';
 
   constructor(
@@ -345,18 +348,6 @@ export function effectiveConfig(env: NodeJS.ProcessEnv = process.env): Effective
       description: schema.description ?? '',
     };
   });
-}
-
-/** The URL with its password (in the authority or the query string) replaced by '****'. */
-export function maskDatabaseUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password) url.password = '****';
-    for (const param of ['password', 'sslpassword']) if (url.searchParams.has(param)) url.searchParams.set(param, '****');
-    return url.toString();
-  } catch {
-    return '****';
-  }
 }
 
 /** `parse()` of a setting whose rules a schema cannot say; its Error becomes the setting's one-line ConfigError. */
