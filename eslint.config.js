@@ -3,6 +3,15 @@ import js from '@eslint/js';
 import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
+const STORE_BEHIND_ROOT = {
+  group: ['**/store/**'],
+  message: 'Only src/store and the composition root (src/services.ts) see the store; take a port from src/domain, handed in by src/services.ts.',
+};
+const NOTHING_OF_SERVING = {
+  group: ['**/http/**', '**/serving.js'],
+  message: 'The settings and the core load for every CLI command: nothing of serving (the HTTP app, src/serving.ts) may load with them.',
+};
+
 export default tseslint.config(
   // What git ignores (builds, data dirs, the local PostgreSQL, scratch folders) is never linted.
   includeIgnoreFile(fileURLToPath(new URL('.gitignore', import.meta.url))),
@@ -24,14 +33,15 @@ export default tseslint.config(
     // consumer a port or a domain service; `ugs import` (src/import-into-store.ts) opens the store it fills, and the
     // package's entry point names the Store type. (src/domain has its own, stricter rule below.)
     files: ['src/**'],
-    ignores: ['src/store/**', 'src/domain/**', 'src/services.ts', 'src/import-into-store.ts', 'src/index.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/store/**'], message: 'Only src/store and the composition root (src/services.ts) see the store; take a port from src/domain, handed in by src/services.ts.' }] },
-      ],
-    },
+    ignores: ['src/store/**', 'src/domain/**', 'src/services.ts', 'src/config.ts', 'src/import-into-store.ts', 'src/index.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [STORE_BEHIND_ROOT] }] },
   },
+  {
+    // Every CLI command reads the settings and opens the core; serving's half of the root (src/serving.ts) stays out of both.
+    files: ['src/config.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [STORE_BEHIND_ROOT, NOTHING_OF_SERVING] }] },
+  },
+  { files: ['src/services.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NOTHING_OF_SERVING] }] } },
   {
     // Dependencies point inward: the domain declares the ports it needs and imports no adapter.
     files: ['src/domain/**'],

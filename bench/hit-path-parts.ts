@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openServices } from '../src/services.js';
+import { openCore } from '../src/services.js';
 import { createTokenCipher } from '../src/domain/token-cipher.js';
 import { openStore } from '../src/store/open-store.js';
 
@@ -12,7 +12,7 @@ import { openStore } from '../src/store/open-store.js';
  * these with their cost inside a request.
  */
 const dir = mkdtempSync(join(tmpdir(), 'ugs-parts-'));
-const services = await openServices({ dataDir: dir, secret: undefined, postgres: undefined, keyCacheTtlMs: 1000 });
+const services = await openCore({ dataDir: dir, secret: undefined, postgres: undefined, keyCacheTtlMs: 1000 });
 // The store's own lookup, on a second connection to the same file: services hand out no store.
 const { store } = await openStore({ dataDir: dir, postgres: undefined });
 try {

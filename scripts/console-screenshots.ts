@@ -4,11 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { loadConfig } from '../src/config.js';
-import { buildApp } from '../src/http/app.js';
+import { defaultConfig } from '../src/config.js';
 import { createLogger } from '../src/http/logger.js';
-import { openServices } from '../src/services.js';
-import { webhookWorkerFor } from '../src/webhooks/webhook-worker.js';
+import { startServing } from '../src/serving.js';
+import { openCore } from '../src/services.js';
 
 /**
  * `npm run console:screenshots`: the operator console's main pages as PNGs in
@@ -21,13 +20,10 @@ const CHROMIUM = '/usr/bin/chromium';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-console-shots-'));
 // Private targets allowed: the example receiver is on 127.0.0.1.
-const webhooks = { ...loadConfig({}).webhooks, allowPrivateTargets: true, pollMs: 20 };
-const services = await openServices({ dataDir, secret: undefined, postgres: undefined, keyCacheTtlMs: 0, serving: true, embed: loadConfig({}).embed, webhooks });
-const app = await buildApp(services, { logger: createLogger('silent') });
-await app.listen({ port: 0, host: '127.0.0.1' });
-const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-const worker = webhookWorkerFor(services);
-worker.start();
+const defaults = defaultConfig();
+const services = await openCore({ ...defaults, dataDir, keyCacheTtlMs: 0, webhooks: { ...defaults.webhooks, allowPrivateTargets: true, pollMs: 20 } });
+const serving = await startServing(services, { ...defaults, port: 0, host: '127.0.0.1', logger: createLogger('silent') });
+const { url } = serving;
 const receiver = createServer((request, response) => {
   request.resume();
   request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}'));
@@ -112,11 +108,10 @@ try {
   await phone.goto(`${url}/console/groups/acme`);
   await shot(phone, 'group-read-only-375px.png');
 } finally {
-  await worker.stop(1000);
   receiver.closeAllConnections();
   receiver.close();
   await browser.close();
-  await app.close();
+  await serving.close();
   await services.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

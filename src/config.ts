@@ -2,8 +2,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { join, resolve } from 'node:path';
 import { packageRoot } from './package-root.js';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/http-limits.js';
-import { parseTrustedProxies } from './http/trusted-proxies.js';
+import { isIP } from 'node:net';
+import { StartupError } from './domain/errors.js';
+import { maskDatabaseUrl } from './domain/secret-redaction.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from './domain/signing-key.js';
 
 /** The Standard Webhooks retry schedule, in seconds: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
@@ -43,23 +44,23 @@ const ConfigSchema = Type.Object({
     default: 1000,
     description: 'How long a verified API key may be reused without a store lookup. A revocation anywhere ends the reuse at once (see the README, Revoking a key); this bounds it only if PostgreSQL\'s revocation notifications silently stop arriving. `0` = look up every request.',
   }),
-  UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.requestsPerKeyPerMinute, description: 'Requests per API key per minute, per process; over it: 429 `rate_limited` with `Retry-After`. `0` = no limit.' }),
-  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: DEFAULT_HTTP_LIMITS.authFailuresPerMinute, description: 'Failed authentications per client address per minute; past it, that address\'s further failures get 429 `rate_limited` until the minute ends, while a valid key from it is always served. `0` = off.' }),
+  UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: 0, description: 'Requests per API key per minute, per process; over it: 429 `rate_limited` with `Retry-After`. `0` = no limit.' }),
+  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: 100, description: 'Failed authentications per client address per minute; past it, that address\'s further failures get 429 `rate_limited` until the minute ends, while a valid key from it is always served. `0` = off.' }),
   UGS_TRUST_PROXY: Type.Optional(
     Type.String({
       description:
         'Proxies in front of the service whose `X-Forwarded-For` is believed: comma-separated addresses, CIDRs (`10.0.0.0/8`, `2001:db8::/32`) or `loopback`, `linklocal`, `uniquelocal`. Behind them the client is the address they forward for, in the failed-auth throttle, the log lines and the audit log. `true` and hop counts are refused: they would believe whatever connects, so a client could forge its address. Unset: the connecting address is the client.',
     }),
   ),
-  UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: DEFAULT_HTTP_LIMITS.maxConnections, description: 'Open connections at most, per process; more are closed at once.' }),
+  UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 10_000, description: 'Open connections at most, per process; more are closed at once.' }),
   UGS_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
     minimum: 1,
-    default: DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
+    default: 100,
     description: 'Open connections from one client address at most, per process; more from it are closed at once, other addresses unaffected. Trusted proxies (`UGS_TRUST_PROXY`) are exempt.',
   }),
-  UGS_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.headersTimeoutMs, description: 'Time to receive the request headers; after it: 408 `request_timeout`.' }),
-  UGS_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.requestTimeoutMs, description: 'Time to receive the whole request, body included; after it: 408 `request_timeout`.' }),
-  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs, description: 'Idle time before a kept-alive connection is closed; behind a load balancer, set it above the balancer\'s idle timeout (AWS ALB: 60 s, so e.g. `65000`).' }),
+  UGS_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Time to receive the request headers; after it: 408 `request_timeout`.' }),
+  UGS_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 30_000, description: 'Time to receive the whole request, body included; after it: 408 `request_timeout`.' }),
+  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Idle time before a kept-alive connection is closed; behind a load balancer, set it above the balancer\'s idle timeout (AWS ALB: 60 s, so e.g. `65000`).' }),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL (`postgres://user:pass@host:5432/db`): use PostgreSQL instead of SQLite (see docs/scaling.md); unset: SQLite in `UGS_DATA_DIR`.' }),
   ),
@@ -172,6 +173,33 @@ export interface Config {
   webhooks: WebhookConfig;
 }
 
+/** Protections against slow and abusive clients; every field has a documented default (README). */
+export interface HttpLimits {
+  /** Requests per API key per minute on /api routes; 0 turns the limit off (the default). */
+  requestsPerKeyPerMinute: number;
+  /** Failed authentications per client address per minute; past it, further failures from that address get 429 for the rest of the minute (valid keys never do); 0 = off. */
+  authFailuresPerMinute: number;
+  /** Open connections at most; more are closed at once. */
+  maxConnections: number;
+  /**
+   * Open connections from one client address at most; more from that address
+   * are closed at once, other addresses unaffected. Trusted proxies
+   * (UGS_TRUST_PROXY) are exempt: they carry many clients.
+   */
+  maxConnectionsPerAddress: number;
+  /** Time to receive all request headers. */
+  headersTimeoutMs: number;
+  /** Time to receive the whole request, body included. */
+  requestTimeoutMs: number;
+  /**
+   * How long an idle kept-alive connection stays open. Short, so idle
+   * connections do not pile up; behind a load balancer it must exceed the
+   * balancer's own idle timeout (AWS ALB: 60 s), or the balancer may reuse a
+   * connection the service is closing.
+   */
+  keepAliveTimeoutMs: number;
+}
+
 export interface WebhookConfig {
   timeoutMs: number;
   /** Delay before each attempt, in ms; its length is the number of attempts. */
@@ -199,7 +227,8 @@ export interface PostgresConfig {
   connectTimeoutMs: number;
 }
 
-export class ConfigError extends Error {
+/** A setting that cannot be used: one line naming it, as every StartupError. */
+export class ConfigError extends StartupError {
   override name = 'ConfigError';
 
   constructor(
@@ -286,6 +315,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+let defaults: Config | undefined;
+
+/** Every setting at its default (the environment ignored), computed once: for tools and tests that set only a few. */
+export function defaultConfig(): Config {
+  return (defaults ??= loadConfig({}));
+}
+
 /** One setting as `ugs config` shows it. */
 export interface EffectiveSetting {
   name: string;
@@ -314,18 +350,6 @@ export function effectiveConfig(env: NodeJS.ProcessEnv = process.env): Effective
   });
 }
 
-/** The URL with its password (in the authority or the query string) replaced by '****'. */
-export function maskDatabaseUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    if (url.password) url.password = '****';
-    for (const param of ['password', 'sslpassword']) if (url.searchParams.has(param)) url.searchParams.set(param, '****');
-    return url.toString();
-  } catch {
-    return '****';
-  }
-}
-
 /** `parse()` of a setting whose rules a schema cannot say; its Error becomes the setting's one-line ConfigError. */
 function parsed<T>(name: string, env: NodeJS.ProcessEnv, parse: () => T): T {
   try {
@@ -338,4 +362,51 @@ function parsed<T>(name: string, env: NodeJS.ProcessEnv, parse: () => T): T {
 function describeSetting(name: string): string {
   const schema = (ConfigSchema.properties as Record<string, { description?: string }>)[name];
   return schema?.description ?? '';
+}
+
+/** The names proxy-addr (and so Fastify and Express) give these ranges; accepted here too. */
+export const NAMED_PROXY_RANGES: Readonly<Record<string, readonly (readonly [string, number])[]>> = {
+  loopback: [['127.0.0.0', 8], ['::1', 128]],
+  linklocal: [['169.254.0.0', 16], ['fe80::', 10]],
+  uniquelocal: [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['fc00::', 7]],
+};
+
+/**
+ * UGS_TRUST_PROXY: the addresses of the proxies in front of the service, as a
+ * comma-separated list of addresses, CIDRs and the names loopback, linklocal
+ * and uniquelocal. Empty or `false`: no proxy is trusted. Throws an Error
+ * whose message says what is wrong with the text.
+ *
+ * `true` and hop counts are refused: both trust whatever address connects,
+ * so a client that reaches the service directly (or, with `true`, through the
+ * proxy) picks its own address with X-Forwarded-For, and with it its
+ * failed-auth budget and what the audit log says. Fastify itself no longer
+ * honours hop counts, for the same reason.
+ */
+export function parseTrustedProxies(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed === '' || trimmed.toLowerCase() === 'false') return [];
+  if (trimmed.toLowerCase() === 'true' || /^\d+$/.test(trimmed)) {
+    throw new Error(
+      `${trimmed.toLowerCase() === 'true' ? '"true"' : 'a hop count'} would trust any address that connects, letting clients forge X-Forwarded-For; list the proxies' addresses or CIDRs instead (e.g. 10.0.0.0/8, or uniquelocal)`,
+    );
+  }
+  const entries = trimmed.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!(entry in NAMED_PROXY_RANGES) && proxyRangeOf(entry) === undefined) {
+      throw new Error(`${JSON.stringify(entry)} is not an IP address, a CIDR (e.g. 10.0.0.0/8) or one of ${Object.keys(NAMED_PROXY_RANGES).join(', ')}`);
+    }
+  }
+  return entries;
+}
+
+/** `[network, prefix length]` of an address or CIDR; undefined when it is neither. */
+export function proxyRangeOf(entry: string): readonly [string, number] | undefined {
+  const [network = '', prefixText, ...rest] = entry.split('/');
+  const family = isIP(network);
+  if (family === 0 || rest.length > 0) return undefined;
+  const maximum = family === 6 ? 128 : 32;
+  if (prefixText === undefined) return [network, maximum];
+  const prefix = /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
+  return prefix <= maximum ? [network, prefix] : undefined;
 }

@@ -1,5 +1,5 @@
 export { buildApp } from './http/app.js';
-export { startServer, type RunningServer } from './http/server.js';
+export { startServer, startServing, type RunningServer, type Serving, type ServingConfig } from './serving.js';
 export { loadConfig, type Config } from './config.js';
-export { openServices, type Services } from './services.js';
+export { openCore, type Core, type CoreConfig } from './services.js';
 export type { Store } from './store/store.js';

@@ -9,7 +9,7 @@ import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, resea
 import { secretCheckOf } from './domain/token-cipher.js';
 import { listLiveHolders, readRotation, recordRotation } from './secret-holders.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
-import type { Services } from './services.js';
+import type { Core } from './services.js';
 
 export interface RotationResult extends ResealSummary {
   mode: 'environment' | 'data dir';
@@ -18,7 +18,7 @@ export interface RotationResult extends ResealSummary {
 const HOLDER_POLL_MS = 100;
 
 /** What a rotation reads and writes: the store's settings (fingerprint, rotation, servers), every token, and this run's cipher. */
-type RotationServices = Pick<Services, 'settings' | 'tokenReseal' | 'signingKeyReseal' | 'webhookReseal' | 'cipher'>;
+type RotationServices = Pick<Core, 'secretRotation' | 'cipher'>;
 
 /**
  * Moves every stored token to a new server secret while servers keep serving,
@@ -39,7 +39,7 @@ type RotationServices = Pick<Services, 'settings' | 'tokenReseal' | 'signingKeyR
  * generated there; the old one stays as `server-secret.previous` until done.
  */
 export async function rotateServerSecret(services: RotationServices, settings: SecretSettings, graceMs: number): Promise<RotationResult> {
-  const { settings: storeSettings, tokenReseal } = services;
+  const { settings: storeSettings, tokenReseal, signingKeyReseal, webhookReseal } = services.secretRotation;
   const recorded = (await storeSettings.getSetting(SECRET_CHECK_SETTING))!;
   const last = await readRotation(storeSettings);
   const mode = settings.secret !== undefined ? 'environment' : 'data dir';
@@ -85,8 +85,8 @@ export async function rotateServerSecret(services: RotationServices, settings: S
 
   const first = await resealTokens(tokenReseal, services.cipher);
   const second = await resealTokens(tokenReseal, services.cipher);
-  await resealSigningKeys(services.signingKeyReseal, services.cipher);
-  await resealWebhookSecrets(services.webhookReseal, services.cipher);
+  await resealSigningKeys(signingKeyReseal, services.cipher);
+  await resealWebhookSecrets(webhookReseal, services.cipher);
   if (rotation.finishedAt === null) await recordRotation(storeSettings, { ...rotation, finishedAt: new Date().toISOString() });
   if (mode === 'data dir') rmSync(previousPath, { force: true });
   return { scanned: first.scanned, resealed: first.resealed + second.resealed, mode };
@@ -97,7 +97,7 @@ async function waitUntilEveryServerSeals(services: RotationServices, to: string,
   const deadline = Date.now() + graceMs;
   for (;;) {
     const now = new Date();
-    const holders = await listLiveHolders(services.settings, now);
+    const holders = await listLiveHolders(services.secretRotation.settings, now);
     // A data-dir server learns the new secret from the files when it notices the fingerprint; one with UGS_SECRET never can.
     const stranded = holders.find((holder) => holder.source === 'UGS_SECRET' && !holder.known.includes(to));
     if (stranded) {

@@ -1,4 +1,4 @@
-import { loadConfig, type Config, type WebhookConfig } from './config.js';
+import { defaultConfig, type Config } from './config.js';
 import { ApiKeyService } from './domain/api-key-service.js';
 import type { AuditStore } from './domain/audit-store.js';
 import { ConsoleSessionService } from './domain/console-session-service.js';
@@ -10,10 +10,10 @@ import type { SettingsStore } from './domain/settings-store.js';
 import type { SigningKeyStore } from './domain/signing-key-store.js';
 import type { StoreHealth } from './domain/store-health.js';
 import { EmbedSessionService } from './domain/embed-session-service.js';
-import { createSigningKeyring, loadSigningKeyring, refreshSigningKeyring, SIGNING_KEY_POLL_MS, type SigningKeyring } from './domain/signing-keys.js';
+import { createSigningKeyring, loadSigningKeyring, type SigningKeyring } from './domain/signing-keys.js';
 import { UserGroupService } from './domain/user-group-service.js';
 import { WebhookService } from './domain/webhook-service.js';
-import type { WebhookDeliveryStore, WebhookSecretResealStore } from './domain/webhook-store.js';
+import type { WebhookSecretResealStore } from './domain/webhook-store.js';
 import { TimedEmbedSessionStore, TimedSigningKeyStore } from './metrics/timed-embed-ports.js';
 import { StoreTiming } from './metrics/store-timing.js';
 import { TimedConsoleSessionStore } from './metrics/timed-console-ports.js';
@@ -28,88 +28,99 @@ import {
   TimedTransferStore,
   TimedUserGroupStore,
 } from './metrics/timed-ports.js';
-import { loadServerSecret, SECRET_POLL_MS, type SecretKeyring } from './server-secret.js';
+import { loadServerSecret, type SecretKeyring } from './server-secret.js';
 import { openStore, type StoreConfig } from './store/open-store.js';
 import { DeliveryOutcomes } from './webhooks/delivery-outcomes.js';
 import { TargetGuard } from './webhooks/target-guard.js';
+import type { WebhookDeliveryPorts } from './webhooks/webhook-worker.js';
 
 /**
- * Everything the HTTP layer and the CLI call: one composition root for both.
+ * The composition root's first phase: the store and the domain services over
+ * it, for the CLI and for serving alike. Opening it starts nothing in the
+ * background (no poller, no timer, no listener), so a one-shot command ends
+ * when its work does; src/serving.ts adds what only a serving process runs.
  * Each consumer gets the domain service or the one port it needs, never the
  * store itself.
  */
-export interface Services {
+export interface Core {
   userGroups: UserGroupService;
   apiKeys: ApiKeyService;
-  dataTransfer: DataTransfer;
   /** Each environment's embed token signing keys: the JWKS, `ugs signing-keys`. */
   signingKeys: SigningKeyring;
   embedSessions: EmbedSessionService;
-  /** The audit log, for `ugs audit`. */
-  audit: AuditStore;
   /** The event outbox, for GET /api/events. */
   events: EventService;
-  /** Operator console sessions (/console). */
-  consoleSessions: ConsoleSessionService;
   /** Registering webhooks and reading their deliveries, for /api/webhooks and `ugs webhooks`. */
   webhooks: WebhookService;
-  /** What the delivery worker needs (src/webhooks/webhook-worker.ts): the store's delivery side, the target guard, the settings. */
-  webhookDelivery: { store: WebhookDeliveryStore; targets: TargetGuard; config: WebhookConfig; outcomes: DeliveryOutcomes };
-  /** Every webhook's sealed secrets, for `ugs secret rotate`. */
-  webhookReseal: WebhookSecretResealStore;
-  /** Whether the store answers, for GET /readyz. */
-  storeHealth: StoreHealth;
-  /** The store's own settings: the server secret's bookkeeping (server-secret.ts, `ugs secret rotate`). */
-  settings: SettingsStore;
-  /** Every stored token's ciphertext, for `ugs secret rotate`. */
-  tokenReseal: TokenResealStore;
-  /** Every signing key's sealed private half, for `ugs secret rotate`. */
-  signingKeyReseal: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>;
-  /** How long each store call takes, for GET /metrics. */
-  storeTiming: StoreTiming;
+  /** Operator console sessions (/console). */
+  consoleSessions: ConsoleSessionService;
+  /** The audit log, for `ugs audit` and the console's activity page. */
+  audit: AuditStore;
+  /** `ugs export` and `ugs import`. */
+  dataTransfer: DataTransfer;
+  /** The server secret: seals tokens, signing keys and webhook secrets. */
   cipher: SecretKeyring;
-  appliedMigrations: string[];
-  /** True when opening made the store (a fresh data dir or an empty database). */
-  storeCreated: boolean;
-  /** Stops following the server secret and closes the store; calling it again does nothing more. */
+  /** What the delivery worker needs (src/webhooks/webhook-worker.ts). */
+  webhookDelivery: WebhookDeliveryPorts;
+  /** What `ugs secret rotate` rereads and reseals, and where serving processes follow a rotation. */
+  secretRotation: SecretRotationPorts;
+  storeStatus: StoreStatus;
+  /** Closes the store; calling it again does nothing more. */
   close(): Promise<void>;
 }
 
-export interface ServicesConfig extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>, Partial<Pick<Config, 'embed' | 'eventRetentionDays' | 'webhooks'>>, Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {
-  previousSecret?: string;
-  /** How often a process checks for a rotation by `ugs secret rotate`; SECRET_POLL_MS unless a test needs it faster. */
-  secretPollMs?: number;
-  /** A serving process records itself in the store, so `ugs secret rotate` knows which secrets it has. */
-  serving?: boolean;
+export interface SecretRotationPorts {
+  /** The store's own settings: the server secret's bookkeeping (server-secret.ts, secret-holders.ts). */
+  settings: SettingsStore;
+  /** Every stored token's ciphertext. */
+  tokenReseal: TokenResealStore;
+  /** Every signing key's sealed private half. */
+  signingKeyReseal: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>;
+  /** Every webhook's sealed secrets. */
+  webhookReseal: WebhookSecretResealStore;
 }
 
-export async function openServices(config: ServicesConfig): Promise<Services> {
-  const { store, appliedMigrations, created: storeCreated } = await openStore(config);
+export interface StoreStatus {
+  /** Whether the store answers, for GET /readyz. */
+  health: StoreHealth;
+  /** How long each store call takes, for GET /metrics. */
+  timing: StoreTiming;
+  appliedMigrations: string[];
+  /** True when opening made the store (a fresh data dir or an empty database). */
+  created: boolean;
+  /** Starts following the store's state in the background (SQLite: its file deleted or replaced) until close: serving processes only. */
+  monitor(): void;
+}
+
+export interface CoreConfig
+  extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
+    Partial<Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'webhooks'>>,
+    Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {}
+
+export async function openCore(config: CoreConfig): Promise<Core> {
+  const { store, appliedMigrations, created } = await openStore(config);
   // Every port timed for ugs_store_operation_duration_seconds (free until an app observes it).
-  const storeTiming = new StoreTiming();
-  const settings = new TimedSettingsStore(store.settings, storeTiming);
+  const timing = new StoreTiming();
+  const settings = new TimedSettingsStore(store.settings, timing);
   try {
     const cipher = await loadServerSecret(settings, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
-    await cipher.watch(settings, config.secretPollMs ?? SECRET_POLL_MS, config.serving ?? false);
-    const userGroupStore = new TimedUserGroupStore(store.userGroups, storeTiming);
-    // Tools and tests that open services without a full configuration get the settings' defaults.
-    const embed = config.embed ?? loadConfig({}).embed;
-    const signingKeyStore = new TimedSigningKeyStore(store.signingKeys, storeTiming);
+    const userGroupStore = new TimedUserGroupStore(store.userGroups, timing);
+    // Tools and tests that open the core without a full configuration get the settings' defaults.
+    const embed = config.embed ?? defaultConfig().embed;
+    const webhookConfig = config.webhooks ?? defaultConfig().webhooks;
+    const signingKeyStore = new TimedSigningKeyStore(store.signingKeys, timing);
     const signingKeys = createSigningKeyring({ store: signingKeyStore, settings, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
-    await loadSigningKeyring(signingKeys, { serving: config.serving ?? false });
-    // A rotation waits at least 60 s (the least JWKS max-age) before its key signs: every process has reread the keys by then.
-    const webhookConfig = config.webhooks ?? loadConfig({}).webhooks;
+    await loadSigningKeyring(signingKeys);
     const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
-    const keyPoll = setInterval(() => void refreshSigningKeyring(signingKeys).catch(() => {}), SIGNING_KEY_POLL_MS);
-    keyPoll.unref();
     // Made on first use (a page read), so tools that only open the store write nothing for it.
     const positions = new PositionSeal(settings);
-    const apiKeys = new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, storeTiming), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() });
+    const apiKeys = new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, timing), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() });
     return {
       userGroups: new UserGroupService({ store: userGroupStore, cipher }),
+      apiKeys,
       signingKeys,
       embedSessions: new EmbedSessionService({
-        sessions: new TimedEmbedSessionStore(store.embedSessions, storeTiming),
+        sessions: new TimedEmbedSessionStore(store.embedSessions, timing),
         groups: userGroupStore,
         signingKeys,
         settings: {
@@ -118,31 +129,16 @@ export async function openServices(config: ServicesConfig): Promise<Services> {
         },
         positions,
       }),
-      apiKeys,
-      consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, storeTiming), apiKeys }),
-      dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, storeTiming), cipher),
-      audit: new TimedAuditStore(store.audit, storeTiming),
-      events: new EventService({
-        store: new TimedEventStore(store.events, storeTiming),
-        retentionDays: config.eventRetentionDays ?? loadConfig({}).eventRetentionDays,
-        positions,
-      }),
-      webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, storeTiming), cipher, targets, positions }),
-      webhookDelivery: { store: new TimedWebhookDeliveryStore(store.webhookDeliveries, storeTiming), targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
-      webhookReseal: store.webhooks,
-      storeHealth: new TimedStoreHealth(store, storeTiming),
-      settings,
-      tokenReseal: new TimedTokenResealStore(store.tokenReseal, storeTiming),
-      signingKeyReseal: signingKeyStore,
-      storeTiming,
+      events: new EventService({ store: new TimedEventStore(store.events, timing), retentionDays: config.eventRetentionDays ?? defaultConfig().eventRetentionDays, positions }),
+      webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, timing), cipher, targets, positions }),
+      consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, timing), apiKeys }),
+      audit: new TimedAuditStore(store.audit, timing),
+      dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, timing), cipher),
       cipher,
-      appliedMigrations,
-      storeCreated,
-      close: async () => {
-        clearInterval(keyPoll);
-        await cipher.stop();
-        await store.close();
-      },
+      webhookDelivery: { store: new TimedWebhookDeliveryStore(store.webhookDeliveries, timing), targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
+      secretRotation: { settings, tokenReseal: new TimedTokenResealStore(store.tokenReseal, timing), signingKeyReseal: signingKeyStore, webhookReseal: store.webhooks },
+      storeStatus: { health: new TimedStoreHealth(store, timing), timing, appliedMigrations, created, monitor: () => store.monitor() },
+      close: () => store.close(),
     };
   } catch (error) {
     await store.close();

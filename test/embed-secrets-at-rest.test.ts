@@ -62,7 +62,7 @@ async function exercise(server: TestServer): Promise<string[]> {
   }
   await server.services.signingKeys.Customer.rotate();
   await server.services.signingKeys.Testing.rotate();
-  const keys = [...(await server.services.signingKeyReseal.listSigningKeys('Customer')), ...(await server.services.signingKeyReseal.listSigningKeys('Testing'))];
+  const keys = [...(await server.services.secretRotation.signingKeyReseal.listSigningKeys('Customer')), ...(await server.services.secretRotation.signingKeyReseal.listSigningKeys('Testing'))];
   assert.equal(keys.length, 4);
   const privateKeys = keys.flatMap((key) => {
     const pem = server.services.cipher.open(key.privateKeyCiphertext, signingKeySealContext(key.kid));

@@ -39,4 +39,26 @@ describe('eslint . (npm run lint)', () => {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
     }
   });
+
+  it('keeps serving out of what every CLI command loads: the settings and the core import no HTTP and not src/serving.ts', async () => {
+    const eslint = new ESLint({ cwd: ROOT });
+    const restricted = async (file: string, from: string) => {
+      const [result] = await eslint.lintText(`import { probe } from '${from}';\nexport const value = probe;\n`, { filePath: `${ROOT}/${file}` });
+      return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
+    };
+    for (const [file, from] of [
+      ['src/services.ts', './http/app.js'],
+      ['src/services.ts', './serving.js'],
+      ['src/config.ts', './http/trusted-proxies.js'],
+      ['src/config.ts', './store/open-store.js'],
+    ]) {
+      assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
+    }
+    for (const [file, from] of [
+      ['src/serving.ts', './http/app.js'],
+      ['src/services.ts', './domain/user-group-service.js'],
+    ]) {
+      assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
+    }
+  });
 });

@@ -1,6 +1,7 @@
-import { ConfigError, loadConfig, maskDatabaseUrl, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { ServiceError, StartupError } from '../domain/errors.js';
-import type { Services } from '../services.js';
+import { maskDatabaseUrl } from '../domain/secret-redaction.js';
+import type { Core } from '../services.js';
 
 /** A failure worth one line on stderr, not a stack trace. */
 export class CliError extends Error {
@@ -9,7 +10,7 @@ export class CliError extends Error {
 
 /** Prints what went wrong in one line and sets a failing exit code. */
 export function reportFailure(error: unknown): void {
-  const expected = error instanceof CliError || error instanceof ConfigError || error instanceof StartupError || error instanceof ServiceError;
+  const expected = error instanceof CliError || error instanceof StartupError || error instanceof ServiceError;
   const code = (error as NodeJS.ErrnoException)?.code;
   if (expected) console.error(`ugs: ${(error as Error).message}`);
   else if (code === 'EADDRINUSE') console.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
@@ -31,20 +32,21 @@ export interface StoreUse {
 }
 
 /**
- * Runs `body` with the configured services open, closing them afterwards
- * whatever happens. Says on stderr, in one line, which store it opened, so a
- * command run against another store than the server's is noticed.
+ * Runs `body` with the configured core open (the store and the domain
+ * services: nothing in the background), closing it afterwards whatever
+ * happens. Says on stderr, in one line, which store it opened, so a command
+ * run against another store than the server's is noticed.
  */
-export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>, use: StoreUse = {}): Promise<T> {
-  const config = loadConfig();
-  // Loaded on use: `ugs --help`, `ugs config` and the refusals before a store is opened import no store driver.
-  const { openServices } = await import('../services.js');
-  const services = await openServices({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
+export async function withServices<T>(body: (core: Core, config: Config) => Promise<T>, use: StoreUse = {}): Promise<T> {
+  // Loaded on use: `ugs --help` reads no settings (TypeBox), and it, `ugs config` and the refusals before a store is opened import no store driver.
+  const config = (await import('../config.js')).loadConfig();
+  const { openCore } = await import('../services.js');
+  const core = await openCore({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
   try {
-    console.error(`ugs: store: ${describeStore(config)}${services.storeCreated ? ' (a new, empty store, created just now)' : ''}`);
-    return await body(services, config);
+    console.error(`ugs: store: ${describeStore(config)}${core.storeStatus.created ? ' (a new, empty store, created just now)' : ''}`);
+    return await body(core, config);
   } finally {
-    await services.close();
+    await core.close();
   }
 }
 

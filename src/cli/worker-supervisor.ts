@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.js';
 import { createLogger } from '../http/logger.js';
 import { serveClusterMetrics } from '../metrics/cluster-metrics.js';
-import { openServices } from '../services.js';
+import { openCore } from '../services.js';
 
 /** How long past UGS_SHUTDOWN_TIMEOUT_MS a worker may take to exit before it is killed. */
 const KILL_GRACE_MS = 5000;
@@ -20,9 +20,9 @@ const KILL_GRACE_MS = 5000;
  */
 export async function superviseWorkers(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const services = await openServices(config);
-  if (services.appliedMigrations.length > 0) logger.info({ migrations: services.appliedMigrations }, 'applied migrations');
-  await services.close();
+  const core = await openCore(config);
+  if (core.storeStatus.appliedMigrations.length > 0) logger.info({ migrations: core.storeStatus.appliedMigrations }, 'applied migrations');
+  await core.close();
   serveClusterMetrics();
 
   const live = new Set<Worker>();

@@ -16,3 +16,15 @@ export function redactSecrets(text: string): string {
   for (const prefix of PREFIXES) if (text.includes(prefix)) return text.replace(SECRET, '$1[redacted]');
   return text;
 }
+
+/** The URL with its password (in the authority or the query string) replaced by '****'. */
+export function maskDatabaseUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.password) url.password = '****';
+    for (const param of ['password', 'sslpassword']) if (url.searchParams.has(param)) url.searchParams.set(param, '****');
+    return url.toString();
+  } catch {
+    return '****';
+  }
+}

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { calculateJwkThumbprint, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { Environment } from './environment.js';
 
 /** Asymmetric only: a verifier holding the published key must never be able to mint. */
@@ -80,6 +80,8 @@ export interface GeneratedKeyPair {
 export async function generateSigningKeyPair(algorithm: SigningAlgorithm): Promise<GeneratedKeyPair> {
   const { publicKey, privateKey } = generateFor(algorithm);
   const jwk = publicKey.export({ format: 'jwk' }) as JWK;
+  // Loaded here: config.ts takes SIGNING_ALGORITHMS from this file, and `ugs --help` need not load jose.
+  const { calculateJwkThumbprint } = await import('jose');
   const kid = await calculateJwkThumbprint(jwk, 'sha256');
   return {
     kid,

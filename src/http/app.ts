@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { LIMITS } from '../domain/user-group.js';
-import type { Services } from '../services.js';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
+import type { Core } from '../services.js';
+import { defaultConfig, type HttpLimits } from '../config.js';
 import { invalidRequest } from '../domain/errors.js';
 import { AppMetrics } from '../metrics/metrics.js';
 import { capConnectionsPerAddress } from './connections-per-address.js';
@@ -34,9 +34,9 @@ export interface AppOptions {
   trustedProxies?: readonly string[];
 }
 
-/** The HTTP application over already-opened services; listening is the caller's business. */
-export async function buildApp(services: Services, options: AppOptions): Promise<TypedApp> {
-  const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
+/** The HTTP application over an opened core (src/services.ts); listening is the caller's business. */
+export async function buildApp(services: Core, options: AppOptions): Promise<TypedApp> {
+  const limits = options.limits ?? defaultConfig().http;
   const isTrustedProxy = trustedProxyCheck(options.trustedProxies ?? []);
   const app = Fastify({
     // request.ip (throttle, log lines, audit) is then the client a trusted proxy forwarded for; never a forged hop.
@@ -88,14 +88,14 @@ export async function buildApp(services: Services, options: AppOptions): Promise
 
   const metrics = new AppMetrics({
     countUserGroups: () => services.userGroups.countByEnvironment(),
-    storeTiming: services.storeTiming,
+    storeTiming: services.storeStatus.timing,
     webhooks: { outcomes: services.webhookDelivery.outcomes, oldestPendingAt: () => services.webhookDelivery.store.oldestPendingAt() },
   });
   metrics.install(app);
 
   // Before every route: the document is generated from the routes it sees registered.
   await registerOpenApi(app);
-  registerHealth(app, services.storeHealth);
+  registerHealth(app, services.storeStatus.health);
   registerJwks(app, services.signingKeys);
   registerMetrics(app, metrics, options.metricsToken);
   const shared = sharedLimits(limits);

@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginCallback } from 'fastify';
 import { ServiceError } from '../domain/errors.js';
 import { FailedAuthThrottle } from './failed-auth-throttle.js';
-import type { HttpLimits } from './http-limits.js';
+import type { HttpLimits } from '../config.js';
 
 type RateLimitOptions = typeof rateLimit extends FastifyPluginCallback<infer O> ? O : never;
 type RateLimitStore = NonNullable<RateLimitOptions['store']>;

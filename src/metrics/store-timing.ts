@@ -8,7 +8,7 @@ export type StoreOperationObserver = (operation: string, seconds: number) => voi
  * `ugs_store_operation_duration_seconds`. The decorators in timed-ports.ts
  * wrap every port src/services.ts hands out and call `time` around each of
  * its methods, naming the operation after the method. Costs one size check
- * per call while nobody observes (the CLI, a bare `openServices`).
+ * per call while nobody observes (the CLI, a bare `openCore`).
  */
 export class StoreTiming {
   /** Entries rather than bare functions, so one observer subscribed twice is told twice and unsubscribed once each. */

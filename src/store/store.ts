@@ -28,7 +28,7 @@ export const SILENT_STORE_LOG: StoreLog = { error: () => {}, info: () => {} };
 
 /**
  * One open database, as the ports the domain declares beside its concepts:
- * one object per port, so src/services.ts hands each consumer only the one it
+ * one object per port, so the composition root (src/services.ts) hands each consumer only the one it
  * needs. One implementation per database (`sqlite/`, `postgres/`, with the
  * same file per port in each), all passing the conformance suite in
  * test/store/store-conformance.ts. Every SQL dialect detail stays behind
@@ -53,5 +53,7 @@ export interface Store extends StoreHealth {
   readonly consoleSessions: ConsoleSessionStore;
   readonly webhooks: WebhookStore & WebhookSecretResealStore;
   readonly webhookDeliveries: WebhookDeliveryStore;
+  /** Starts following the store's own state in the background, for a serving process; opening starts nothing. */
+  monitor(): void;
   close(): Promise<void>;
 }

@@ -203,11 +203,16 @@ export class WebhookWorker {
   }
 }
 
-/** The worker of a serving process, over its services; tests pass overrides (a fast poll, a clock). */
-export function webhookWorkerFor(
-  services: { webhookDelivery: { store: WebhookDeliveryStore; targets: TargetGuard; config: WebhookConfig; outcomes: DeliveryOutcomes }; cipher: TokenCipher },
-  overrides: Partial<WebhookWorkerDeps> = {},
-): WebhookWorker {
+/** The store's delivery side, the target guard, the settings: what the composition root hands the worker. */
+export interface WebhookDeliveryPorts {
+  store: WebhookDeliveryStore;
+  targets: TargetGuard;
+  config: WebhookConfig;
+  outcomes: DeliveryOutcomes;
+}
+
+/** The worker of a serving process, over its core; tests pass overrides (a fast poll, a clock). */
+export function webhookWorkerFor(services: { webhookDelivery: WebhookDeliveryPorts; cipher: TokenCipher }, overrides: Partial<WebhookWorkerDeps> = {}): WebhookWorker {
   const { store, targets, config, outcomes } = services.webhookDelivery;
   return new WebhookWorker({ store, targets, config, outcomes, cipher: services.cipher, userAgent: webhookUserAgent(), ...overrides });
 }

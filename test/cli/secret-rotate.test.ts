@@ -40,7 +40,7 @@ async function seed(api: ApiClient, prefix: string, count: number): Promise<Know
 }
 
 async function allSealedUnderCurrent(server: TestServer): Promise<boolean> {
-  const rows = await server.services.tokenReseal.listUserGroupsAfter(0, 10_000);
+  const rows = await server.services.secretRotation.tokenReseal.listUserGroupsAfter(0, 10_000);
   return rows.every((row) => server.services.cipher.isCurrent(row.tokenCiphertext));
 }
 
@@ -113,7 +113,7 @@ describe('ugs secret rotate', () => {
     assert.equal(existsSync(join(dir.path, 'server-secret.previous')), false);
     const after = await startTestServer({ dataDir: dir.path, kind: 'sqlite' });
     try {
-      const [stored] = await after.services.webhookReseal.listWebhookSecrets();
+      const [stored] = await after.services.secretRotation.webhookReseal.listWebhookSecrets();
       const context = webhookSecretSealContext(webhook.id);
       assert.equal(after.services.cipher.open(stored!.secretCiphertext, context), current);
       assert.equal(after.services.cipher.open(stored!.previousSecretCiphertext!, context), previous);
@@ -308,9 +308,9 @@ describe('ugs secret rotate', () => {
       const secret = randomBytes(32).toString('hex');
       const { dir, groups } = await storeUnder(secret, 1);
       await withServerOn(dir, { secret }, async (server, api) => {
-        const [row] = await server.services.tokenReseal.listUserGroupsAfter(0, 1);
+        const [row] = await server.services.secretRotation.tokenReseal.listUserGroupsAfter(0, 1);
         const foreign = createTokenCipher(randomBytes(32).toString('hex')).encrypt(groups[0]!.token, row!.environment, row!.providedId);
-        assert.ok(await server.services.tokenReseal.replaceTokenCiphertext(row!.teamId, row!.tokenCiphertext, foreign));
+        assert.ok(await server.services.secretRotation.tokenReseal.replaceTokenCiphertext(row!.teamId, row!.tokenCiphertext, foreign));
         const before = server.logs.length;
         const res = await api.getOrCreate({ user_group_id: groups[0]!.id });
         assert.equal(res.status, 503, res.text);

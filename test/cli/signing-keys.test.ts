@@ -201,7 +201,7 @@ describe('ugs signing-keys and embed keys', () => {
       const minted = await mint(api, { user_group_id: 'through' });
       assert.equal(minted.status, 201, minted.text);
       await verifyWithJose(running.url, minted.json.embed_session.token);
-      const stored = [...(await running.services.signingKeyReseal.listSigningKeys('Customer')), ...(await running.services.signingKeyReseal.listSigningKeys('Testing'))];
+      const stored = [...(await running.services.secretRotation.signingKeyReseal.listSigningKeys('Customer')), ...(await running.services.secretRotation.signingKeyReseal.listSigningKeys('Testing'))];
       assert.equal(stored.length, 2, 'one key per environment');
       assert.ok(stored.every((k) => running.services.cipher.isCurrent(k.privateKeyCiphertext)), 'every signing key is sealed under the new secret');
     } finally {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Principal } from '../../src/domain/api-key.js';
-import { openServices } from '../../src/services.js';
+import { openCore } from '../../src/services.js';
 import { loadConfig } from '../../src/config.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
@@ -44,7 +44,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     /** Registers a webhook through the domain service, as the routes do, on the processes' store. */
     async function register(dataDir: string, url: string): Promise<void> {
       const config = loadConfig({ UGS_DATA_DIR: dataDir, ...envFor() });
-      const services = await openServices({ ...config, keyCacheTtlMs: 0 });
+      const services = await openCore({ ...config, keyCacheTtlMs: 0 });
       try {
         const principal: Principal = { keyId: 'key_test', environment: 'Customer', access: 'read-write' };
         await services.webhooks.create(principal, { url, events: ['user_group.created'] });
@@ -100,7 +100,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       await receiver.waitFor(1);
       assert.equal(await stopServer(first, 'SIGTERM'), 0);
       const config = loadConfig({ UGS_DATA_DIR: dataDir, ...envFor() });
-      const services = await openServices({ ...config, keyCacheTtlMs: 0 });
+      const services = await openCore({ ...config, keyCacheTtlMs: 0 });
       try {
         const principal: Principal = { keyId: 'key_test', environment: 'Customer', access: 'read-write' };
         // On PostgreSQL the earlier tests' webhooks share the database.

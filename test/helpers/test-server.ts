@@ -1,13 +1,11 @@
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Access } from '../../src/domain/api-key.js';
-import { loadConfig, type EmbedConfig, type WebhookConfig } from '../../src/config.js';
+import { defaultConfig, type EmbedConfig, type HttpLimits, type WebhookConfig } from '../../src/config.js';
 import type { Environment } from '../../src/domain/environment.js';
-import { buildApp } from '../../src/http/app.js';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../../src/http/http-limits.js';
 import { createLogger } from '../../src/http/logger.js';
 import type { TypedApp } from '../../src/http/typed-app.js';
-import { openServices, type Services } from '../../src/services.js';
+import { startServing } from '../../src/serving.js';
+import { openCore, type Core } from '../../src/services.js';
 import { ApiClient } from './http-client.js';
 import { createTestDatabase, testStoreKind, type TestDatabase } from './postgres.js';
 import { makeTempDir } from './temp-dir.js';
@@ -15,7 +13,7 @@ import { makeTempDir } from './temp-dir.js';
 export interface TestServer {
   url: string;
   dataDir: string;
-  services: Services;
+  services: Core;
   app: TypedApp;
   /** Every log line the server wrote, as text. */
   logs: string[];
@@ -65,26 +63,33 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const kind = options.postgres ? 'postgres' : (options.kind ?? testStoreKind());
   const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
   const logger = createLogger('info', sink);
-  const services = await openServices({
+  const defaults = defaultConfig();
+  const services = await openCore({
     storeLog: logger,
     dataDir,
     secret: options.secret,
     previousSecret: options.previousSecret,
-    secretPollMs: options.secretPollMs,
-    serving: true,
     postgres: database?.config,
     keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
-    embed: { ...loadConfig({}).embed, ...options.embed },
-    webhooks: { ...loadConfig({}).webhooks, ...options.webhooks },
+    embed: { ...defaults.embed, ...options.embed },
+    webhooks: { ...defaults.webhooks, ...options.webhooks },
   });
-  const app = await buildApp(services, {
+  const serving = await startServing(services, {
     logger,
-    limits: { ...DEFAULT_HTTP_LIMITS, ...options.limits },
+    port: 0,
+    host: '127.0.0.1',
+    http: { ...defaults.http, ...options.limits },
     metricsToken: options.metricsToken,
-    trustedProxies: options.trustedProxies,
+    trustedProxies: options.trustedProxies ?? [],
+    shutdownTimeoutMs: defaults.shutdownTimeoutMs,
+    secretPollMs: options.secretPollMs,
+    // Tests that deliver start their own worker, with a fast poll or a clock of their own.
+    deliverWebhooks: false,
+  }).catch(async (error: unknown) => {
+    await services.close();
+    throw error;
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const { app, url } = serving;
   return {
     url,
     dataDir,
@@ -96,7 +101,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return Object.assign(new ApiClient(url, key), { keyId: record.id });
     },
     async close() {
-      await app.close();
+      await serving.close();
       await services.close();
       // A database handed in belongs to the caller (e.g. a restart test reopening it).
       if (database && !options.postgres) await database.drop();

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { buildApp } from '../../src/http/app.js';
 import { createLogger } from '../../src/http/logger.js';
 import type { TypedApp } from '../../src/http/typed-app.js';
-import { openServices, type Services } from '../../src/services.js';
+import { openCore, type Core } from '../../src/services.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { isConnectionLost, isRolledBack, withRetry, type RetryPolicy } from '../../src/store/postgres/transient-errors.js';
 import type { NewUserGroup } from '../../src/store/store.js';
@@ -37,7 +37,7 @@ const newGroup = (providedId: string): NewUserGroup => ({
 
 describe('readiness follows the database', () => {
   let postgres: Awaited<ReturnType<typeof startRestartablePostgres>>;
-  let services: Services;
+  let services: Core;
   let app: TypedApp;
   let url: string;
   const dataDir = makeTempDir('ugs-resilience');
@@ -46,7 +46,7 @@ describe('readiness follows the database', () => {
 
   before(async () => {
     postgres = await startRestartablePostgres();
-    services = await openServices({
+    services = await openCore({
       dataDir: dataDir.path,
       secret: randomBytes(32).toString('hex'),
       postgres: { url: postgres.url, poolSize: 4, statementTimeoutMs: 2000, connectTimeoutMs: 1000 },

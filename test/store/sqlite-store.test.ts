@@ -8,6 +8,7 @@ import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { storeConformance } from './store-conformance.js';
+import { shippedMigrationNames } from '../../src/store/sqlite/migrate-sqlite.js';
 import { sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
 
 const dirs: ReturnType<typeof makeTempDir>[] = [];
@@ -40,6 +41,10 @@ describe('SQLite specifics', () => {
     } finally {
       dir.remove();
     }
+  });
+
+  it('names each migration after its file, so an up-to-date store is recognised without loading the migrator', () => {
+    assert.deepEqual(shippedMigrationNames(), Object.keys(sqliteMigrations));
   });
 
   it("writes a group-commit batch to the WAL only: no savepoint's statement journal spills to a temporary file", async (t) => {

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { effectiveConfig } from '../../config.js';
 import { printTable } from '../print-table.js';
 
 export function configCommand(program: Command): void {
@@ -7,9 +6,9 @@ export function configCommand(program: Command): void {
     .command('config')
     .description('print the effective configuration: every setting, its value (secrets masked) and whether it comes from the environment or the default')
     .option('--json', 'print a JSON array of {name, value, source, description}')
-    .action((options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean }) => {
       // Only reads the environment: never opens the store, so it works without one.
-      const settings = effectiveConfig();
+      const settings = (await import('../../config.js')).effectiveConfig();
       if (options.json) return console.log(JSON.stringify(settings, null, 2));
       printTable(
         settings.map((s) => ({ name: s.name, value: s.value === null ? '(unset)' : String(s.value), source: s.source, description: s.description })),

@@ -11,7 +11,7 @@ export function migrateCommand(program: Command): void {
     )
     .action(async (options: { create?: boolean }) => {
       await withServices(
-        async ({ appliedMigrations }) => {
+        async ({ storeStatus: { appliedMigrations } }) => {
           console.log(appliedMigrations.length === 0 ? 'The store is up to date.' : `Applied: ${appliedMigrations.join(', ')}`);
         },
         { mayCreate: true, createStore: options.create === true },

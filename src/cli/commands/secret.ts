@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
 import { rotateServerSecret } from '../../rotate-server-secret.js';
 import { CliError, withServices } from '../run-command.js';
 
@@ -15,8 +14,7 @@ export function secretCommand(program: Command): void {
     .action(async (options: { graceMs: string }) => {
       const graceMs = Number(options.graceMs);
       if (!Number.isInteger(graceMs) || graceMs < 0) throw new CliError('--grace-ms must be a whole number of milliseconds.');
-      const config = loadConfig();
-      await withServices(async (services) => {
+      await withServices(async (services, config) => {
         const result = await rotateServerSecret(services, config, graceMs);
         console.log(`Re-encrypted ${result.resealed} of ${result.scanned} user group tokens under the new server secret.`);
         console.log(

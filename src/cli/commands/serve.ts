@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import cluster from 'node:cluster';
-import { ConfigError, loadConfig, type Config } from '../../config.js';
+import type { Config, ConfigError } from '../../config.js';
 import { limitHeapGrowth } from '../heap-growth.js';
 import { CliError, describeStore } from '../run-command.js';
-import { stopOnSignals } from '../stop-on-signals.js';
 
 export function serveCommand(program: Command): void {
   program
@@ -12,7 +11,7 @@ export function serveCommand(program: Command): void {
     .option('--port <port>', 'port to listen on (default: $PORT or 8080)')
     .option('--host <host>', 'interface to bind (default: $HOST or 127.0.0.1)')
     .action(async (options: { port?: string; host?: string }) => {
-      const config = configWithFlags(options);
+      const config = await configWithFlags(options);
       // Workers run this same command (cluster forks with our argv) and take the second branch.
       if (config.workers > 1 && cluster.isPrimary) await (await import('../worker-supervisor.js')).superviseWorkers(config);
       else await serveHttp(config);
@@ -20,8 +19,9 @@ export function serveCommand(program: Command): void {
 }
 
 /** The settings with --port and --host in place of PORT and HOST; a bad flag is named as the flag. */
-function configWithFlags(options: { port?: string; host?: string }): Config {
+async function configWithFlags(options: { port?: string; host?: string }): Promise<Config> {
   const flags = { PORT: ['--port', options.port], HOST: ['--host', options.host] } as const;
+  const { ConfigError, loadConfig } = await import('../../config.js');
   try {
     return loadConfig({
       ...process.env,
@@ -40,7 +40,7 @@ function configWithFlags(options: { port?: string; host?: string }): Config {
 async function serveHttp(config: Config): Promise<void> {
   limitHeapGrowth();
   // Loaded here, not at the top: every other command (and --help) would pay for importing the HTTP app.
-  const { startServer } = await import('../../http/server.js');
+  const [{ startServer }, { stopOnSignals }] = await Promise.all([import('../../serving.js'), import('../stop-on-signals.js')]);
   const server = await startServer(config);
   server.app.log.info({ url: server.url, dataDir: config.dataDir, store: describeStore(config) }, 'user group service listening');
   // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.

@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
 import { CliError, describeStore, withServices } from '../run-command.js';
 
 export function transferCommands(program: Command): void {
@@ -26,7 +25,7 @@ export function transferCommands(program: Command): void {
     .argument('<file>', 'a file written by `ugs export`')
     .action(async (file: string) => {
       if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
-      const config = loadConfig();
+      const config = (await import('../../config.js')).loadConfig();
       console.error(`ugs: store: ${describeStore(config)}`);
       const { importIntoStore } = await import('../../import-into-store.js');
       const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.js';
+import type { Core } from '../../services.js';
 
 /** Rows shown of each list; the audit log in full is `ugs audit`'s, the events' GET /api/events'. */
 const SHOWN = 50;
 
 /** GET /console/activity: the audit trail and the events of the session's environment, newest first, of one group when `group` is given. */
-export function registerActivityPage(app: FastifyInstance, services: Services): void {
+export function registerActivityPage(app: FastifyInstance, services: Core): void {
   app.get<{ Querystring: { group?: string } }>('/activity', { schema: { hide: true } }, async (request, reply) => {
     const principal = request.principal;
     const group = request.query.group?.trim() || undefined;

@@ -6,7 +6,7 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../services.js';
+import type { Core } from '../../services.js';
 import type { SharedLimits } from '../per-key-rate-limit.js';
 import { registerActivityPage } from './activity-routes.js';
 import { registerConsoleAssets } from './console-assets.js';
@@ -24,7 +24,7 @@ const VIEWS = fileURLToPath(new URL('./views/', import.meta.url));
 const HSTS = 'max-age=31536000; includeSubDomains';
 
 export interface ConsoleOptions {
-  services: Services;
+  services: Core;
   limits: SharedLimits;
 }
 

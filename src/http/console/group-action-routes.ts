@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { ServiceError } from '../../domain/errors.js';
-import type { Services } from '../../services.js';
+import type { Core } from '../../services.js';
 import { CONSOLE_PATH } from './console-session-hook.js';
 import { formField } from './form-body-parser.js';
 import { fieldOfServiceError, parseGroupForm } from './group-form.js';
@@ -19,7 +19,7 @@ const CHILDREN_CONFLICT = 'This group has child groups: tick "Delete its whole s
  * request as the change's origin, so the audit log reads as for the API. A
  * read-only session sees none of these forms, and the service refuses it anyway.
  */
-export function registerGroupActions(app: FastifyInstance, services: Services): void {
+export function registerGroupActions(app: FastifyInstance, services: Core): void {
   const post = { schema: { hide: true }, preHandler: app.csrfProtection };
   const onPost = (action: GroupAction, handler: (request: FastifyRequest, reply: FastifyReply, id: string) => Promise<FastifyReply>) => {
     for (const url of groupRoutes(action)) app.post(url, post, async (request, reply) => handler(request, reply, groupIdOf(request)));

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../services.js';
+import type { Core } from '../../services.js';
 import { formValuesOf, type FieldErrors, type GroupFormValues } from './group-form.js';
 import { groupIdOf, groupRoutes, groupUrl } from './group-urls.js';
 
@@ -23,7 +23,7 @@ const NOTICES: Record<string, string> = {
 };
 
 /** GET /console/groups (search by prefix, a page at a time), a group's page and its token for reveal and copy (group-urls.ts). */
-export function registerGroupPages(app: FastifyInstance, services: Services): void {
+export function registerGroupPages(app: FastifyInstance, services: Core): void {
   app.get<{ Querystring: { prefix?: string; cursor?: string; done?: string } }>('/groups', { schema: { hide: true } }, async (request, reply) => {
     const prefix = request.query.prefix?.trim() || undefined;
     const page = await services.userGroups.list(request.principal, { limit: PAGE_SIZE, cursor: request.query.cursor || undefined, prefix });
@@ -54,7 +54,7 @@ export function registerGroupPages(app: FastifyInstance, services: Services): vo
 }
 
 /** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, and the forms a read-write session may use. */
-export async function renderGroupPage(services: Services, request: FastifyRequest, reply: FastifyReply, userGroupId: string, extras: GroupPageExtras = {}): Promise<FastifyReply> {
+export async function renderGroupPage(services: Core, request: FastifyRequest, reply: FastifyReply, userGroupId: string, extras: GroupPageExtras = {}): Promise<FastifyReply> {
   const principal = request.principal;
   const [detail, withToken, children] = await Promise.all([
     services.userGroups.get(principal, userGroupId),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ServiceError, unauthenticated } from '../../domain/errors.js';
-import type { Services } from '../../services.js';
+import type { Core } from '../../services.js';
 import type { FailedAuthThrottle } from '../failed-auth-throttle.js';
 import { CONSOLE_PATH, clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './console-session-hook.js';
 import { formField } from './form-body-parser.js';
@@ -13,7 +13,7 @@ const NOT_VALID = 'That API key is not valid (or was revoked).';
  * same failed-auth throttle per address); only its id is kept, in the
  * session row. The browser gets the session's random id, never the key.
  */
-export function registerSignIn(app: FastifyInstance, services: Services, throttle: FailedAuthThrottle): void {
+export function registerSignIn(app: FastifyInstance, services: Core, throttle: FailedAuthThrottle): void {
   const publicRoute = { config: { consolePublic: true, rateLimit: false as const }, schema: { hide: true } };
 
   app.get('/', { ...publicRoute }, async (request, reply) => reply.redirect(`${CONSOLE_PATH}/${request.session ? 'groups' : 'sign-in'}`, 303));

@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import type { Services } from '../../services.js';
+import type { Core } from '../../services.js';
 import { authenticate } from '../auth.js';
 import type { SharedLimits } from '../per-key-rate-limit.js';
 import type { TypedApp } from '../typed-app.js';
@@ -17,7 +17,7 @@ import { registerWebhookDeliveryRoutes } from './webhook-delivery-routes.js';
 import { registerWebhookRoutes } from './webhook-routes.js';
 
 /** The /api routes: every one authenticated, and never cached since they carry tokens. */
-export async function userGroupRoutes(app: TypedApp, options: { services: Services; limits: SharedLimits }): Promise<void> {
+export async function userGroupRoutes(app: TypedApp, options: { services: Core; limits: SharedLimits }): Promise<void> {
   app.decorateRequest('principal', null as never);
   app.addHook('onRequest', (_request, reply, done) => {
     reply.header('cache-control', 'no-store');

@@ -116,6 +116,9 @@ export class PostgresStore implements Store {
     await this.queries.pool.query(SQL.ping);
   }
 
+  /** Nothing to follow: the revocation listener connects on its first use, by the key cache. */
+  monitor(): void {}
+
   async close(): Promise<void> {
     await this.revocations.close();
     if (!this.queries.pool.ended) await this.queries.pool.end();

@@ -41,6 +41,7 @@ export class DatabaseFileWatch {
 
   /** Calls `check` whenever the file may have changed identity, until `stop`. */
   start(check: () => void): void {
+    if (this.timer) return;
     try {
       this.watcher = watch(this.path, { persistent: false }, () => check());
       this.watcher.on('error', () => this.watcher?.close());

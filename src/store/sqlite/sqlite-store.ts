@@ -86,8 +86,12 @@ export class SqliteStore implements Store {
     const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
     const { db, appliedMigrations, created } = await openSqlite({ path: options.path, busyTimeoutMs, create: options.create, mustExist: options.mustExist });
     const health = new SqliteHealth(options.path, new DatabaseFileWatch(options.path), options.log ?? SILENT_STORE_LOG);
-    health.start();
     return { store: new SqliteStore(db, busyTimeoutMs, health), appliedMigrations, created };
+  }
+
+  /** Follows the file's identity in the background (commits check it anyway): what a long-running reader needs. */
+  monitor(): void {
+    this.health.start();
   }
 
   async ping(): Promise<void> {
