@@ -100,10 +100,10 @@ async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   }
 }
 
-/** A new, empty database named `<prefix>_<random>` on the server at `adminUrl`; `drop` removes it. */
-export async function createDatabaseOn(adminUrl: string, prefix: string): Promise<Database> {
+/** A new database named `<prefix>_<random>` on the server at `adminUrl`, empty or a copy of `template`; `drop` removes it. */
+export async function createDatabaseOn(adminUrl: string, prefix: string, template?: string): Promise<Database> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };

@@ -63,7 +63,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const kind = options.postgres ? 'postgres' : (options.kind ?? testStoreKind());
-  const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
+  const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase({ migrated: true }))) : undefined;
   const logger = createLogger('info', sink);
   const services = await openServices({
     storeLog: logger,
