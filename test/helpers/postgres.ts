@@ -21,7 +21,7 @@ after(async () => {
 async function adminUrl(): Promise<string> {
   const given = process.env[TEST_DATABASE_ENV];
   if (given) return given;
-  ownServer ??= startEmbeddedPostgres();
+  ownServer ??= startEmbeddedPostgres({ durable: false });
   return (await ownServer).url;
 }
 
