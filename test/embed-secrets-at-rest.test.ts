@@ -97,7 +97,7 @@ describe('embed secrets at rest', () => {
   });
 
   it('PostgreSQL: no table holds a private signing key or an embed token', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const server = await startTestServer({ postgres: database });
     try {
       const secrets = await exercise(server);

@@ -4,11 +4,14 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './helpers/embedded-postgres.js';
+import { createTemplateOn, TEST_TEMPLATE_ENV } from './helpers/postgres-template.js';
 
 /**
  * `npm test` after the build: every test file once (the store conformance
- * suite covers both stores), then the whole HTTP suite again on PostgreSQL.
- * PostgreSQL is DATABASE_URL when set, else one embedded server for the run.
+ * suite covers both stores), and the whole HTTP suite again on PostgreSQL, the
+ * two passes at the same time. PostgreSQL is DATABASE_URL when set, else one
+ * embedded server for the run; either way with one migrated template database
+ * that test databases are copied from.
  */
 const root = dirname(fileURLToPath(import.meta.url));
 
@@ -23,28 +26,49 @@ function testFiles(dir: string): string[] {
  * Asynchronously: the embedded PostgreSQL logs into pipes this process reads, and
  * while a spawnSync blocked the event loop they filled up, the server's next log
  * line blocked it (the checkpointer first, so a DROP DATABASE waited forever) and
- * the run hung.
+ * the run hung. With `heldUntil`, the output waits for that promise, so the two
+ * passes' reports do not interleave.
  */
-function runNodeTest(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const child = spawn(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${availableParallelism()}`, ...files], { stdio: 'inherit', env });
+function runNodeTest(files: string[], env: NodeJS.ProcessEnv, heldUntil?: Promise<unknown>): Promise<number> {
+  const args = ['--enable-source-maps', '--test', `--test-concurrency=${availableParallelism()}`, ...files];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', heldUntil ? 'pipe' : 'inherit', heldUntil ? 'pipe' : 'inherit'], env });
+  if (heldUntil) {
+    const held: [NodeJS.WriteStream, Buffer][] = [];
+    let holding = true;
+    for (const [from, to] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
+      from.on('data', (chunk: Buffer) => (holding ? held.push([to, chunk]) : to.write(chunk)));
+    }
+    void heldUntil.finally(() => {
+      holding = false;
+      for (const [to, chunk] of held.splice(0)) to.write(chunk);
+    });
+  }
   return new Promise((resolve) => {
     child.on('error', () => resolve(1));
-    child.on('exit', (code) => resolve(code ?? 1));
+    child.on('close', (code) => resolve(code ?? 1));
   });
 }
 
 const given = process.env.DATABASE_URL;
-const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given ? { url: given, stop: async () => {} } : await startEmbeddedPostgres();
-const env: NodeJS.ProcessEnv = { ...process.env, [TEST_DATABASE_ENV]: postgres.url };
-// Tests choose their store explicitly; a developer's DATABASE_URL must not leak into spawned servers.
-delete env.DATABASE_URL;
-
-let failed = false;
+const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given ? { url: given, stop: async () => {} } : await startEmbeddedPostgres({ durable: false });
+let failed = true;
 try {
-  console.log(`# all tests (HTTP suite on SQLite), PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'}`);
-  failed = (await runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' })) !== 0;
-  console.log('# the HTTP suite again, on PostgreSQL');
-  failed = (await runNodeTest(testFiles(join(root, 'http')), { ...env, UGS_TEST_STORE: 'postgres' })) !== 0 || failed;
+  const template = await createTemplateOn(postgres.url);
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env, [TEST_DATABASE_ENV]: postgres.url, [TEST_TEMPLATE_ENV]: template.name };
+    // Tests choose their store explicitly; a developer's DATABASE_URL must not leak into spawned servers.
+    delete env.DATABASE_URL;
+    console.log(`# all tests (HTTP suite on SQLite), and the HTTP suite on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'} beside them`);
+    // Together, so that neither pass's last long files leave a core idle.
+    const all = runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' });
+    const http = runNodeTest(testFiles(join(root, 'http')), { ...env, UGS_TEST_STORE: 'postgres' }, all.then(() => console.log('# the HTTP suite on PostgreSQL')));
+    const codes = await Promise.all([all, http]);
+    failed = codes.some((code) => code !== 0);
+  } finally {
+    await template.drop();
+  }
+} catch (error) {
+  console.error(error);
 } finally {
   await postgres.stop();
 }

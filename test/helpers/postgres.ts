@@ -1,24 +1,35 @@
 import type { PostgresConfig } from '../../src/config.js';
 import { after } from 'node:test';
 import { createDatabaseOn, startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './embedded-postgres.js';
+import { createTemplateOn, TEST_TEMPLATE_ENV, type TemplateDatabase } from './postgres-template.js';
 
 /**
  * A real PostgreSQL for tests. `npm test` (test/run-tests.ts) starts one
  * embedded server per run, or uses DATABASE_URL, and hands it to every test
- * process as UGS_TEST_DATABASE_URL; a test file run on its own starts one itself.
+ * process as UGS_TEST_DATABASE_URL, with a migrated template database as
+ * UGS_TEST_TEMPLATE_DATABASE; a test file run on its own makes what it lacks.
  */
 
 let ownServer: Promise<EmbeddedServer> | undefined;
-// A test file run on its own stops the server it started when its tests are done.
+let ownTemplate: Promise<TemplateDatabase> | undefined;
+// A test file run on its own removes what it made when its tests are done.
 after(async () => {
+  if (ownTemplate) await (await ownTemplate).drop();
   if (ownServer) await (await ownServer).stop();
 });
 
 async function adminUrl(): Promise<string> {
   const given = process.env[TEST_DATABASE_ENV];
   if (given) return given;
-  ownServer ??= startEmbeddedPostgres();
+  ownServer ??= startEmbeddedPostgres({ durable: false });
   return (await ownServer).url;
+}
+
+async function templateName(): Promise<string> {
+  const given = process.env[TEST_TEMPLATE_ENV];
+  if (given) return given;
+  ownTemplate ??= adminUrl().then(createTemplateOn);
+  return (await ownTemplate).name;
 }
 
 export interface TestDatabase {
@@ -27,9 +38,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new, empty database on the test server; `drop` removes it. */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const database = await createDatabaseOn(await adminUrl(), 'ugs_test');
+/**
+ * A new database on the test server; `drop` removes it. Empty unless
+ * `migrated`: then a copy of the template, holding the latest schema, for
+ * tests whose subject is not how a store comes to be.
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const database = await createDatabaseOn(await adminUrl(), 'ugs_test', options.migrated ? await templateName() : undefined);
   return {
     ...database,
     config: { url: database.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 5000 },

@@ -61,7 +61,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const kind = options.postgres ? 'postgres' : (options.kind ?? testStoreKind());
-  const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase())) : undefined;
+  const database = kind === 'postgres' ? (options.postgres ?? (await createTestDatabase({ migrated: true }))) : undefined;
   const logger = createLogger('info', sink);
   const defaults = defaultConfig();
   const services = await openCore({

@@ -16,7 +16,7 @@ import { createTestDatabase } from '../helpers/postgres.js';
  */
 describe('PostgreSQL events under concurrent changes', () => {
   it('never skips an event that was numbered before, but committed after, one a reader has seen', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 10_000, connectTimeoutMs: 2000 });
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();

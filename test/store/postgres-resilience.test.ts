@@ -119,7 +119,7 @@ describe('dropped connections are retried', () => {
   let admin: pg.Client;
 
   before(async () => {
-    database = await createTestDatabase();
+    database = await createTestDatabase({ migrated: true });
     ({ store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 5000, connectTimeoutMs: 2000 }));
     admin = new pg.Client(database.url);
     await admin.connect();

@@ -17,7 +17,7 @@ import { createTestDatabase } from '../helpers/postgres.js';
  */
 describe('PostgreSQL revocation feed under concurrent revocations', () => {
   it('never skips an entry that was numbered before, but committed after, one a reader has seen', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 10_000, connectTimeoutMs: 2000 });
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();

@@ -14,7 +14,7 @@ const databases: TestDatabase[] = [];
 storeConformance({
   name: 'PostgreSQL',
   async open() {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     databases.push(database);
     return (await PostgresStore.open({ connectionString: database.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 2000 })).store;
   },
@@ -28,7 +28,7 @@ storeConformance({
 
 describe('PostgreSQL specifics', () => {
   it('fails only the create, update or rotation PostgreSQL refuses when those made together share a statement', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
     try {
       const group = (providedId: string, name: string) => ({
@@ -111,7 +111,7 @@ describe('PostgreSQL specifics', () => {
   });
 
   it('moves the revocation epoch when another connection revokes a key; undefined while its session is down, then a new epoch', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const options = { connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 };
     const { store: here } = await PostgresStore.open(options);
     const { store: elsewhere } = await PostgresStore.open(options);
@@ -153,7 +153,7 @@ describe('PostgreSQL specifics', () => {
   });
 
   it('answers unavailable, not a bare error, while the database refuses writes (read-only: 25006; disk full: 53100)', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
     const admin = new pg.Client(database.url);
     await admin.connect();
@@ -177,7 +177,7 @@ describe('PostgreSQL specifics', () => {
   });
 
   it('keeps every statement out of transactions that span round trips (no idle-in-transaction sessions)', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
     const probe = new pg.Client(database.url);
     await probe.connect();
