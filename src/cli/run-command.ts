@@ -1,21 +1,22 @@
 import { ConfigError, loadConfig, maskDatabaseUrl, type Config } from '../config.js';
 import { ServiceError, StartupError } from '../domain/errors.js';
 import type { Services } from '../services.js';
+import type { CliOutput } from './cli-output.js';
 
 /** A failure worth one line on stderr, not a stack trace. */
 export class CliError extends Error {
   override name = 'CliError';
 }
 
-/** Prints what went wrong in one line and sets a failing exit code. */
-export function reportFailure(error: unknown): void {
+/** Prints what went wrong in one line; returns the exit code. */
+export function reportFailure(error: unknown, output: Pick<CliOutput, 'error'>): number {
   const expected = error instanceof CliError || error instanceof ConfigError || error instanceof StartupError || error instanceof ServiceError;
   const code = (error as NodeJS.ErrnoException)?.code;
-  if (expected) console.error(`ugs: ${(error as Error).message}`);
-  else if (code === 'EADDRINUSE') console.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
-  else if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') console.error(`ugs: cannot listen: ${(error as Error).message}; set HOST to an address of this machine.`);
-  else console.error(error);
-  process.exitCode = 1;
+  if (expected) output.error(`ugs: ${(error as Error).message}`);
+  else if (code === 'EADDRINUSE') output.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
+  else if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') output.error(`ugs: cannot listen: ${(error as Error).message}; set HOST to an address of this machine.`);
+  else output.error(error);
+  return 1;
 }
 
 export interface StoreUse {
@@ -35,13 +36,13 @@ export interface StoreUse {
  * whatever happens. Says on stderr, in one line, which store it opened, so a
  * command run against another store than the server's is noticed.
  */
-export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>, use: StoreUse = {}): Promise<T> {
+export async function withServices<T>(body: (services: Services, config: Config) => Promise<T>, output: Pick<CliOutput, 'error'>, use: StoreUse = {}): Promise<T> {
   const config = loadConfig();
   // Loaded on use: `ugs --help`, `ugs config` and the refusals before a store is opened import no store driver.
   const { openServices } = await import('../services.js');
   const services = await openServices({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
   try {
-    console.error(`ugs: store: ${describeStore(config)}${services.storeCreated ? ' (a new, empty store, created just now)' : ''}`);
+    output.error(`ugs: store: ${describeStore(config)}${services.storeCreated ? ' (a new, empty store, created just now)' : ''}`);
     return await body(services, config);
   } finally {
     await services.close();

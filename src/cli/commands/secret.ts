@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
 import { rotateServerSecret } from '../../rotate-server-secret.js';
+import type { CliOutput } from '../cli-output.js';
 import { CliError, withServices } from '../run-command.js';
 
-export function secretCommand(program: Command): void {
+export function secretCommand(program: Command, output: CliOutput): void {
   const secret = program.command('secret').description('manage the server secret that encrypts stored tokens');
   secret
     .command('rotate')
@@ -18,12 +19,12 @@ export function secretCommand(program: Command): void {
       const config = loadConfig();
       await withServices(async (services) => {
         const result = await rotateServerSecret(services, config, graceMs);
-        console.log(`Re-encrypted ${result.resealed} of ${result.scanned} user group tokens under the new server secret.`);
-        console.log(
+        output.log(`Re-encrypted ${result.resealed} of ${result.scanned} user group tokens under the new server secret.`);
+        output.log(
           result.mode === 'environment'
             ? 'UGS_PREVIOUS_SECRET is no longer needed: remove it from every replica.'
             : `The previous secret was deleted from ${config.dataDir}; back up the new server-secret file.`,
         );
-      });
+      }, output);
     });
 }
