@@ -1,5 +1,6 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { packageManifest } from '../package-root.js';
+import { cliOutput, type CliStream, type CliStreams } from './cli-output.js';
 import { auditCommand } from './commands/audit.js';
 import { configCommand } from './commands/config.js';
 import { keysCommand } from './commands/keys.js';
@@ -11,23 +12,46 @@ import { transferCommands } from './commands/transfer.js';
 import { webhooksCommand } from './commands/webhooks.js';
 import { reportFailure } from './run-command.js';
 
-/** Every `ugs` command; loaded by main.ts only once the Node version is known to run it. */
-export async function runProgram(argv: string[]): Promise<void> {
+/**
+ * Runs one `ugs` command line, writing to `streams`, and resolves with its exit
+ * code; it never ends the process, so tests run it in process. Loaded by
+ * main.ts only once the Node version is known to run it. `ugs serve` resolves
+ * once it listens and keeps the process alive until a signal stops it.
+ */
+export async function runProgram(argv: string[], streams: CliStreams): Promise<number> {
+  const output = cliOutput(streams);
+  // A terminal's width, else commander's own default.
+  const helpWidth = (stream: CliStream) => (stream.isTTY ? stream.columns : undefined) ?? 80;
   const program = new Command()
     .name('ugs')
     .version(packageManifest().version, '-V, --version', 'print the version')
     .description('User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (see the README).')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Before the commands are added, which inherit both: commander throws where it would call process.exit.
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => output.stdout.write(text),
+      writeErr: (text) => output.stderr.write(text),
+      getOutHelpWidth: () => helpWidth(output.stdout),
+      getErrHelpWidth: () => helpWidth(output.stderr),
+    });
 
   serveCommand(program);
-  keysCommand(program);
-  migrateCommand(program);
-  transferCommands(program);
-  auditCommand(program);
-  secretCommand(program);
-  signingKeysCommand(program);
-  webhooksCommand(program);
-  configCommand(program);
+  keysCommand(program, output);
+  migrateCommand(program, output);
+  transferCommands(program, output);
+  auditCommand(program, output);
+  secretCommand(program, output);
+  signingKeysCommand(program, output);
+  webhooksCommand(program, output);
+  configCommand(program, output);
 
-  await program.parseAsync(argv).catch(reportFailure);
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    // Help, --version or a usage error: commander has already written what it had to say.
+    if (error instanceof CommanderError) return error.exitCode;
+    return reportFailure(error, output);
+  }
 }

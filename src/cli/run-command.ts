@@ -2,21 +2,22 @@ import type { Config } from '../config.js';
 import { ServiceError, StartupError } from '../domain/errors.js';
 import { maskDatabaseUrl } from '../domain/secret-redaction.js';
 import type { Core } from '../services.js';
+import type { CliOutput } from './cli-output.js';
 
 /** A failure worth one line on stderr, not a stack trace. */
 export class CliError extends Error {
   override name = 'CliError';
 }
 
-/** Prints what went wrong in one line and sets a failing exit code. */
-export function reportFailure(error: unknown): void {
+/** Prints what went wrong in one line; returns the exit code. */
+export function reportFailure(error: unknown, output: Pick<CliOutput, 'error'>): number {
   const expected = error instanceof CliError || error instanceof StartupError || error instanceof ServiceError;
   const code = (error as NodeJS.ErrnoException)?.code;
-  if (expected) console.error(`ugs: ${(error as Error).message}`);
-  else if (code === 'EADDRINUSE') console.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
-  else if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') console.error(`ugs: cannot listen: ${(error as Error).message}; set HOST to an address of this machine.`);
-  else console.error(error);
-  process.exitCode = 1;
+  if (expected) output.error(`ugs: ${(error as Error).message}`);
+  else if (code === 'EADDRINUSE') output.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
+  else if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') output.error(`ugs: cannot listen: ${(error as Error).message}; set HOST to an address of this machine.`);
+  else output.error(error);
+  return 1;
 }
 
 export interface StoreUse {
@@ -37,13 +38,13 @@ export interface StoreUse {
  * happens. Says on stderr, in one line, which store it opened, so a command
  * run against another store than the server's is noticed.
  */
-export async function withServices<T>(body: (core: Core, config: Config) => Promise<T>, use: StoreUse = {}): Promise<T> {
+export async function withServices<T>(body: (core: Core, config: Config) => Promise<T>, output: Pick<CliOutput, 'error'>, use: StoreUse = {}): Promise<T> {
   // Loaded on use: `ugs --help` reads no settings (TypeBox), and it, `ugs config` and the refusals before a store is opened import no store driver.
   const config = (await import('../config.js')).loadConfig();
   const { openCore } = await import('../services.js');
   const core = await openCore({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
   try {
-    console.error(`ugs: store: ${describeStore(config)}${core.storeStatus.created ? ' (a new, empty store, created just now)' : ''}`);
+    output.error(`ugs: store: ${describeStore(config)}${core.storeStatus.created ? ' (a new, empty store, created just now)' : ''}`);
     return await body(core, config);
   } finally {
     await core.close();

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { lastLine, runCli, spawnServer, type CliPlace, type CliResult, type ServerProcess } from '../helpers/cli.js';
+import { lastLine, runCli, spawnCli, spawnServer, type CliPlace, type CliResult, type ServerProcess } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
- * Shared bits of the process-level CLI tests: temp data dirs that are removed
- * afterwards, `ugs` runs bound to one data dir, and servers that are always
- * stopped, even when a test fails half-way.
+ * Shared bits of the CLI tests: temp data dirs that are removed afterwards,
+ * `ugs` runs bound to one data dir (in process, or as a child process where
+ * the process matters), and servers that are always stopped, even when a test
+ * fails half-way.
  */
 
 /** Settings that would change behaviour if the runner's environment happened to set them. */
@@ -41,9 +42,17 @@ export class Sandbox {
     return temp.path;
   }
 
-  /** `ugs ...args` on `dataDir` (`''`: the default one), with a neutral environment plus `env`. */
-  ugs(dataDir: string, args: string[], env: Record<string, string> = {}, place: CliPlace = {}): Promise<CliResult> {
-    return runCli(args, { ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env }, place);
+  /**
+   * `ugs ...args` on `dataDir` (`''`: the default one), with a neutral environment plus `env`; in this process,
+   * except `ugs serve`, which runs as a child process: it keeps listening, and sets V8 flags and signal handlers.
+   */
+  ugs(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+    return args[0] === 'serve' ? this.ugsProcess(dataDir, args, env) : runCli(args, { ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env });
+  }
+
+  /** `ugs ...args` as `ugs` above, in a child process (of the build at `place.cliPath`, in `place.cwd`). */
+  ugsProcess(dataDir: string, args: string[], env: Record<string, string> = {}, place: CliPlace = {}): Promise<CliResult> {
+    return spawnCli(args, { ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env }, place);
   }
 
   /** `ugs keys create ...args`; asserts success and returns the printed key and its id. */

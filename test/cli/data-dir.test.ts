@@ -66,12 +66,12 @@ describe('the store a command opens', () => {
     const dataDir = join(install.root, 'data');
     const [here, there] = [sandbox.dir('ugs-cwd-a'), sandbox.dir('ugs-cwd-b')];
 
-    const early = await sandbox.ugs('', ['keys', 'list'], {}, install.at(here));
+    const early = await sandbox.ugsProcess('', ['keys', 'list'], {}, install.at(here));
     assertOneLineFailure(early, [`No store in ${dataDir}`, 'ugs keys create']);
     assert.equal(early.code, 1);
     assert.equal(existsSync(dataDir), false, 'keys list created the data dir');
 
-    const created = await sandbox.ugs('', ['keys', 'create'], {}, install.at(here));
+    const created = await sandbox.ugsProcess('', ['keys', 'create'], {}, install.at(here));
     assert.equal(created.code, 0, created.stderr);
     assert.deepEqual(lines(created.stderr), [`ugs: store: SQLite in ${dataDir} (a new, empty store, created just now)`]);
     const key = lastLine(created.stdout);
@@ -82,7 +82,7 @@ describe('the store a command opens', () => {
     const answer = await new ApiClient(server.url, key).getOrCreate({ user_group_id: 'acme', name: 'Acme' });
     assert.equal(answer.status, 200, `the key made from one directory fails against the server started from another: ${answer.text}`);
 
-    const listed = await sandbox.ugs('', ['keys', 'list', '--json'], {}, install.at(there));
+    const listed = await sandbox.ugsProcess('', ['keys', 'list', '--json'], {}, install.at(there));
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(lines(listed.stderr), [`ugs: store: SQLite in ${dataDir}`]);
     assert.equal((JSON.parse(listed.stdout) as unknown[]).length, 1);

@@ -95,7 +95,7 @@ describe('ugs keys', () => {
         // The race is narrow: a few rounds of six processes, each on a fresh dir, show it often.
         for (let round = 1; round <= 3; round++) {
           const dir = sandbox.dir();
-          const runs = [1, 2, 3, 4, 5, 6].map((n) => sandbox.ugs(dir, ['keys', 'create', '--name', `parallel ${n}`]));
+          const runs = [1, 2, 3, 4, 5, 6].map((n) => sandbox.ugsProcess(dir, ['keys', 'create', '--name', `parallel ${n}`]));
           const results = await Promise.all(runs);
           for (const result of results) {
             assert.equal(result.code, 0, `round ${round}: ${result.stderr}`);

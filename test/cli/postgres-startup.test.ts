@@ -12,7 +12,7 @@ describe('ugs with DATABASE_URL', () => {
   const sandbox = new Sandbox();
   after(() => sandbox.cleanup());
 
-  // Independent child processes: run them side by side.
+  // Independent runs: side by side (`ugs serve` as a child process; the in-process runs take turns).
   describe('an unreachable PostgreSQL', { concurrency: true }, () => {
     const password = 'p4ssw0rd';
     const unreachable = `postgres://u:${password}@127.0.0.1:1/db`;

@@ -27,8 +27,9 @@ describe('ugs webhooks', () => {
 
   it('add prints the secret once as the last line; list never shows it; a running server delivers; deliveries shows it; remove ends it', async () => {
     const dir = sandbox.dir();
-    const target = await startReceiver();
+    // The server first: if it fails to start, sandbox.cleanup() has it, and no receiver is left open to keep this file running.
     const server = await sandbox.serve(dir, PRIVATE_ALLOWED);
+    const target = await startReceiver();
     try {
       const added = await sandbox.ugs(dir, ['webhooks', 'add', target.url, '--events', 'user_group.created', '--description', 'from the CLI'], PRIVATE_ALLOWED);
       assert.equal(added.code, 0, added.stderr);

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { runProgram } from '../../src/cli/program.js';
 
 /** The built CLI, exactly what `npx ugs` runs. */
 export const CLI_PATH = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -16,8 +18,48 @@ export interface CliPlace {
   cliPath?: string;
 }
 
+/** A stream that keeps what is written to it. */
+class Captured extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/** The run in progress: runs wait for each other, since each sets the process's environment for its length. */
+let running: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `ugs ...args` in this process, with the given extra environment, as a
+ * child process would see it (`process.env` plus `env`, restored afterwards).
+ * What the process adds (the Node version check, a real exit) is for
+ * `spawnCli`; `ugs serve` keeps listening, so it is refused here.
+ */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  if (args[0] === 'serve') throw new Error('ugs serve keeps listening: run it with spawnCli or spawnServer');
+  const run = running.then(() => runInProcess(args, env));
+  running = run.catch(() => {});
+  return run;
+}
+
+async function runInProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, env);
+  const [stdout, stderr] = [new Captured(), new Captured()];
+  try {
+    const code = await runProgram([process.execPath, CLI_PATH, ...args], { stdout, stderr });
+    return { code, stdout: stdout.text, stderr: stderr.text };
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
 /** Runs `ugs ...args` in a child process with the given extra environment. */
-export function runCli(args: string[], env: Record<string, string> = {}, place: CliPlace = {}): Promise<CliResult> {
+export function spawnCli(args: string[], env: Record<string, string> = {}, place: CliPlace = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [place.cliPath ?? CLI_PATH, ...args], { cwd: place.cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -52,7 +94,11 @@ export function spawnServer(env: Record<string, string>, place: CliPlace = {}): 
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      // Killed, or the test file waits on it forever: no caller holds it to stop.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 20 s:\n${output}`));
+    }, 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"url":"(http:\/\/[^"]+)"/.exec(output);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { AuditQuery, AuditRecord } from '../../domain/audit.js';
 import type { AuditStore } from '../../domain/audit-store.js';
+import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
 
@@ -34,7 +35,7 @@ function positiveInteger(flag: string, text: string): number {
   return value;
 }
 
-export function auditCommand(program: Command): void {
+export function auditCommand(program: Command, output: CliOutput): void {
   program
     .command('audit')
     .description(
@@ -57,8 +58,8 @@ export function auditCommand(program: Command): void {
       await withServices(async ({ audit }) => {
         const { records, nextBefore } = options.all ? { records: await everyRecord(audit, filter), nextBefore: undefined } : await onePage(audit, filter, limit);
         const views = records.map(auditView);
-        if (options.json) console.log(JSON.stringify(views, null, 2));
-        else if (views.length === 0) console.log('No audit records match.');
+        if (options.json) output.log(JSON.stringify(views, null, 2));
+        else if (views.length === 0) output.log('No audit records match.');
         else
           printTable(
             views.map((r) => ({
@@ -73,10 +74,11 @@ export function auditCommand(program: Command): void {
               client: r.client_address ?? '',
               webhook: r.webhook_id ?? '',
             })),
+            output,
           );
         // On stderr: stdout stays the records alone (a JSON array stays parseable).
-        if (nextBefore !== undefined) console.error(`ugs: older records match too: \`ugs audit --before ${nextBefore}\` (with the same filters) shows the next ${limit}, \`--all\` every one.`);
-      });
+        if (nextBefore !== undefined) output.error(`ugs: older records match too: \`ugs audit --before ${nextBefore}\` (with the same filters) shows the next ${limit}, \`--all\` every one.`);
+      }, output);
     });
 }
 

@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { ACCESS_LEVELS, apiKeyFormat, isApiKeyId, type Access, type ApiKeyRecord } from '../../domain/api-key.js';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
+import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
 
@@ -17,7 +18,7 @@ function keyView(key: ApiKeyRecord) {
   };
 }
 
-export function keysCommand(program: Command): void {
+export function keysCommand(program: Command, output: CliOutput): void {
   const keys = program.command('keys').description('create, list and revoke API keys');
 
   keys
@@ -38,12 +39,12 @@ export function keysCommand(program: Command): void {
           access: options.readOnly ? 'read-only' : options.access,
           name: options.name ?? null,
         });
-        console.log(`Created ${record.access === 'embed' ? 'an' : 'a'} ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
-        console.log('Store the key now: it cannot be shown again. Send it as "Authorization: Token <key>".');
+        output.log(`Created ${record.access === 'embed' ? 'an' : 'a'} ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
+        output.log('Store the key now: it cannot be shown again. Send it as "Authorization: Token <key>".');
         // The id just before the key, the key last: `tail -n 1` captures the key alone.
-        console.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);
-        console.log(key);
-      }, { mayCreate: true });
+        output.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);
+        output.log(key);
+      }, output, { mayCreate: true });
     });
 
   keys
@@ -53,8 +54,8 @@ export function keysCommand(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       await withServices(async ({ apiKeys }) => {
         const all = (await apiKeys.list()).map(keyView);
-        if (options.json) return console.log(JSON.stringify(all, null, 2));
-        if (all.length === 0) return console.log('No API keys yet: create one with `ugs keys create`.');
+        if (options.json) return output.log(JSON.stringify(all, null, 2));
+        if (all.length === 0) return output.log('No API keys yet: create one with `ugs keys create`.');
         printTable(
           all.map((k) => ({
             id: k.id,
@@ -65,8 +66,9 @@ export function keysCommand(program: Command): void {
             'last used': k.last_used_at ?? 'never',
             revoked: k.revoked_at ?? '',
           })),
+          output,
         );
-      });
+      }, output);
     });
 
   keys
@@ -80,7 +82,7 @@ export function keysCommand(program: Command): void {
         if (id === null && given.startsWith(apiKeyFormat.prefix)) throw new CliError('No API key matches the key given (not shown); see `ugs keys list`.');
         if (id === null && isApiKeyId(given)) throw new CliError(`No API key with id ${given}; see \`ugs keys list\`.`);
         if (id === null) throw new CliError('No API key with the id given (not shown: it is not shaped as a key id, key_ and 16 hex digits); see `ugs keys list`.');
-        console.log(`Revoked ${id}.`);
-      });
+        output.log(`Revoked ${id}.`);
+      }, output);
     });
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
+import type { CliOutput } from '../cli-output.js';
 import { withServices } from '../run-command.js';
 
-export function migrateCommand(program: Command): void {
+export function migrateCommand(program: Command, output: CliOutput): void {
   program
     .command('migrate')
     .description('apply pending database migrations (the server also applies them on start)')
@@ -12,8 +13,9 @@ export function migrateCommand(program: Command): void {
     .action(async (options: { create?: boolean }) => {
       await withServices(
         async ({ storeStatus: { appliedMigrations } }) => {
-          console.log(appliedMigrations.length === 0 ? 'The store is up to date.' : `Applied: ${appliedMigrations.join(', ')}`);
+          output.log(appliedMigrations.length === 0 ? 'The store is up to date.' : `Applied: ${appliedMigrations.join(', ')}`);
         },
+        output,
         { mayCreate: true, createStore: options.create === true },
       );
     });

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { rotateServerSecret } from '../../rotate-server-secret.js';
+import type { CliOutput } from '../cli-output.js';
 import { CliError, withServices } from '../run-command.js';
 
-export function secretCommand(program: Command): void {
+export function secretCommand(program: Command, output: CliOutput): void {
   const secret = program.command('secret').description('manage the server secret that encrypts stored tokens');
   secret
     .command('rotate')
@@ -16,12 +17,12 @@ export function secretCommand(program: Command): void {
       if (!Number.isInteger(graceMs) || graceMs < 0) throw new CliError('--grace-ms must be a whole number of milliseconds.');
       await withServices(async (services, config) => {
         const result = await rotateServerSecret(services, config, graceMs);
-        console.log(`Re-encrypted ${result.resealed} of ${result.scanned} user group tokens under the new server secret.`);
-        console.log(
+        output.log(`Re-encrypted ${result.resealed} of ${result.scanned} user group tokens under the new server secret.`);
+        output.log(
           result.mode === 'environment'
             ? 'UGS_PREVIOUS_SECRET is no longer needed: remove it from every replica.'
             : `The previous secret was deleted from ${config.dataDir}; back up the new server-secret file.`,
         );
-      });
+      }, output);
     });
 }

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
 import type { SigningKeyPhase } from '../../domain/signing-key.js';
 import { JWKS_PATHS } from '../../http/jwks-paths.js';
+import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { withServices } from '../run-command.js';
 
@@ -27,7 +28,7 @@ function chosen(environment: Environment | undefined): readonly Environment[] {
   return environment === undefined ? ENVIRONMENTS : [environment];
 }
 
-export function signingKeysCommand(program: Command): void {
+export function signingKeysCommand(program: Command, output: CliOutput): void {
   const keys = program
     .command('signing-keys')
     .description(`list and rotate the keys that sign embed tokens: each environment has its own (Customer's published at ${JWKS_PATHS.Customer}, Testing's at ${JWKS_PATHS.Testing})`);
@@ -44,7 +45,7 @@ export function signingKeysCommand(program: Command): void {
           await signingKeys[environment].refresh();
           all.push(...signingKeys[environment].timeline().map(phaseView));
         }
-        if (options.json) return console.log(JSON.stringify(all, null, 2));
+        if (options.json) return output.log(JSON.stringify(all, null, 2));
         printTable(
           all.map((k) => ({
             environment: k.environment,
@@ -55,8 +56,9 @@ export function signingKeysCommand(program: Command): void {
             'signs until': k.signs_until ?? '',
             'published until': k.published_until ?? '',
           })),
+          output,
         );
-      });
+      }, output);
     });
 
   keys
@@ -67,10 +69,10 @@ export function signingKeysCommand(program: Command): void {
       await withServices(async ({ signingKeys }, config) => {
         for (const environment of chosen(options.environment)) {
           const phase = await signingKeys[environment].rotate();
-          console.log(`Published ${environment} signing key ${phase.key.kid} (${phase.key.algorithm}) at ${JWKS_PATHS[environment]}.`);
-          console.log(`It signs new ${environment} embed tokens from ${phase.key.activatesAt}, once every JWKS cached under max-age=${config.embed.jwksMaxAgeSeconds} has expired; until then the current key signs.`);
+          output.log(`Published ${environment} signing key ${phase.key.kid} (${phase.key.algorithm}) at ${JWKS_PATHS[environment]}.`);
+          output.log(`It signs new ${environment} embed tokens from ${phase.key.activatesAt}, once every JWKS cached under max-age=${config.embed.jwksMaxAgeSeconds} has expired; until then the current key signs.`);
         }
-        console.log('The current key stays published until the last token it signed has expired; no token fails verification because of this rotation.');
-      });
+        output.log('The current key stays published until the last token it signed has expired; no token fails verification because of this rotation.');
+      }, output);
     });
 }

@@ -2,21 +2,22 @@ import { once } from 'node:events';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
+import type { CliOutput } from '../cli-output.js';
 import { CliError, describeStore, withServices } from '../run-command.js';
 
-export function transferCommands(program: Command): void {
+export function transferCommands(program: Command, output: CliOutput): void {
   program
     .command('export')
     .description('write every user group and API key (hashes and ciphertexts only) as JSON lines, to move to another store')
     .option('--output <file>', 'write to this file instead of stdout (created with mode 0600)')
     .action(async (options: { output?: string }) => {
       await withServices(async ({ dataTransfer }) => {
-        const out = options.output ? createWriteStream(options.output, { mode: 0o600, flags: 'wx' }) : process.stdout;
+        const out = options.output ? createWriteStream(options.output, { mode: 0o600, flags: 'wx' }) : output.stdout;
         for await (const line of dataTransfer.exportLines()) {
           if (!out.write(line)) await once(out, 'drain');
         }
-        if (out !== process.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-      });
+        if (out !== output.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      }, output);
     });
 
   program
@@ -26,9 +27,9 @@ export function transferCommands(program: Command): void {
     .action(async (file: string) => {
       if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
       const config = (await import('../../config.js')).loadConfig();
-      console.error(`ugs: store: ${describeStore(config)}`);
+      output.error(`ugs: store: ${describeStore(config)}`);
       const { importIntoStore } = await import('../../import-into-store.js');
       const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
-      console.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
+      output.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
     });
 }

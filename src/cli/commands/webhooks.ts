@@ -3,6 +3,7 @@ import type { Principal } from '../../domain/api-key.js';
 import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
 import { EVENT_TYPES, type EventType } from '../../domain/event.js';
 import type { DeliveryView, WebhookView } from '../../domain/webhook.js';
+import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
 
@@ -48,7 +49,7 @@ function eventTypes(value: string): EventType[] | undefined {
   return types as EventType[];
 }
 
-export function webhooksCommand(program: Command): void {
+export function webhooksCommand(program: Command, output: CliOutput): void {
   const webhooks = program.command('webhooks').description("register, list and remove webhooks, and see what they were sent (the same as /api/webhooks)");
 
   webhooks
@@ -59,10 +60,10 @@ export function webhooksCommand(program: Command): void {
     .action(async (options: { environment: Environment; json?: boolean }) => {
       await withServices(async (services) => {
         const all = await services.webhooks.list(operator(options.environment));
-        if (options.json) return console.log(JSON.stringify(all, null, 2));
-        if (all.length === 0) return console.log(`No webhooks in ${options.environment} yet: add one with \`ugs webhooks add <url>\`.`);
-        printTable(all.map(webhookRow));
-      });
+        if (options.json) return output.log(JSON.stringify(all, null, 2));
+        if (all.length === 0) return output.log(`No webhooks in ${options.environment} yet: add one with \`ugs webhooks add <url>\`.`);
+        printTable(all.map(webhookRow), output);
+      }, output);
     });
 
   webhooks
@@ -75,10 +76,10 @@ export function webhooksCommand(program: Command): void {
     .action(async (url: string, options: { environment: Environment; events: string; description?: string }) => {
       await withServices(async (services) => {
         const { webhook, secret } = await services.webhooks.create(operator(options.environment), { url, events: eventTypes(options.events), description: options.description }, { ip: undefined });
-        console.log(`Registered webhook ${webhook.id} for the ${options.environment} environment: ${webhook.url} (${webhook.events === null ? 'every event' : webhook.events.join(', ')}).`);
-        console.log('Store the signing secret now: it cannot be shown again. Verify deliveries with it (Standard Webhooks).');
-        console.log(secret);
-      });
+        output.log(`Registered webhook ${webhook.id} for the ${options.environment} environment: ${webhook.url} (${webhook.events === null ? 'every event' : webhook.events.join(', ')}).`);
+        output.log('Store the signing secret now: it cannot be shown again. Verify deliveries with it (Standard Webhooks).');
+        output.log(secret);
+      }, output);
     });
 
   webhooks
@@ -89,8 +90,8 @@ export function webhooksCommand(program: Command): void {
     .action(async (id: string, options: { environment: Environment }) => {
       await withServices(async (services) => {
         await services.webhooks.remove(operator(options.environment), id, { ip: undefined });
-        console.log(`Removed ${id}.`);
-      });
+        output.log(`Removed ${id}.`);
+      }, output);
     });
 
   webhooks
@@ -107,9 +108,9 @@ export function webhooksCommand(program: Command): void {
     .action(async (id: string, options: { environment: Environment; limit: number; json?: boolean }) => {
       await withServices(async (services) => {
         const { deliveries } = await services.webhooks.listDeliveries(operator(options.environment), id, { limit: options.limit });
-        if (options.json) return console.log(JSON.stringify(deliveries, null, 2));
-        if (deliveries.length === 0) return console.log(`No deliveries to ${id} yet.`);
-        printTable(deliveries.map(deliveryRow));
-      });
+        if (options.json) return output.log(JSON.stringify(deliveries, null, 2));
+        if (deliveries.length === 0) return output.log(`No deliveries to ${id} yet.`);
+        printTable(deliveries.map(deliveryRow), output);
+      }, output);
     });
 }
