@@ -24,8 +24,6 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
-      // A promise returned unawaited from a try block escapes its catch and finally.
-      '@typescript-eslint/return-await': ['error', 'in-try-catch'],
     },
   },
   {
