@@ -2,8 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import * as prettier from 'prettier';
+import tseslint from 'typescript-eslint';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The probes below lint files that do not exist; the type-checked rules need a file the TypeScript project holds,
+ * and these checks need no types.
+ */
+const untypedEslint = () => new ESLint({ cwd: ROOT, overrideConfig: tseslint.configs.disableTypeChecked });
 
 describe('eslint . (npm run lint)', () => {
   it('skips every folder git ignores and lints the sources', async () => {
@@ -17,7 +25,7 @@ describe('eslint . (npm run lint)', () => {
   });
 
   it('keeps the store behind the composition root: only src/store, src/services.ts and `ugs import` may import it', async () => {
-    const eslint = new ESLint({ cwd: ROOT });
+    const eslint = untypedEslint();
     const restricted = async (file: string, from: string) => {
       const [result] = await eslint.lintText(`import type { Store } from '${from}';\nexport type Probe = Store;\n`, { filePath: `${ROOT}/${file}` });
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
@@ -59,6 +67,51 @@ describe('eslint . (npm run lint)', () => {
       ['src/services.ts', './domain/user-group-service.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
+      }
+    });
+
+  it('flags a promise left floating or handed where nothing awaits it, in src and in the tests alike', async () => {
+    const eslint = new ESLint({ cwd: ROOT });
+    const source = [
+      'export async function save(): Promise<void> {}',
+      'export function caller(): void {',
+      '  save();',
+      '  [1].forEach(async () => save());',
+      '  void save(); // meant to run on its own',
+      '}',
+      '',
+    ].join('\n');
+    // Files the project holds, read with this text in place of theirs.
+    for (const file of ['src/index.ts', 'test/lint-scope.test.ts']) {
+      const [result] = await eslint.lintText(source, { filePath: `${ROOT}/${file}` });
+      const found = result!.messages.map((m) => `${m.line}:${m.ruleId}`);
+      assert.deepEqual(found, ['3:@typescript-eslint/no-floating-promises', '4:@typescript-eslint/no-misused-promises'], file);
+    }
+  });
+
+  it("holds comments and code to Prettier's width, and lets a string Prettier cannot break run past it", async () => {
+    const eslint = untypedEslint();
+    const config = await prettier.resolveConfig(`${ROOT}/src/index.ts`);
+    const width = config?.printWidth;
+    assert.equal(typeof width, 'number', 'Prettier has a printWidth for src');
+    const over = 'x'.repeat(width!);
+    const source = [`// ${over}`, `export const message = '${over}';`, `export const url = 'https://example.com/${over}';`, `export const ${over}Probe = 1;`, ''].join('\n');
+    const [result] = await eslint.lintText(source, { filePath: `${ROOT}/src/probe.ts` });
+    assert.deepEqual(
+      result!.messages.map((m) => `${m.line}:${m.ruleId}`),
+      ['1:max-len', '4:max-len'],
+    );
+  });
+
+  it('formats the sources, not what is generated, installed or written by hand as prose', async () => {
+    for (const formatted of ['src/index.ts', 'test/readme.test.ts', 'eslint.config.js', 'package.json', 'src/http/console/assets/console.css']) {
+      const info = await prettier.getFileInfo(`${ROOT}/${formatted}`, { ignorePath: [`${ROOT}/.gitignore`, `${ROOT}/.prettierignore`] });
+      assert.equal(info.ignored, false, `${formatted} would not be formatted`);
+      assert.notEqual(info.inferredParser, null, `Prettier has no parser for ${formatted}`);
+    }
+    for (const skipped of ['dist/src/index.js', 'package-lock.json', 'README.md', 'docs/errors.md', 'src/http/console/views/layout.eta', 'data/probe.json']) {
+      const info = await prettier.getFileInfo(`${ROOT}/${skipped}`, { ignorePath: [`${ROOT}/.gitignore`, `${ROOT}/.prettierignore`] });
+      assert.ok(info.ignored || info.inferredParser === null, `${skipped} would be formatted`);
     }
   });
 });

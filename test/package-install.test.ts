@@ -50,6 +50,8 @@ describe('the package, installed from its tarball in another project', () => {
     const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
     const outside = files.map((f) => f.path).filter((path) => !/^(dist\/src\/|docs\/|README\.md$|package\.json$)/.test(path));
     assert.deepEqual(outside, [], 'the tarball carries files no installation runs');
+    const devOnly = files.map((f) => f.path).filter((path) => /(^|\/)(test|bench|scripts|examples)\//.test(path));
+    assert.deepEqual(devOnly, [], 'the tarball carries tests, benchmarks, scripts or examples');
     for (const entry of ['dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/src/embed/index.js', 'dist/src/embed/index.d.ts', 'dist/src/cli/main.js']) {
       assert.ok(files.some((f) => f.path === entry), `${entry} is not in the tarball`);
     }
@@ -86,5 +88,16 @@ describe('the package, installed from its tarball in another project', () => {
       cwd: project,
     }).catch((error: { stdout?: string }) => assert.fail(`the types do not resolve from outside the checkout:\n${error.stdout}`));
     assert.equal(tsc.stdout, '');
+  });
+
+  it('is built from src alone: `npm run build:src` (what `prepare` and `npm pack` run) compiles no test, bench, script or example', async () => {
+    const listed = await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--listFilesOnly'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
+    const compiled = listed.stdout.split('\n').filter((file) => file !== '' && !file.includes('/node_modules/'));
+    assert.ok(compiled.some((file) => file.endsWith('/src/cli/main.ts')), 'the build misses the CLI');
+    assert.deepEqual(
+      compiled.filter((file) => !file.startsWith(`${REPO_ROOT}src/`)),
+      [],
+      'the package build compiles files outside src/',
+    );
   });
 });

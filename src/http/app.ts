@@ -61,8 +61,9 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
     clientErrorHandler: answerMalformedHttp(options.logger),
     return503OnClosing: false,
     // Failures before routing (an undecodable URL, say) still get the envelope, and the id the onRequest hook would have set.
-    frameworkErrors: (error, request, reply) =>
-      sendServiceError(reply.header('x-request-id', request.id), invalidRequest(`The request URL is not valid: ${error.message}`)),
+    frameworkErrors: (error, request, reply) => {
+      sendServiceError(reply.header('x-request-id', request.id), invalidRequest(`The request URL is not valid: ${error.message}`));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // First of all hooks, so every answer has it, refusals by later hooks (shutdown, auth) included.

@@ -2,7 +2,7 @@ import type { ApiKeyRecord } from '../../domain/api-key.js';
 import type { ApiKeyStore } from '../../domain/api-key-store.js';
 import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
 import type { PostgresQueries } from './postgres-queries.js';
-import { toApiKeyRecord, type ApiKeyRow } from './postgres-rows.js';
+import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';
 import type { RevocationListener } from './revocation-listener.js';
 
 /** An api_keys row's columns, as insertKey and importKey take them. */

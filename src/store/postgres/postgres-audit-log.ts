@@ -1,7 +1,7 @@
 import type { AuditContext, AuditQuery, AuditRecord } from '../../domain/audit.js';
 import type { AuditStore } from '../../domain/audit-store.js';
 import type { PostgresQueries } from './postgres-queries.js';
-import { toAuditRecord, type AuditRow } from './postgres-rows.js';
+import { toAuditRecord, type AuditRow } from '../rows.js';
 
 /**
  * An audit record's own parameters, last in every audited statement: key_id,

@@ -9,8 +9,8 @@ interface SessionRow {
   key_id: string;
   environment: string;
   access: string;
-  created_at: Date;
-  last_seen_at: Date;
+  created_at: string;
+  last_seen_at: string;
 }
 
 /** Stale sessions forgotten per sign-in: enough to outpace any sign-in rate, small enough to cost nothing. */
@@ -61,7 +61,7 @@ function toSession(row: SessionRow): ConsoleSessionRecord {
     keyId: row.key_id,
     environment: row.environment as Environment,
     access: row.access as Access,
-    createdAt: row.created_at.toISOString(),
-    lastSeenAt: row.last_seen_at.toISOString(),
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
   };
 }

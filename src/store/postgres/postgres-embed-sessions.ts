@@ -15,23 +15,23 @@ export type RunStatement = <Row extends pg.QueryResultRow>(name: string, text: s
 interface SessionRow {
   session_id: string;
   environment: string;
-  team_id: string;
+  team_id: number;
   provided_id: string;
   token_version: string;
-  created_at: Date;
-  expires_at: Date;
-  revoked_at: Date | null;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
 }
 
 interface RevocationRow {
-  sequence: string;
+  sequence: number;
   environment: string;
   session_id: string | null;
   provided_id: string;
   token_version: string | null;
   reason: string;
-  revoked_at: Date;
-  expires_at: Date;
+  revoked_at: string;
+  expires_at: string;
 }
 
 export { FEED_ORDER_LOCK } from './postgres-feed-order.js';
@@ -121,24 +121,24 @@ function toSession(row: SessionRow): EmbedSessionRecord {
   return {
     sessionId: row.session_id,
     environment: row.environment as Environment,
-    teamId: Number(row.team_id),
+    teamId: row.team_id,
     providedId: row.provided_id,
     tokenVersion: row.token_version,
-    createdAt: row.created_at.toISOString(),
-    expiresAt: row.expires_at.toISOString(),
-    revokedAt: row.revoked_at?.toISOString() ?? null,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
   };
 }
 
 function toRevocation(row: RevocationRow): EmbedRevocation {
   return {
-    sequence: Number(row.sequence),
+    sequence: row.sequence,
     environment: row.environment as Environment,
     sessionId: row.session_id,
     providedId: row.provided_id,
     tokenVersion: row.token_version,
     reason: row.reason as RevocationReason,
-    revokedAt: row.revoked_at.toISOString(),
-    expiresAt: row.expires_at.toISOString(),
+    revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
   };
 }

@@ -30,11 +30,11 @@ export const EVENTS_OF_AUDITED = `evented AS (
   )`;
 
 export interface EventRow {
-  sequence: string;
+  sequence: number;
   id: string;
   environment: string;
   type: string;
-  at: Date;
+  at: string;
   data: EventRecord['data'];
 }
 
@@ -71,10 +71,10 @@ export class PostgresEvents implements EventStore {
 export function toEventRecord(row: EventRow): EventRecord {
   return {
     id: row.id,
-    sequence: Number(row.sequence),
+    sequence: row.sequence,
     environment: row.environment as Environment,
     type: row.type as EventType,
-    timestamp: row.at.toISOString(),
+    timestamp: row.at,
     data: row.data,
   };
 }

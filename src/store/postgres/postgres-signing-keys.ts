@@ -12,8 +12,8 @@ interface SigningKeyRow {
   algorithm: string;
   public_jwk: JWK;
   private_key_ciphertext: Buffer;
-  created_at: Date;
-  activates_at: Date;
+  created_at: string;
+  activates_at: string;
 }
 
 const SQL = {
@@ -71,7 +71,7 @@ function toSigningKey(row: SigningKeyRow): SigningKeyRecord {
     algorithm: row.algorithm as SigningAlgorithm,
     publicJwk: row.public_jwk,
     privateKeyCiphertext: row.private_key_ciphertext,
-    createdAt: row.created_at.toISOString(),
-    activatesAt: row.activates_at.toISOString(),
+    createdAt: row.created_at,
+    activatesAt: row.activates_at,
   };
 }

@@ -9,6 +9,7 @@ import { PostgresQueries } from './postgres-queries.js';
 import { PostgresSettings } from './postgres-settings.js';
 import { SQL } from './postgres-statements.js';
 import { PostgresTransfer } from './postgres-transfer.js';
+import { STORE_TYPES } from './postgres-types.js';
 import { PostgresUserGroups } from './postgres-user-groups.js';
 import { PostgresConsoleSessions } from './postgres-console-sessions.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
@@ -87,6 +88,7 @@ export class PostgresStore implements Store {
       connectionTimeoutMillis: options.connectTimeoutMs,
       statement_timeout: options.statementTimeoutMs,
       application_name: 'user-group-service',
+      types: STORE_TYPES,
     });
     // An idle connection that breaks (database restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});

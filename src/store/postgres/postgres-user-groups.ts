@@ -10,7 +10,7 @@ import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { auditValues } from './postgres-audit-log.js';
 import type { PostgresQueries } from './postgres-queries.js';
-import { toUserGroupRecord, type UserGroupRow } from './postgres-rows.js';
+import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { batchedWrites } from './postgres-write-batches.js';
 
 interface AuditedGroup {
@@ -135,7 +135,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   private moveGroup(input: AuditedChange): Promise<UserGroupRow | null> {
     const { environment, providedId, changes } = input;
     return this.hierarchy.inTransaction(async (tx) => {
-      const current = (await tx<{ team_id: string }>('findTeamId', [environment, providedId])).rows[0];
+      const current = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
       if (!current) return null;
       const parentTeamId = await this.hierarchy.placeUnder(tx, environment, { teamId: Number(current.team_id), providedId }, changes.parentId!);
       return (await tx<UserGroupRow>('updateGroups', asColumns(updateValues(input, parentTeamId)))).rows[0] ?? null;
@@ -193,7 +193,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   ): Promise<UserGroupRecord | null> {
     // In the hierarchy's transaction, so no child can be placed under a group being deleted.
     const row = await this.hierarchy.inTransaction(async (tx) => {
-      const group = (await tx<{ team_id: string }>('findTeamId', [environment, providedId])).rows[0];
+      const group = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
       if (!group) return null;
       if (!options.cascade && (await tx<{ any: boolean }>('hasChildren', [group.team_id])).rows[0]!.any) throw hasChildrenConflict(providedId);
       const deleted = (await tx<UserGroupRow>('deleteSubtree', [group.team_id, deletedAt, ...auditValues(audit)])).rows;

@@ -8,7 +8,7 @@ import { auditWebhookChange, inTransaction } from './postgres-transaction.js';
 import { asUnavailable } from './transient-errors.js';
 
 interface ClaimedRow {
-  id: string;
+  id: number;
   webhook_id: string;
   event_id: string;
   payload: string;
@@ -16,7 +16,7 @@ interface ClaimedRow {
   url: string;
   secret_ciphertext: Buffer;
   previous_secret_ciphertext: Buffer | null;
-  previous_secret_expires_at: Date | null;
+  previous_secret_expires_at: string | null;
 }
 
 const SQL = {
@@ -99,7 +99,7 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
       throw asUnavailable(error);
     });
     return rows.map((row) => ({
-      id: Number(row.id),
+      id: row.id,
       webhookId: row.webhook_id,
       eventId: row.event_id,
       payload: row.payload,
@@ -107,7 +107,7 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
       url: row.url,
       secretCiphertext: row.secret_ciphertext,
       previousSecretCiphertext: row.previous_secret_ciphertext,
-      previousSecretExpiresAt: row.previous_secret_expires_at?.toISOString() ?? null,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
     }));
   }
 
@@ -123,8 +123,8 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
         await tx(SQL.succeeded, [result.webhookId]);
         return { applied: true, disabled: false };
       }
-      const webhook = (await tx<{ environment: string; failing_since: Date; disabled_at: Date | null }>(SQL.failing, [a.at, result.webhookId])).rows[0];
-      if (!webhook || webhook.disabled_at !== null || webhook.failing_since.getTime() > Date.parse(result.disableIfFailingSince)) return { applied: true, disabled: false };
+      const webhook = (await tx<{ environment: string; failing_since: string; disabled_at: string | null }>(SQL.failing, [a.at, result.webhookId])).rows[0];
+      if (!webhook || webhook.disabled_at !== null || Date.parse(webhook.failing_since) > Date.parse(result.disableIfFailingSince)) return { applied: true, disabled: false };
       await tx(SQL.disable, [a.at, result.webhookId]);
       await tx(SQL.failPending, [result.webhookId]);
       await auditWebhookChange(tx, 'webhook.disabled', a.at, webhook.environment as Environment, result.webhookId, { keyId: null, fields: ['disabled_at'] });
@@ -133,8 +133,7 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
   }
 
   async oldestPendingAt(): Promise<string | null> {
-    const at = (await this.query<{ at: Date | null }>('oldestPending', [])).rows[0]?.at;
-    return at ? at.toISOString() : null;
+    return (await this.query<{ at: string | null }>('oldestPending', [])).rows[0]?.at ?? null;
   }
 
   async pruneDeliveries(before: string, limit: number): Promise<number> {

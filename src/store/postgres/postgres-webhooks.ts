@@ -6,7 +6,7 @@ import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookSt
 import { toEventRecord, type EventRow } from './postgres-events.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { auditWebhookChange, inTransaction } from './postgres-transaction.js';
-import { toDelivery, toWebhook, type AttemptRow, type DeliveryRow, type WebhookRow } from './postgres-webhook-rows.js';
+import { toDelivery, toWebhook, type AttemptRow, type DeliveryRow, type WebhookRow } from '../webhook-rows.js';
 
 /** Taken by webhook creation: two replicas creating at once cannot both pass the per-environment cap. */
 const WEBHOOK_CAP_LOCK = 'SELECT pg_advisory_xact_lock(7365013)';

@@ -1,7 +1,7 @@
 import { ServiceError } from '../../domain/errors.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { PostgresQueries } from './postgres-queries.js';
-import type { UserGroupRow } from './postgres-rows.js';
+import type { UserGroupRow } from '../rows.js';
 
 /** The statements that write a whole batch of groups: one array per parameter, one `input_n` (1-based) on each returned row. */
 export type BatchStatement = 'insertGroups' | 'updateGroups' | 'replaceTokens';
@@ -32,9 +32,9 @@ export function batchedWrites<I>(
 /** One `statement` for all the inputs; each input's row by its `input_n`, null for inputs without one. */
 function writeBatch(queries: PostgresQueries, statement: BatchStatement, rowsOfValues: unknown[][]): Promise<Answer[]> {
   return eachAloneOnFailure(rowsOfValues, async (batch) => {
-    const { rows } = await queries.query<UserGroupRow & { input_n: string }>(statement, asColumns(batch));
+    const { rows } = await queries.query<UserGroupRow & { input_n: number }>(statement, asColumns(batch));
     const answers: Answer[] = batch.map(() => null);
-    for (const row of rows) answers[Number(row.input_n) - 1] = row;
+    for (const row of rows) answers[row.input_n - 1] = row;
     return answers;
   });
 }

@@ -6,7 +6,7 @@ import type { GroupCommit } from './group-commit.js';
 import type { RevocationCounter } from './revocation-counter.js';
 import type { SqliteAuditLog } from './sqlite-audit-log.js';
 import type { SqliteHealth } from './sqlite-health.js';
-import { toApiKeyRecord, type ApiKeyRow } from './sqlite-rows.js';
+import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';
 
 /** The SQLite `api_keys` table; a revocation also moves the revocation counter every process reads. */
 export class SqliteApiKeys implements ApiKeyStore {

@@ -4,7 +4,7 @@ import type { AuditStore } from '../../domain/audit-store.js';
 import type { Environment } from '../../domain/environment.js';
 import type { SqliteEvents } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';
-import { toAuditRecord, type AuditRow } from './sqlite-rows.js';
+import { toAuditRecord, type AuditRow } from '../rows.js';
 
 /** What an audit record is about: a group (team_id and provided id) or a key (both null). */
 export interface AuditSubject {

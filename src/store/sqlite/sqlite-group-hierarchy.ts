@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Environment } from '../../domain/environment.js';
 import { assertPlacement, HIERARCHY_WALK_LIMIT } from '../../domain/user-group-hierarchy.js';
-import type { UserGroupRow } from './sqlite-rows.js';
+import type { UserGroupRow } from '../rows.js';
 
 /** Every column of a group and its parent's provided id: what every read of a group selects. */
 export const GROUP_WITH_PARENT = `g.*, (SELECT p.provided_id FROM user_groups p WHERE p.team_id = g.parent_team_id) AS parent_provided_id`;

@@ -12,7 +12,7 @@ import type { SqliteAuditLog } from './sqlite-audit-log.js';
 import type { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
 import { groupRevocation } from '../../domain/embed-session.js';
 import type { SqliteHealth } from './sqlite-health.js';
-import { toUserGroupRecord, type UserGroupRow } from './sqlite-rows.js';
+import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { GROUP_WITH_PARENT, SqliteGroupHierarchy } from './sqlite-group-hierarchy.js';
 import { hasChildrenConflict, PARENT_FIELD } from '../../domain/user-group-hierarchy.js';
 

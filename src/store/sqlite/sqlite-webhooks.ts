@@ -8,7 +8,7 @@ import type { GroupCommit } from './group-commit.js';
 import type { SqliteAuditLog } from './sqlite-audit-log.js';
 import { toEventRecord, type EventRow } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';
-import { toDelivery, toWebhook, type AttemptRow, type DeliveryRow, type WebhookRow } from './sqlite-webhook-rows.js';
+import { toDelivery, toWebhook, type AttemptRow, type DeliveryRow, type WebhookRow } from '../webhook-rows.js';
 
 /** Webhooks on SQLite: every change in group commit, audited (and so evented) in the same transaction. */
 export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {

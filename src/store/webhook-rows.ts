@@ -1,24 +1,26 @@
-import type { Environment } from '../../domain/environment.js';
-import type { EventType } from '../../domain/event.js';
-import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus, WebhookRecord } from '../../domain/webhook.js';
+import type { Environment } from '../domain/environment.js';
+import type { EventType } from '../domain/event.js';
+import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus, WebhookRecord } from '../domain/webhook.js';
 
+/** Rows as both stores return them (see rows.ts). */
 export interface WebhookRow {
   id: string;
   environment: string;
   url: string;
-  events: EventType[] | null;
+  /** JSON text on SQLite; PostgreSQL's JSONB column arrives parsed. */
+  events: string | EventType[] | null;
   description: string | null;
   secret_ciphertext: Buffer;
   previous_secret_ciphertext: Buffer | null;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
-  disabled_at: Date | null;
-  failing_since: Date | null;
-  after_sequence: string;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  disabled_at: string | null;
+  failing_since: string | null;
+  after_sequence: number;
 }
 
 export interface DeliveryRow {
-  id: string;
+  id: number;
   webhook_id: string;
   event_id: string;
   event_type: string;
@@ -26,43 +28,41 @@ export interface DeliveryRow {
   payload: string;
   status: string;
   attempts: number;
-  next_attempt_at: Date | null;
-  created_at: Date;
+  next_attempt_at: string | null;
+  created_at: string;
 }
 
 export interface AttemptRow {
-  delivery_id: string;
+  delivery_id: number;
   attempt: number;
-  at: Date;
+  at: string;
   status_code: number | null;
   duration_ms: number;
   error: string | null;
   response_excerpt: string | null;
 }
 
-const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
-
 export function toWebhook(row: WebhookRow): WebhookRecord {
   return {
     id: row.id,
     environment: row.environment as Environment,
     url: row.url,
-    events: row.events,
+    events: typeof row.events === 'string' ? (JSON.parse(row.events) as EventType[]) : row.events,
     description: row.description,
     secretCiphertext: row.secret_ciphertext,
     previousSecretCiphertext: row.previous_secret_ciphertext,
-    previousSecretExpiresAt: iso(row.previous_secret_expires_at),
-    createdAt: row.created_at.toISOString(),
-    disabledAt: iso(row.disabled_at),
-    failingSince: iso(row.failing_since),
-    afterSequence: Number(row.after_sequence),
+    previousSecretExpiresAt: row.previous_secret_expires_at,
+    createdAt: row.created_at,
+    disabledAt: row.disabled_at,
+    failingSince: row.failing_since,
+    afterSequence: row.after_sequence,
   };
 }
 
-function toAttempt(row: AttemptRow): DeliveryAttempt {
+export function toAttempt(row: AttemptRow): DeliveryAttempt {
   return {
     attempt: row.attempt,
-    at: row.at.toISOString(),
+    at: row.at,
     statusCode: row.status_code,
     durationMs: row.duration_ms,
     error: row.error,
@@ -72,7 +72,7 @@ function toAttempt(row: AttemptRow): DeliveryAttempt {
 
 export function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): DeliveryRecord {
   return {
-    id: Number(row.id),
+    id: row.id,
     webhookId: row.webhook_id,
     eventId: row.event_id,
     eventType: row.event_type as EventType,
@@ -80,8 +80,8 @@ export function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): DeliveryRe
     payload: row.payload,
     status: row.status as DeliveryStatus,
     attempts: row.attempts,
-    nextAttemptAt: iso(row.next_attempt_at),
-    createdAt: row.created_at.toISOString(),
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
     attemptLog: attempts.filter((a) => a.delivery_id === row.id).map(toAttempt),
   };
 }

@@ -1,9 +1,12 @@
-import type { Access, ApiKeyRecord } from '../../domain/api-key.js';
-import type { AuditAction, AuditRecord } from '../../domain/audit.js';
-import type { Environment } from '../../domain/environment.js';
-import type { UserGroupRecord } from '../../domain/user-group.js';
+import type { Access, ApiKeyRecord } from '../domain/api-key.js';
+import type { AuditAction, AuditRecord } from '../domain/audit.js';
+import type { Environment } from '../domain/environment.js';
+import type { UserGroupRecord } from '../domain/user-group.js';
 
-/** Rows exactly as SQLite returns them. */
+/**
+ * Rows as both stores return them: SQLite keeps integers and ISO-8601 text, and the PostgreSQL pool reads BIGINT
+ * and TIMESTAMPTZ the same way (postgres-types.ts), so one mapper serves both.
+ */
 export interface UserGroupRow {
   team_id: number;
   environment: string;
