@@ -41,6 +41,8 @@ delete env.DATABASE_URL;
 
 let failed = false;
 try {
+  // Says which Node runs the suite: npm scripts prefer the `node` dev dependency to the one on PATH (.ci/run).
+  console.log(`# Node.js ${process.version} runs the tests`);
   console.log(`# all tests (HTTP suite on SQLite), PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'}`);
   failed = (await runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' })) !== 0;
   console.log('# the HTTP suite again, on PostgreSQL');

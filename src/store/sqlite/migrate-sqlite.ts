@@ -1,4 +1,4 @@
-import { SqliteDatabase } from './sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { sqliteMigrations } from './migrations/index.js';
 
