@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { signingKeySealContext } from '../src/domain/signing-key.js';
-import { SqliteDatabase } from '../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import { createTestDatabase } from './helpers/postgres.js';
 import { startTestServer, type TestServer } from './helpers/test-server.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +71,8 @@ describe('the package, installed from its tarball in another project', () => {
       throw error;
     }
     assert.ok(readdirSync(join(project, 'node_modules', 'user-group-service')).includes('dist'), 'installed as a copy, not a link to the checkout');
+    // The `node` package that runs this checkout's npm scripts is a dev dependency: a dashboard on Node 22 or 24 keeps its own.
+    assert.ok(!existsSync(join(project, 'node_modules', 'node')) && !existsSync(join(project, 'node_modules', '.bin', 'node')), 'the install brought a second Node');
 
     writeFileSync(join(project, 'dashboard.js'), DASHBOARD_JS);
     const imported = await run(process.execPath, ['dashboard.js'], { cwd: project });

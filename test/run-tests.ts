@@ -53,6 +53,8 @@ const given = process.env.DATABASE_URL;
 const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given ? { url: given, stop: async () => {} } : await startEmbeddedPostgres({ durable: false });
 let failed = true;
 try {
+  // Says which Node runs the suite: npm scripts prefer the `node` dev dependency to the one on PATH (.ci/run).
+  console.log(`# Node.js ${process.version} runs the tests`);
   const template = await createTemplateOn(postgres.url);
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, [TEST_DATABASE_ENV]: postgres.url, [TEST_TEMPLATE_ENV]: template.name };

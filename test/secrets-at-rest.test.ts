@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { SqliteDatabase } from '../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { createTestDatabase } from './helpers/postgres.js';
 import { ConsoleClient } from './helpers/console-client.js';

@@ -1,7 +1,7 @@
 import { bindProperties, type BindableClaims } from 'user-group-service/embed';
 // The repository's loader picks the better-sqlite3 build that runs on this Node; a dashboard of your
 // own imports better-sqlite3 (or its database's driver) directly.
-import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 
 /**
  * The demo dataset, orders across regions, in an in-memory SQLite database,

@@ -4,7 +4,7 @@ import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import type { ServerProcess } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';

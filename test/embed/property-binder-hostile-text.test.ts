@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { bindProperties, EmbedBindingError, type BindableClaims, type SqlDialect } from 'user-group-service/embed';
-import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 
 /**

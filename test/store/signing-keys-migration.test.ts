@@ -9,7 +9,7 @@ import { createTokenCipher } from '../../src/domain/token-cipher.js';
 import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
-import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase } from '../helpers/postgres.js';

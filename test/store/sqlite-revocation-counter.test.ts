@@ -6,7 +6,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import type Database from 'better-sqlite3';
 import { RevocationCounter } from '../../src/store/sqlite/revocation-counter.js';
-import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 
 describe('SQLite revocation counter', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ugs-revocation-counter-'));

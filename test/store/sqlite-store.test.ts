@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type Database from 'better-sqlite3';
-import { SqliteDatabase } from '../../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { storeConformance } from './store-conformance.js';

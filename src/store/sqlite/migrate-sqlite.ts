@@ -1,5 +1,5 @@
 import { readdirSync } from 'node:fs';
-import { SqliteDatabase } from './sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 
 /**
  * The shipped migrations' names, from their files: a migration is named after

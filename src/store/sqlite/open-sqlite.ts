@@ -1,7 +1,7 @@
 import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { SqliteDatabase } from './sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import { StartupError } from '../../domain/errors.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { describeAtStart, storageProblem } from './storage-errors.js';

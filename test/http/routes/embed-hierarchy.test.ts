@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SqliteDatabase } from '../../../src/store/sqlite/sqlite-driver.js';
+import SqliteDatabase from 'better-sqlite3';
 import { decodeJwt } from 'jose';
 import { bindProperties, type EmbedClaims } from 'user-group-service/embed';
 import { buildForSuite, type TestClient } from '../../helpers/build.js';
