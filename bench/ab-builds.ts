@@ -5,16 +5,19 @@ import { join } from 'node:path';
 import { CLI, createKey, median, seed, SERVICE_NODE_FLAGS, startCeiling, startProcess, WARMUP_SECONDS, type Proc } from './benchmark.js';
 import { detectLoadGenerator, measure, type Measurement } from './load-generator.js';
 import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
+import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
 
 /**
- * `node dist/bench/ab-builds.js <other build's dist/src/cli/main.js> [scenario] [rounds] [seconds]`:
- * this build against another (say, a copy of dist/ taken before a change), each its own service on
- * SQLite with 1,000 groups, and the ceiling, all pinned as `npm run bench` pins them; rounds of
+ * `node dist/bench/ab-builds.js <other build's dist/src/cli/main.js> [scenario] [rounds] [seconds] [sqlite|postgres]`:
+ * this build against another (say, a copy of dist/ taken before a change), each its own service with
+ * 1,000 groups in a store of its own (a SQLite file, or a database of one PostgreSQL server: DATABASE_URL's,
+ * else an embedded one, as `npm run bench` uses), and the ceiling, all pinned as `npm run bench` pins them
+ * (PostgreSQL unpinned); rounds of
  * other, this, ceiling and back, so a slow spell falls on all three. Prints each side's ratio to the ceiling
  * (median of the rounds) and CPU µs per request: the before/after figures of one run.
  */
-const [otherCli, scenarioName = 'hit', rounds = '3', seconds = '5'] = process.argv.slice(2);
-if (!otherCli) throw new Error('usage: ab-builds.js <other dist/src/cli/main.js> [scenario] [rounds] [seconds]');
+const [otherCli, scenarioName = 'hit', rounds = '3', seconds = '5', store = 'sqlite'] = process.argv.slice(2);
+if (!otherCli || (store !== 'sqlite' && store !== 'postgres')) throw new Error('usage: ab-builds.js <other dist/src/cli/main.js> [scenario] [rounds] [seconds] [sqlite|postgres]');
 const scenario = SCENARIOS.find((s) => s.name === (scenarioName as Scenario['name']))!;
 const generator = await detectLoadGenerator();
 const options = { connections: 32, durationSeconds: Number(seconds) };
@@ -28,9 +31,21 @@ interface Side {
   dataDir?: string;
 }
 
+const postgres = store === 'postgres' ? (process.env.DATABASE_URL ? { url: process.env.DATABASE_URL, stop: async () => {} } : await startEmbeddedPostgres()) : undefined;
+const databases: { drop(): Promise<void> }[] = [];
+
 async function service(label: string, cli: string): Promise<Side> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ugs-ab-'));
-  const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', UGS_DATA_DIR: dataDir, UGS_SECRET: randomBytes(32).toString('hex') };
+  const database = postgres ? await createDatabaseOn(postgres.url, 'ugs_ab') : undefined;
+  if (database) databases.push(database);
+  const env = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    UGS_DATA_DIR: dataDir,
+    UGS_SECRET: randomBytes(32).toString('hex'),
+    ...(database ? { DATABASE_URL: database.url } : {}),
+  };
   const key = await createKey(env);
   const proc = await startProcess([...SERVICE_NODE_FLAGS, cli, 'serve'], { ...env, LOG_LEVEL: 'info' }, /"url":"(http:\/\/[^"]+)"/, undefined, generator.servicePrefix);
   return { label, proc, key, groups: await seed(proc.url, key, 1000, 'ab'), runs: [], dataDir };
@@ -51,7 +66,7 @@ try {
     console.error(`round ${round + 1}: ${sides.map((s) => `${s.label} ${Math.round(s.runs[round]!.requestsPerSecond)}`).join(', ')} req/s`);
   }
   const ceilingRuns = sides[2]!.runs;
-  console.log(`${scenario.name}, SQLite, ${rounds} rounds of ${seconds}s; ${generator.description}`);
+  console.log(`${scenario.name}, ${store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${rounds} rounds of ${seconds}s; ${generator.description}`);
   console.log('| side | req/s | ratio to ceiling | CPU µs/req | non-2xx+errors |\n| --- | --- | --- | --- | --- |');
   for (const side of sides) {
     const ratio = median(side.runs.map((m, i) => m.requestsPerSecond / ceilingRuns[i]!.requestsPerSecond));
@@ -66,4 +81,8 @@ try {
     await side.proc.stop();
     if (side.dataDir) rmSync(side.dataDir, { recursive: true, force: true });
   }
+  for (const database of databases) await database.drop();
+  await postgres?.stop();
 }
+// embedded-postgres's exit hook would otherwise turn a failure's exit code into 0.
+process.exit(process.exitCode ?? 0);

@@ -101,7 +101,7 @@ export function newSessionId(): string {
 }
 
 /** The entry that ends every session minted under the group's token as `record` holds it. */
-export function groupRevocation(record: UserGroupRecord, reason: Exclude<RevocationReason, 'session_revoked'>, at: string): NewEmbedRevocation {
+export function groupRevocation(record: Pick<UserGroupRecord, 'environment' | 'providedId' | 'tokenHash'>, reason: Exclude<RevocationReason, 'session_revoked'>, at: string): NewEmbedRevocation {
   return {
     environment: record.environment,
     sessionId: null,

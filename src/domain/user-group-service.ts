@@ -109,6 +109,8 @@ export class UserGroupService {
     const token = userGroupTokenFormat.generate();
     const rotated = await this.store.replaceToken({
       teamId: group.teamId,
+      environment: group.environment,
+      providedId: group.providedId,
       expectedTokenHash: currentHash,
       tokenHash: hashSecret(token),
       tokenCiphertext: this.cipher.encrypt(token, group.environment, group.providedId),

@@ -23,6 +23,9 @@ export interface UserGroupLineage {
 
 export interface TokenReplacement {
   teamId: number;
+  /** The group's environment and provided id, as found by its current token: what the rotation's consequences name. */
+  environment: Environment;
+  providedId: string;
   /** The hash the row must still hold: a concurrent rotation makes this one lose. */
   expectedTokenHash: Buffer;
   tokenHash: Buffer;

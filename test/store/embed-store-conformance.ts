@@ -181,7 +181,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-rotate'));
       const since = await lastSequence();
       const at = '2026-05-01T00:00:00.000Z';
-      const rotate = (expectedTokenHash: Buffer) => store.userGroups.replaceToken({ teamId: g.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
+      const rotate = (expectedTokenHash: Buffer) => store.userGroups.replaceToken({ teamId: g.teamId, environment: g.environment, providedId: g.providedId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
       const rotated = await rotate(g.tokenHash);
       assert.ok(rotated);
       assert.equal(await rotate(g.tokenHash), null, 'the old token lost');
@@ -196,7 +196,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const since = await lastSequence();
       const at = '2026-05-02T00:00:00.000Z';
       const rotate = (g: (typeof groups)[number], expectedTokenHash = g.tokenHash) =>
-        store.userGroups.replaceToken({ teamId: g.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
+        store.userGroups.replaceToken({ teamId: g.teamId, environment: g.environment, providedId: g.providedId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
       const results = await Promise.all([rotate(groups[0]!), rotate(groups[0]!), rotate(groups[0]!), rotate(groups[1]!), rotate(groups[2]!, randomBytes(32))]);
       assert.equal(results.filter((r) => r !== null).length, 2);
       const entries = await feed('Testing', since);

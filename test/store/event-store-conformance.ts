@@ -52,7 +52,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g, by('key_a', ['name', 'properties']));
       await store.userGroups.updateUserGroup('Customer', 'ev-1', { name: 'N', properties: { secret: SECRET_PROPERTY }, updatedAt: LATER }, by('key_a', ['name', 'properties']));
       await store.userGroups.replaceToken(
-        { teamId: created.teamId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+        { teamId: created.teamId, environment: created.environment, providedId: created.providedId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
         by('key_a', ['token']),
       );
       await store.userGroups.deleteUserGroup('Customer', 'ev-1', LATER, by('key_a', []));
@@ -124,7 +124,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       const from = await last('Customer');
       assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-noop'))).created, false);
       assert.equal(await store.userGroups.updateUserGroup('Customer', 'ev-missing', { name: 'x', updatedAt: LATER }), null);
-      const stale = { teamId: created.teamId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER };
+      const stale = { teamId: created.teamId, environment: created.environment, providedId: created.providedId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER };
       assert.equal(await store.userGroups.replaceToken(stale), null);
       assert.equal(await store.userGroups.deleteUserGroup('Customer', 'ev-missing', LATER), null);
       await store.apiKeys.revokeApiKey(id, LATER, by(id, []));

@@ -67,7 +67,7 @@ describe('PostgreSQL specifics', () => {
       // And rotations: a time PostgreSQL cannot read fails that one alone.
       const [a, b] = await Promise.all(['batch-a', 'batch-b'].map(async (id) => (await store.userGroups.findUserGroup('Customer', id))!));
       const rotate = (g: typeof a, updatedAt: string) =>
-        store.userGroups.replaceToken({ teamId: g!.teamId, expectedTokenHash: g!.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt });
+        store.userGroups.replaceToken({ teamId: g!.teamId, environment: g!.environment, providedId: g!.providedId, expectedTokenHash: g!.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt });
       const rotations = await Promise.allSettled([rotate(a, '2026-01-03T00:00:00.000Z'), rotate(b, 'not a time')]);
       assert.deepEqual(rotations.map((o) => o.status), ['fulfilled', 'rejected']);
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.updatedAt, '2026-01-03T00:00:00.000Z');

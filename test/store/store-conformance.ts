@@ -198,14 +198,14 @@ export function storeConformance(fixture: StoreFixture): void {
     it('replaces a token only while the expected one is current', async () => {
       const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'rot'));
       const next = { tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60) };
-      const rotated = await store.userGroups.replaceToken({ teamId: group.teamId, expectedTokenHash: group.tokenHash, ...next, updatedAt: LATER });
+      const rotated = await store.userGroups.replaceToken({ teamId: group.teamId, environment: group.environment, providedId: group.providedId, expectedTokenHash: group.tokenHash, ...next, updatedAt: LATER });
       assert.deepEqual(rotated?.tokenHash, next.tokenHash);
       assert.deepEqual(rotated?.tokenCiphertext, next.tokenCiphertext);
       assert.equal(rotated?.updatedAt, LATER);
       assert.equal(rotated?.name, group.name);
       assert.equal(await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash), null, 'old token no longer finds the group');
       const stale = await store.userGroups.replaceToken({
-        teamId: group.teamId,
+        teamId: group.teamId, environment: group.environment, providedId: group.providedId,
         expectedTokenHash: group.tokenHash,
         tokenHash: randomBytes(32),
         tokenCiphertext: randomBytes(60),
@@ -219,7 +219,7 @@ export function storeConformance(fixture: StoreFixture): void {
       const attempts = await Promise.all(
         Array.from({ length: 20 }, () =>
           store.userGroups.replaceToken({
-            teamId: group.teamId,
+            teamId: group.teamId, environment: group.environment, providedId: group.providedId,
             expectedTokenHash: group.tokenHash,
             tokenHash: randomBytes(32),
             tokenCiphertext: randomBytes(60),
@@ -341,7 +341,7 @@ export function storeConformance(fixture: StoreFixture): void {
       const { group } = await audited.userGroups.insertUserGroupIfAbsent(g, by('key_a', ['name', 'mapping'], '203.0.113.5'));
       await audited.userGroups.updateUserGroup('Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name'], '2001:db8::7'));
       await audited.userGroups.replaceToken(
-        { teamId: group.teamId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+        { teamId: group.teamId, environment: group.environment, providedId: group.providedId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
         by('key_c', ['token'], '198.51.100.1'),
       );
       const key = newKey({ environment: 'Testing' });
@@ -387,7 +387,7 @@ export function storeConformance(fixture: StoreFixture): void {
       const groups = (await Promise.all(inputs.map((g) => audited.userGroups.insertUserGroupIfAbsent(g)))).map((r) => r.group);
       const rotation = (i: number, expectedTokenHash = inputs[i]!.tokenHash) =>
         audited.userGroups.replaceToken(
-          { teamId: groups[i]!.teamId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+          { teamId: groups[i]!.teamId, environment: groups[i]!.environment, providedId: groups[i]!.providedId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
           by(`key_r${i}`, ['token'], `192.0.2.${i}`),
         );
       const [updates, rotations] = await Promise.all([
@@ -438,7 +438,7 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(afterCreate, before + 1);
       await audited.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'aud-noop')); // lost race: exists
       await audited.userGroups.updateUserGroup('Customer', 'aud-missing', { name: 'x', updatedAt: LATER }); // unknown group
-      await audited.userGroups.replaceToken({ teamId: group.teamId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER }); // stale token
+      await audited.userGroups.replaceToken({ teamId: group.teamId, environment: group.environment, providedId: group.providedId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER }); // stale token
       const key = newKey();
       await audited.apiKeys.insertApiKey(key);
       await audited.apiKeys.revokeApiKey(key.id, LATER);

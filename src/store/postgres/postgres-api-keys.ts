@@ -1,6 +1,9 @@
 import type { ApiKeyRecord } from '../../domain/api-key.js';
 import type { ApiKeyStore } from '../../domain/api-key-store.js';
+import { apiKeyCreated, apiKeyRevoked } from '../../domain/api-key-consequences.js';
 import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
+import type { Environment } from '../../domain/environment.js';
+import { consequenceParameters } from './postgres-consequences.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';
 import type { RevocationListener } from './revocation-listener.js';
@@ -18,7 +21,7 @@ export class PostgresApiKeys implements ApiKeyStore {
   ) {}
 
   async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
-    await this.queries.query('insertKey', [...apiKeyValues(key), JSON.stringify(audit.fields), audit.clientAddress ?? null]);
+    await this.queries.query('insertKey', [...apiKeyValues(key), ...consequenceParameters([apiKeyCreated(key, audit)])]);
   }
 
   async findApiKeyByHash(keyHash: Buffer): Promise<ApiKeyRecord | null> {
@@ -31,7 +34,10 @@ export class PostgresApiKeys implements ApiKeyStore {
   }
 
   async revokeApiKey(id: string, revokedAt: string, audit: AuditContext = NO_AUDIT_DETAIL): Promise<boolean> {
-    const { rows } = await this.queries.query<{ exists: boolean }>('revokeKey', [revokedAt, id, JSON.stringify(audit.fields), audit.clientAddress ?? null]);
+    const key = (await this.queries.query<{ environment: Environment }>('findKeyEnvironment', [id])).rows[0];
+    if (!key) return false;
+    const values = [revokedAt, id, ...consequenceParameters([apiKeyRevoked(key.environment, id, revokedAt, audit)]), key.environment];
+    const { rows } = await this.queries.query<{ exists: boolean }>('revokeKey', values);
     return rows[0]?.exists ?? false;
   }
 

@@ -1,18 +1,9 @@
-import type { AuditContext, AuditQuery, AuditRecord } from '../../domain/audit.js';
+import type { AuditQuery, AuditRecord } from '../../domain/audit.js';
 import type { AuditStore } from '../../domain/audit-store.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { toAuditRecord, type AuditRow } from '../rows.js';
 
-/**
- * An audit record's own parameters, last in every audited statement: key_id,
- * fields, client_address. Each write appends its record in its own statement
- * (a data-modifying CTE, see postgres-statements.ts), never through this port.
- */
-export function auditValues(audit: AuditContext): [string | null, string, string | null] {
-  return [audit.keyId, JSON.stringify(audit.fields), audit.clientAddress ?? null];
-}
-
-/** The PostgreSQL audit log, as `ugs audit` and the export read it. */
+/** The PostgreSQL audit log, as `ugs audit` and the export read it; writes append to it with their consequences (postgres-consequences.ts). */
 export class PostgresAuditLog implements AuditStore {
   constructor(private readonly queries: PostgresQueries) {}
 

@@ -1,10 +1,9 @@
-import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
-import { EVENTS_OF_AUDITED } from './postgres-events.js';
 import type pg from 'pg';
+import { appendConsequences, consequenceParameters } from './postgres-consequences.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { asColumns, eachAloneOnFailure } from './postgres-write-batches.js';
 import type { AuditContext } from '../../domain/audit.js';
-import { CLOCK_TOLERANCE_SECONDS } from '../../domain/signing-key.js';
+import { sessionRevoked } from '../../domain/embed-session-consequences.js';
 import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../domain/embed-session.js';
 import type { EmbedSessionStore } from '../../domain/embed-session-store.js';
 import type { Environment } from '../../domain/environment.js';
@@ -34,8 +33,6 @@ interface RevocationRow {
   expires_at: string;
 }
 
-export { FEED_ORDER_LOCK } from './postgres-feed-order.js';
-
 /** Expired rows forgotten per mint: enough to outpace any mint rate, small enough to cost nothing. */
 const PRUNE_PER_WRITE = 10;
 
@@ -55,17 +52,14 @@ const SQL = {
                         )
                         SELECT 1`,
   findEmbedSession: 'SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2',
-  // Revokes, appends the feed entry and the audit record together; a session ended already writes nothing.
+  // Revokes and appends its consequences ($4 to $6: the feed entry, the audit record, the event) together;
+  // a session ended already writes nothing. They are built from the session as read before: all but
+  // revoked_at, which this statement checks, is fixed when the session is minted.
   revokeEmbedSession: `WITH revoked AS (
                          UPDATE embed_sessions SET revoked_at = $3 WHERE environment = $1 AND session_id = $2 AND revoked_at IS NULL RETURNING *
-                       ), listed AS (
-                         INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, reason, revoked_at, expires_at)
-                         SELECT environment, session_id, provided_id, NULL, 'session_revoked', revoked_at, expires_at + make_interval(secs => ${CLOCK_TOLERANCE_SECONDS}) FROM revoked, ${FEED_ORDER_LOCK}
-                       ), audited AS (
-                         INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                         SELECT revoked_at, 'embed_session.revoked', environment, team_id, provided_id, $4, $5, $6 FROM revoked
-                         RETURNING *
-                       ), ${EVENTS_OF_AUDITED}
+                       ), written AS (
+                         SELECT 1 AS input_n FROM revoked
+                       ), ${appendConsequences(4, 'written')}
                        SELECT * FROM revoked
                        UNION ALL
                        SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2 AND NOT EXISTS (SELECT 1 FROM revoked)`,
@@ -98,7 +92,9 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
   }
 
   async revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null> {
-    const values = [environment, sessionId, revokedAt, audit.keyId, JSON.stringify(audit.fields), audit.clientAddress ?? null];
+    const session = await this.findEmbedSession(environment, sessionId);
+    if (!session || session.revokedAt !== null) return session;
+    const values = [environment, sessionId, revokedAt, ...consequenceParameters([sessionRevoked(session, revokedAt, audit)])];
     const row = (await this.run<SessionRow>('revokeEmbedSession', SQL.revokeEmbedSession, values)).rows[0];
     return row ? toSession(row) : null;
   }
@@ -106,15 +102,6 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
   async listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
     return (await this.run<RevocationRow>('listEmbedRevocations', SQL.listEmbedRevocations, [environment, afterSequence, now, limit])).rows.map(toRevocation);
   }
-}
-
-/**
- * The SQL of `tokenVersionOf` (src/domain/embed-session.ts) for a column
- * holding a token hash, so a rotation or deletion can append its revocation
- * in the same statement; the conformance suite checks both give the same value.
- */
-export function tokenVersionSql(column: string): string {
-  return `substr(translate(encode(sha256('\\x747600'::bytea || ${column}), 'base64'), '+/', '-_'), 1, 16)`;
 }
 
 function toSession(row: SessionRow): EmbedSessionRecord {

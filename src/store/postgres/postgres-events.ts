@@ -1,33 +1,7 @@
 import type { Environment } from '../../domain/environment.js';
 import type { EventRecord, EventType } from '../../domain/event.js';
 import type { EventStore } from '../../domain/event-store.js';
-import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
 import type { PostgresQueries } from './postgres-queries.js';
-
-/**
- * The CTE that writes the events of the audit rows `audited` returned, in the
- * same statement as the change and its audit record. Appended to every audited
- * statement (postgres-statements.ts). `data` is the shape eventData
- * (src/domain/event-payload.ts) builds: names only, nulls left out.
- *
- * It takes the revocation feed's lock (FEED_ORDER_LOCK) before numbering, held
- * until commit, so events become visible in sequence order and a reader's
- * cursor never passes one still to come. One lock for both feeds: a statement
- * that writes to both cannot deadlock against another.
- */
-export const EVENTS_OF_AUDITED = `evented AS (
-    INSERT INTO events (id, environment, type, at, data)
-    SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), a.environment, a.action, a.at,
-           jsonb_strip_nulls(jsonb_build_object(
-             'api_environment_tag', a.environment,
-             'user_group_id', a.provided_id,
-             'team_id', a.team_id,
-             'api_key_id', CASE WHEN a.action LIKE 'api_key.%' THEN a.key_id END,
-             'webhook_id', a.webhook_id,
-             'changed', CASE WHEN a.action IN ('user_group.updated', 'user_group.moved') THEN a.fields::jsonb END))
-    FROM audited a, ${FEED_ORDER_LOCK}
-    ORDER BY a.id
-  )`;
 
 export interface EventRow {
   sequence: number;

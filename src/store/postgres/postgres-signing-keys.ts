@@ -3,7 +3,8 @@ import type { Environment } from '../../domain/environment.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
 import type { SigningKeyStore } from '../../domain/signing-key-store.js';
 import type { RunStatement } from './postgres-embed-sessions.js';
-import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
+import { signingKeyRotated } from '../../domain/embed-session-consequences.js';
+import { appendConsequences, consequenceParameters } from './postgres-consequences.js';
 
 interface SigningKeyRow {
   kid: string;
@@ -20,18 +21,13 @@ const SQL = {
   listSigningKeys: 'SELECT * FROM signing_keys WHERE environment = $1 ORDER BY generation',
   insertSigningKey: `INSERT INTO signing_keys (kid, environment, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-  // A rotation: the key, and its signing_key.rotated event in the key's environment, in one statement.
-  // Data as signingKeyRotatedData (src/domain/event-payload.ts) builds it.
+  // A rotation: the key, and its consequences ($9 to $11: its announcement, as the domain builds it), in one statement.
   insertAnnouncedSigningKey: `WITH inserted AS (
                      INSERT INTO signing_keys (kid, environment, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING kid, environment, created_at, activates_at
-                   ), evented AS (
-                     INSERT INTO events (id, environment, type, at, data)
-                     SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), i.environment, 'signing_key.rotated', i.created_at,
-                            jsonb_build_object('api_environment_tag', i.environment, 'signing_key_id', i.kid,
-                                               'activates_at', to_char(i.activates_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-                     FROM inserted i, ${FEED_ORDER_LOCK}
-                   )
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING kid
+                   ), written AS (
+                     SELECT 1 AS input_n FROM inserted
+                   ), ${appendConsequences(9, 'written')}
                    SELECT kid FROM inserted`,
   deleteSigningKeys: 'DELETE FROM signing_keys WHERE environment = $1 AND kid = ANY($2::text[])',
   replaceSigningKeyCiphertext: 'UPDATE signing_keys SET private_key_ciphertext = $1 WHERE environment = $2 AND kid = $3 AND private_key_ciphertext = $4',
@@ -49,7 +45,7 @@ export class PostgresSigningKeys implements SigningKeyStore {
     const values = [k.kid, k.environment, k.generation, k.algorithm, JSON.stringify(k.publicJwk), k.privateKeyCiphertext, k.createdAt, k.activatesAt];
     // A retry after a lost answer reports the key's own row as a conflict; the rotation then adds one more key, which is harmless.
     const inserted = announce
-      ? await this.run('insertAnnouncedSigningKey', SQL.insertAnnouncedSigningKey, values)
+      ? await this.run('insertAnnouncedSigningKey', SQL.insertAnnouncedSigningKey, [...values, ...consequenceParameters([signingKeyRotated(k)])])
       : await this.run('insertSigningKey', SQL.insertSigningKey, values);
     return (inserted.rowCount ?? 0) > 0;
   }

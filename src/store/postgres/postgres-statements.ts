@@ -1,13 +1,8 @@
-import { FEED_ORDER_LOCK, tokenVersionSql } from './postgres-embed-sessions.js';
-import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../../domain/signing-key.js';
-import { EVENTS_OF_AUDITED } from './postgres-events.js';
+import { appendConsequences } from './postgres-consequences.js';
 import { HIERARCHY_WALK_LIMIT } from '../../domain/user-group-hierarchy.js';
 
 /** The channel a revocation notifies, in the revoking statement's own transaction; see RevocationListener. */
 export const REVOCATION_CHANNEL = 'ugs_key_revocations';
-
-/** How long a group's revocation stays in the feed: the longest session, and clock tolerance. */
-const GROUP_REVOCATION_LIFETIME = `make_interval(secs => ${MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS})`;
 
 /** The parent's provided id beside every column of group `g`: a root's costs one index probe that finds nothing. */
 const WITH_PARENT = 'g.*, (SELECT p.provided_id FROM user_groups p WHERE p.team_id = g.parent_team_id) AS parent_provided_id';
@@ -32,8 +27,9 @@ export const SQL = {
                JOIN user_groups g ON g.environment = k.environment AND g.provided_id = k.provided_id`,
   findGroupsByToken: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::bytea[]) AS k (environment, token_hash)
                       JOIN user_groups g ON g.environment = k.environment AND g.token_hash = k.token_hash`,
-  // Each write and its audit record are one statement (data-modifying CTEs), hence one
-  // transaction without a round trip inside it. The audit row exists only when the write did.
+  // Each write and its consequences (audit records, events, revocations: built by the domain, see
+  // postgres-consequences.ts) are one statement (data-modifying CTEs), hence one transaction without a
+  // round trip inside it; the consequences are appended only when the write happened.
   // The group writes take a batch (the writes of one turn of the event loop, or a single one) as
   // parallel arrays: one statement, one commit. `input_n` says which input each returned row answers.
   //
@@ -41,31 +37,25 @@ export const SQL = {
   // first wins. The token hash, unique to each input, tells which inputs were inserted.
   insertGroups: `WITH input AS (
                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
-                                        $8::timestamptz[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::bigint[])
+                                        $8::timestamptz[], $9::timestamptz[], $10::bigint[])
                      WITH ORDINALITY AS i (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext,
-                                           created_at, updated_at, key_id, fields, client_address, parent_team_id, n)
+                                           created_at, updated_at, parent_team_id, n)
                  ), inserted AS (
                    INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
                    SELECT environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id
                    FROM input ORDER BY n
                    ON CONFLICT (environment, provided_id) DO NOTHING
                    RETURNING *
-                 ), audited AS (
-                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                   SELECT g.created_at, 'user_group.created', g.environment, g.team_id, g.provided_id, input.key_id, input.fields, input.client_address
-                   FROM inserted g JOIN input ON input.token_hash = g.token_hash
-                   ORDER BY g.team_id
-                   RETURNING *
-                 ), ${EVENTS_OF_AUDITED}
+                 ), written AS (
+                   SELECT input.n AS input_n, g.team_id FROM inserted g JOIN input ON input.token_hash = g.token_hash
+                 ), ${appendConsequences(11, 'written', true)}
                  SELECT ${WITH_PARENT}, input.n AS input_n FROM inserted g JOIN input ON input.token_hash = g.token_hash`,
   // Updates: at most one per group in a batch (postgres-write-batches.ts splits the rest into later rounds).
   updateGroups: `WITH input AS (
                    SELECT * FROM unnest($1::boolean[], $2::text[], $3::boolean[], $4::text[], $5::boolean[], $6::text[],
-                                        $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
-                                        $13::boolean[], $14::bigint[], $15::text[])
+                                        $7::timestamptz[], $8::text[], $9::text[], $10::boolean[], $11::bigint[])
                      WITH ORDINALITY AS i (set_name, name, set_mapping, mapping, set_properties, properties,
-                                           updated_at, environment, provided_id, key_id, fields, client_address,
-                                           set_parent, parent_team_id, action, n)
+                                           updated_at, environment, provided_id, set_parent, parent_team_id, n)
                  ), updated AS (
                    UPDATE user_groups g SET
                      name       = CASE WHEN i.set_name THEN i.name ELSE g.name END,
@@ -75,65 +65,49 @@ export const SQL = {
                      updated_at = i.updated_at
                    FROM input i
                    WHERE g.environment = i.environment AND g.provided_id = i.provided_id
-                   RETURNING g.*, i.n AS input_n, i.key_id AS audit_key_id, i.fields AS audit_fields, i.client_address AS audit_client_address, i.action AS audit_action
-                 ), audited AS (
-                   INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                   SELECT updated_at, audit_action, environment, team_id, provided_id, audit_key_id, audit_fields, audit_client_address
-                   FROM updated ORDER BY input_n
-                   RETURNING *
-                 ), ${EVENTS_OF_AUDITED}
+                   RETURNING g.*, i.n AS input_n
+                 ), ${appendConsequences(12, 'updated', true)}
                  SELECT ${WITH_PARENT} FROM updated g`,
   // Rotations: at most one per group in a batch, as for updates. Matching the new hash too makes a
   // retry after a lost acknowledgement land on the same result; `before` (same snapshot) tells a
-  // first application from such a retry, so the audit record is written once.
+  // first application from such a retry, so the consequences are appended once.
   replaceTokens: `WITH input AS (
-                    SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::timestamptz[], $4::bigint[], $5::bytea[], $6::text[], $7::text[], $8::text[])
-                      WITH ORDINALITY AS i (token_hash, token_ciphertext, updated_at, team_id, expected_hash, key_id, fields, client_address, n)
+                    SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::timestamptz[], $4::bigint[], $5::bytea[])
+                      WITH ORDINALITY AS i (token_hash, token_ciphertext, updated_at, team_id, expected_hash, n)
                   ), before AS (
                     SELECT g.team_id, g.token_hash FROM user_groups g JOIN input i ON g.team_id = i.team_id
                   ), replaced AS (
                     UPDATE user_groups g SET token_hash = i.token_hash, token_ciphertext = i.token_ciphertext, updated_at = i.updated_at
                     FROM input i
                     WHERE g.team_id = i.team_id AND (g.token_hash = i.expected_hash OR g.token_hash = i.token_hash)
-                    RETURNING g.*, i.n AS input_n, i.expected_hash, i.key_id AS audit_key_id, i.fields AS audit_fields, i.client_address AS audit_client_address
-                  ), audited AS (
-                    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                    SELECT r.updated_at, 'user_group.token_rotated', r.environment, r.team_id, r.provided_id, r.audit_key_id, r.audit_fields, r.audit_client_address
-                    FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
-                    ORDER BY r.input_n
-                    RETURNING *
-                  ), ${EVENTS_OF_AUDITED}, sessions_ended AS (
-                    INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
-                    SELECT r.environment, r.provided_id, ${tokenVersionSql('b.token_hash')}, 'token_rotated', r.updated_at, r.updated_at + ${GROUP_REVOCATION_LIFETIME}
-                    FROM replaced r JOIN before b ON b.team_id = r.team_id CROSS JOIN ${FEED_ORDER_LOCK} WHERE b.token_hash = r.expected_hash
-                    ORDER BY r.input_n
-                  )
+                    RETURNING g.*, i.n AS input_n, i.expected_hash
+                  ), first_applied AS (
+                    SELECT r.input_n FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
+                  ), ${appendConsequences(6, 'first_applied')}
                   SELECT ${WITH_PARENT} FROM replaced g`,
   insertKey: `WITH inserted AS (
                 INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 ON CONFLICT (id) DO NOTHING
                 RETURNING id, environment, created_at
-              ), audited AS (
-                INSERT INTO audit_log (at, action, environment, key_id, fields, client_address)
-                SELECT created_at, 'api_key.created', environment, id, $9, $10 FROM inserted
-                RETURNING *
-              ), ${EVENTS_OF_AUDITED}
+              ), written AS (
+                SELECT 1 AS input_n FROM inserted
+              ), ${appendConsequences(9, 'written')}
               SELECT * FROM inserted`,
   importKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
               VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   // The notification goes out when this statement commits, to every process's RevocationListener.
+  // The consequences ($3 to $5) are built for the key's environment ($6): a key never changes environment.
   revokeKey: `WITH revoked AS (
-                UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id, environment, revoked_at
-              ), audited AS (
-                INSERT INTO audit_log (at, action, environment, key_id, fields, client_address)
-                SELECT revoked_at, 'api_key.revoked', environment, id, $3, $4 FROM revoked
-                RETURNING *
-              ), ${EVENTS_OF_AUDITED}, notified AS (
+                UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND environment = $6 AND revoked_at IS NULL RETURNING id, environment, revoked_at
+              ), written AS (
+                SELECT 1 AS input_n FROM revoked
+              ), ${appendConsequences(3, 'written')}, notified AS (
                 SELECT pg_notify('${REVOCATION_CHANNEL}', id) FROM revoked
               )
               SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists, (SELECT count(*) FROM notified) AS notified`,
   findKeyByHash: 'SELECT * FROM api_keys WHERE key_hash = $1',
+  findKeyEnvironment: 'SELECT environment FROM api_keys WHERE id = $1',
   listKeys: 'SELECT * FROM api_keys ORDER BY created_at, id',
   recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
   ping: 'SELECT 1',
@@ -144,24 +118,20 @@ export const SQL = {
                  AND ($5::text IS NULL OR parent_team_id = (SELECT team_id FROM user_groups WHERE environment = $1 AND provided_id = $5))
                ORDER BY team_id DESC LIMIT $4`,
   countGroups: 'SELECT environment, count(*)::int AS n FROM user_groups GROUP BY environment',
-  // The group ($1, a team_id) and its whole subtree, each deletion audited and its sessions ended.
-  deleteSubtree: `WITH RECURSIVE sub (team_id, depth) AS (
-                  SELECT team_id, 0 FROM user_groups WHERE team_id = $1
+  // The group ($1, provided id $2) and its whole subtree, highest team_id first (children before
+  // their parents), locked until the deletion commits: a rotation cannot change a member's token
+  // between this read and the deletion its revocation is built from.
+  subtreeForDeletion: `WITH RECURSIVE sub (team_id, depth) AS (
+                  SELECT team_id, 0 FROM user_groups WHERE environment = $1 AND provided_id = $2
                   UNION ALL
                   SELECT c.team_id, s.depth + 1 FROM user_groups c JOIN sub s ON c.parent_team_id = s.team_id WHERE s.depth < ${WALK}
-                ), deleted AS (
-                  DELETE FROM user_groups WHERE team_id IN (SELECT team_id FROM sub) RETURNING *
-                ), audited AS (
-                  INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address)
-                  SELECT $2::timestamptz, 'user_group.deleted', environment, team_id, provided_id, $3, $4, $5 FROM deleted ORDER BY team_id DESC
-                  RETURNING *
-                ), ${EVENTS_OF_AUDITED}, sessions_ended AS (
-                  INSERT INTO embed_revocations (environment, provided_id, token_version, reason, revoked_at, expires_at)
-                  SELECT environment, provided_id, ${tokenVersionSql('token_hash')}, 'user_group_deleted', $2::timestamptz, $2::timestamptz + ${GROUP_REVOCATION_LIFETIME} FROM deleted, ${FEED_ORDER_LOCK} ORDER BY team_id DESC
-                )
-                SELECT * FROM deleted`,
+                ) SELECT g.* FROM sub JOIN user_groups g ON g.team_id = sub.team_id ORDER BY g.team_id DESC FOR UPDATE OF g`,
+  // The groups $1 (team_ids) and the consequences of their deletion ($2 to $4).
+  deleteGroups: `WITH deleted AS (
+                  DELETE FROM user_groups WHERE team_id = ANY($1::bigint[]) RETURNING team_id
+                ), ${appendConsequences(2)}
+                SELECT count(*)::int AS n FROM deleted`,
   findTeamId: 'SELECT team_id FROM user_groups WHERE environment = $1 AND provided_id = $2',
-  hasChildren: 'SELECT EXISTS (SELECT 1 FROM user_groups WHERE parent_team_id = $1) AS any',
   // The group $1 and its ancestors.
   groupChain: `WITH RECURSIVE chain (team_id, parent_team_id, depth) AS (
                  SELECT team_id, parent_team_id, 0 FROM user_groups WHERE team_id = $1

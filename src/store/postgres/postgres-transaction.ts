@@ -1,7 +1,6 @@
 import type pg from 'pg';
-import type { AuditContext } from '../../domain/audit.js';
-import type { Environment } from '../../domain/environment.js';
-import { EVENTS_OF_AUDITED } from './postgres-events.js';
+import type { WriteConsequences } from '../../domain/write-consequences.js';
+import { APPEND_CONSEQUENCES, consequenceParameters } from './postgres-consequences.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { asUnavailable } from './transient-errors.js';
 
@@ -29,14 +28,7 @@ export async function inTransaction<T>(queries: PostgresQueries, work: (tx: Tx) 
   }
 }
 
-/** A webhook change's audit record and its event (the events CTE), in the change's transaction. */
-const AUDIT_WEBHOOK = `WITH audited AS (
-    INSERT INTO audit_log (at, action, environment, key_id, fields, client_address, webhook_id)
-    VALUES ($1, $2, $3, $4, $5, $6, $7)
-    RETURNING *
-  ), ${EVENTS_OF_AUDITED}
-  SELECT 1`;
-
-export async function auditWebhookChange(tx: Tx, action: string, at: string, environment: Environment, webhookId: string, audit: AuditContext): Promise<void> {
-  await tx(AUDIT_WEBHOOK, [at, action, environment, audit.keyId, JSON.stringify(audit.fields), audit.clientAddress ?? null, webhookId]);
+/** Appends the consequences of the change the transaction made, in one statement. */
+export async function appendConsequencesIn(tx: Tx, consequences: WriteConsequences): Promise<void> {
+  await tx(APPEND_CONSEQUENCES, consequenceParameters([consequences]));
 }

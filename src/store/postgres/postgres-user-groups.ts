@@ -3,15 +3,16 @@ import type { Environment } from '../../domain/environment.js';
 import type { TokenResealStore } from '../../domain/secret-rotation.js';
 import type { UserGroupRecord } from '../../domain/user-group.js';
 import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../domain/user-group-store.js';
-import { hasChildrenConflict, PARENT_FIELD } from '../../domain/user-group-hierarchy.js';
+import { hasChildrenConflict } from '../../domain/user-group-hierarchy.js';
+import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../domain/user-group-consequences.js';
 import { PostgresGroupHierarchy } from './postgres-group-hierarchy.js';
 import { newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
-import { auditValues } from './postgres-audit-log.js';
+import { consequenceParameters } from './postgres-consequences.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
-import { batchedWrites } from './postgres-write-batches.js';
+import { batchedWrites, batchParameters } from './postgres-write-batches.js';
 
 interface AuditedGroup {
   group: NewUserGroup;
@@ -30,15 +31,16 @@ interface AuditedReplacement {
   audit: AuditContext;
 }
 
-/** One input's parameters of insertGroups. */
-function insertValues({ group, audit }: AuditedGroup, parentTeamId: number | null = null): unknown[] {
-  return [...newGroupColumns(group), ...auditValues(audit), parentTeamId];
+/** One input's columns of insertGroups. */
+function insertValues({ group }: AuditedGroup, parentTeamId: number | null = null): unknown[] {
+  return [...newGroupColumns(group), parentTeamId];
 }
 
-/** One input's parameters of updateGroups. */
-function updateValues({ environment, providedId, changes, audit }: AuditedChange, parentTeamId: number | null = null): unknown[] {
-  const moved = changes.parentId !== undefined;
-  const audited = moved ? { ...audit, fields: [...audit.fields, PARENT_FIELD] } : audit;
+/** A create's consequences; the statement adds the team_id it assigns. */
+const createdConsequences = ({ group, audit }: AuditedGroup) => groupCreated({ environment: group.environment, providedId: group.providedId, teamId: null }, group.createdAt, audit);
+
+/** One input's columns of updateGroups. */
+function updateValues({ environment, providedId, changes }: AuditedChange, parentTeamId: number | null = null): unknown[] {
   return [
     changes.name !== undefined,
     changes.name ?? null,
@@ -49,20 +51,20 @@ function updateValues({ environment, providedId, changes, audit }: AuditedChange
     changes.updatedAt,
     environment,
     providedId,
-    ...auditValues(audited),
-    moved,
+    changes.parentId !== undefined,
     parentTeamId,
-    moved ? 'user_group.moved' : 'user_group.updated',
   ];
 }
 
-/** A statement's parameters for one input: one single-element array per column. */
-const asColumns = (values: unknown[]) => values.map((value) => [value]);
+/** An update's consequences; the statement adds the team_id of the row it finds. */
+const updatedConsequences = ({ environment, providedId, changes, audit }: AuditedChange) => groupUpdated({ environment, providedId, teamId: null }, changes, audit);
 
-/** One input's parameters of replaceTokens. */
-function replaceValues({ replacement: r, audit }: AuditedReplacement): unknown[] {
-  return [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash, ...auditValues(audit)];
+/** One input's columns of replaceTokens. */
+function replaceValues({ replacement: r }: AuditedReplacement): unknown[] {
+  return [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash];
 }
+
+const rotatedConsequences = ({ replacement, audit }: AuditedReplacement) => tokenRotated(replacement, audit);
 
 /**
  * The PostgreSQL `user_groups` table. Every request-path statement is a
@@ -84,9 +86,9 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     this.hierarchy = new PostgresGroupHierarchy(queries);
     this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
     this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
-    this.insertedGroup = batchedWrites(queries, 'insertGroups', (input) => insertValues(input));
-    this.updatedGroup = batchedWrites(queries, 'updateGroups', (input) => updateValues(input), (i) => `${i.environment}\u0000${i.providedId}`);
-    this.replacedToken = batchedWrites(queries, 'replaceTokens', replaceValues, (i) => String(i.replacement.teamId));
+    this.insertedGroup = batchedWrites(queries, 'insertGroups', (input) => insertValues(input), createdConsequences);
+    this.updatedGroup = batchedWrites(queries, 'updateGroups', (input) => updateValues(input), updatedConsequences, (i) => `${i.environment}\u0000${i.providedId}`);
+    this.replacedToken = batchedWrites(queries, 'replaceTokens', replaceValues, rotatedConsequences, (i) => String(i.replacement.teamId));
   }
 
   /** The group (or null) for each key, in order; `keyOf` gives a row's key. */
@@ -127,7 +129,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return this.hierarchy.inTransaction(async (tx) => {
       if ((await tx('findTeamId', [environment, providedId])).rows.length > 0) return null;
       const parentTeamId = await this.hierarchy.placeUnder(tx, environment, { teamId: null, providedId }, parentId!);
-      return (await tx<UserGroupRow>('insertGroups', asColumns(insertValues(input, parentTeamId)))).rows[0] ?? null;
+      return (await tx<UserGroupRow>('insertGroups', batchParameters([input], (i) => insertValues(i, parentTeamId), createdConsequences))).rows[0] ?? null;
     });
   }
 
@@ -138,7 +140,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
       const current = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
       if (!current) return null;
       const parentTeamId = await this.hierarchy.placeUnder(tx, environment, { teamId: Number(current.team_id), providedId }, changes.parentId!);
-      return (await tx<UserGroupRow>('updateGroups', asColumns(updateValues(input, parentTeamId)))).rows[0] ?? null;
+      return (await tx<UserGroupRow>('updateGroups', batchParameters([input], (i) => updateValues(i, parentTeamId), updatedConsequences))).rows[0] ?? null;
     });
   }
 
@@ -191,15 +193,16 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     audit: AuditContext = NO_AUDIT_DETAIL,
     options: { cascade?: boolean } = {},
   ): Promise<UserGroupRecord | null> {
-    // In the hierarchy's transaction, so no child can be placed under a group being deleted.
-    const row = await this.hierarchy.inTransaction(async (tx) => {
-      const group = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
+    // In the hierarchy's transaction, so no child can be placed under a group being deleted; the
+    // subtree's rows stay locked until the deletion commits, so its revocations name the tokens it ends.
+    return this.hierarchy.inTransaction(async (tx) => {
+      const members = (await tx<UserGroupRow>('subtreeForDeletion', [environment, providedId])).rows.map(toUserGroupRecord);
+      const group = members.find((member) => member.providedId === providedId);
       if (!group) return null;
-      if (!options.cascade && (await tx<{ any: boolean }>('hasChildren', [group.team_id])).rows[0]!.any) throw hasChildrenConflict(providedId);
-      const deleted = (await tx<UserGroupRow>('deleteSubtree', [group.team_id, deletedAt, ...auditValues(audit)])).rows;
-      return deleted.find((r) => r.team_id === group.team_id) ?? null;
+      if (!options.cascade && members.length > 1) throw hasChildrenConflict(providedId);
+      await tx('deleteGroups', [members.map((member) => member.teamId), ...consequenceParameters([groupsDeleted(members, deletedAt, audit)])]);
+      return group;
     });
-    return row ? toUserGroupRecord(row) : null;
   }
 
   async listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {

@@ -4,7 +4,8 @@ import { webhookPayload } from '../../domain/webhook.js';
 import type { AttemptResult, ClaimedDelivery, WebhookDeliveryStore } from '../../domain/webhook-store.js';
 import { toEventRecord, type EventRow } from './postgres-events.js';
 import type { PostgresQueries } from './postgres-queries.js';
-import { auditWebhookChange, inTransaction } from './postgres-transaction.js';
+import { appendConsequencesIn, inTransaction } from './postgres-transaction.js';
+import { webhookDisabled } from '../../domain/webhook-consequences.js';
 import { asUnavailable } from './transient-errors.js';
 
 interface ClaimedRow {
@@ -127,7 +128,7 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
       if (!webhook || webhook.disabled_at !== null || Date.parse(webhook.failing_since) > Date.parse(result.disableIfFailingSince)) return { applied: true, disabled: false };
       await tx(SQL.disable, [a.at, result.webhookId]);
       await tx(SQL.failPending, [result.webhookId]);
-      await auditWebhookChange(tx, 'webhook.disabled', a.at, webhook.environment as Environment, result.webhookId, { keyId: null, fields: ['disabled_at'] });
+      await appendConsequencesIn(tx, webhookDisabled(webhook.environment as Environment, result.webhookId, a.at));
       return { applied: true, disabled: true };
     });
   }

@@ -5,7 +5,8 @@ import { webhookPayload, type DeliveryRecord, type WebhookRecord } from '../../d
 import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookStore } from '../../domain/webhook-store.js';
 import { toEventRecord, type EventRow } from './postgres-events.js';
 import type { PostgresQueries } from './postgres-queries.js';
-import { auditWebhookChange, inTransaction } from './postgres-transaction.js';
+import { appendConsequencesIn, inTransaction } from './postgres-transaction.js';
+import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from '../../domain/webhook-consequences.js';
 import { toDelivery, toWebhook, type AttemptRow, type DeliveryRow, type WebhookRow } from '../webhook-rows.js';
 
 /** Taken by webhook creation: two replicas creating at once cannot both pass the per-environment cap. */
@@ -53,7 +54,7 @@ export class PostgresWebhooks implements WebhookStore, WebhookSecretResealStore 
       const events = webhook.events === null ? null : JSON.stringify(webhook.events);
       const values = [webhook.id, webhook.environment, webhook.url, events, webhook.description, webhook.secretCiphertext, webhook.createdAt];
       const row = (await tx<WebhookRow & Record<string, unknown>>(SQL.insert, values)).rows[0]!;
-      await auditWebhookChange(tx, 'webhook.created', webhook.createdAt, webhook.environment, webhook.id, audit);
+      await appendConsequencesIn(tx, webhookCreated(webhook.environment, webhook.id, webhook.createdAt, audit));
       return toWebhook(row);
     });
   }
@@ -72,7 +73,7 @@ export class PostgresWebhooks implements WebhookStore, WebhookSecretResealStore 
       if ((await tx(SQL.delete, [environment, id])).rowCount === 0) return false;
       await tx(SQL.deleteAttempts, [id]);
       await tx(SQL.deleteDeliveries, [id]);
-      await auditWebhookChange(tx, 'webhook.deleted', at, environment, id, audit);
+      await appendConsequencesIn(tx, webhookDeleted(environment, id, at, audit));
       return true;
     });
   }
@@ -82,7 +83,7 @@ export class PostgresWebhooks implements WebhookStore, WebhookSecretResealStore 
       const values = [environment, id, rotation.secretCiphertext, rotation.previousSecretCiphertext, rotation.previousSecretExpiresAt, rotation.expectedSecretCiphertext];
       const row = (await tx<WebhookRow & Record<string, unknown>>(SQL.rotate, values)).rows[0];
       if (!row) return null;
-      await auditWebhookChange(tx, 'webhook.secret_rotated', at, environment, id, audit);
+      await appendConsequencesIn(tx, webhookSecretRotated(environment, id, at, audit));
       return toWebhook(row);
     });
   }
@@ -91,7 +92,7 @@ export class PostgresWebhooks implements WebhookStore, WebhookSecretResealStore 
     return inTransaction(this.queries, async (tx) => {
       const enabled = (await tx<WebhookRow & Record<string, unknown>>(SQL.enable, [environment, id])).rows[0];
       if (enabled) {
-        await auditWebhookChange(tx, 'webhook.enabled', at, environment, id, audit);
+        await appendConsequencesIn(tx, webhookEnabled(environment, id, at, audit));
         return toWebhook(enabled);
       }
       const row = (await tx<WebhookRow & Record<string, unknown>>(SQL.find, [environment, id])).rows[0];

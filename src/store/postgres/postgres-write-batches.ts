@@ -1,9 +1,14 @@
 import { ServiceError } from '../../domain/errors.js';
+import type { WriteConsequences } from '../../domain/write-consequences.js';
+import { consequenceParameters } from './postgres-consequences.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import type { UserGroupRow } from '../rows.js';
 
-/** The statements that write a whole batch of groups: one array per parameter, one `input_n` (1-based) on each returned row. */
+/**
+ * The statements that write a whole batch of groups: one array per column, then the consequences of
+ * every input (postgres-consequences.ts); one `input_n` (1-based) on each returned row.
+ */
 export type BatchStatement = 'insertGroups' | 'updateGroups' | 'replaceTokens';
 
 type Answer = UserGroupRow | null | Error;
@@ -13,7 +18,8 @@ type Answer = UserGroupRow | null | Error;
  * `statement` and one commit: PostgreSQL's counterpart of SQLite's group
  * commit. Each call is answered with its written row, or null when nothing
  * was written (a lost race, an unknown group). `valuesOf` gives one input's
- * parameters, one per column of `statement`.
+ * parameters, one per column of `statement`; `consequencesOf` what the
+ * domain built for it, appended only if it is written.
  *
  * With `keyOf`, a batch is split into rounds in which no key repeats, so two
  * changes to one group in one turn apply one after the other, in arrival
@@ -23,20 +29,32 @@ export function batchedWrites<I>(
   queries: PostgresQueries,
   statement: BatchStatement,
   valuesOf: (input: I) => unknown[],
+  consequencesOf: (input: I) => WriteConsequences,
   keyOf?: (input: I) => string,
 ): PerTurnBatch<I, UserGroupRow | null> {
-  const write = (inputs: readonly I[]) => writeBatch(queries, statement, inputs.map(valuesOf));
+  const write = (inputs: readonly I[]) => writeBatch(queries, statement, inputs, valuesOf, consequencesOf);
   return perTurnBatch((inputs) => (keyOf ? roundByRound(inputs, keyOf, write) : write(inputs)));
 }
 
 /** One `statement` for all the inputs; each input's row by its `input_n`, null for inputs without one. */
-function writeBatch(queries: PostgresQueries, statement: BatchStatement, rowsOfValues: unknown[][]): Promise<Answer[]> {
-  return eachAloneOnFailure(rowsOfValues, async (batch) => {
-    const { rows } = await queries.query<UserGroupRow & { input_n: number }>(statement, asColumns(batch));
+function writeBatch<I>(
+  queries: PostgresQueries,
+  statement: BatchStatement,
+  inputs: readonly I[],
+  valuesOf: (input: I) => unknown[],
+  consequencesOf: (input: I) => WriteConsequences,
+): Promise<Answer[]> {
+  return eachAloneOnFailure(inputs, async (batch) => {
+    const { rows } = await queries.query<UserGroupRow & { input_n: number }>(statement, batchParameters(batch, valuesOf, consequencesOf));
     const answers: Answer[] = batch.map(() => null);
     for (const row of rows) answers[row.input_n - 1] = row;
     return answers;
   });
+}
+
+/** A batch statement's parameters: its columns, then its inputs' consequences. */
+export function batchParameters<I>(inputs: readonly I[], valuesOf: (input: I) => unknown[], consequencesOf: (input: I) => WriteConsequences): unknown[] {
+  return [...asColumns(inputs.map(valuesOf)), ...consequenceParameters(inputs.map(consequencesOf))];
 }
 
 /** One array per parameter (for `unnest`) from one array of parameters per input. */

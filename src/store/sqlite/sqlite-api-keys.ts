@@ -4,7 +4,8 @@ import type { ApiKeyStore } from '../../domain/api-key-store.js';
 import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
 import type { GroupCommit } from './group-commit.js';
 import type { RevocationCounter } from './revocation-counter.js';
-import type { SqliteAuditLog } from './sqlite-audit-log.js';
+import { apiKeyCreated, apiKeyRevoked } from '../../domain/api-key-consequences.js';
+import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';
 
@@ -16,7 +17,7 @@ export class SqliteApiKeys implements ApiKeyStore {
     db: Database.Database,
     private readonly health: SqliteHealth,
     private readonly groupCommit: GroupCommit,
-    private readonly auditLog: SqliteAuditLog,
+    private readonly consequences: SqliteConsequences,
     private readonly revocations: RevocationCounter,
   ) {
     this.statements = {
@@ -35,7 +36,7 @@ export class SqliteApiKeys implements ApiKeyStore {
   async insertApiKey(key: ApiKeyRecord, audit: AuditContext = NO_AUDIT_DETAIL): Promise<void> {
     await this.groupCommit.run(() => {
       this.insertRow(key);
-      this.auditLog.append('api_key.created', key.createdAt, { environment: key.environment, teamId: null, providedId: null }, { ...audit, keyId: key.id });
+      this.consequences.persist(apiKeyCreated(key, audit));
     });
   }
 
@@ -60,7 +61,7 @@ export class SqliteApiKeys implements ApiKeyStore {
       const row = this.statements.revoke.get(revokedAt, id);
       if (row) {
         this.revocations.recordRevocation();
-        this.auditLog.append('api_key.revoked', revokedAt, { environment: row.environment, teamId: null, providedId: null }, { ...audit, keyId: id });
+        this.consequences.persist(apiKeyRevoked(toApiKeyRecord(row).environment, id, revokedAt, audit));
       }
       return row;
     });

@@ -1,23 +1,12 @@
 import type Database from 'better-sqlite3';
-import type { AuditAction, AuditContext, AuditQuery, AuditRecord } from '../../domain/audit.js';
+import type { AuditQuery, AuditRecord } from '../../domain/audit.js';
 import type { AuditStore } from '../../domain/audit-store.js';
-import type { Environment } from '../../domain/environment.js';
-import type { SqliteEvents } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toAuditRecord, type AuditRow } from '../rows.js';
 
-/** What an audit record is about: a group (team_id and provided id) or a key (both null). */
-export interface AuditSubject {
-  environment: string;
-  teamId: number | null;
-  providedId: string | null;
-  /** For webhook events, the webhook concerned. */
-  webhookId?: string | null;
-}
-
 /**
  * The SQLite audit log: appended by the other ports' writes inside their own
- * transaction (`append`), read by `ugs audit` and the export.
+ * transaction (SqliteConsequences), read by `ugs audit` and the export.
  */
 export class SqliteAuditLog implements AuditStore {
   private readonly statements;
@@ -25,26 +14,14 @@ export class SqliteAuditLog implements AuditStore {
   constructor(
     private readonly db: Database.Database,
     private readonly health: SqliteHealth,
-    /** The outbox: every appended record writes its event beside it, in the same transaction. */
-    private readonly events: Pick<SqliteEvents, 'append'>,
   ) {
     this.statements = {
-      append: db.prepare(
-        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
-         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
-      ),
       importRecord: db.prepare(
         `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
          VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
       ),
       listAfter: db.prepare<[number, number], AuditRow>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?'),
     };
-  }
-
-  /** Appends the audit record of a change and its event; call inside the change's transaction. */
-  append(action: AuditAction, at: string, subject: AuditSubject, audit: AuditContext): void {
-    this.statements.append.run({ at, action, ...subject, webhookId: subject.webhookId ?? null, keyId: audit.keyId, fields: JSON.stringify(audit.fields), clientAddress: audit.clientAddress ?? null });
-    this.events.append(action, at, { ...subject, environment: subject.environment as Environment, keyId: audit.keyId, fields: audit.fields });
   }
 
   /** Inserts an exported record as it is, id included; call inside the import's transaction. */

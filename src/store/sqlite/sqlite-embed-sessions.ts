@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { AuditContext } from '../../domain/audit.js';
-import { sessionRevocation, type EmbedRevocation, type EmbedSessionRecord, type NewEmbedRevocation, type RevocationReason } from '../../domain/embed-session.js';
+import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../domain/embed-session.js';
+import { sessionRevoked } from '../../domain/embed-session-consequences.js';
 import type { EmbedSessionStore } from '../../domain/embed-session-store.js';
 import type { Environment } from '../../domain/environment.js';
 import type { GroupCommit } from './group-commit.js';
-import type { SqliteAuditLog } from './sqlite-audit-log.js';
+import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
 interface SessionRow {
@@ -40,7 +41,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     db: Database.Database,
     private readonly groupCommit: GroupCommit,
     private readonly health: SqliteHealth,
-    private readonly auditLog: SqliteAuditLog,
+    private readonly consequences: SqliteConsequences,
   ) {
     this.statements = {
       insert: db.prepare(
@@ -50,10 +51,6 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
       find: db.prepare<[string, string], SessionRow>('SELECT * FROM embed_sessions WHERE environment = ? AND session_id = ?'),
       revoke: db.prepare<[string, string, string], SessionRow>(
         'UPDATE embed_sessions SET revoked_at = ? WHERE environment = ? AND session_id = ? AND revoked_at IS NULL RETURNING *',
-      ),
-      appendRevocation: db.prepare(
-        `INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, reason, revoked_at, expires_at)
-         VALUES (@environment, @sessionId, @providedId, @tokenVersion, @reason, @revokedAt, @expiresAt)`,
       ),
       list: db.prepare<[string, number, string, number], RevocationRow>(
         'SELECT * FROM embed_revocations WHERE environment = ? AND sequence > ? AND expires_at > ? ORDER BY sequence LIMIT ?',
@@ -86,8 +83,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
       const row = this.statements.revoke.get(revokedAt, environment, sessionId);
       if (row) {
         const session = toSession(row);
-        this.appendRevocation(sessionRevocation(session, revokedAt));
-        this.auditLog.append('embed_session.revoked', revokedAt, { environment, teamId: row.team_id, providedId: row.provided_id }, audit);
+        this.consequences.persist(sessionRevoked(session, revokedAt, audit));
         return session;
       }
       const existing = this.statements.find.get(environment, sessionId);
@@ -98,11 +94,6 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
   async listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
     this.health.assertUsable();
     return this.statements.list.all(environment, afterSequence, now, limit).map(toRevocation);
-  }
-
-  /** Call inside the transaction of the change that ends the sessions (a rotation, a deletion). */
-  appendRevocation(revocation: NewEmbedRevocation): void {
-    this.statements.appendRevocation.run(revocation);
   }
 }
 

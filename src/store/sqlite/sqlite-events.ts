@@ -1,12 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Environment } from '../../domain/environment.js';
 import type { EventRecord, EventType } from '../../domain/event.js';
-import type { EventData } from '../../domain/event.js';
-import { eventData, type EventSubject } from '../../domain/event-payload.js';
 import type { EventStore } from '../../domain/event-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
-import { secureRandomBytes } from '../../domain/random-pool.js';
 
 export interface EventRow {
   sequence: number;
@@ -21,19 +18,9 @@ export interface EventRow {
 const PRUNE_PER_READ = 10;
 
 /**
- * A new event's id: what a receiver deduplicates on (the Standard Webhooks
- * `webhook-id`). 32 hex digits, the first 12 the time in milliseconds and the
- * other 80 bits random, so ids of new events land at the end of the unique
- * index (one page written per commit) rather than on a random page each.
- */
-export function newEventId(now = Date.now()): string {
-  return `evt_${now.toString(16).padStart(12, '0')}${secureRandomBytes(10).toString('hex')}`;
-}
-
-/**
- * The SQLite outbox. Appended by SqliteAuditLog.append, so every audited
- * change writes its event in the same group-commit transaction; SQLite has one
- * writer at a time, so sequence order is commit order.
+ * The SQLite outbox. Appended by SqliteConsequences, so every change writes
+ * its events in its own group-commit transaction; SQLite has one writer at a
+ * time, so sequence order is commit order.
  */
 export class SqliteEvents implements EventStore {
   private readonly statements;
@@ -44,7 +31,6 @@ export class SqliteEvents implements EventStore {
     private readonly groupCommit: GroupCommit,
   ) {
     this.statements = {
-      append: db.prepare('INSERT INTO events (id, environment, type, at, data) VALUES (?, ?, ?, ?, ?)'),
       list: db.prepare<[string, number, string, number], EventRow>(
         'SELECT * FROM events WHERE environment = ? AND sequence > ? AND at >= ? ORDER BY sequence LIMIT ?',
       ),
@@ -55,16 +41,6 @@ export class SqliteEvents implements EventStore {
       anyExpired: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM events WHERE at < ? LIMIT 1'),
       prune: db.prepare<[string, number]>('DELETE FROM events WHERE sequence IN (SELECT sequence FROM events WHERE at < ? ORDER BY at LIMIT ?)'),
     };
-  }
-
-  /** Appends the event of a change; call inside the change's transaction. */
-  append(type: EventType, at: string, subject: EventSubject): void {
-    this.appendData(type, at, eventData(type, subject));
-  }
-
-  /** Appends an event whose data is already built (the changes that are not audited); call inside the change's transaction. */
-  appendData(type: EventType, at: string, data: EventData): void {
-    this.statements.append.run(newEventId(), data.api_environment_tag, type, at, JSON.stringify(data));
   }
 
   async listEvents(environment: Environment, afterSequence: number, limit: number, notBefore: string): Promise<EventRecord[]> {

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { Environment } from '../../domain/environment.js';
-import { signingKeyRotatedData } from '../../domain/event-payload.js';
+import { signingKeyRotated } from '../../domain/embed-session-consequences.js';
 import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
 import type { SigningKeyStore } from '../../domain/signing-key-store.js';
 import type { GroupCommit } from './group-commit.js';
-import type { SqliteEvents } from './sqlite-events.js';
+import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
 interface SigningKeyRow {
@@ -26,7 +26,7 @@ export class SqliteSigningKeys implements SigningKeyStore {
     private readonly db: Database.Database,
     private readonly groupCommit: GroupCommit,
     private readonly health: SqliteHealth,
-    private readonly events: Pick<SqliteEvents, 'appendData'>,
+    private readonly consequences: SqliteConsequences,
   ) {
     this.statements = {
       list: db.prepare<[Environment], SigningKeyRow>('SELECT * FROM signing_keys WHERE environment = ? ORDER BY generation'),
@@ -47,7 +47,7 @@ export class SqliteSigningKeys implements SigningKeyStore {
   async insertSigningKey(key: SigningKeyRecord, announce = false): Promise<boolean> {
     return this.groupCommit.run(() => {
       const inserted = this.statements.insert.run({ ...key, publicJwk: JSON.stringify(key.publicJwk) }).changes > 0;
-      if (inserted && announce) this.events.appendData('signing_key.rotated', key.createdAt, signingKeyRotatedData(key.environment, key.kid, key.activatesAt));
+      if (inserted && announce) this.consequences.persist(signingKeyRotated(key));
       return inserted;
     });
   }

@@ -6,6 +6,7 @@ import { openSqlite } from './open-sqlite.js';
 import { RevocationCounter } from './revocation-counter.js';
 import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
+import { SqliteConsequences } from './sqlite-consequences.js';
 import { SqliteConsoleSessions } from './sqlite-console-sessions.js';
 import { SqliteEvents } from './sqlite-events.js';
 import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
@@ -66,18 +67,19 @@ export class SqliteStore implements Store {
   ) {
     const groupCommit = new GroupCommit(db, busyTimeoutMs, health);
     const revocations = new RevocationCounter(db, () => db.open && health.usable);
+    const consequences = new SqliteConsequences(db);
     this.events = new SqliteEvents(db, health, groupCommit);
-    this.audit = new SqliteAuditLog(db, health, this.events);
+    this.audit = new SqliteAuditLog(db, health);
     this.settings = new SqliteSettings(db, health, groupCommit);
-    this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, this.audit);
-    this.signingKeys = new SqliteSigningKeys(db, groupCommit, health, this.events);
+    this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, consequences);
+    this.signingKeys = new SqliteSigningKeys(db, groupCommit, health, consequences);
     this.consoleSessions = new SqliteConsoleSessions(db, groupCommit, health);
-    this.userGroups = new SqliteUserGroups(db, health, groupCommit, this.audit, this.embedSessions);
+    this.userGroups = new SqliteUserGroups(db, health, groupCommit, consequences);
     this.tokenReseal = this.userGroups;
-    this.apiKeys = new SqliteApiKeys(db, health, groupCommit, this.audit, revocations);
+    this.apiKeys = new SqliteApiKeys(db, health, groupCommit, consequences, revocations);
     this.transfer = new SqliteTransfer(db, health, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit, settings: this.settings });
-    this.webhooks = new SqliteWebhooks(db, health, groupCommit, this.audit);
-    this.webhookDeliveries = new SqliteWebhookDeliveries(db, health, groupCommit, this.audit);
+    this.webhooks = new SqliteWebhooks(db, health, groupCommit, consequences);
+    this.webhookDeliveries = new SqliteWebhookDeliveries(db, health, groupCommit, consequences);
     this.pingStatement = db.prepare('SELECT 1');
   }
 

@@ -8,18 +8,18 @@ import { newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { GroupCommit } from './group-commit.js';
-import type { SqliteAuditLog } from './sqlite-audit-log.js';
-import type { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
-import { groupRevocation } from '../../domain/embed-session.js';
+import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { GROUP_WITH_PARENT, SqliteGroupHierarchy } from './sqlite-group-hierarchy.js';
-import { hasChildrenConflict, PARENT_FIELD } from '../../domain/user-group-hierarchy.js';
+import { hasChildrenConflict } from '../../domain/user-group-hierarchy.js';
+import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../domain/user-group-consequences.js';
 
 /**
  * The SQLite `user_groups` table. Writes go through group commit (one
- * transaction and one fsync per burst), each with its audit record; lookups
- * through per-turn batches (one read transaction per burst).
+ * transaction and one fsync per burst), each with the consequences the domain
+ * builds for it (user-group-consequences.ts); lookups through per-turn batches
+ * (one read transaction per burst).
  */
 export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
   private readonly statements;
@@ -31,9 +31,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     db: Database.Database,
     private readonly health: SqliteHealth,
     private readonly groupCommit: GroupCommit,
-    private readonly auditLog: SqliteAuditLog,
-    /** Where a rotation or deletion ends the group's embed sessions, in its own transaction. */
-    private readonly embedSessions: Pick<SqliteEmbedSessions, 'appendRevocation'>,
+    private readonly consequences: SqliteConsequences,
   ) {
     this.hierarchy = new SqliteGroupHierarchy(db);
     this.statements = {
@@ -70,7 +68,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
          ORDER BY team_id DESC LIMIT @limit`,
       ),
       count: db.prepare<[], { environment: string; n: number }>('SELECT environment, count(*) AS n FROM user_groups GROUP BY environment'),
-      deleteById: db.prepare<[number], UserGroupRow>('DELETE FROM user_groups WHERE team_id = ? RETURNING *'),
+      deleteById: db.prepare<[number]>('DELETE FROM user_groups WHERE team_id = ?'),
       listAfter: db.prepare<[number, number], UserGroupRow>(`SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE team_id > ? ORDER BY team_id LIMIT ?`),
       // An explicit team_id also advances AUTOINCREMENT's sequence, so new ids stay above imported ones.
       importRow: db.prepare(
@@ -107,7 +105,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       const parentTeamId = group.parentId ? this.hierarchy.placeUnder(group.environment, { teamId: null, providedId: group.providedId }, group.parentId) : null;
       const row = this.statements.insert.get(...newGroupColumns(group), parentTeamId);
       if (!row) throw new Error('user group appeared between read and insert in one write transaction');
-      this.auditLog.append('user_group.created', row.created_at, { environment: row.environment, teamId: row.team_id, providedId: row.provided_id }, audit);
+      this.consequences.persist(groupCreated({ environment: group.environment, providedId: group.providedId, teamId: row.team_id }, row.created_at, audit));
       return { group: toUserGroupRecord({ ...row, parent_provided_id: group.parentId ?? null }), created: true };
     });
   }
@@ -139,9 +137,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
         providedId,
       );
       if (!updated) return undefined;
-      const moved = changes.parentId !== undefined;
-      const fields = moved ? [...audit.fields, PARENT_FIELD] : audit.fields;
-      this.auditLog.append(moved ? 'user_group.moved' : 'user_group.updated', changes.updatedAt, { environment, teamId: updated.team_id, providedId }, { ...audit, fields });
+      this.consequences.persist(groupUpdated({ environment, providedId, teamId: updated.team_id }, changes, audit));
       return this.statements.find.get(environment, providedId);
     });
     return row ? toUserGroupRecord(row) : null;
@@ -152,10 +148,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
       if (replaced) {
         replaced.parent_provided_id = this.statements.find.get(replaced.environment, replaced.provided_id)?.parent_provided_id ?? null;
-        const subject = { environment: replaced.environment, teamId: replaced.team_id, providedId: replaced.provided_id };
-        this.auditLog.append('user_group.token_rotated', r.updatedAt, subject, audit);
-        // The sessions minted under the old token end with it.
-        this.embedSessions.appendRevocation(groupRevocation({ ...toUserGroupRecord(replaced), tokenHash: r.expectedTokenHash }, 'token_rotated', r.updatedAt));
+        this.consequences.persist(tokenRotated(r, audit));
       }
       return replaced;
     });
@@ -202,12 +195,10 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       const group = this.statements.find.get(environment, providedId);
       if (!group) return undefined;
       if (!options.cascade && this.hierarchy.hasChildren(group.team_id)) throw hasChildrenConflict(providedId);
-      // Children before parents, each as a single deletion records it.
-      for (const member of this.hierarchy.subtree(group.team_id).reverse()) {
-        const deleted = this.statements.deleteById.get(member.team_id)!;
-        this.auditLog.append('user_group.deleted', deletedAt, { environment, teamId: deleted.team_id, providedId: deleted.provided_id }, audit);
-        this.embedSessions.appendRevocation(groupRevocation(toUserGroupRecord(deleted), 'user_group_deleted', deletedAt));
-      }
+      // Children before parents (highest team_id first, the order PostgreSQL's deletion takes too).
+      const members = this.hierarchy.subtree(group.team_id).reverse();
+      for (const member of members) this.statements.deleteById.run(member.team_id);
+      this.consequences.persist(groupsDeleted(members.map(toUserGroupRecord), deletedAt, audit));
       return group;
     });
     return row ? toUserGroupRecord(row) : null;

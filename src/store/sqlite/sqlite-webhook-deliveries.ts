@@ -4,7 +4,8 @@ import type { EventType } from '../../domain/event.js';
 import { webhookPayload } from '../../domain/webhook.js';
 import type { AttemptResult, ClaimedDelivery, WebhookDeliveryStore } from '../../domain/webhook-store.js';
 import type { GroupCommit } from './group-commit.js';
-import type { SqliteAuditLog } from './sqlite-audit-log.js';
+import { webhookDisabled } from '../../domain/webhook-consequences.js';
+import type { SqliteConsequences } from './sqlite-consequences.js';
 import { toEventRecord, type EventRow } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
@@ -33,7 +34,7 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
     db: Database.Database,
     private readonly health: SqliteHealth,
     private readonly groupCommit: GroupCommit,
-    private readonly auditLog: Pick<SqliteAuditLog, 'append'>,
+    private readonly consequences: SqliteConsequences,
   ) {
     this.statements = {
       toDispatch: db.prepare<[], { id: string }>(
@@ -150,7 +151,7 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
       if (!webhook || webhook.disabled_at !== null || webhook.failing_since > result.disableIfFailingSince) return { applied: true, disabled: false };
       this.statements.disable.run(attempt.at, result.webhookId);
       this.statements.failPending.run(result.webhookId);
-      this.auditLog.append('webhook.disabled', attempt.at, { environment: webhook.environment as Environment, teamId: null, providedId: null, webhookId: result.webhookId }, { keyId: null, fields: ['disabled_at'] });
+      this.consequences.persist(webhookDisabled(webhook.environment as Environment, result.webhookId, attempt.at));
       return { applied: true, disabled: true };
     });
   }

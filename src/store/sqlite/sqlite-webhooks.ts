@@ -5,7 +5,8 @@ import type { EventType } from '../../domain/event.js';
 import { webhookPayload, type DeliveryRecord, type WebhookRecord } from '../../domain/webhook.js';
 import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookStore } from '../../domain/webhook-store.js';
 import type { GroupCommit } from './group-commit.js';
-import type { SqliteAuditLog } from './sqlite-audit-log.js';
+import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from '../../domain/webhook-consequences.js';
+import type { SqliteConsequences } from './sqlite-consequences.js';
 import { toEventRecord, type EventRow } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toDelivery, toWebhook, type AttemptRow, type DeliveryRow, type WebhookRow } from '../webhook-rows.js';
@@ -18,7 +19,7 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
     private readonly db: Database.Database,
     private readonly health: SqliteHealth,
     private readonly groupCommit: GroupCommit,
-    private readonly auditLog: Pick<SqliteAuditLog, 'append'>,
+    private readonly consequences: SqliteConsequences,
   ) {
     this.statements = {
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM webhooks WHERE environment = ?'),
@@ -62,7 +63,7 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
     return this.groupCommit.run(() => {
       if (this.statements.count.get(webhook.environment)!.n >= maxPerEnvironment) return null;
       this.statements.insert.run({ ...webhook, events: webhook.events === null ? null : JSON.stringify(webhook.events) });
-      this.audit('webhook.created', webhook.createdAt, webhook.environment, webhook.id, audit);
+      this.consequences.persist(webhookCreated(webhook.environment, webhook.id, webhook.createdAt, audit));
       return toWebhook(this.statements.find.get(webhook.environment, webhook.id)!);
     });
   }
@@ -84,7 +85,7 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
       this.statements.deleteAttempts.run(id);
       this.statements.deleteDeliveries.run(id);
       this.statements.delete.run(environment, id);
-      this.audit('webhook.deleted', at, environment, id, audit);
+      this.consequences.persist(webhookDeleted(environment, id, at, audit));
       return true;
     });
   }
@@ -92,14 +93,14 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
   async rotateWebhookSecret(environment: Environment, id: string, rotation: SecretRotation, at: string, audit: AuditContext): Promise<WebhookRecord | null> {
     return this.groupCommit.run(() => {
       if (this.statements.rotate.run({ environment, id, ...rotation }).changes === 0) return null;
-      this.audit('webhook.secret_rotated', at, environment, id, audit);
+      this.consequences.persist(webhookSecretRotated(environment, id, at, audit));
       return toWebhook(this.statements.find.get(environment, id)!);
     });
   }
 
   async enableWebhook(environment: Environment, id: string, at: string, audit: AuditContext): Promise<WebhookRecord | null> {
     return this.groupCommit.run(() => {
-      if (this.statements.enable.run(environment, id).changes > 0) this.audit('webhook.enabled', at, environment, id, audit);
+      if (this.statements.enable.run(environment, id).changes > 0) this.consequences.persist(webhookEnabled(environment, id, at, audit));
       const row = this.statements.find.get(environment, id);
       return row ? toWebhook(row) : null;
     });
@@ -135,9 +136,5 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
   async replaceWebhookSecretCiphertext(id: string, which: 'current' | 'previous', expected: Buffer, next: Buffer): Promise<boolean> {
     const statement = which === 'current' ? this.statements.replaceCurrent : this.statements.replacePrevious;
     return this.groupCommit.run(() => statement.run(next, id, expected).changes > 0);
-  }
-
-  private audit(action: 'webhook.created' | 'webhook.deleted' | 'webhook.secret_rotated' | 'webhook.enabled', at: string, environment: Environment, webhookId: string, audit: AuditContext): void {
-    this.auditLog.append(action, at, { environment, teamId: null, providedId: null, webhookId }, audit);
   }
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newEventId } from '../../src/store/sqlite/sqlite-events.js';
+import { newEventId } from '../../src/domain/event-id.js';
 
-describe('SQLite event ids', () => {
+describe('Event ids', () => {
   it('are evt_ and 32 hex digits, time first, so later events sort after earlier ones', () => {
     const times = [1_700_000_000_000, 1_700_000_000_001, 1_800_000_000_000, 2 ** 45];
     const ids = times.map((t) => newEventId(t));

@@ -1,0 +1,32 @@
+import type Database from 'better-sqlite3';
+import type { WriteConsequences } from '../../domain/write-consequences.js';
+
+/**
+ * Appends a write's consequences (src/domain/write-consequences.ts) as they
+ * are given: audit records, events, revocation feed entries. Call inside the
+ * write's group-commit transaction; SQLite has one writer at a time, so each
+ * sequence follows commit order.
+ */
+export class SqliteConsequences {
+  private readonly statements;
+
+  constructor(db: Database.Database) {
+    this.statements = {
+      audit: db.prepare(
+        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
+         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
+      ),
+      event: db.prepare('INSERT INTO events (id, environment, type, at, data) VALUES (?, ?, ?, ?, ?)'),
+      revocation: db.prepare(
+        `INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, reason, revoked_at, expires_at)
+         VALUES (@environment, @sessionId, @providedId, @tokenVersion, @reason, @revokedAt, @expiresAt)`,
+      ),
+    };
+  }
+
+  persist(consequences: WriteConsequences): void {
+    for (const record of consequences.audit) this.statements.audit.run({ ...record, webhookId: record.webhookId ?? null, fields: JSON.stringify(record.fields) });
+    for (const event of consequences.events) this.statements.event.run(event.id, event.environment, event.type, event.at, JSON.stringify(event.data));
+    for (const revocation of consequences.revocations) this.statements.revocation.run(revocation);
+  }
+}
