@@ -55,7 +55,7 @@ export function auditedChange(action: NewEvent['type'] & NewAuditRecord['action'
     clientAddress: audit.clientAddress ?? null,
     webhookId: subject.webhookId ?? null,
   };
-  const data = eventData(action, { ...subject, keyId: audit.keyId, fields: audit.fields });
+  const data = eventData(action, subject, audit);
   return { audit: [record], events: [{ id: newEventId(), environment: subject.environment, type: action, at, data }], revocations: [] };
 }
 
