@@ -4,13 +4,18 @@ import prettier from 'eslint-config-prettier/flat';
 import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
+// The concepts (README, Layout): each folder holds its model, port and service directly, and its adapters in
+// http/ (routes), pages/ (console pages), delivery/ (outbound webhooks) and file/ (the server secret's file).
+const CONCEPTS = ['api-keys', 'audit', 'console', 'embed-sessions', 'events', 'kernel', 'secrets', 'signing-keys', 'transfer', 'user-groups', 'webhooks'];
+const CONCEPT_CORE = `src/{${CONCEPTS.join(',')}}/*.ts`;
+
 const STORE_BEHIND_ROOT = {
   group: ['**/store/**'],
-  message: 'Only src/store and the composition root (src/services.ts) see the store; take a port from src/domain, handed in by src/services.ts.',
+  message: 'Only src/store and the composition root (src/platform/services.ts) see the store; take the port a concept declares, handed in by src/platform/services.ts.',
 };
 const NOTHING_OF_SERVING = {
   group: ['**/http/**', '**/serving.js'],
-  message: 'The settings and the core load for every CLI command: nothing of serving (the HTTP app, src/serving.ts) may load with them.',
+  message: 'The settings and the core load for every CLI command: nothing of serving (the HTTP app, src/platform/serving.ts) may load with them.',
 };
 
 export default tseslint.config(
@@ -47,32 +52,42 @@ export default tseslint.config(
     },
   },
   { files: ['src/cli/**', 'test/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
-  // The console's one script runs in the browser, served as is (src/http/console/console-assets.ts).
-  { files: ['src/http/console/assets/**'], languageOptions: { globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', Element: 'readonly' } } },
+  // The console's one script runs in the browser, served as is (src/console/pages/console-assets.ts).
+  { files: ['src/console/assets/**'], languageOptions: { globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', Element: 'readonly' } } },
   {
-    // Nothing outside src/store reaches the store: the composition root (src/services.ts) opens it and hands each
-    // consumer a port or a domain service; `ugs import` (src/import-into-store.ts) opens the store it fills, and the
-    // package's entry point names the Store type. (src/domain has its own, stricter rule below.)
+    // Nothing outside src/store reaches the store: the composition root (src/platform/services.ts) opens it and hands each
+    // consumer a port or a domain service; `ugs import` (src/transfer/import-into-store.ts) opens the store it fills, and the
+    // package's entry point names the Store type. (A concept's core has its own, stricter rule below.)
     files: ['src/**'],
-    ignores: ['src/store/**', 'src/domain/**', 'src/services.ts', 'src/config.ts', 'src/import-into-store.ts', 'src/index.ts'],
+    ignores: ['src/store/**', CONCEPT_CORE, 'src/platform/services.ts', 'src/platform/config.ts', 'src/transfer/import-into-store.ts', 'src/index.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [STORE_BEHIND_ROOT] }] },
   },
   {
-    // Every CLI command reads the settings and opens the core; serving's half of the root (src/serving.ts) stays out of both.
-    files: ['src/config.ts'],
+    // Every CLI command reads the settings and opens the core; serving's half of the root (src/platform/serving.ts) stays out of both.
+    files: ['src/platform/config.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [STORE_BEHIND_ROOT, NOTHING_OF_SERVING] }] },
   },
-  { files: ['src/services.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NOTHING_OF_SERVING] }] } },
+  { files: ['src/platform/services.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NOTHING_OF_SERVING] }] } },
   {
-    // Dependencies point inward: the domain declares the ports it needs and imports no adapter.
-    files: ['src/domain/**'],
+    // Dependencies point inward: a concept's core (the files directly in its folder: model, port, service) and the
+    // shared kernel declare the ports they need and import no adapter: not the store, not its own or another
+    // concept's http/, pages/, delivery/ or file/, not the platform (HTTP app, config, metrics), not a driver or the
+    // web framework. (`ugs import`'s pipeline opens the store it fills, as the composition root does.)
+    files: [CONCEPT_CORE],
+    ignores: ['src/transfer/import-into-store.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
-            { group: ['**/store/**', '**/http/**', '**/cli/**', '**/metrics/**', '**/client/**'], message: 'src/domain imports nothing from the adapters; declare a port in src/domain instead.' },
-            { group: ['**/config.js', '**/services.js', '**/server-secret.js'], message: 'src/domain is pure: wiring and settings stay outside it.' },
+            {
+              group: ['**/store/**', '**/http/**', '**/pages/**', '**/delivery/**', '**/file/**', '**/cli/**', '**/platform/**', '**/client/**'],
+              message: "A concept's core imports no adapter and no plumbing; declare a port in the concept instead.",
+            },
+            {
+              group: ['fastify', '@fastify/*', 'pg', 'better-sqlite3', 'kysely', 'pino', 'prom-client'],
+              message: "A concept's core is pure: drivers, the web framework and logging stay outside it.",
+            },
           ],
         },
       ],

@@ -3,9 +3,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jwtVerify, type JWTPayload } from 'jose';
-import { signEmbedToken } from '../src/domain/embed-token-signer.js';
-import { EMBED_TOKEN_TYPE, newSessionId, tokenVersionOf } from '../src/domain/embed-session.js';
-import { generateSigningKeyPair, type SigningAlgorithm } from '../src/domain/signing-key.js';
+import { signEmbedToken } from '../src/embed-sessions/embed-token-signer.js';
+import { EMBED_TOKEN_TYPE, newSessionId, tokenVersionOf } from '../src/embed-sessions/embed-session.js';
+import { generateSigningKeyPair, type SigningAlgorithm } from '../src/signing-keys/signing-key.js';
 import { createEmbedVerifier } from 'user-group-service/embed';
 
 /**
@@ -138,7 +138,7 @@ export async function runEmbedTokenBench(algorithm: SigningAlgorithm = 'EdDSA', 
     const [bareSign, tokenSign, bareVerify, joseVerify, fullVerify, cachedVerify] = await measure([
       { name: `bare ${algorithm} sign (node:crypto)`, calls, call: () => bare.sign(signingInput, privateKey) },
       // Awaited one at a time, each signature would also pay for waking the thread pool and then this thread: under load they queue back to back.
-      { name: `token signing as the service mints (src/domain/embed-token-signer.ts, ${MINTS_IN_FLIGHT} in flight), × bare sign`, calls, call: serviceSign, inFlight: MINTS_IN_FLIGHT },
+      { name: `token signing as the service mints (src/embed-sessions/embed-token-signer.ts, ${MINTS_IN_FLIGHT} in flight), × bare sign`, calls, call: serviceSign, inFlight: MINTS_IN_FLIGHT },
       { name: `bare ${algorithm} verify (node:crypto)`, calls, call: () => bare.verify(signingInput, publicKey, signature) },
       { name: 'bare jose jwtVerify (signature only, no claim checks), × node:crypto verify', calls, call: () => jwtVerify(token, publicKey) },
       { name: 'verifier, uncached (user-group-service/embed), × bare jose', calls, call: () => uncached.verify(token) },

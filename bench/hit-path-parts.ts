@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCore } from '../src/services.js';
-import { createTokenCipher } from '../src/domain/token-cipher.js';
+import { openCore } from '../src/platform/services.js';
+import { createTokenCipher } from '../src/secrets/token-cipher.js';
 import { openStore } from '../src/store/open-store.js';
 
 /**

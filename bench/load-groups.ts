@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { createTokenCipher } from '../src/domain/token-cipher.js';
-import { hashSecret } from '../src/domain/secret-format.js';
-import { userGroupTokenFormat } from '../src/domain/user-group-token.js';
-import type { UserGroupRecord } from '../src/domain/user-group.js';
+import { createTokenCipher } from '../src/secrets/token-cipher.js';
+import { hashSecret } from '../src/secrets/secret-format.js';
+import { userGroupTokenFormat } from '../src/user-groups/user-group-token.js';
+import type { UserGroupRecord } from '../src/user-groups/user-group.js';
 import { SQLITE_FILE } from '../src/store/open-store.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 

@@ -8,7 +8,7 @@ import { cpuPerRequest, formatTable, median, runBenchmark, runFrameworkFloor } f
 import { detectLoadGenerator } from './load-generator.js';
 import { formatEmbedTokenTable, runEmbedTokenBench, type EmbedTokenBench } from './embed-tokens.js';
 import { formatScaleTable, runScale } from './scale.js';
-import type { SigningAlgorithm } from '../src/domain/signing-key.js';
+import type { SigningAlgorithm } from '../src/signing-keys/signing-key.js';
 
 /** `npm run bench`: every scenario on SQLite and PostgreSQL against the ceiling, as a Markdown table. */
 const program = new Command()

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { defaultConfig } from '../src/config.js';
-import { createLogger } from '../src/http/logger.js';
-import { startServing } from '../src/serving.js';
-import { openCore } from '../src/services.js';
+import { defaultConfig } from '../src/platform/config.js';
+import { createLogger } from '../src/platform/http/logger.js';
+import { startServing } from '../src/platform/serving.js';
+import { openCore } from '../src/platform/services.js';
 
 /**
  * `npm run console:screenshots`: the operator console's main pages as PNGs in

@@ -24,47 +24,76 @@ describe('eslint . (npm run lint)', () => {
     }
   });
 
-  it('keeps the store behind the composition root: only src/store, src/services.ts and `ugs import` may import it', async () => {
+  it('keeps the store behind the composition root: only src/store, src/platform/services.ts and `ugs import` may import it', async () => {
     const eslint = untypedEslint();
     const restricted = async (file: string, from: string) => {
       const [result] = await eslint.lintText(`import type { Store } from '${from}';\nexport type Probe = Store;\n`, { filePath: `${ROOT}/${file}` });
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
     };
     for (const [file, from] of [
-      ['src/http/routes/probe.ts', '../../store/store.js'],
-      ['src/metrics/probe.ts', '../store/store.js'],
+      ['src/platform/http/routes/probe.ts', '../../store/store.js'],
+      ['src/platform/metrics/probe.ts', '../store/store.js'],
       ['src/cli/commands/probe.ts', '../../store/open-store.js'],
       ['src/probe.ts', './store/sqlite/sqlite-store.js'],
-      ['src/domain/probe.ts', '../store/store.js'],
+      ['src/user-groups/probe.ts', '../store/store.js'],
+      ['src/webhooks/http/probe.ts', '../../store/sqlite/sqlite-store.js'],
     ]) {
       assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
     }
     for (const [file, from] of [
-      ['src/services.ts', './store/store.js'],
-      ['src/import-into-store.ts', './store/store.js'],
+      ['src/platform/services.ts', './store/store.js'],
+      ['src/transfer/import-into-store.ts', './store/store.js'],
       ['src/store/sqlite/probe.ts', '../store.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
     }
   });
 
-  it('keeps serving out of what every CLI command loads: the settings and the core import no HTTP and not src/serving.ts', async () => {
+  it("keeps a concept's core free of adapters, plumbing and drivers, and lets its http/ and pages/ use them", async () => {
+    const eslint = untypedEslint();
+    const restricted = async (file: string, from: string) => {
+      const [result] = await eslint.lintText(`import { probe } from '${from}';\nexport const value = probe;\n`, { filePath: `${ROOT}/${file}` });
+      return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
+    };
+    for (const [file, from] of [
+      ['src/user-groups/probe.ts', './http/user-group-view.js'],
+      ['src/user-groups/probe.ts', '../platform/http/app.js'],
+      ['src/webhooks/probe.ts', './delivery/webhook-worker.js'],
+      ['src/secrets/probe.ts', './file/server-secret.js'],
+      ['src/events/probe.ts', '../platform/config.js'],
+      ['src/kernel/probe.ts', 'fastify'],
+      ['src/embed-sessions/probe.ts', 'pg'],
+      ['src/api-keys/probe.ts', 'better-sqlite3'],
+    ]) {
+      assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
+    }
+    for (const [file, from] of [
+      ['src/user-groups/probe.ts', '../kernel/errors.js'],
+      ['src/user-groups/http/probe.ts', 'fastify'],
+      ['src/user-groups/http/probe.ts', '../../platform/http/route-docs.js'],
+      ['src/webhooks/pages/probe.ts', '../../console/pages/console-errors.js'],
+    ]) {
+      assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
+    }
+  });
+
+  it('keeps serving out of what every CLI command loads: the settings and the core import no HTTP and not src/platform/serving.ts', async () => {
     const eslint = new ESLint({ cwd: ROOT });
     const restricted = async (file: string, from: string) => {
       const [result] = await eslint.lintText(`import { probe } from '${from}';\nexport const value = probe;\n`, { filePath: `${ROOT}/${file}` });
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
     };
     for (const [file, from] of [
-      ['src/services.ts', './http/app.js'],
-      ['src/services.ts', './serving.js'],
-      ['src/config.ts', './http/trusted-proxies.js'],
-      ['src/config.ts', './store/open-store.js'],
+      ['src/platform/services.ts', './http/app.js'],
+      ['src/platform/services.ts', './serving.js'],
+      ['src/platform/config.ts', './http/trusted-proxies.js'],
+      ['src/platform/config.ts', './store/open-store.js'],
     ]) {
       assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
     }
     for (const [file, from] of [
-      ['src/serving.ts', './http/app.js'],
-      ['src/services.ts', './domain/user-group-service.js'],
+      ['src/platform/serving.ts', './http/app.js'],
+      ['src/platform/services.ts', './domain/user-group-service.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
       }
@@ -104,12 +133,12 @@ describe('eslint . (npm run lint)', () => {
   });
 
   it('formats the sources, not what is generated, installed or written by hand as prose', async () => {
-    for (const formatted of ['src/index.ts', 'test/readme.test.ts', 'eslint.config.js', 'package.json', 'src/http/console/assets/console.css']) {
+    for (const formatted of ['src/index.ts', 'test/readme.test.ts', 'eslint.config.js', 'package.json', 'src/console/assets/console.css']) {
       const info = await prettier.getFileInfo(`${ROOT}/${formatted}`, { ignorePath: [`${ROOT}/.gitignore`, `${ROOT}/.prettierignore`] });
       assert.equal(info.ignored, false, `${formatted} would not be formatted`);
       assert.notEqual(info.inferredParser, null, `Prettier has no parser for ${formatted}`);
     }
-    for (const skipped of ['dist/src/index.js', 'package-lock.json', 'README.md', 'docs/errors.md', 'src/http/console/views/layout.eta', 'data/probe.json']) {
+    for (const skipped of ['dist/src/index.js', 'package-lock.json', 'README.md', 'docs/errors.md', 'src/console/views/layout.eta', 'data/probe.json']) {
       const info = await prettier.getFileInfo(`${ROOT}/${skipped}`, { ignorePath: [`${ROOT}/.gitignore`, `${ROOT}/.prettierignore`] });
       assert.ok(info.ignored || info.inferredParser === null, `${skipped} would be formatted`);
     }

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { effectiveConfig } from '../src/config.js';
-import { MintBody } from '../src/http/embed-schemas.js';
-import { ERROR_STATUS } from '../src/http/error-status.js';
+import { effectiveConfig } from '../src/platform/config.js';
+import { MintBody } from '../src/embed-sessions/http/embed-schemas.js';
+import { ERROR_STATUS } from '../src/platform/http/error-status.js';
 import { readmeWithSettings } from '../scripts/docs/settings-table.js';
 
 /** README claims that drift silently when code changes: the settings it lists and the statuses it names. */
@@ -50,6 +52,25 @@ describe('README', () => {
       if (/^(https?:|#)/.test(target!)) continue;
       assert.ok(!target!.startsWith('..') && !target!.startsWith('/'), `README links outside the repository: ${target}`);
       assert.doesNotThrow(() => readFileSync(new URL(`../../${target!.split('#')[0]}`, import.meta.url)), `README links to a missing file: ${target}`);
+    }
+  });
+
+  it("draws src/ as it is in Layout: every folder of src/ and its adapter subfolders, and no folder that is not there", () => {
+    const tree = section('## Layout');
+    const src = fileURLToPath(new URL('../../src/', import.meta.url));
+    const drawn = new Set([...tree.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((m) => m[1]!));
+    // Folders git tracks: a checkout keeps no empty one, a working tree may.
+    const folders = readdirSync(src, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && readdirSync(join(src, e.name), { recursive: true }).length > 0)
+      .map((e) => e.name);
+    assert.deepEqual([...drawn].sort(), folders.sort(), 'the top-level folders drawn are the folders of src/');
+    for (const folder of folders) {
+      for (const sub of readdirSync(join(src, folder), { withFileTypes: true }).filter((e) => e.isDirectory())) {
+        if (['http', 'pages', 'delivery', 'file'].includes(sub.name)) {
+          const entry = tree.slice(tree.search(new RegExp(`^ {2}${folder}/ `, 'm'))).split(/\n {2}[a-z]/)[0]!;
+          assert.match(entry, new RegExp(`\\b${sub.name}/`), `Layout's ${folder}/ does not mention its ${sub.name}/`);
+        }
+      }
     }
   });
 });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './helpers/embedded-postgres.js';
 import { createTemplateOn, TEST_TEMPLATE_ENV } from './helpers/postgres-template.js';
@@ -49,6 +49,14 @@ function runNodeTest(files: string[], env: NodeJS.ProcessEnv, heldUntil?: Promis
   });
 }
 
+/**
+ * The HTTP suite: every test of a route or a page, which runs on the store UGS_TEST_STORE names
+ * (test/<concept>/http/, test/<concept>/pages/, and the platform's own in test/platform/http/).
+ */
+function isHttpSuite(file: string): boolean {
+  return /[\\/](http|pages)[\\/]/.test(relative(root, file));
+}
+
 const given = process.env.DATABASE_URL;
 const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given ? { url: given, stop: async () => {} } : await startEmbeddedPostgres({ durable: false });
 let failed = true;
@@ -63,7 +71,7 @@ try {
     console.log(`# all tests (HTTP suite on SQLite), and the HTTP suite on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'} beside them`);
     // Together, so that neither pass's last long files leave a core idle.
     const all = runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' });
-    const http = runNodeTest(testFiles(join(root, 'http')), { ...env, UGS_TEST_STORE: 'postgres' }, all.then(() => console.log('# the HTTP suite on PostgreSQL')));
+    const http = runNodeTest(testFiles(root).filter(isHttpSuite), { ...env, UGS_TEST_STORE: 'postgres' }, all.then(() => console.log('# the HTTP suite on PostgreSQL')));
     const codes = await Promise.all([all, http]);
     failed = codes.some((code) => code !== 0);
   } finally {

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { packageManifest } from '../package-root.js';
+import { packageManifest } from '../platform/package-root.js';
 import { cliOutput, type CliStream, type CliStreams } from './cli-output.js';
 import { auditCommand } from './commands/audit.js';
 import { configCommand } from './commands/config.js';

@@ -7,9 +7,9 @@ import type {
   UpdateBody,
   UpdateResponse,
   UserGroupItem,
-} from '../http/schemas.js';
-import type { IntrospectResponse, MintBody, MintResponse, RevocationsResponse } from '../http/embed-schemas.js';
-import type { EventItem, EventsResponse } from '../http/event-schemas.js';
+} from '../platform/http/schemas.js';
+import type { IntrospectResponse, MintBody, MintResponse, RevocationsResponse } from '../embed-sessions/http/embed-schemas.js';
+import type { EventItem, EventsResponse } from '../events/http/event-schemas.js';
 import type {
   CreateWebhookBody,
   DeliveriesResponse,
@@ -18,7 +18,7 @@ import type {
   WebhookListResponse,
   WebhookResponse,
   WebhookWithSecretResponse,
-} from '../http/webhook-schemas.js';
+} from '../webhooks/http/webhook-schemas.js';
 import { UserGroupServiceError } from './client-error.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 

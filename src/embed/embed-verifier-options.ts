@@ -69,7 +69,7 @@ function count(name: string, value: number | undefined, fallback: number, least:
   return value;
 }
 
-/** How long past a token's exp the service keeps its revocations (CLOCK_TOLERANCE_SECONDS in src/domain/signing-key.ts). */
+/** How long past a token's exp the service keeps its revocations (CLOCK_TOLERANCE_SECONDS in src/signing-keys/signing-key.ts). */
 export const MAX_CLOCK_TOLERANCE_SECONDS = 60;
 
 function clockTolerance(value: number | undefined): number {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../platform/config.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store, StoreLog } from './store.js';
 

@@ -1,7 +1,7 @@
-import type { Access, ApiKeyRecord } from '../domain/api-key.js';
-import type { AuditAction, AuditRecord } from '../domain/audit.js';
-import type { Environment } from '../domain/environment.js';
-import type { UserGroupRecord } from '../domain/user-group.js';
+import type { Access, ApiKeyRecord } from '../api-keys/api-key.js';
+import type { AuditAction, AuditRecord } from '../audit/audit.js';
+import type { Environment } from '../kernel/environment.js';
+import type { UserGroupRecord } from '../user-groups/user-group.js';
 
 /**
  * Rows as both stores return them: SQLite keeps integers and ISO-8601 text, and the PostgreSQL pool reads BIGINT

@@ -1,18 +1,18 @@
-import type { ApiKeyStore } from '../domain/api-key-store.js';
-import type { AuditStore } from '../domain/audit-store.js';
-import type { ConsoleSessionStore } from '../domain/console-session-store.js';
-import type { EventStore } from '../domain/event-store.js';
-import type { EmbedSessionStore } from '../domain/embed-session-store.js';
-import type { SigningKeyStore } from '../domain/signing-key-store.js';
-import type { TokenResealStore } from '../domain/secret-rotation.js';
-import type { SettingsStore } from '../domain/settings-store.js';
-import type { StoreHealth } from '../domain/store-health.js';
-import type { TransferStore } from '../domain/transfer-store.js';
-import type { UserGroupStore } from '../domain/user-group-store.js';
-import type { WebhookDeliveryStore, WebhookSecretResealStore, WebhookStore } from '../domain/webhook-store.js';
+import type { ApiKeyStore } from '../api-keys/api-key-store.js';
+import type { AuditStore } from '../audit/audit-store.js';
+import type { ConsoleSessionStore } from '../console/console-session-store.js';
+import type { EventStore } from '../events/event-store.js';
+import type { EmbedSessionStore } from '../embed-sessions/embed-session-store.js';
+import type { SigningKeyStore } from '../signing-keys/signing-key-store.js';
+import type { TokenResealStore } from '../secrets/secret-rotation.js';
+import type { SettingsStore } from '../kernel/settings-store.js';
+import type { StoreHealth } from '../kernel/store-health.js';
+import type { TransferStore } from '../transfer/transfer-store.js';
+import type { UserGroupStore } from '../user-groups/user-group-store.js';
+import type { WebhookDeliveryStore, WebhookSecretResealStore, WebhookStore } from '../webhooks/webhook-store.js';
 
-export type { NewUserGroup, TokenReplacement, UserGroupChanges } from '../domain/user-group-store.js';
-export type { ImportBatch } from '../domain/transfer-store.js';
+export type { NewUserGroup, TokenReplacement, UserGroupChanges } from '../user-groups/user-group-store.js';
+export type { ImportBatch } from '../transfer/transfer-store.js';
 
 /**
  * Where a store reports a change in its own state that an operator must act
@@ -28,7 +28,7 @@ export const SILENT_STORE_LOG: StoreLog = { error: () => {}, info: () => {} };
 
 /**
  * One open database, as the ports the domain declares beside its concepts:
- * one object per port, so the composition root (src/services.ts) hands each consumer only the one it
+ * one object per port, so the composition root (src/platform/services.ts) hands each consumer only the one it
  * needs. One implementation per database (`sqlite/`, `postgres/`, with the
  * same file per port in each), all passing the conformance suite in
  * test/store/store-conformance.ts. Every SQL dialect detail stays behind

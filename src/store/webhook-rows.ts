@@ -1,6 +1,6 @@
-import type { Environment } from '../domain/environment.js';
-import type { EventType } from '../domain/event.js';
-import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus, WebhookRecord } from '../domain/webhook.js';
+import type { Environment } from '../kernel/environment.js';
+import type { EventType } from '../events/event.js';
+import type { DeliveryAttempt, DeliveryRecord, DeliveryStatus, WebhookRecord } from '../webhooks/webhook.js';
 
 /** Rows as both stores return them (see rows.ts). */
 export interface WebhookRow {

@@ -4,12 +4,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { createTokenCipher } from '../../src/domain/token-cipher.js';
+import { createTokenCipher } from '../../src/secrets/token-cipher.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { webhookSecretSealContext } from '../../src/domain/webhook.js';
+import { webhookSecretSealContext } from '../../src/webhooks/webhook.js';
 import { errorLines } from './cli-support.js';
 
 interface Known {

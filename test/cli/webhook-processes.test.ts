@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Principal } from '../../src/domain/api-key.js';
-import { openCore } from '../../src/services.js';
-import { loadConfig } from '../../src/config.js';
+import type { Principal } from '../../src/api-keys/api-key.js';
+import { openCore } from '../../src/platform/services.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';

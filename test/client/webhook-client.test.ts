@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 // Through the package's own export, as a user imports it.
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
-import { webhookWorkerFor, type WebhookWorker } from '../../src/webhooks/webhook-worker.js';
+import { webhookWorkerFor, type WebhookWorker } from '../../src/webhooks/delivery/webhook-worker.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 

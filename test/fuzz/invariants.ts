@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { apiKeyFormat } from '../../src/domain/api-key.js';
-import { ERROR_CODES } from '../../src/domain/errors.js';
-import { ERROR_STATUS } from '../../src/http/error-status.js';
+import { apiKeyFormat } from '../../src/api-keys/api-key.js';
+import { ERROR_CODES } from '../../src/kernel/errors.js';
+import { ERROR_STATUS } from '../../src/platform/http/error-status.js';
 import { rawRequest, type RawResponse } from '../helpers/http-client.js';
 import { POLLUTION_MARKERS, type FuzzOutcome, type FuzzRequest } from './http-arbitraries.js';
 

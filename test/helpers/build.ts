@@ -1,6 +1,6 @@
 import { after, before } from 'node:test';
-import type { Access } from '../../src/domain/api-key.js';
-import type { Environment } from '../../src/domain/environment.js';
+import type { Access } from '../../src/api-keys/api-key.js';
+import type { Environment } from '../../src/kernel/environment.js';
 import type { ApiClient } from './http-client.js';
 import { startTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 

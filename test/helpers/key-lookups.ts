@@ -1,4 +1,4 @@
-import type { ApiKeyStore } from '../../src/domain/api-key-store.js';
+import type { ApiKeyStore } from '../../src/api-keys/api-key-store.js';
 
 /** A key store that counts its key lookups: an authentication answered from the key cache makes none. */
 export interface KeyLookups {

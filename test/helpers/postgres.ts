@@ -1,4 +1,4 @@
-import type { PostgresConfig } from '../../src/config.js';
+import type { PostgresConfig } from '../../src/platform/config.js';
 import { after } from 'node:test';
 import { createDatabaseOn, startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './embedded-postgres.js';
 import { createTemplateOn, TEST_TEMPLATE_ENV, type TemplateDatabase } from './postgres-template.js';

@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
-import type { Access } from '../../src/domain/api-key.js';
-import { defaultConfig, type EmbedConfig, type HttpLimits, type WebhookConfig } from '../../src/config.js';
-import type { Environment } from '../../src/domain/environment.js';
-import { createLogger } from '../../src/http/logger.js';
-import type { TypedApp } from '../../src/http/typed-app.js';
-import { startServing } from '../../src/serving.js';
-import { openCore, type Core } from '../../src/services.js';
+import type { Access } from '../../src/api-keys/api-key.js';
+import { defaultConfig, type EmbedConfig, type HttpLimits, type WebhookConfig } from '../../src/platform/config.js';
+import type { Environment } from '../../src/kernel/environment.js';
+import { createLogger } from '../../src/platform/http/logger.js';
+import type { TypedApp } from '../../src/platform/http/typed-app.js';
+import { startServing } from '../../src/platform/serving.js';
+import { openCore, type Core } from '../../src/platform/services.js';
 import { ApiClient } from './http-client.js';
 import { createTestDatabase, testStoreKind, type TestDatabase } from './postgres.js';
 import { makeTempDir } from './temp-dir.js';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../src/package-root.js';
+import { packageRoot } from '../../src/platform/package-root.js';
 import { rawRequest, type RawRequest, type RawResponse } from './http-client.js';
 
 /**

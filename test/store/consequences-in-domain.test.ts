@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AUDIT_ACTIONS } from '../../src/domain/audit.js';
-import { EVENT_TYPES } from '../../src/domain/event.js';
+import { AUDIT_ACTIONS } from '../../src/audit/audit.js';
+import { EVENT_TYPES } from '../../src/events/event.js';
 
 const SRC = fileURLToPath(new URL('../../../src', import.meta.url));
 
@@ -17,7 +17,7 @@ function storeFiles(dir = SRC): string[] {
   });
 }
 
-describe('a write\'s consequences are decided in the domain (src/domain/*-consequences.ts)', () => {
+describe('a write\'s consequences are decided in the domain (src/<concept>/*-consequences.ts)', () => {
   const files = storeFiles().map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }));
 
   it('finds the stores\' files', () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { ApiKeyRecord } from '../../src/domain/api-key.js';
-import type { ConsoleSessionRecord } from '../../src/domain/console-session.js';
-import type { Environment } from '../../src/domain/environment.js';
+import type { ApiKeyRecord } from '../../src/api-keys/api-key.js';
+import type { ConsoleSessionRecord } from '../../src/console/console-session.js';
+import type { Environment } from '../../src/kernel/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { tokenVersionOf, type EmbedRevocation, type EmbedSessionRecord } from '../../src/domain/embed-session.js';
-import type { Environment } from '../../src/domain/environment.js';
-import type { SigningKeyRecord } from '../../src/domain/signing-key.js';
+import { tokenVersionOf, type EmbedRevocation, type EmbedSessionRecord } from '../../src/embed-sessions/embed-session.js';
+import type { Environment } from '../../src/kernel/environment.js';
+import type { SigningKeyRecord } from '../../src/signing-keys/signing-key.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 

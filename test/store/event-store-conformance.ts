@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { tokenVersionOf } from '../../src/domain/embed-session.js';
-import { ENVIRONMENTS, type Environment } from '../../src/domain/environment.js';
-import type { EventRecord } from '../../src/domain/event.js';
+import { tokenVersionOf } from '../../src/embed-sessions/embed-session.js';
+import { ENVIRONMENTS, type Environment } from '../../src/kernel/environment.js';
+import type { EventRecord } from '../../src/events/event.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { EventRecord } from '../../src/domain/event.js';
-import type { NewUserGroup } from '../../src/domain/user-group-store.js';
+import type { EventRecord } from '../../src/events/event.js';
+import type { NewUserGroup } from '../../src/user-groups/user-group-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 

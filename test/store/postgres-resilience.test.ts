@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { buildApp } from '../../src/http/app.js';
-import { createLogger } from '../../src/http/logger.js';
-import type { TypedApp } from '../../src/http/typed-app.js';
-import { openCore, type Core } from '../../src/services.js';
+import { buildApp } from '../../src/platform/http/app.js';
+import { createLogger } from '../../src/platform/http/logger.js';
+import type { TypedApp } from '../../src/platform/http/typed-app.js';
+import { openCore, type Core } from '../../src/platform/services.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { isConnectionLost, isRolledBack, withRetry, type RetryPolicy } from '../../src/store/postgres/transient-errors.js';
 import type { NewUserGroup } from '../../src/store/store.js';
@@ -15,7 +15,7 @@ import { startEmbeddedPostgres } from '../helpers/embedded-postgres.js';
 import { ApiClient, rawRequest, type RawResponse } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { ServiceError } from '../../src/domain/errors.js';
+import { ServiceError } from '../../src/kernel/errors.js';
 
 /** A private PostgreSQL this file may stop and start (an outage), apart from the run's shared one. */
 async function startRestartablePostgres(): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void>; remove(): Promise<void> }> {

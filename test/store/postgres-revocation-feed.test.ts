@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { EmbedRevocation } from '../../src/domain/embed-session.js';
+import type { EmbedRevocation } from '../../src/embed-sessions/embed-session.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase } from '../helpers/postgres.js';

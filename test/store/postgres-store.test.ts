@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { ServiceError } from '../../src/domain/errors.js';
+import { ServiceError } from '../../src/kernel/errors.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { asUnavailable } from '../../src/store/postgres/transient-errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { ServiceError } from '../../src/domain/errors.js';
+import { ServiceError } from '../../src/kernel/errors.js';
 import { GroupCommit } from '../../src/store/sqlite/group-commit.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type Database from 'better-sqlite3';
-import { ServiceError } from '../../src/domain/errors.js';
+import { ServiceError } from '../../src/kernel/errors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewUserGroup } from '../../src/store/store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { ApiKeyRecord } from '../../src/domain/api-key.js';
-import type { Environment } from '../../src/domain/environment.js';
+import type { ApiKeyRecord } from '../../src/api-keys/api-key.js';
+import type { Environment } from '../../src/kernel/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import { consoleSessionStoreConformance } from './console-session-store-conformance.js';
 import { embedStoreConformance } from './embed-store-conformance.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Environment } from '../../src/domain/environment.js';
-import type { EventType } from '../../src/domain/event.js';
-import { newWebhookId, type WebhookRecord } from '../../src/domain/webhook.js';
-import type { AttemptResult, ClaimedDelivery } from '../../src/domain/webhook-store.js';
+import type { Environment } from '../../src/kernel/environment.js';
+import type { EventType } from '../../src/events/event.js';
+import { newWebhookId, type WebhookRecord } from '../../src/webhooks/webhook.js';
+import type { AttemptResult, ClaimedDelivery } from '../../src/webhooks/webhook-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { AuditQuery, AuditRecord } from '../../domain/audit.js';
-import type { AuditStore } from '../../domain/audit-store.js';
+import type { AuditQuery, AuditRecord } from '../../audit/audit.js';
+import type { AuditStore } from '../../audit/audit-store.js';
 import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';

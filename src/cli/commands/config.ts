@@ -9,7 +9,7 @@ export function configCommand(program: Command, output: CliOutput): void {
     .option('--json', 'print a JSON array of {name, value, source, description}')
     .action(async (options: { json?: boolean }) => {
       // Only reads the environment: never opens the store, so it works without one.
-      const settings = (await import('../../config.js')).effectiveConfig();
+      const settings = (await import('../../platform/config.js')).effectiveConfig();
       if (options.json) return output.log(JSON.stringify(settings, null, 2));
       printTable(
         settings.map((s) => ({ name: s.name, value: s.value === null ? '(unset)' : String(s.value), source: s.source, description: s.description })),

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
-import { ACCESS_LEVELS, apiKeyFormat, isApiKeyId, type Access, type ApiKeyRecord } from '../../domain/api-key.js';
-import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
+import { ACCESS_LEVELS, apiKeyFormat, isApiKeyId, type Access, type ApiKeyRecord } from '../../api-keys/api-key.js';
+import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
 import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';

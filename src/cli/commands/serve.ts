@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import cluster from 'node:cluster';
-import type { Config, ConfigError } from '../../config.js';
+import type { Config, ConfigError } from '../../platform/config.js';
 import { limitHeapGrowth } from '../heap-growth.js';
 import { CliError, describeStore } from '../run-command.js';
 
@@ -21,7 +21,7 @@ export function serveCommand(program: Command): void {
 /** The settings with --port and --host in place of PORT and HOST; a bad flag is named as the flag. */
 async function configWithFlags(options: { port?: string; host?: string }): Promise<Config> {
   const flags = { PORT: ['--port', options.port], HOST: ['--host', options.host] } as const;
-  const { ConfigError, loadConfig } = await import('../../config.js');
+  const { ConfigError, loadConfig } = await import('../../platform/config.js');
   try {
     return loadConfig({
       ...process.env,
@@ -40,7 +40,7 @@ async function configWithFlags(options: { port?: string; host?: string }): Promi
 async function serveHttp(config: Config): Promise<void> {
   limitHeapGrowth();
   // Loaded here, not at the top: every other command (and --help) would pay for importing the HTTP app.
-  const [{ startServer }, { stopOnSignals }] = await Promise.all([import('../../serving.js'), import('../stop-on-signals.js')]);
+  const [{ startServer }, { stopOnSignals }] = await Promise.all([import('../../platform/serving.js'), import('../stop-on-signals.js')]);
   const server = await startServer(config);
   server.app.log.info({ url: server.url, dataDir: config.dataDir, store: describeStore(config) }, 'user group service listening');
   // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.

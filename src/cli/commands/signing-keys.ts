@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
-import type { SigningKeyPhase } from '../../domain/signing-key.js';
-import { JWKS_PATHS } from '../../http/jwks-paths.js';
+import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
+import type { SigningKeyPhase } from '../../signing-keys/signing-key.js';
+import { JWKS_PATHS } from '../../signing-keys/http/jwks-paths.js';
 import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { withServices } from '../run-command.js';

@@ -26,9 +26,9 @@ export function transferCommands(program: Command, output: CliOutput): void {
     .argument('<file>', 'a file written by `ugs export`')
     .action(async (file: string) => {
       if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
-      const config = (await import('../../config.js')).loadConfig();
+      const config = (await import('../../platform/config.js')).loadConfig();
       output.error(`ugs: store: ${describeStore(config)}`);
-      const { importIntoStore } = await import('../../import-into-store.js');
+      const { importIntoStore } = await import('../../transfer/import-into-store.js');
       const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
       output.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
     });

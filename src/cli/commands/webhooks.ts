@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
-import type { Principal } from '../../domain/api-key.js';
-import { ENVIRONMENTS, type Environment } from '../../domain/environment.js';
-import { EVENT_TYPES, type EventType } from '../../domain/event.js';
-import type { DeliveryView, WebhookView } from '../../domain/webhook.js';
+import type { Principal } from '../../api-keys/api-key.js';
+import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
+import { EVENT_TYPES, type EventType } from '../../events/event.js';
+import type { DeliveryView, WebhookView } from '../../webhooks/webhook.js';
 import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';

@@ -1,8 +1,8 @@
-import type { ApiKeyRecord } from '../../domain/api-key.js';
-import type { ApiKeyStore } from '../../domain/api-key-store.js';
-import { apiKeyCreated, apiKeyRevoked } from '../../domain/api-key-consequences.js';
-import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
-import type { Environment } from '../../domain/environment.js';
+import type { ApiKeyRecord } from '../../api-keys/api-key.js';
+import type { ApiKeyStore } from '../../api-keys/api-key-store.js';
+import { apiKeyCreated, apiKeyRevoked } from '../../api-keys/api-key-consequences.js';
+import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
+import type { Environment } from '../../kernel/environment.js';
 import { consequenceParameters } from './postgres-consequences.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';

@@ -1,5 +1,5 @@
-import type { AuditQuery, AuditRecord } from '../../domain/audit.js';
-import type { AuditStore } from '../../domain/audit-store.js';
+import type { AuditQuery, AuditRecord } from '../../audit/audit.js';
+import type { AuditStore } from '../../audit/audit-store.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { toAuditRecord, type AuditRow } from '../rows.js';
 

@@ -1,8 +1,8 @@
-import type { WriteConsequences } from '../../domain/write-consequences.js';
+import type { WriteConsequences } from '../../kernel/write-consequences.js';
 import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
 
 /**
- * The consequences of a statement's writes (src/domain/write-consequences.ts)
+ * The consequences of a statement's writes (src/kernel/write-consequences.ts)
  * as three jsonb parameters: its audit records, events and revocation feed
  * entries, each tagged with `n`, the 1-based number of the write (the input of
  * a batch) it belongs to, and `i`, its place in the array. The values are the

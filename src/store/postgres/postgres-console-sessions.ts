@@ -1,7 +1,7 @@
-import type { Access } from '../../domain/api-key.js';
-import type { ConsoleSessionRecord } from '../../domain/console-session.js';
-import type { ConsoleSessionStore } from '../../domain/console-session-store.js';
-import type { Environment } from '../../domain/environment.js';
+import type { Access } from '../../api-keys/api-key.js';
+import type { ConsoleSessionRecord } from '../../console/console-session.js';
+import type { ConsoleSessionStore } from '../../console/console-session-store.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { RunStatement } from './postgres-embed-sessions.js';
 
 interface SessionRow {

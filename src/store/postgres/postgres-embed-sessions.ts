@@ -2,11 +2,11 @@ import type pg from 'pg';
 import { appendConsequences, consequenceParameters } from './postgres-consequences.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { asColumns, eachAloneOnFailure } from './postgres-write-batches.js';
-import type { AuditContext } from '../../domain/audit.js';
-import { sessionRevoked } from '../../domain/embed-session-consequences.js';
-import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../domain/embed-session.js';
-import type { EmbedSessionStore } from '../../domain/embed-session-store.js';
-import type { Environment } from '../../domain/environment.js';
+import type { AuditContext } from '../../audit/audit.js';
+import { sessionRevoked } from '../../embed-sessions/embed-session-consequences.js';
+import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../embed-sessions/embed-session.js';
+import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
+import type { Environment } from '../../kernel/environment.js';
 
 /** Runs one named statement with the store's retry and error mapping (PostgresQueries.queryText). */
 export type RunStatement = <Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => Promise<pg.QueryResult<Row>>;

@@ -1,6 +1,6 @@
-import type { Environment } from '../../domain/environment.js';
-import type { EventRecord, EventType } from '../../domain/event.js';
-import type { EventStore } from '../../domain/event-store.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { EventRecord, EventType } from '../../events/event.js';
+import type { EventStore } from '../../events/event-store.js';
 import type { PostgresQueries } from './postgres-queries.js';
 
 export interface EventRow {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { Environment } from '../../domain/environment.js';
-import { assertPlacement } from '../../domain/user-group-hierarchy.js';
+import type { Environment } from '../../kernel/environment.js';
+import { assertPlacement } from '../../user-groups/user-group-hierarchy.js';
 import type { PostgresQueries, StatementName } from './postgres-queries.js';
 import { HIERARCHY_LOCK, SQL } from './postgres-statements.js';
 import { inTransaction } from './postgres-transaction.js';

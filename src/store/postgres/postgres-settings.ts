@@ -1,4 +1,4 @@
-import type { SettingsStore } from '../../domain/settings-store.js';
+import type { SettingsStore } from '../../kernel/settings-store.js';
 import type { PostgresQueries } from './postgres-queries.js';
 
 /** The PostgreSQL `settings` table: the store's own named values. */

@@ -1,9 +1,9 @@
 import type { JWK } from 'jose';
-import type { Environment } from '../../domain/environment.js';
-import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
-import type { SigningKeyStore } from '../../domain/signing-key-store.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { SigningAlgorithm, SigningKeyRecord } from '../../signing-keys/signing-key.js';
+import type { SigningKeyStore } from '../../signing-keys/signing-key-store.js';
 import type { RunStatement } from './postgres-embed-sessions.js';
-import { signingKeyRotated } from '../../domain/embed-session-consequences.js';
+import { signingKeyRotated } from '../../embed-sessions/embed-session-consequences.js';
 import { appendConsequences, consequenceParameters } from './postgres-consequences.js';
 
 interface SigningKeyRow {

@@ -1,5 +1,5 @@
 import { appendConsequences } from './postgres-consequences.js';
-import { HIERARCHY_WALK_LIMIT } from '../../domain/user-group-hierarchy.js';
+import { HIERARCHY_WALK_LIMIT } from '../../user-groups/user-group-hierarchy.js';
 
 /** The channel a revocation notifies, in the revoking statement's own transaction; see RevocationListener. */
 export const REVOCATION_CHANNEL = 'ugs_key_revocations';

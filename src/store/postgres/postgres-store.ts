@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { StartupError } from '../../domain/errors.js';
+import { StartupError } from '../../kernel/errors.js';
 import type { Store } from '../store.js';
 import { holdsStore, migratePostgres } from './migrate-postgres.js';
 import { PostgresApiKeys } from './postgres-api-keys.js';

@@ -1,7 +1,7 @@
-import type { ApiKeyRecord } from '../../domain/api-key.js';
-import type { AuditRecord } from '../../domain/audit.js';
-import type { ImportBatch, TransferStore } from '../../domain/transfer-store.js';
-import type { UserGroupRecord } from '../../domain/user-group.js';
+import type { ApiKeyRecord } from '../../api-keys/api-key.js';
+import type { AuditRecord } from '../../audit/audit.js';
+import type { ImportBatch, TransferStore } from '../../transfer/transfer-store.js';
+import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import { newGroupColumns } from '../group-columns.js';
 import { apiKeyValues, type PostgresApiKeys } from './postgres-api-keys.js';
 import type { PostgresAuditLog } from './postgres-audit-log.js';

@@ -1,10 +1,10 @@
-import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
-import type { Environment } from '../../domain/environment.js';
-import type { TokenResealStore } from '../../domain/secret-rotation.js';
-import type { UserGroupRecord } from '../../domain/user-group.js';
-import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../domain/user-group-store.js';
-import { hasChildrenConflict } from '../../domain/user-group-hierarchy.js';
-import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../domain/user-group-consequences.js';
+import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { TokenResealStore } from '../../secrets/secret-rotation.js';
+import type { UserGroupRecord } from '../../user-groups/user-group.js';
+import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../user-groups/user-group-store.js';
+import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
+import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../user-groups/user-group-consequences.js';
 import { PostgresGroupHierarchy } from './postgres-group-hierarchy.js';
 import { newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';

@@ -1,11 +1,11 @@
-import type { Environment } from '../../domain/environment.js';
-import type { EventType } from '../../domain/event.js';
-import { webhookPayload } from '../../domain/webhook.js';
-import type { AttemptResult, ClaimedDelivery, WebhookDeliveryStore } from '../../domain/webhook-store.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { EventType } from '../../events/event.js';
+import { webhookPayload } from '../../webhooks/webhook.js';
+import type { AttemptResult, ClaimedDelivery, WebhookDeliveryStore } from '../../webhooks/webhook-store.js';
 import { toEventRecord, type EventRow } from './postgres-events.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { appendConsequencesIn, inTransaction } from './postgres-transaction.js';
-import { webhookDisabled } from '../../domain/webhook-consequences.js';
+import { webhookDisabled } from '../../webhooks/webhook-consequences.js';
 import { asUnavailable } from './transient-errors.js';
 
 interface ClaimedRow {

@@ -1,12 +1,12 @@
-import type { AuditContext } from '../../domain/audit.js';
-import type { Environment } from '../../domain/environment.js';
-import type { EventType } from '../../domain/event.js';
-import { webhookPayload, type DeliveryRecord, type WebhookRecord } from '../../domain/webhook.js';
-import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookStore } from '../../domain/webhook-store.js';
+import type { AuditContext } from '../../audit/audit.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { EventType } from '../../events/event.js';
+import { webhookPayload, type DeliveryRecord, type WebhookRecord } from '../../webhooks/webhook.js';
+import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookStore } from '../../webhooks/webhook-store.js';
 import { toEventRecord, type EventRow } from './postgres-events.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { appendConsequencesIn, inTransaction } from './postgres-transaction.js';
-import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from '../../domain/webhook-consequences.js';
+import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from '../../webhooks/webhook-consequences.js';
 import { toDelivery, toWebhook, type AttemptRow, type DeliveryRow, type WebhookRow } from '../webhook-rows.js';
 
 /** Taken by webhook creation: two replicas creating at once cannot both pass the per-environment cap. */

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { KeyRevocationSignal } from '../../domain/key-revocation-signal.js';
+import type { KeyRevocationSignal } from '../../api-keys/key-revocation-signal.js';
 import { REVOCATION_CHANNEL } from './postgres-statements.js';
 
 export interface RevocationListenerOptions {

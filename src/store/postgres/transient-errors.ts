@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors.js';
+import { ServiceError } from '../../kernel/errors.js';
 
 /**
  * Which PostgreSQL failures are worth another try. The server rolled these

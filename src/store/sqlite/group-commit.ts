@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { ServiceError } from '../../domain/errors.js';
+import { ServiceError } from '../../kernel/errors.js';
 
 /** What the store checks and learns around each batch's commit; see SqliteHealth. */
 export interface CommitGuard {

@@ -2,7 +2,7 @@ import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs
 import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import SqliteDatabase from 'better-sqlite3';
-import { StartupError } from '../../domain/errors.js';
+import { StartupError } from '../../kernel/errors.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { describeAtStart, storageProblem } from './storage-errors.js';
 import { StoreMarker } from './store-marker.js';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { KeyRevocationSignal } from '../../domain/key-revocation-signal.js';
+import type { KeyRevocationSignal } from '../../api-keys/key-revocation-signal.js';
 
 /** The settings row counting revocations; no migration needed, and the export leaves settings alone. */
 const COUNTER = 'key_revocations';

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
-import type { ApiKeyRecord } from '../../domain/api-key.js';
-import type { ApiKeyStore } from '../../domain/api-key-store.js';
-import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
+import type { ApiKeyRecord } from '../../api-keys/api-key.js';
+import type { ApiKeyStore } from '../../api-keys/api-key-store.js';
+import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
 import type { GroupCommit } from './group-commit.js';
 import type { RevocationCounter } from './revocation-counter.js';
-import { apiKeyCreated, apiKeyRevoked } from '../../domain/api-key-consequences.js';
+import { apiKeyCreated, apiKeyRevoked } from '../../api-keys/api-key-consequences.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toApiKeyRecord, type ApiKeyRow } from '../rows.js';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { AuditQuery, AuditRecord } from '../../domain/audit.js';
-import type { AuditStore } from '../../domain/audit-store.js';
+import type { AuditQuery, AuditRecord } from '../../audit/audit.js';
+import type { AuditStore } from '../../audit/audit-store.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toAuditRecord, type AuditRow } from '../rows.js';
 

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { Access } from '../../domain/api-key.js';
-import type { ConsoleSessionRecord } from '../../domain/console-session.js';
-import type { ConsoleSessionStore } from '../../domain/console-session-store.js';
-import type { Environment } from '../../domain/environment.js';
+import type { Access } from '../../api-keys/api-key.js';
+import type { ConsoleSessionRecord } from '../../console/console-session.js';
+import type { ConsoleSessionStore } from '../../console/console-session-store.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
 

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import type { AuditContext } from '../../domain/audit.js';
-import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../domain/embed-session.js';
-import { sessionRevoked } from '../../domain/embed-session-consequences.js';
-import type { EmbedSessionStore } from '../../domain/embed-session-store.js';
-import type { Environment } from '../../domain/environment.js';
+import type { AuditContext } from '../../audit/audit.js';
+import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../embed-sessions/embed-session.js';
+import { sessionRevoked } from '../../embed-sessions/embed-session-consequences.js';
+import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
+import type { Environment } from '../../kernel/environment.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';

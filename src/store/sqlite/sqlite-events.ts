@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { Environment } from '../../domain/environment.js';
-import type { EventRecord, EventType } from '../../domain/event.js';
-import type { EventStore } from '../../domain/event-store.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { EventRecord, EventType } from '../../events/event.js';
+import type { EventStore } from '../../events/event-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { Environment } from '../../domain/environment.js';
-import { assertPlacement, HIERARCHY_WALK_LIMIT } from '../../domain/user-group-hierarchy.js';
+import type { Environment } from '../../kernel/environment.js';
+import { assertPlacement, HIERARCHY_WALK_LIMIT } from '../../user-groups/user-group-hierarchy.js';
 import type { UserGroupRow } from '../rows.js';
 
 /** Every column of a group and its parent's provided id: what every read of a group selects. */

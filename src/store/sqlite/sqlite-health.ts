@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors.js';
+import { ServiceError } from '../../kernel/errors.js';
 import type { StoreLog } from '../store.js';
 import type { CommitGuard } from './group-commit.js';
 import type { DatabaseFileWatch } from './database-file-watch.js';

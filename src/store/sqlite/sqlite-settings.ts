@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { SettingsStore } from '../../domain/settings-store.js';
+import type { SettingsStore } from '../../kernel/settings-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
 

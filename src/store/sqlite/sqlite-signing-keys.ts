@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { Environment } from '../../domain/environment.js';
-import { signingKeyRotated } from '../../domain/embed-session-consequences.js';
-import type { SigningAlgorithm, SigningKeyRecord } from '../../domain/signing-key.js';
-import type { SigningKeyStore } from '../../domain/signing-key-store.js';
+import type { Environment } from '../../kernel/environment.js';
+import { signingKeyRotated } from '../../embed-sessions/embed-session-consequences.js';
+import type { SigningAlgorithm, SigningKeyRecord } from '../../signing-keys/signing-key.js';
+import type { SigningKeyStore } from '../../signing-keys/signing-key-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { ApiKeyRecord } from '../../domain/api-key.js';
-import type { AuditRecord } from '../../domain/audit.js';
-import type { ImportBatch, TransferStore } from '../../domain/transfer-store.js';
-import type { UserGroupRecord } from '../../domain/user-group.js';
+import type { ApiKeyRecord } from '../../api-keys/api-key.js';
+import type { AuditRecord } from '../../audit/audit.js';
+import type { ImportBatch, TransferStore } from '../../transfer/transfer-store.js';
+import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import type { SqliteApiKeys } from './sqlite-api-keys.js';
 import type { SqliteAuditLog } from './sqlite-audit-log.js';
 import type { SqliteHealth } from './sqlite-health.js';

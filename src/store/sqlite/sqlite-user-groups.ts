@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import { NO_AUDIT_DETAIL, type AuditContext } from '../../domain/audit.js';
-import type { Environment } from '../../domain/environment.js';
-import type { TokenResealStore } from '../../domain/secret-rotation.js';
-import type { UserGroupRecord } from '../../domain/user-group.js';
-import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../domain/user-group-store.js';
+import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { TokenResealStore } from '../../secrets/secret-rotation.js';
+import type { UserGroupRecord } from '../../user-groups/user-group.js';
+import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../user-groups/user-group-store.js';
 import { newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
@@ -12,8 +12,8 @@ import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { GROUP_WITH_PARENT, SqliteGroupHierarchy } from './sqlite-group-hierarchy.js';
-import { hasChildrenConflict } from '../../domain/user-group-hierarchy.js';
-import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../domain/user-group-consequences.js';
+import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
+import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../user-groups/user-group-consequences.js';
 
 /**
  * The SQLite `user_groups` table. Writes go through group commit (one

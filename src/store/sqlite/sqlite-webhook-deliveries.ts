@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
-import type { Environment } from '../../domain/environment.js';
-import type { EventType } from '../../domain/event.js';
-import { webhookPayload } from '../../domain/webhook.js';
-import type { AttemptResult, ClaimedDelivery, WebhookDeliveryStore } from '../../domain/webhook-store.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { EventType } from '../../events/event.js';
+import { webhookPayload } from '../../webhooks/webhook.js';
+import type { AttemptResult, ClaimedDelivery, WebhookDeliveryStore } from '../../webhooks/webhook-store.js';
 import type { GroupCommit } from './group-commit.js';
-import { webhookDisabled } from '../../domain/webhook-consequences.js';
+import { webhookDisabled } from '../../webhooks/webhook-consequences.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
 import { toEventRecord, type EventRow } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';

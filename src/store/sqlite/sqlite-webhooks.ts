@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { AuditContext } from '../../domain/audit.js';
-import type { Environment } from '../../domain/environment.js';
-import type { EventType } from '../../domain/event.js';
-import { webhookPayload, type DeliveryRecord, type WebhookRecord } from '../../domain/webhook.js';
-import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookStore } from '../../domain/webhook-store.js';
+import type { AuditContext } from '../../audit/audit.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { EventType } from '../../events/event.js';
+import { webhookPayload, type DeliveryRecord, type WebhookRecord } from '../../webhooks/webhook.js';
+import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookStore } from '../../webhooks/webhook-store.js';
 import type { GroupCommit } from './group-commit.js';
-import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from '../../domain/webhook-consequences.js';
+import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from '../../webhooks/webhook-consequences.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
 import { toEventRecord, type EventRow } from './sqlite-events.js';
 import type { SqliteHealth } from './sqlite-health.js';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { StartupError } from '../../domain/errors.js';
-import { writeFileDurably } from '../../durable-file.js';
+import { StartupError } from '../../kernel/errors.js';
+import { writeFileDurably } from '../../platform/durable-file.js';
 
 const STORE_ID_SETTING = 'store_id';
 

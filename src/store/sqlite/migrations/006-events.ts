@@ -3,7 +3,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 export const events: Migration = {
   async up(db: Kysely<unknown>) {
     // The outbox: each row appended with the audit record of the change it reports (sqlite-audit-log.ts).
-    // `data` holds names only (see src/domain/event-payload.ts), never a token, key or property value.
+    // `data` holds names only (see src/events/event-payload.ts), never a token, key or property value.
     await sql`
       CREATE TABLE events (
         sequence    INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -1,0 +1,39 @@
+import type { onRequestAsyncHookHandler } from 'fastify';
+import type { ApiKeyService } from '../api-key-service.js';
+import type { Principal } from '../api-key.js';
+import { ServiceError, unauthenticated } from '../../kernel/errors.js';
+import type { FailedAuthThrottle } from './failed-auth-throttle.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated API key; set by the `authenticate` hook on every /api route. */
+    principal: Principal;
+  }
+}
+
+const SCHEME = /^(?:Token|Bearer)[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * `Authorization: Token <API_KEY>` (or `Bearer <API_KEY>`), checked before the
+ * body is read. A failure counts against the client address; an address over
+ * its limit gets 429 for further failures, never for a valid key.
+ */
+export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottle): onRequestAsyncHookHandler {
+  return async (request) => {
+    try {
+      request.principal = await apiKeys.authenticate(presentedKey(request.headers.authorization));
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'unauthenticated') throw throttle.refuse(request.ip, error);
+      throw error;
+    }
+  };
+}
+
+function presentedKey(header: string | undefined): string {
+  if (header === undefined || header === '') {
+    throw unauthenticated('Missing "Authorization: Token <API_KEY>" header; create a key with `ugs keys create`.');
+  }
+  const match = SCHEME.exec(header);
+  if (!match?.[1]) throw unauthenticated('The Authorization header must be "Token <API_KEY>" (or "Bearer <API_KEY>").');
+  return match[1];
+}

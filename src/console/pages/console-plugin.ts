@@ -1,0 +1,97 @@
+import cookie from '@fastify/cookie';
+import csrfProtection from '@fastify/csrf-protection';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import type { Core } from '../../platform/services.js';
+import type { SharedLimits } from '../../api-keys/http/per-key-rate-limit.js';
+import { registerActivityPage } from '../../audit/pages/activity-routes.js';
+import { registerConsoleAssets } from './console-assets.js';
+import { installConsoleErrors } from './console-errors.js';
+import { refuseCrossSitePost, resumeSession } from './console-session-hook.js';
+import { installFormBodyParser } from './form-body-parser.js';
+import { registerGroupActions } from '../../user-groups/pages/group-action-routes.js';
+import { registerGroupPages } from '../../user-groups/pages/group-page-routes.js';
+import { registerSignIn } from './sign-in-routes.js';
+import { registerWebhookActions } from '../../webhooks/pages/webhook-action-routes.js';
+import { registerWebhookPages } from '../../webhooks/pages/webhook-page-routes.js';
+
+const VIEWS = fileURLToPath(new URL('../views/', import.meta.url));
+/** helmet's own value, sent by the hook below instead of by helmet. */
+const HSTS = 'max-age=31536000; includeSubDomains';
+
+export interface ConsoleOptions {
+  services: Core;
+  limits: SharedLimits;
+}
+
+/**
+ * /console, the operator console: server-rendered pages over the same domain
+ * services as the API (groups, activity, webhooks), signed in with an API key (console-session-hook.ts).
+ * Registered with its prefix as an encapsulated plugin, so helmet's headers,
+ * cookies, the form parser and CSRF reach these routes only: the API's
+ * answers stay exactly as they were.
+ */
+export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
+  const { services } = options;
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    // Not no-referrer: under it chromium posts forms with `Origin: null`, and Origin is one of the cross-site checks.
+    referrerPolicy: { policy: 'same-origin' },
+    // Same-origin only: the console never needs a cross-origin window or resource.
+    crossOriginOpenerPolicy: { policy: 'same-origin' },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    // Over plain http the header means nothing to a browser (RFC 6797 8.1) and only misleads: sent over https alone, below.
+    strictTransportSecurity: false,
+  });
+  await app.register(cookie);
+  await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: VIEWS, viewExt: 'eta' });
+  // The secret is the session's (request.session.csrfSecret, derived from its id): "@fastify/session" is
+  // the plugin's name for "read the secret from request.session", which our hook fills.
+  await app.register(csrfProtection, { sessionPlugin: '@fastify/session', sessionKey: 'csrfSecret', getToken: (request) => formToken(request.body) });
+  installFormBodyParser(app);
+  installConsoleErrors(app);
+  app.decorateRequest('principal', null as never);
+  app.decorateRequest('session', null);
+  app.addHook('onRequest', (request, reply, done) => {
+    // Pages show tokens and claims: no cache may keep them. Assets set their own.
+    reply.header('cache-control', 'no-store');
+    // https directly, or X-Forwarded-Proto from a trusted proxy (UGS_TRUST_PROXY); never from anyone else.
+    if (request.protocol === 'https') reply.header('strict-transport-security', HSTS);
+    done();
+  });
+  app.addHook('onRequest', refuseCrossSitePost);
+  app.addHook('onRequest', resumeSession(services.consoleSessions));
+  // The API's budget per key, shared (per-key-rate-limit.ts); sign-in and assets opt out (no key yet).
+  if (options.limits.perKeyRateLimit) await app.register(rateLimit, options.limits.perKeyRateLimit);
+
+  registerConsoleAssets(app);
+  registerSignIn(app, services, options.limits.throttle);
+  registerGroupPages(app, services);
+  registerGroupActions(app, services);
+  registerActivityPage(app, services);
+  registerWebhookPages(app, services.webhooks);
+  registerWebhookActions(app, services.webhooks);
+}
+
+function formToken(body: unknown): string | undefined {
+  const token = body !== null && typeof body === 'object' ? (body as Record<string, unknown>)['_csrf'] : undefined;
+  return typeof token === 'string' ? token : undefined;
+}

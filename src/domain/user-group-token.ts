@@ -1,4 +1,0 @@
-import { secretFormat } from './secret-format.js';
-
-/** User group tokens: `ugt_` then 49 base62 characters. */
-export const userGroupTokenFormat = secretFormat('ugt_');

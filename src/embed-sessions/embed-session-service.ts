@@ -1,0 +1,212 @@
+import { decodeProtectedHeader, jwtVerify } from 'jose';
+import type { Principal } from '../api-keys/api-key.js';
+import type { ChangeOrigin } from '../audit/audit.js';
+import {
+  checkOrigins,
+  EMBED_LIMITS,
+  EMBED_TOKEN_TYPE,
+  newSessionId,
+  tokenVersionOf,
+  type EmbedClaims,
+  type EmbedRevocation,
+  type EmbedSessionRequest,
+} from './embed-session.js';
+import type { EmbedSessionStore } from './embed-session-store.js';
+import { signEmbedToken } from './embed-token-signer.js';
+import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
+import type { PositionSeal } from '../kernel/position-seal.js';
+import { hashSecret } from '../secrets/secret-format.js';
+import type { Environment } from '../kernel/environment.js';
+import type { SigningKeyring } from '../signing-keys/signing-keys.js';
+import type { Mapping, Properties, UserGroupRecord } from '../user-groups/user-group.js';
+import { effectiveValues } from '../user-groups/user-group-hierarchy.js';
+import type { UserGroupStore } from '../user-groups/user-group-store.js';
+import { userGroupTokenFormat } from '../user-groups/user-group-token.js';
+
+/** What an environment's tokens carry as `iss` and `aud`; the two environments' differ (config refuses them equal). */
+export interface EmbedSettings {
+  issuer: string;
+  audience: string;
+}
+
+export interface EmbedSessionServiceDeps {
+  sessions: EmbedSessionStore;
+  groups: Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash' | 'findUserGroupLineage' | 'listDescendants'>;
+  /** Each environment's keys: a group's tokens are signed with its environment's. */
+  signingKeys: SigningKeyring;
+  settings: Readonly<Record<Environment, EmbedSettings>>;
+  /** The feed's sequence is shared by both environments: its cursor is sealed. */
+  positions: PositionSeal;
+  now?: () => Date;
+}
+
+export interface MintedSession {
+  token: string;
+  sessionId: string;
+  expiresAt: string;
+  userGroupId: string;
+  teamId: number;
+}
+
+export type Introspection = { active: false } | ({ active: true } & EmbedClaims);
+
+/**
+ * Embed sessions: short-lived signed tokens a customer's backend mints for a
+ * group, so the long-lived group token never reaches a browser; and what a
+ * dashboard layer asks about them (introspection, the revocation feed).
+ */
+export class EmbedSessionService {
+  private readonly sessions: EmbedSessionStore;
+  private readonly groups: EmbedSessionServiceDeps['groups'];
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: EmbedSessionServiceDeps) {
+    this.sessions = deps.sessions;
+    this.groups = deps.groups;
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async mint(principal: Principal, request: EmbedSessionRequest): Promise<MintedSession> {
+    assertMayMint(principal);
+    const group = await this.findGroup(principal, request);
+    const expiresIn = request.expiresIn ?? EMBED_LIMITS.expiresInDefault;
+    if (!Number.isInteger(expiresIn) || expiresIn < EMBED_LIMITS.expiresInMin || expiresIn > EMBED_LIMITS.expiresInMax) {
+      throw invalidRequest(`"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`);
+    }
+    const origins = request.origins === undefined ? undefined : checkOrigins(request.origins);
+    const { ancestors, properties, mapping } = await this.inherited(group);
+    const descendants = request.includeDescendants ? await this.descendantIds(group) : undefined;
+    const now = this.now();
+    const iat = Math.floor(now.getTime() / 1000);
+    const sessionId = newSessionId();
+    const tokenVersion = tokenVersionOf(group.tokenHash);
+    const { issuer, audience } = this.deps.settings[group.environment];
+    const claims: EmbedClaims = {
+      iss: issuer,
+      aud: audience,
+      sub: group.providedId,
+      env: group.environment,
+      tid: group.teamId,
+      name: group.name,
+      map: mapping ?? {},
+      props: properties ?? {},
+      tv: tokenVersion,
+      jti: sessionId,
+      iat,
+      exp: iat + expiresIn,
+      ...(request.dashboard === undefined ? {} : { dsh: request.dashboard }),
+      ...(origins === undefined ? {} : { org: origins }),
+      anc: ancestors,
+      ...(descendants === undefined ? {} : { desc: descendants }),
+    };
+    const key = this.deps.signingKeys[group.environment].active();
+    const token = await signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
+    const expiresAt = new Date(claims.exp * 1000).toISOString();
+    // Recorded before the token is handed out, so every token in a caller's hands can be revoked.
+    await this.sessions.insertEmbedSession(
+      { sessionId, environment: group.environment, teamId: group.teamId, providedId: group.providedId, tokenVersion, createdAt: now.toISOString(), expiresAt, revokedAt: null },
+      now.toISOString(),
+    );
+    return { token, sessionId, expiresAt, userGroupId: group.providedId, teamId: group.teamId };
+  }
+
+  /** Ends one session at once; ending it again is not an error. */
+  async revoke(principal: Principal, sessionId: string, origin?: ChangeOrigin): Promise<void> {
+    assertMayMint(principal);
+    const revoked = await this.sessions.revokeEmbedSession(principal.environment, sessionId, this.now().toISOString(), {
+      keyId: principal.keyId,
+      fields: [],
+      clientAddress: origin?.ip ?? null,
+    });
+    if (!revoked) throw notFound(`No embed session with id ${JSON.stringify(sessionId)} exists in the ${principal.environment} environment.`);
+  }
+
+  /**
+   * RFC 7662 for embed tokens: active only when the signature (by a key of
+   * the API key's environment), issuer, audience, type and expiry hold, the
+   * token is of the key's environment, its session was not ended, and its
+   * group still holds the token it was minted under. The claims answered are
+   * the token's own, which its holder can read anyway, and which this key
+   * could have minted.
+   */
+  async introspect(principal: Principal, token: string): Promise<Introspection> {
+    const claims = await this.verifiedClaims(principal.environment, token);
+    if (claims === null || claims.env !== principal.environment) return { active: false };
+    const [session, group] = await Promise.all([
+      this.sessions.findEmbedSession(principal.environment, claims.jti),
+      this.groups.findUserGroup(principal.environment, claims.sub),
+    ]);
+    if (session === null || session.revokedAt !== null) return { active: false };
+    if (group === null || tokenVersionOf(group.tokenHash) !== claims.tv) return { active: false };
+    return { active: true, ...claims };
+  }
+
+  /** The environment's revocations after `after` (a cursor from a previous page), oldest first. */
+  async revocations(principal: Principal, page: { after?: string; limit?: number }): Promise<{ revocations: EmbedRevocation[]; nextCursor: string }> {
+    const seal = await this.deps.positions.forEnvironment(principal.environment);
+    const after = page.after === undefined ? 0 : seal.openCursor('revocations', page.after, 'after');
+    const limit = page.limit ?? EMBED_LIMITS.revocationsPageDefault;
+    const revocations = await this.sessions.listEmbedRevocations(principal.environment, after, limit, this.now().toISOString());
+    const last = revocations.at(-1)?.sequence ?? after;
+    return { revocations, nextCursor: seal.seal('revocations', last) };
+  }
+
+  private async verifiedClaims(environment: Environment, token: string): Promise<EmbedClaims | null> {
+    try {
+      const { kid } = decodeProtectedHeader(token);
+      const key = kid === undefined ? undefined : this.deps.signingKeys[environment].verificationKey(kid);
+      if (!key) return null;
+      const { payload } = await jwtVerify(token, key.publicKey, {
+        algorithms: [key.algorithm],
+        issuer: this.deps.settings[environment].issuer,
+        audience: this.deps.settings[environment].audience,
+        typ: EMBED_TOKEN_TYPE,
+        currentDate: this.now(),
+        requiredClaims: ['sub', 'jti', 'exp', 'iat'],
+      });
+      return typeof payload.jti === 'string' && typeof payload.sub === 'string' && typeof payload['tv'] === 'string' ? (payload as unknown as EmbedClaims) : null;
+    } catch {
+      // Garbage, a bad signature, expiry: all the same answer, as RFC 7662 asks.
+      return null;
+    }
+  }
+
+  /** What the group inherits: a group without a parent costs no second read. */
+  private async inherited(group: UserGroupRecord): Promise<{ ancestors: string[]; properties: Properties | null; mapping: Mapping | null }> {
+    if (group.parentTeamId === null || group.parentTeamId === undefined) return { ancestors: [], properties: group.properties, mapping: group.mapping };
+    const lineage = await this.groups.findUserGroupLineage(group.environment, group.providedId);
+    // Deleted between the two reads: mint for what was found, as a session minted a moment earlier would be.
+    if (!lineage) return { ancestors: [], properties: group.properties, mapping: group.mapping };
+    return { ancestors: lineage.ancestors.map((a) => a.providedId), ...effectiveValues([...lineage.ancestors, lineage.group]) };
+  }
+
+  private async descendantIds(group: UserGroupRecord): Promise<string[]> {
+    const max = EMBED_LIMITS.descendantsMax;
+    const page = await this.groups.listDescendants(group.environment, group.providedId, { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: max + 1 });
+    if (page.length > max) {
+      throw conflict(`User group ${JSON.stringify(group.providedId)} has more than ${max} descendants; "include_descendants" lists at most ${max}. Bind a narrower group, or leave it out.`);
+    }
+    return page.map((d) => d.providedId);
+  }
+
+  private async findGroup(principal: Principal, request: EmbedSessionRequest): Promise<UserGroupRecord> {
+    if ((request.userGroupId === undefined) === (request.userGroupToken === undefined)) {
+      throw invalidRequest('Give exactly one of "user_group_id" or "user_group_token".');
+    }
+    if (request.userGroupId !== undefined) {
+      const group = await this.groups.findUserGroup(principal.environment, request.userGroupId);
+      if (!group) throw notFound(`No user group with "user_group_id" ${JSON.stringify(request.userGroupId)} exists in the ${principal.environment} environment.`);
+      return group;
+    }
+    // Built only when thrown: an Error captures a stack trace.
+    const unknown = () => notFound(`No user group in the ${principal.environment} environment holds this "user_group_token": it is unknown, malformed or was rotated.`);
+    if (!userGroupTokenFormat.isWellFormed(request.userGroupToken!)) throw unknown();
+    const group = await this.groups.findUserGroupByTokenHash(principal.environment, hashSecret(request.userGroupToken!));
+    if (!group) throw unknown();
+    return group;
+  }
+}
+
+function assertMayMint(principal: Principal): void {
+  if (principal.access === 'read-only') throw forbidden('This API key is read-only; embed sessions are minted and ended with a read-write or embed key.');
+}

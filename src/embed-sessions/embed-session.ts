@@ -1,0 +1,156 @@
+import { hash } from 'node:crypto';
+import type { Environment } from '../kernel/environment.js';
+import { invalidRequest } from '../kernel/errors.js';
+import { secureRandomBytes } from '../secrets/random-pool.js';
+import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../signing-keys/signing-key.js';
+import type { Mapping, Properties, UserGroupRecord } from '../user-groups/user-group.js';
+
+export const EMBED_LIMITS = {
+  expiresInMin: 60,
+  expiresInMax: MAX_SESSION_SECONDS,
+  expiresInDefault: 600,
+  dashboardMaxLength: 255,
+  originsMax: 10,
+  /** include_descendants lists at most this many ids (claim desc); a larger subtree answers 409. */
+  descendantsMax: 100,
+  /** Revocation feed page size. */
+  revocationsPageMax: 1000,
+  revocationsPageDefault: 100,
+} as const;
+
+export const EMBED_TOKEN_TYPE = 'embed+jwt';
+
+/** What a backend asks for when it mints a session (one of userGroupId or userGroupToken). */
+export interface EmbedSessionRequest {
+  userGroupId?: string;
+  userGroupToken?: string;
+  expiresIn?: number;
+  dashboard?: string;
+  origins?: string[];
+  /** Adds the group's descendants' ids (claim desc). */
+  includeDescendants?: boolean;
+}
+
+/** A minted session as the store keeps it: never the token itself, only what revocation and introspection need. */
+export interface EmbedSessionRecord {
+  sessionId: string;
+  environment: Environment;
+  teamId: number;
+  providedId: string;
+  tokenVersion: string;
+  createdAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+}
+
+export const REVOCATION_REASONS = ['session_revoked', 'token_rotated', 'user_group_deleted'] as const;
+export type RevocationReason = (typeof REVOCATION_REASONS)[number];
+
+/**
+ * One entry of the revocation feed: either one session (`sessionId`), or
+ * every session of a group minted under one of its tokens (`tokenVersion`).
+ */
+export interface EmbedRevocation {
+  /** Position in the environment's feed; only grows. */
+  sequence: number;
+  environment: Environment;
+  sessionId: string | null;
+  providedId: string;
+  tokenVersion: string | null;
+  reason: RevocationReason;
+  revokedAt: string;
+  /** After this no token the entry covers can still be live: the store may forget it. */
+  expiresAt: string;
+}
+
+export type NewEmbedRevocation = Omit<EmbedRevocation, 'sequence'>;
+
+/** The claims of an embed token (see docs/embedding.md). */
+export interface EmbedClaims {
+  iss: string;
+  aud: string;
+  sub: string;
+  env: Environment;
+  tid: number;
+  name: string;
+  map: Mapping;
+  props: Properties;
+  tv: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  dsh?: string;
+  org?: string[];
+  /** The ancestors' ids, root first; [] for a group without a parent. */
+  anc: string[];
+  /** The descendants' ids, when the session was minted with include_descendants. */
+  desc?: string[];
+}
+
+/**
+ * A non-secret name for the group's current token, carried by its sessions
+ * (`tv`): it changes with every rotation, and a group deleted then created
+ * again gets a new one, so a revocation names exactly the sessions it ends.
+ */
+export function tokenVersionOf(tokenHash: Buffer): string {
+  return hash('sha256', Buffer.concat([Buffer.from('tv\u0000'), tokenHash]), 'base64url').slice(0, 16);
+}
+
+export function newSessionId(): string {
+  return `es_${secureRandomBytes(16).toString('base64url')}`;
+}
+
+/** The entry that ends every session minted under the group's token as `record` holds it. */
+export function groupRevocation(record: Pick<UserGroupRecord, 'environment' | 'providedId' | 'tokenHash'>, reason: Exclude<RevocationReason, 'session_revoked'>, at: string): NewEmbedRevocation {
+  return {
+    environment: record.environment,
+    sessionId: null,
+    providedId: record.providedId,
+    tokenVersion: tokenVersionOf(record.tokenHash),
+    reason,
+    revokedAt: at,
+    expiresAt: secondsAfter(at, MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS),
+  };
+}
+
+export function sessionRevocation(session: EmbedSessionRecord, at: string): NewEmbedRevocation {
+  return {
+    environment: session.environment,
+    sessionId: session.sessionId,
+    providedId: session.providedId,
+    tokenVersion: null,
+    reason: 'session_revoked',
+    revokedAt: at,
+    expiresAt: secondsAfter(session.expiresAt, CLOCK_TOLERANCE_SECONDS),
+  };
+}
+
+export function secondsAfter(iso: string, seconds: number): string {
+  return new Date(Date.parse(iso) + seconds * 1000).toISOString();
+}
+
+const LOCALHOST = /^http:\/\/localhost(?::\d{1,5})?$/;
+
+/**
+ * Origins a dashboard may be framed by (`org`): https origins, or
+ * http://localhost ones for development, each written exactly as a browser
+ * sends it (scheme, host, optional port; no path, no trailing slash).
+ */
+export function checkOrigins(origins: readonly string[]): string[] {
+  if (origins.length > EMBED_LIMITS.originsMax) throw invalidRequest(`"origins" has ${origins.length} entries; at most ${EMBED_LIMITS.originsMax} are allowed.`);
+  return origins.map((origin) => {
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      throw invalidRequest(`"origins" entry ${JSON.stringify(origin)} is not an origin such as "https://app.example.com".`);
+    }
+    if (url.protocol !== 'https:' && !LOCALHOST.test(origin)) {
+      throw invalidRequest(`"origins" entry ${JSON.stringify(origin)} must use https (http is allowed for http://localhost only).`);
+    }
+    if (url.origin !== origin) {
+      throw invalidRequest(`"origins" entry ${JSON.stringify(origin)} must be written as an origin, ${JSON.stringify(url.origin)}: scheme, lower-case host and port only.`);
+    }
+    return origin;
+  });
+}

@@ -1,0 +1,107 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { LIMITS } from '../../user-groups/user-group.js';
+import type { Core } from '../services.js';
+import { defaultConfig, type HttpLimits } from '../config.js';
+import { invalidRequest } from '../../kernel/errors.js';
+import { AppMetrics } from '../metrics/metrics.js';
+import { capConnectionsPerAddress } from './connections-per-address.js';
+import { installErrorHandler, sendServiceError } from './error-handler.js';
+import { installJsonBodyParser } from './json-body-parser.js';
+import { installMethodNotAllowed } from './method-not-allowed.js';
+import { registerOpenApi } from './openapi.js';
+import { refuseMalformedUrl } from './refuse-malformed-url.js';
+import { ErrorEnvelope } from './route-docs.js';
+import { answerMalformedHttp, refuseExpectation } from './refused-before-routing.js';
+import { refuseWhileClosing } from './refuse-while-closing.js';
+import { requestIdFor } from './request-id.js';
+import { trustedProxyCheck } from './trusted-proxies.js';
+import { OneLinePerRequest } from './request-log.js';
+import { sharedLimits } from '../../api-keys/http/per-key-rate-limit.js';
+import { consolePlugin } from '../../console/pages/console-plugin.js';
+import { registerHealth } from './routes/health.js';
+import { registerJwks } from '../../signing-keys/http/jwks.js';
+import { registerMetrics } from './routes/metrics.js';
+import { userGroupRoutes } from '../../user-groups/http/user-group-routes.js';
+import type { TypedApp } from './typed-app.js';
+
+export interface AppOptions {
+  logger: FastifyBaseLogger;
+  limits?: HttpLimits;
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>` (UGS_METRICS_TOKEN). */
+  metricsToken?: string;
+  /** UGS_TRUST_PROXY (see trusted-proxies.ts): X-Forwarded-For is believed from these addresses only. */
+  trustedProxies?: readonly string[];
+}
+
+/** The HTTP application over an opened core (src/platform/services.ts); listening is the caller's business. */
+export async function buildApp(services: Core, options: AppOptions): Promise<TypedApp> {
+  const limits = options.limits ?? defaultConfig().http;
+  const isTrustedProxy = trustedProxyCheck(options.trustedProxies ?? []);
+  const app = Fastify({
+    // request.ip (throttle, log lines, audit) is then the client a trusted proxy forwarded for; never a forged hop.
+    trustProxy: (options.trustedProxies ?? []).length > 0 ? isTrustedProxy : false,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // Node checks the two timeouts only this often (30 s by default, which would stretch a 10 s timeout to 40 s).
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs) },
+    loggerInstance: options.logger,
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    logController: new OneLinePerRequest(),
+    // HEAD wherever GET is (load balancers probe with it); GET /api/user opts out and has its own, safe HEAD.
+    exposeHeadRoutes: true,
+    bodyLimit: LIMITS.bodyMaxBytes,
+    // Path parameters carry user_group_ids (up to 255 characters; the router's default stops at 100), measured
+    // before percent-decoding, where one character can take 12 (four UTF-8 bytes, each %XX). The schema checks the length.
+    routerOptions: { maxParamLength: LIMITS.idMaxLength * 12 },
+    // Wrong types are errors, never silently coerced ("123" is not 123).
+    // The x- keywords are the OpenAPI document's (route-docs.ts): annotations to Ajv.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, keywords: ['x-examples', 'x-response-description'] } },
+    clientErrorHandler: answerMalformedHttp(options.logger),
+    return503OnClosing: false,
+    // Failures before routing (an undecodable URL, say) still get the envelope, and the id the onRequest hook would have set.
+    frameworkErrors: (error, request, reply) => {
+      sendServiceError(reply.header('x-request-id', request.id), invalidRequest(`The request URL is not valid: ${error.message}`));
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // First of all hooks, so every answer has it, refusals by later hooks (shutdown, auth) included.
+  // Callback-style hooks on every request: an async one costs a promise and a microtask each.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+  // The spec sends JSON bodies with GET; Fastify ignores them unless told otherwise.
+  app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+  installJsonBodyParser(app);
+  installErrorHandler(app);
+  // The error answers of every route refer to it (route-docs.ts).
+  app.addSchema(ErrorEnvelope);
+  installMethodNotAllowed(app);
+  refuseWhileClosing(app);
+  refuseMalformedUrl(app);
+
+  app.server.maxConnections = limits.maxConnections;
+  capConnectionsPerAddress(app.server, limits.maxConnectionsPerAddress, isTrustedProxy);
+  // Node answers an Expect other than 100-continue with a bare 417 unless someone listens.
+  app.server.on('checkExpectation', refuseExpectation);
+
+  const metrics = new AppMetrics({
+    countUserGroups: () => services.userGroups.countByEnvironment(),
+    storeTiming: services.storeStatus.timing,
+    webhooks: { outcomes: services.webhookDelivery.outcomes, oldestPendingAt: () => services.webhookDelivery.store.oldestPendingAt() },
+  });
+  metrics.install(app);
+
+  // Before every route: the document is generated from the routes it sees registered.
+  await registerOpenApi(app);
+  registerHealth(app, services.storeStatus.health);
+  registerJwks(app, services.signingKeys);
+  registerMetrics(app, metrics, options.metricsToken);
+  const shared = sharedLimits(limits);
+  await app.register(userGroupRoutes, { services, limits: shared });
+  // The operator console: its own plugin (helmet, cookies, CSRF) whose hooks reach /console only.
+  await app.register(consolePlugin, { prefix: '/console', services, limits: shared });
+  return app;
+}

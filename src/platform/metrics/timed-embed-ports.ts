@@ -1,0 +1,43 @@
+import type { AuditContext } from '../../audit/audit.js';
+import type { EmbedRevocation, EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
+import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
+import type { Environment } from '../../kernel/environment.js';
+import type { SigningKeyRecord } from '../../signing-keys/signing-key.js';
+import type { SigningKeyStore } from '../../signing-keys/signing-key-store.js';
+import type { StoreTiming } from './store-timing.js';
+
+/* The embed session ports, timed as timed-ports.ts times the others. */
+
+export class TimedEmbedSessionStore implements EmbedSessionStore {
+  constructor(private readonly inner: EmbedSessionStore, private readonly timing: StoreTiming) {}
+
+  insertEmbedSession(session: EmbedSessionRecord, now: string): Promise<void> {
+    return this.timing.time('insertEmbedSession', () => this.inner.insertEmbedSession(session, now));
+  }
+  findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
+    return this.timing.time('findEmbedSession', () => this.inner.findEmbedSession(environment, sessionId));
+  }
+  revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null> {
+    return this.timing.time('revokeEmbedSession', () => this.inner.revokeEmbedSession(environment, sessionId, revokedAt, audit));
+  }
+  listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
+    return this.timing.time('listEmbedRevocations', () => this.inner.listEmbedRevocations(environment, afterSequence, limit, now));
+  }
+}
+
+export class TimedSigningKeyStore implements SigningKeyStore {
+  constructor(private readonly inner: SigningKeyStore, private readonly timing: StoreTiming) {}
+
+  listSigningKeys(environment: Environment): Promise<SigningKeyRecord[]> {
+    return this.timing.time('listSigningKeys', () => this.inner.listSigningKeys(environment));
+  }
+  insertSigningKey(key: SigningKeyRecord, announce?: boolean): Promise<boolean> {
+    return this.timing.time('insertSigningKey', () => this.inner.insertSigningKey(key, announce));
+  }
+  deleteSigningKeys(environment: Environment, kids: readonly string[]): Promise<void> {
+    return this.timing.time('deleteSigningKeys', () => this.inner.deleteSigningKeys(environment, kids));
+  }
+  replaceSigningKeyCiphertext(environment: Environment, kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
+    return this.timing.time('replaceSigningKeyCiphertext', () => this.inner.replaceSigningKeyCiphertext(environment, kid, expected, next));
+  }
+}

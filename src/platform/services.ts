@@ -1,0 +1,147 @@
+import { defaultConfig, type Config } from './config.js';
+import { ApiKeyService } from '../api-keys/api-key-service.js';
+import type { AuditStore } from '../audit/audit-store.js';
+import { ConsoleSessionService } from '../console/console-session-service.js';
+import { EventService } from '../events/event-service.js';
+import { PositionSeal } from '../kernel/position-seal.js';
+import { DataTransfer } from '../transfer/data-transfer.js';
+import type { TokenResealStore } from '../secrets/secret-rotation.js';
+import type { SettingsStore } from '../kernel/settings-store.js';
+import type { SigningKeyStore } from '../signing-keys/signing-key-store.js';
+import type { StoreHealth } from '../kernel/store-health.js';
+import { EmbedSessionService } from '../embed-sessions/embed-session-service.js';
+import { createSigningKeyring, loadSigningKeyring, type SigningKeyring } from '../signing-keys/signing-keys.js';
+import { UserGroupService } from '../user-groups/user-group-service.js';
+import { WebhookService } from '../webhooks/webhook-service.js';
+import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
+import { TimedEmbedSessionStore, TimedSigningKeyStore } from './metrics/timed-embed-ports.js';
+import { StoreTiming } from './metrics/store-timing.js';
+import { TimedConsoleSessionStore } from './metrics/timed-console-ports.js';
+import { TimedWebhookDeliveryStore, TimedWebhookStore } from './metrics/timed-webhook-ports.js';
+import {
+  TimedApiKeyStore,
+  TimedAuditStore,
+  TimedEventStore,
+  TimedSettingsStore,
+  TimedStoreHealth,
+  TimedTokenResealStore,
+  TimedTransferStore,
+  TimedUserGroupStore,
+} from './metrics/timed-ports.js';
+import { loadServerSecret, type SecretKeyring } from '../secrets/file/server-secret.js';
+import { openStore, type StoreConfig } from '../store/open-store.js';
+import { DeliveryOutcomes } from '../webhooks/delivery/delivery-outcomes.js';
+import { TargetGuard } from '../webhooks/delivery/target-guard.js';
+import type { WebhookDeliveryPorts } from '../webhooks/delivery/webhook-worker.js';
+
+/**
+ * The composition root's first phase: the store and the domain services over
+ * it, for the CLI and for serving alike. Opening it starts nothing in the
+ * background (no poller, no timer, no listener), so a one-shot command ends
+ * when its work does; src/platform/serving.ts adds what only a serving process runs.
+ * Each consumer gets the domain service or the one port it needs, never the
+ * store itself.
+ */
+export interface Core {
+  userGroups: UserGroupService;
+  apiKeys: ApiKeyService;
+  /** Each environment's embed token signing keys: the JWKS, `ugs signing-keys`. */
+  signingKeys: SigningKeyring;
+  embedSessions: EmbedSessionService;
+  /** The event outbox, for GET /api/events. */
+  events: EventService;
+  /** Registering webhooks and reading their deliveries, for /api/webhooks and `ugs webhooks`. */
+  webhooks: WebhookService;
+  /** Operator console sessions (/console). */
+  consoleSessions: ConsoleSessionService;
+  /** The audit log, for `ugs audit` and the console's activity page. */
+  audit: AuditStore;
+  /** `ugs export` and `ugs import`. */
+  dataTransfer: DataTransfer;
+  /** The server secret: seals tokens, signing keys and webhook secrets. */
+  cipher: SecretKeyring;
+  /** What the delivery worker needs (src/webhooks/delivery/webhook-worker.ts). */
+  webhookDelivery: WebhookDeliveryPorts;
+  /** What `ugs secret rotate` rereads and reseals, and where serving processes follow a rotation. */
+  secretRotation: SecretRotationPorts;
+  storeStatus: StoreStatus;
+  /** Closes the store; calling it again does nothing more. */
+  close(): Promise<void>;
+}
+
+export interface SecretRotationPorts {
+  /** The store's own settings: the server secret's bookkeeping (server-secret.ts, secret-holders.ts). */
+  settings: SettingsStore;
+  /** Every stored token's ciphertext. */
+  tokenReseal: TokenResealStore;
+  /** Every signing key's sealed private half. */
+  signingKeyReseal: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>;
+  /** Every webhook's sealed secrets. */
+  webhookReseal: WebhookSecretResealStore;
+}
+
+export interface StoreStatus {
+  /** Whether the store answers, for GET /readyz. */
+  health: StoreHealth;
+  /** How long each store call takes, for GET /metrics. */
+  timing: StoreTiming;
+  appliedMigrations: string[];
+  /** True when opening made the store (a fresh data dir or an empty database). */
+  created: boolean;
+  /** Starts following the store's state in the background (SQLite: its file deleted or replaced) until close: serving processes only. */
+  monitor(): void;
+}
+
+export interface CoreConfig
+  extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
+    Partial<Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'webhooks'>>,
+    Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {}
+
+export async function openCore(config: CoreConfig): Promise<Core> {
+  const { store, appliedMigrations, created } = await openStore(config);
+  // Every port timed for ugs_store_operation_duration_seconds (free until an app observes it).
+  const timing = new StoreTiming();
+  const settings = new TimedSettingsStore(store.settings, timing);
+  try {
+    const cipher = await loadServerSecret(settings, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
+    const userGroupStore = new TimedUserGroupStore(store.userGroups, timing);
+    // Tools and tests that open the core without a full configuration get the settings' defaults.
+    const embed = config.embed ?? defaultConfig().embed;
+    const webhookConfig = config.webhooks ?? defaultConfig().webhooks;
+    const signingKeyStore = new TimedSigningKeyStore(store.signingKeys, timing);
+    const signingKeys = createSigningKeyring({ store: signingKeyStore, settings, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
+    await loadSigningKeyring(signingKeys);
+    const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
+    // Made on first use (a page read), so tools that only open the store write nothing for it.
+    const positions = new PositionSeal(settings);
+    const apiKeys = new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, timing), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() });
+    return {
+      userGroups: new UserGroupService({ store: userGroupStore, cipher }),
+      apiKeys,
+      signingKeys,
+      embedSessions: new EmbedSessionService({
+        sessions: new TimedEmbedSessionStore(store.embedSessions, timing),
+        groups: userGroupStore,
+        signingKeys,
+        settings: {
+          Customer: { issuer: embed.issuer, audience: embed.audience },
+          Testing: { issuer: embed.testingIssuer, audience: embed.testingAudience },
+        },
+        positions,
+      }),
+      events: new EventService({ store: new TimedEventStore(store.events, timing), retentionDays: config.eventRetentionDays ?? defaultConfig().eventRetentionDays, positions }),
+      webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, timing), cipher, targets, positions }),
+      consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, timing), apiKeys }),
+      audit: new TimedAuditStore(store.audit, timing),
+      dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, timing), cipher),
+      cipher,
+      webhookDelivery: { store: new TimedWebhookDeliveryStore(store.webhookDeliveries, timing), targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
+      secretRotation: { settings, tokenReseal: new TimedTokenResealStore(store.tokenReseal, timing), signingKeyReseal: signingKeyStore, webhookReseal: store.webhooks },
+      storeStatus: { health: new TimedStoreHealth(store, timing), timing, appliedMigrations, created, monitor: () => store.monitor() },
+      close: () => store.close(),
+    };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import type { Static } from '@sinclair/typebox';
+import { ENVIRONMENTS } from '../../kernel/environment.js';
+import type { SigningKeyring } from '../signing-keys.js';
+import { Jwks } from '../../embed-sessions/http/embed-schemas.js';
+import { JWKS_PATHS } from './jwks-paths.js';
+import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
+import type { TypedApp } from '../../platform/http/typed-app.js';
+
+/** GET /.well-known/jwks.json and /.well-known/jwks-testing.json: each environment's public keys, for any verifier; no key needed. */
+export function registerJwks(app: TypedApp, signingKeys: SigningKeyring): void {
+  for (const environment of ENVIRONMENTS) {
+    const keys = signingKeys[environment];
+    const maxAgeSeconds = keys.jwksMaxAgeSeconds;
+    app.get(JWKS_PATHS[environment], {
+      schema: {
+        summary: `${environment} embed token signing keys (JWKS)`,
+        description: `Every public key a live ${environment} embed token may be signed with, and the next one before it signs; never a key of the other environment. Cacheable for ${maxAgeSeconds} s (UGS_EMBED_JWKS_MAX_AGE_SECONDS); refetch on an unknown kid.`,
+        tags: ['Embed sessions'],
+        security: [],
+        response: {
+          200: documented(Jwks, {
+            description: `The published ${environment} keys.`,
+            examples: { keys: { summary: 'One Ed25519 key', value: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '3mmA_CT1LAgvyAuhDe7qqT4HCVz6Mz-73kios5HLJbk', kid: '0KCL-PW-U5y7eRFJlKRxKNWQXuiVBr7mtBIcrQSe49Y', alg: 'EdDSA', use: 'sig' }] } } },
+          }),
+          ...errorAnswers(ANY_REQUEST_ERRORS, BODY_ERRORS),
+        },
+      },
+      handler: async (_request, reply) => {
+        reply.header('cache-control', `public, max-age=${maxAgeSeconds}`);
+        // Every stored JWK was written by generateSigningKeyPair with kty, kid, alg and use set.
+        return keys.jwks() as Static<typeof Jwks>;
+      },
+    });
+  }
+}

@@ -1,0 +1,211 @@
+import type { ImportBatch, TransferStore } from './transfer-store.js';
+import { ParentsFirst } from './parents-first.js';
+import { invalidRequest } from '../kernel/errors.js';
+import {
+  apiKeyFromLine,
+  apiKeyLine,
+  auditFromLine,
+  auditLine,
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  parseExportLine,
+  userGroupFromLine,
+  userGroupLine,
+  type ExportLine,
+} from './export-format.js';
+import { hashSecret, sameHash } from '../secrets/secret-format.js';
+import type { TokenCipher } from '../secrets/token-cipher.js';
+
+const PAGE = 500;
+
+export interface ImportSummary {
+  userGroups: number;
+  apiKeys: number;
+  auditRecords: number;
+}
+
+/** Moving a whole store to another (SQLite to PostgreSQL and back) through the export format. */
+export class DataTransfer {
+  constructor(
+    private readonly store: TransferStore,
+    private readonly cipher: TokenCipher,
+  ) {}
+
+  /** Every record as JSON lines, streamed page by page so memory stays flat. */
+  async *exportLines(now = new Date()): AsyncGenerator<string> {
+    const line = (value: ExportLine) => `${JSON.stringify(value)}\n`;
+    yield line({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), server_secret_check: this.cipher.secretCheck });
+    let groups = 0;
+    const parentsFirst = new ParentsFirst();
+    for (let after = 0; ; ) {
+      const page = await this.store.listUserGroupsAfter(after, PAGE);
+      for (const group of page) for (const out of parentsFirst.next(group)) yield line(userGroupLine(out));
+      groups += page.length;
+      if (page.length < PAGE) break;
+      after = page.at(-1)!.teamId;
+    }
+    if (parentsFirst.leftOver() > 0) throw new Error(`${parentsFirst.leftOver()} user groups name a parent the store does not hold`);
+    const keys = await this.store.listApiKeys();
+    for (const key of keys) yield line(apiKeyLine(key));
+    let audits = 0;
+    for (let after = 0; ; ) {
+      const page = await this.store.listAuditRecordsAfter(after, PAGE);
+      for (const record of page) yield line(auditLine(record));
+      audits += page.length;
+      if (page.length < PAGE) break;
+      after = page.at(-1)!.id;
+    }
+    yield line({ type: 'end', user_groups: groups, api_keys: keys.length, audit_records: audits });
+  }
+
+  /**
+   * Loads an export into this (empty) store in one transaction, with
+   * `settings` (the server secret's fingerprint) where absent: on any failure
+   * (a bad line, a duplicate, the database refusing a row) nothing is written.
+   * Every line is checked again as it is loaded; call `checkExport` first to
+   * refuse a faulty file before opening, let alone creating, a store.
+   */
+  async import(readLines: () => AsyncIterable<string>, settings: Readonly<Record<string, string>> = {}): Promise<ImportSummary> {
+    if (!(await this.store.isEmpty())) throw invalidRequest('Import needs an empty store; this one already has user groups, API keys or audit records.');
+    const records = checkedRecords(readLines, this.cipher);
+    let summary: ImportSummary | undefined;
+    async function* batches(): AsyncGenerator<ImportBatch> {
+      let batch: ImportBatch = { userGroups: [], apiKeys: [], auditRecords: [] };
+      for (;;) {
+        const next = await records.next();
+        if (next.done) summary = next.value;
+        else if (next.value.type === 'user_group') batch.userGroups.push(userGroupFromLine(next.value));
+        else if (next.value.type === 'api_key') batch.apiKeys.push(apiKeyFromLine(next.value));
+        else batch.auditRecords.push(auditFromLine(next.value));
+        if (next.done || batch.userGroups.length + batch.apiKeys.length + batch.auditRecords.length >= PAGE) {
+          yield batch;
+          batch = { userGroups: [], apiKeys: [], auditRecords: [] };
+        }
+        if (next.done) return;
+      }
+    }
+    await this.store.importAll(batches(), settings);
+    return summary!;
+  }
+}
+
+/** The records of an export, without its header and end marker. */
+type ExportRecord = Extract<ExportLine, { type: 'user_group' | 'api_key' | 'audit' }>;
+
+/**
+ * Checks a whole export without writing anything: the format, the header's
+ * server secret, that every token decrypts under `cipher` and matches its
+ * hash, that no record repeats another, and the end marker's counts. The
+ * error names the line at fault. `readLines` is called once.
+ */
+export async function checkExport(readLines: () => AsyncIterable<string>, cipher: TokenCipher): Promise<ImportSummary> {
+  const records = checkedRecords(readLines, cipher);
+  for (;;) {
+    const next = await records.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** Each record once checked (see `checkExport`); returns the counts once the end marker is checked. */
+async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: TokenCipher): AsyncGenerator<ExportRecord, ImportSummary> {
+  let lineNumber = 0;
+  let header = false;
+  let trailer: ImportSummary | undefined;
+  const seen: ImportSummary = { userGroups: 0, apiKeys: 0, auditRecords: 0 };
+  const firstLines = new FirstLines();
+  /** The environment of each group read so far: a parent must come before its children, in theirs. */
+  const groupEnvironments = new Map<number, string>();
+  for await (const text of readLines()) {
+    lineNumber++;
+    if (text.trim() === '') continue;
+    const fail = (why: string) => invalidRequest(`Line ${lineNumber} of the export: ${why}.`);
+    let record: ExportLine;
+    try {
+      record = parseExportLine(text);
+    } catch (error) {
+      throw fail((error as Error).message);
+    }
+    if (trailer) throw fail('records after the end marker');
+    if (!header) {
+      if (record.type !== 'header') throw fail(`expected the "${EXPORT_FORMAT}" header first`);
+      if (record.server_secret_check !== cipher.secretCheck) {
+        throw invalidRequest(
+          'The export was made under a different server secret. Start the import with the source\'s secret (UGS_SECRET, or its data dir\'s server-secret file), or its tokens could not be read.',
+        );
+      }
+      header = true;
+      continue;
+    }
+    if (record.type === 'header') throw fail('a second header');
+    if (record.type === 'end') {
+      trailer = { userGroups: record.user_groups, apiKeys: record.api_keys, auditRecords: record.audit_records };
+      continue;
+    }
+    const repeated = firstLines.repeatOf(record, lineNumber);
+    if (repeated) throw fail(repeated);
+    if (record.type === 'user_group') {
+      const parent = record.parent_team_id;
+      if (parent !== undefined && groupEnvironments.get(parent) !== record.environment) {
+        throw fail(`${describe(record)} names parent team_id ${parent}, which is not an earlier group of the ${record.environment} environment`);
+      }
+      groupEnvironments.set(record.team_id, record.environment);
+      const token = decryptOrFail(cipher, record, fail);
+      if (!sameHash(hashSecret(token), Buffer.from(record.token_hash, 'base64'))) throw fail('the token does not match its hash');
+      seen.userGroups++;
+    } else if (record.type === 'api_key') seen.apiKeys++;
+    else seen.auditRecords++;
+    yield record;
+  }
+  if (!header) throw invalidRequest('The export is empty.');
+  if (!trailer) throw invalidRequest('The export is truncated: it has no end marker.');
+  if (trailer.userGroups !== seen.userGroups || trailer.apiKeys !== seen.apiKeys || trailer.auditRecords !== seen.auditRecords) {
+    const counts = (c: ImportSummary) => `${c.userGroups} groups, ${c.apiKeys} keys and ${c.auditRecords} audit records`;
+    throw invalidRequest(`The export is incomplete: its end marker counts ${counts(trailer)}, the file holds ${counts(seen)}.`);
+  }
+  return seen;
+}
+
+/**
+ * The line on which each unique value of the export first appeared, so a
+ * repeat is refused before the database sees it, naming both lines.
+ */
+class FirstLines {
+  private readonly lines = new Map<string, number>();
+
+  /** Why `record` repeats an earlier one, or undefined; remembers its unique values. */
+  repeatOf(record: ExportRecord, line: number): string | undefined {
+    const unique: [string, string][] =
+      record.type === 'user_group'
+        ? [
+            [`team_id ${record.team_id}`, `g#${record.team_id}`],
+            [`user_group_id in ${record.environment}`, `g:${record.environment}:${record.provided_id}`],
+            ['token', `t:${record.token_hash}`],
+          ]
+        : record.type === 'api_key'
+          ? [
+              [`id ${record.id}`, `k#${record.id}`],
+              ['key hash', `k:${record.key_hash}`],
+            ]
+          : [[`id ${record.id}`, `a#${record.id}`]];
+    for (const [what, key] of unique) {
+      const first = this.lines.get(key);
+      if (first !== undefined) return `${describe(record)} has the same ${what} as line ${first}`;
+    }
+    for (const [, key] of unique) this.lines.set(key, line);
+    return undefined;
+  }
+}
+
+function describe(record: ExportRecord): string {
+  if (record.type === 'user_group') return `user group ${JSON.stringify(record.provided_id)}`;
+  if (record.type === 'api_key') return `API key ${record.id}`;
+  return `audit record ${record.id}`;
+}
+
+function decryptOrFail(cipher: TokenCipher, record: Extract<ExportLine, { type: 'user_group' }>, fail: (why: string) => Error): string {
+  try {
+    return cipher.decrypt(Buffer.from(record.token_ciphertext, 'base64'), record.environment, record.provided_id);
+  } catch {
+    throw fail(`the token of "${record.provided_id}" cannot be decrypted with this server secret`);
+  }
+}

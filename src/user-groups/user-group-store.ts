@@ -1,0 +1,77 @@
+import type { AuditContext } from '../audit/audit.js';
+import type { Environment } from '../kernel/environment.js';
+import type { Mapping, Properties, UserGroupRecord } from './user-group.js';
+
+/** A group about to be inserted: everything but the ids the store assigns; `parentId` names the parent by its provided id. */
+export type NewUserGroup = Omit<UserGroupRecord, 'teamId' | 'parentTeamId'>;
+
+/** Fields an update replaces; an absent field keeps its stored value. */
+export interface UserGroupChanges {
+  name?: string;
+  mapping?: Mapping | null;
+  properties?: Properties | null;
+  /** The new parent's provided id, or null to detach; a change of parent is a move. */
+  parentId?: string | null;
+  updatedAt: string;
+}
+
+/** A group and its ancestors, root first, as one read gives them. */
+export interface UserGroupLineage {
+  group: UserGroupRecord;
+  ancestors: UserGroupRecord[];
+}
+
+export interface TokenReplacement {
+  teamId: number;
+  /** The group's environment and provided id, as found by its current token: what the rotation's consequences name. */
+  environment: Environment;
+  providedId: string;
+  /** The hash the row must still hold: a concurrent rotation makes this one lose. */
+  expectedTokenHash: Buffer;
+  tokenHash: Buffer;
+  tokenCiphertext: Buffer;
+  updatedAt: string;
+}
+
+/**
+ * The storage UserGroupService needs: a port, implemented in src/store for
+ * each database and held to it by the store conformance suite. Every write
+ * that changes something appends one audit record in the same transaction;
+ * a write that changes nothing appends none.
+ */
+export interface UserGroupStore {
+  findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null>;
+  findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null>;
+  /**
+   * Inserts the group unless its (environment, providedId) exists. Atomic: of
+   * many concurrent calls for one id exactly one reports `created: true`, and
+   * all return the same row.
+   */
+  insertUserGroupIfAbsent(group: NewUserGroup, audit?: AuditContext): Promise<{ group: UserGroupRecord; created: boolean }>;
+  /**
+   * Applies `changes`; null when the group does not exist. A change of parent
+   * is validated in the write's own transaction (see user-group-hierarchy.ts):
+   * 400 for an unknown parent, 409 `conflict` for a cycle or a chain too deep.
+   */
+  updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges, audit?: AuditContext): Promise<UserGroupRecord | null>;
+  /** Swaps the token if the row still holds `expectedTokenHash`; null otherwise. */
+  replaceToken(replacement: TokenReplacement, audit?: AuditContext): Promise<UserGroupRecord | null>;
+  /**
+   * One page of an environment's groups, newest first (highest team_id first),
+   * below `beforeTeamId`; `prefix` keeps groups whose provided id or name
+   * starts with it (case-sensitive, the same on every store).
+   */
+  listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string }): Promise<UserGroupRecord[]>;
+  /** The group and its ancestors in one query (a recursive CTE); null when the group does not exist. */
+  findUserGroupLineage(environment: Environment, providedId: string): Promise<UserGroupLineage | null>;
+  /** One page of the group's whole subtree (itself excluded), highest team_id first, below `beforeTeamId`. */
+  listDescendants(environment: Environment, providedId: string, page: { beforeTeamId: number; limit: number }): Promise<UserGroupRecord[]>;
+  /** How many groups each environment has. */
+  countUserGroups(): Promise<Record<Environment, number>>;
+  /**
+   * Deletes the group; null when it does not exist. Its team_id is never handed out again.
+   * A group with children is refused (409 `conflict`) unless `cascade`: then its whole
+   * subtree goes in the same transaction, each group audited and its sessions ended.
+   */
+  deleteUserGroup(environment: Environment, providedId: string, deletedAt: string, audit?: AuditContext, options?: { cascade?: boolean }): Promise<UserGroupRecord | null>;
+}

@@ -1,0 +1,4 @@
+import { secretFormat } from '../secrets/secret-format.js';
+
+/** User group tokens: `ugt_` then 49 base62 characters. */
+export const userGroupTokenFormat = secretFormat('ugt_');

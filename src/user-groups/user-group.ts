@@ -1,0 +1,48 @@
+import type { Environment } from '../kernel/environment.js';
+
+/** Mapping from schema id to a data source name or id. */
+export type Mapping = Record<string, string | number>;
+export type Properties = Record<string, unknown>;
+
+/** A user group as the store keeps it. The token exists only as a hash and a ciphertext. */
+export interface UserGroupRecord {
+  teamId: number;
+  environment: Environment;
+  providedId: string;
+  name: string;
+  mapping: Mapping | null;
+  properties: Properties | null;
+  tokenHash: Buffer;
+  tokenCiphertext: Buffer;
+  createdAt: string;
+  updatedAt: string;
+  /** The parent's team_id; absent or null for a root. */
+  parentTeamId?: number | null;
+  /** The parent's provided id, as the wire shows it; absent or null for a root. */
+  parentId?: string | null;
+}
+
+/** What listing and reading show of a group: everything but its token. */
+export type UserGroupSummary = Omit<UserGroupRecord, 'tokenHash' | 'tokenCiphertext'>;
+
+/** One group as reading it shows: its ancestors (provided ids, root first) and the values it inherits. */
+export interface UserGroupDetail {
+  group: UserGroupSummary;
+  ancestors: string[];
+  effectiveProperties: Properties | null;
+  effectiveMapping: Mapping | null;
+}
+
+/** A user group with its token decrypted, ready to be returned to its owner. */
+export type UserGroup = UserGroupSummary & { token: string };
+
+/** Limits the wire schema enforces; kept here so the domain and docs agree on them. */
+export const LIMITS = {
+  idMaxLength: 255,
+  nameMaxLength: 255,
+  mappingMaxEntries: 100,
+  mappingKeyMaxLength: 255,
+  mappingValueMaxLength: 255,
+  propertiesMaxBytes: 64 * 1024,
+  bodyMaxBytes: 1024 * 1024,
+} as const;

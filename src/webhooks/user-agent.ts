@@ -1,9 +1,0 @@
-import { packageManifest } from '../package-root.js';
-
-let cached: string | undefined;
-
-/** `user-group-service-webhooks/<version>`: what receivers see in a delivery's user-agent (the version is package.json's). */
-export function webhookUserAgent(): string {
-  cached ??= `user-group-service-webhooks/${packageManifest().version}`;
-  return cached;
-}

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { build } from '../../helpers/build.js';
+import type { RawRequest } from '../../helpers/http-client.js';
+import { compareWithGolden, WireRecorder } from '../../helpers/wire-recording.js';
+
+const GOLDEN = 'test/platform/http/wire-answers.json';
+// A global unicast address given as such: accepted at registration without a DNS lookup; no worker runs here, so nothing is sent.
+const HOOK_URL = 'https://93.184.216.34/hooks/user-groups';
+
+/**
+ * Every route of the OpenAPI document and its main answers, played in a fixed
+ * order against the real service and compared, normalized, to a recording: the
+ * wire must not change while the code behind it is reshaped (issue 27). One
+ * recording for both stores.
+ */
+describe('the wire, as recorded in test/platform/http/wire-answers.json', () => {
+  it('answers the fixed script exactly as recorded', async (t) => {
+    const server = await build(t, {
+      clients: { reader: { access: 'read-only' }, embed: { access: 'embed' }, testing: { environment: 'Testing' } },
+      // Below the default 100, so reaching the 429 at the end takes a few requests; no answer before it shows the budget.
+      limits: { authFailuresPerMinute: 10 },
+    });
+    const wire = new WireRecorder(server.url);
+    const { api, clients } = server;
+    const send = (req: RawRequest, options?: Parameters<WireRecorder['send']>[1]) => wire.send(req, options);
+    const call = (key: string | undefined, method: string, path: string, body?: unknown, label?: string) =>
+      wire.send(
+        {
+          method,
+          path,
+          headers: { ...(key !== undefined && { authorization: `Token ${key}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+          body,
+        },
+        { label },
+      );
+    const key = api.key!;
+
+    // Public routes: health, metrics, the API reference, the key sets, the console's sign-in page.
+    for (const path of ['/healthz', '/readyz', '/.well-known/jwks.json', '/.well-known/jwks-testing.json']) {
+      await send({ method: 'GET', path }, { body: path.startsWith('/.well-known/') ? 'jwks' : 'json' });
+      await send({ method: 'HEAD', path });
+    }
+    await send({ method: 'GET', path: '/metrics' }, { body: 'metric-names' });
+    await send({ method: 'HEAD', path: '/metrics' }, { body: 'metric-names' });
+    const documented = (await send({ method: 'GET', path: '/openapi.json' }, { body: 'digest' })).json as { paths: Record<string, Record<string, unknown>> };
+    await send({ method: 'GET', path: '/docs' }, { body: 'omitted' });
+    await send({ method: 'GET', path: '/docs/' }, { body: 'omitted' });
+    await send({ method: 'GET', path: '/console', outsideContract: true }, { body: 'omitted' });
+    await send({ method: 'GET', path: '/console/sign-in', outsideContract: true }, { body: 'omitted' });
+    await call(undefined, 'GET', '/no-such-route');
+    await send({ method: 'GET', path: '/healthz', headers: { 'x-request-id': 'wire-answers-1' } }, { label: 'a request id of its own' });
+
+    // Who may call: no key, an unknown key, another scheme, a read-only key writing, an embed key reading.
+    await call(undefined, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme' }, 'no key');
+    await call(`ugsk_${'0'.repeat(49)}`, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme' }, 'unknown key');
+    await send({ method: 'GET', path: '/api/user_groups', headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }, { label: 'Basic' });
+    await call(clients.reader.key, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme' }, 'read-only key creating');
+    await call(clients.embed.key, 'GET', '/api/user_groups', undefined, 'embed key');
+
+    // The three spec operations and their errors.
+    const acme = (await call(key, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme', mapping: { '40': '213' }, properties: { region: 'eu' } })).json.user_group;
+    await call(key, 'GET', '/api/user', { user_group_id: 'acme', name: 'Ignored' }, 'existing');
+    await call(key, 'GET', '/api/user?user_group_id=globex&name=Globex&properties=%7B%22region%22%3A%22us%22%7D');
+    await call(key, 'GET', '/api/user', { user_group_id: 'acme-east', name: 'Acme East', parent_user_group_id: 'acme' }, 'child');
+    await call(key, 'GET', '/api/user', { user_group_id: 'acme-east-1', name: 'Acme East 1', parent_user_group_id: 'acme-east', properties: { store: 1 } }, 'grandchild');
+    await call(key, 'HEAD', '/api/user?user_group_id=acme');
+    await call(key, 'HEAD', '/api/user?user_group_id=missing&name=Missing');
+    await call(key, 'GET', '/api/user', {}, 'empty body');
+    await call(key, 'GET', '/api/user', { user_group_id: 'new-one' }, 'no name');
+    await call(key, 'GET', '/api/user', { user_group_id: 'x', name: 'X', parent_user_group_id: 'missing' }, 'unknown parent');
+    await call(key, 'GET', '/api/user', '{"user_group_id": ', 'malformed JSON');
+    await send({ method: 'GET', path: '/api/user', headers: { authorization: `Token ${key}`, 'content-type': 'text/plain' }, body: 'acme' }, { label: 'text/plain' });
+    await send(
+      { method: 'GET', path: '/api/user', headers: { authorization: `Token ${key}`, 'content-type': 'application/json' }, body: `{"user_group_id":"${'a'.repeat(1024 * 1024)}"}` },
+      { label: 'over 1 MiB' },
+    );
+    await call(key, 'PATCH', '/api/user', { user_group_id: 'acme' });
+    await call(key, 'PUT', '/api/user', { user_group_id: 'acme', name: 'Acme Inc.', properties: { region: 'eu', tier: 'gold' } });
+    await call(key, 'PUT', '/api/user', { user_group_id: 'acme', parent_user_group_id: 'acme-east-1' }, 'cycle');
+    await call(key, 'PUT', '/api/user', { user_group_id: 'missing', name: 'Missing' });
+    await call(clients.reader.key, 'PUT', '/api/user', { user_group_id: 'acme', name: 'Read only' }, 'read-only key');
+    await call(key, 'PUT', '/api/user', { user_group_id: 'acme', name: 7 }, 'bad name');
+    const rotated = (await call(key, 'POST', '/api/user', { current_token: acme.token })).json.user_group;
+    await call(key, 'POST', '/api/user', { current_token: acme.token }, 'old token');
+    await call(key, 'POST', '/api/user', { current_token: 'not a token' }, 'malformed token');
+
+    // Reading and listing, the hierarchy, environments.
+    const firstPage = (await call(key, 'GET', '/api/user_groups?limit=2')).json;
+    await call(key, 'GET', `/api/user_groups?limit=2&cursor=${encodeURIComponent(firstPage.next_cursor)}`);
+    await call(key, 'GET', '/api/user_groups?q=acme');
+    await call(key, 'GET', '/api/user_groups?parent=acme');
+    await call(key, 'GET', '/api/user_groups?limit=0');
+    await call(key, 'HEAD', '/api/user_groups');
+    await call(clients.reader.key, 'GET', '/api/user_groups', undefined, 'read-only key');
+    await call(key, 'GET', '/api/user_groups/acme-east-1');
+    await call(key, 'HEAD', '/api/user_groups/acme-east-1');
+    await call(key, 'GET', '/api/user_groups/missing');
+    await call(clients.testing.key, 'GET', '/api/user_groups/acme', undefined, 'Testing key');
+    const subtree = (await call(key, 'GET', '/api/user_groups/acme/descendants?limit=1')).json;
+    await call(key, 'GET', `/api/user_groups/acme/descendants?limit=1&cursor=${encodeURIComponent(subtree.next_cursor)}`);
+    await call(key, 'HEAD', '/api/user_groups/acme/descendants');
+    await call(key, 'GET', '/api/user_groups/missing/descendants');
+
+    // Embed sessions.
+    const mint = (body: unknown, label?: string, as = key) => call(as, 'POST', '/api/embed_sessions', body, label);
+    const session = (await mint({ user_group_id: 'acme', expires_in: 600, dashboard: 'sales', origins: ['https://app.example.com'] })).json.embed_session;
+    await mint({ user_group_token: rotated.token, expires_in: 120 }, 'by token');
+    await mint({ user_group_id: 'acme', include_descendants: true }, 'with descendants');
+    await mint({ user_group_id: 'acme-east-1' }, 'embed key', clients.embed.key);
+    await mint({ user_group_id: 'missing' }, 'missing group');
+    await mint({}, 'neither id nor token');
+    await mint({ user_group_id: 'acme' }, 'read-only key', clients.reader.key);
+    await call(key, 'POST', '/api/embed_sessions/introspect', { token: session.token });
+    await call(key, 'POST', '/api/embed_sessions/introspect', { token: 'not.a.token' }, 'garbage');
+    await call(key, 'DELETE', `/api/embed_sessions/${session.session_id}`);
+    await call(key, 'DELETE', '/api/embed_sessions/es_AAAAAAAAAAAAAAAAAAAAAA', undefined, 'unknown session');
+    await call(key, 'POST', '/api/embed_sessions/introspect', { token: session.token }, 'ended');
+    const revocations = (await call(key, 'GET', '/api/embed_sessions/revocations')).json;
+    await call(key, 'GET', `/api/embed_sessions/revocations?after=${encodeURIComponent(revocations.next_cursor)}`);
+    await call(key, 'HEAD', '/api/embed_sessions/revocations');
+    await call(key, 'GET', '/api/embed_sessions/revocations?after=garbage');
+
+    // Events (a first page: its ids feed the redelivery below).
+    const events = (await call(key, 'GET', '/api/events?limit=2')).json;
+    await call(key, 'GET', '/api/events?after=garbage');
+    await call(clients.embed.key, 'GET', '/api/events', undefined, 'embed key');
+
+    // Webhooks and deliveries.
+    const webhook = (await call(key, 'POST', '/api/webhooks', { url: HOOK_URL, events: ['user_group.deleted', 'user_group.created'], description: 'CRM sync' })).json.webhook;
+    await call(key, 'POST', '/api/webhooks', { url: 'http://93.184.216.34/hook' }, 'not https');
+    await call(key, 'POST', '/api/webhooks', { url: HOOK_URL, events: ['user_group.exploded'] }, 'unknown event type');
+    await call(clients.reader.key, 'POST', '/api/webhooks', { url: HOOK_URL }, 'read-only key');
+    await call(key, 'GET', '/api/webhooks');
+    await call(key, 'HEAD', '/api/webhooks');
+    await call(key, 'GET', `/api/webhooks/${webhook.id}`);
+    await call(key, 'HEAD', `/api/webhooks/${webhook.id}`);
+    await call(key, 'GET', '/api/webhooks/wh_000000000000000000000000');
+    await call(key, 'POST', `/api/webhooks/${webhook.id}/rotate_secret`);
+    await call(key, 'POST', `/api/webhooks/${webhook.id}/enable`);
+    await call(key, 'GET', `/api/webhooks/${webhook.id}/deliveries`);
+    await call(key, 'POST', `/api/webhooks/${webhook.id}/redeliver`, { event_id: events.events[0].id });
+    await call(key, 'POST', `/api/webhooks/${webhook.id}/redeliver`, { event_id: `evt_${'0'.repeat(32)}` }, 'unknown event');
+    await call(key, 'GET', `/api/webhooks/${webhook.id}/deliveries?limit=1`);
+    await call(key, 'HEAD', `/api/webhooks/${webhook.id}/deliveries`);
+
+    // Deleting: a parent without cascade, a leaf, a subtree, a missing group; then the webhook.
+    await call(key, 'DELETE', '/api/user', { user_group_id: 'acme' }, 'has children');
+    await call(key, 'DELETE', '/api/user', { user_group_id: 'globex' });
+    await call(key, 'DELETE', '/api/user', { user_group_id: 'acme', cascade: true }, 'cascade');
+    await call(key, 'DELETE', '/api/user', { user_group_id: 'acme' }, 'gone');
+    await call(clients.reader.key, 'DELETE', '/api/user', { user_group_id: 'acme' }, 'read-only key');
+    await call(key, 'DELETE', `/api/webhooks/${webhook.id}`);
+    await call(key, 'DELETE', `/api/webhooks/${webhook.id}`, undefined, 'again');
+
+    // Every event of the script, then the next page from its cursor; Testing's own.
+    const all = (await call(key, 'GET', '/api/events?limit=1000')).json;
+    await call(key, 'GET', `/api/events?after=${encodeURIComponent(all.next_cursor)}`);
+    await call(key, 'HEAD', '/api/events');
+    await call(clients.testing.key, 'GET', '/api/events', undefined, 'Testing key');
+
+    // Failed authentications past the per-address budget get 429: last, as it locks this address out for the minute.
+    let throttled = false;
+    for (let i = 0; i < 10 && !throttled; i++) {
+      const res = await server.api.call('GET', undefined, { path: '/api/user_groups', headers: { authorization: `Token ugsk_${'1'.repeat(49)}` } });
+      throttled = res.status === 429;
+    }
+    await call(`ugsk_${'1'.repeat(49)}`, 'GET', '/api/user_groups', undefined, 'past the failed-auth budget');
+
+    // A route added later is played here too, or this fails.
+    const played = wire.entries.map((e) => e.request);
+    for (const [path, item] of Object.entries(documented.paths)) {
+      for (const method of Object.keys(item)) {
+        const line = new RegExp(`^${method.toUpperCase()} ${path.replace(/[.+*?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/?]+')}([? ]|$)`);
+        assert.ok(played.some((request) => line.test(request)), `the script plays no ${method.toUpperCase()} ${path}`);
+      }
+    }
+    compareWithGolden(wire.entries, GOLDEN);
+  });
+});
