@@ -6,16 +6,30 @@ import tseslint from 'typescript-eslint';
 
 // The concepts (README, Layout): each folder holds its model, port and service directly, and its adapters in
 // http/ (routes), pages/ (console pages), delivery/ (outbound webhooks) and file/ (the server secret's file).
-const CONCEPTS = ['api-keys', 'audit', 'console', 'embed-sessions', 'events', 'kernel', 'secrets', 'signing-keys', 'transfer', 'user-groups', 'webhooks'];
+const CONCEPTS = [
+  'api-keys',
+  'audit',
+  'console',
+  'embed-sessions',
+  'events',
+  'kernel',
+  'secrets',
+  'signing-keys',
+  'transfer',
+  'user-groups',
+  'webhooks',
+];
 const CONCEPT_CORE = `src/{${CONCEPTS.join(',')}}/*.ts`;
 
 const STORE_BEHIND_ROOT = {
   group: ['**/store/**'],
-  message: 'Only src/store and the composition root (src/platform/services.ts) see the store; take the port a concept declares, handed in by src/platform/services.ts.',
+  message:
+    'Only src/store and the composition root (src/platform/services.ts) see the store; take the port a concept declares, handed in by src/platform/services.ts.',
 };
 const NOTHING_OF_SERVING = {
   group: ['**/http/**', '**/serving.js'],
-  message: 'The settings and the core load for every CLI command: nothing of serving (the HTTP app, src/platform/serving.ts) may load with them.',
+  message:
+    'The settings and the core load for every CLI command: nothing of serving (the HTTP app, src/platform/serving.ts) may load with them.',
 };
 
 export default tseslint.config(
@@ -41,7 +55,16 @@ export default tseslint.config(
     },
   },
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'no-console': ['error', { allow: ['error'] }],
@@ -53,13 +76,23 @@ export default tseslint.config(
   },
   { files: ['src/cli/**', 'test/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
   // The console's one script runs in the browser, served as is (src/console/pages/console-assets.ts).
-  { files: ['src/console/assets/**'], languageOptions: { globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', Element: 'readonly' } } },
+  {
+    files: ['src/console/assets/**'],
+    languageOptions: { globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', Element: 'readonly' } },
+  },
   {
     // Nothing outside src/store reaches the store: the composition root (src/platform/services.ts) opens it and hands each
     // consumer a port or a domain service; `ugs import` (src/transfer/import-into-store.ts) opens the store it fills, and the
     // package's entry point names the Store type. (A concept's core has its own, stricter rule below.)
     files: ['src/**'],
-    ignores: ['src/store/**', CONCEPT_CORE, 'src/platform/services.ts', 'src/platform/config.ts', 'src/transfer/import-into-store.ts', 'src/index.ts'],
+    ignores: [
+      'src/store/**',
+      CONCEPT_CORE,
+      'src/platform/services.ts',
+      'src/platform/config.ts',
+      'src/transfer/import-into-store.ts',
+      'src/index.ts',
+    ],
     rules: { 'no-restricted-imports': ['error', { patterns: [STORE_BEHIND_ROOT] }] },
   },
   {
@@ -81,7 +114,16 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/store/**', '**/http/**', '**/pages/**', '**/delivery/**', '**/file/**', '**/cli/**', '**/platform/**', '**/client/**'],
+              group: [
+                '**/store/**',
+                '**/http/**',
+                '**/pages/**',
+                '**/delivery/**',
+                '**/file/**',
+                '**/cli/**',
+                '**/platform/**',
+                '**/client/**',
+              ],
               message: "A concept's core imports no adapter and no plumbing; declare a port in the concept instead.",
             },
             {
@@ -97,7 +139,10 @@ export default tseslint.config(
     // The embed package runs in a dashboard's process: jose and node:*, nothing of the server (test/embed/embed-package-boundary.test.ts).
     files: ['src/embed/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!node:|jose$|\\./)', message: 'src/embed imports only jose, node:* and its own files.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(?!node:|jose$|\\./)', message: 'src/embed imports only jose, node:* and its own files.' }] },
+      ],
     },
   },
 );

@@ -58,7 +58,13 @@ export interface Proc {
  * process: this process is also the load generator, and reading a log line per
  * request took a core of this machine's two from it when the load generator ran here (autocannon, unpinned).
  */
-export async function startProcess(args: string[], env: Record<string, string>, ready: RegExp, stdin?: string, prefix: string[] = []): Promise<Proc> {
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  stdin?: string,
+  prefix: string[] = [],
+): Promise<Proc> {
   const logDir = mkdtempSync(join(tmpdir(), 'ugs-bench-out-'));
   const logPath = join(logDir, 'stdout.log');
   const logFd = openSync(logPath, 'w');
@@ -103,12 +109,21 @@ export async function startProcess(args: string[], env: Record<string, string>, 
 }
 
 /** One request with a JSON body over node:http (GET bodies included). */
-function call(url: string, method: string, key: string, body: unknown, path = '/api/user'): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+function call(
+  url: string,
+  method: string,
+  key: string,
+  body: unknown,
+  path = '/api/user',
+): Promise<{ status: number; headers: Record<string, string>; text: string }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}${path}`,
-      { method, headers: { authorization: `Token ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      {
+        method,
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
       (res) => {
         let text = '';
         res.on('data', (c) => (text += c));
@@ -142,7 +157,9 @@ export async function seed(url: string, key: string, count: number, prefix: stri
   const batch = 32;
   for (let i = 0; i < count; i += batch) {
     const answers = await Promise.all(
-      Array.from({ length: Math.min(batch, count - i) }, (_, j) => call(url, 'GET', key, { user_group_id: `${prefix}-${i + j}`, name: `Seed ${i + j}`, properties: { region: 'eu' } })),
+      Array.from({ length: Math.min(batch, count - i) }, (_, j) =>
+        call(url, 'GET', key, { user_group_id: `${prefix}-${i + j}`, name: `Seed ${i + j}`, properties: { region: 'eu' } }),
+      ),
     );
     for (const a of answers) {
       const group = JSON.parse(a.text).user_group;
@@ -166,7 +183,13 @@ interface Side {
  * inside a measured run, then A B A B ... runs; the ratio is the median of the
  * per-pair ratios of a to b.
  */
-async function alternate(generator: LoadGenerator, a: Side, b: Side, key: string, options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs'>): Promise<{ a: Measurement[]; b: Measurement[]; ratio: number }> {
+async function alternate(
+  generator: LoadGenerator,
+  a: Side,
+  b: Side,
+  key: string,
+  options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs'>,
+): Promise<{ a: Measurement[]; b: Measurement[]; ratio: number }> {
   const warmup = { ...options, durationSeconds: WARMUP_SECONDS };
   await measure(generator, { url: a.url, key }, warmup, a.traffic(`${Date.now()}-warmup`));
   await measure(generator, { url: b.url, key }, warmup, b.traffic(`${Date.now()}-warmup`));
@@ -180,7 +203,14 @@ async function alternate(generator: LoadGenerator, a: Side, b: Side, key: string
 }
 
 /** The ceiling of one scenario: a bare server answering with the bytes of a real answer the service gave to it. */
-export async function startCeiling(serviceUrl: string, key: string, scenario: Scenario, groups: SeedGroup[], workers: number, prefix: string[]): Promise<Proc> {
+export async function startCeiling(
+  serviceUrl: string,
+  key: string,
+  scenario: Scenario,
+  groups: SeedGroup[],
+  workers: number,
+  prefix: string[],
+): Promise<Proc> {
   const [sample] = scenario.requests(groups, `sample-${Date.now()}`);
   const setup = typeof sample!.setupRequest === 'function' ? sample!.setupRequest({ ...sample! }, {}) : sample!;
   const real = await call(serviceUrl, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)), sample!.path);
@@ -189,7 +219,11 @@ export async function startCeiling(serviceUrl: string, key: string, scenario: Sc
     [CEILING],
     { WORKERS: String(workers) },
     /"port":(\d+)/,
-    JSON.stringify({ status: real.status, headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] }, body: real.text }),
+    JSON.stringify({
+      status: real.status,
+      headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] },
+      body: real.text,
+    }),
     prefix,
   );
 }
@@ -217,13 +251,29 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
         try {
           const runs = await alternate(
             generator,
-            { url: service.url, pid: service.child.pid, traffic: (runId) => ({ scenario, groups, runId: `run-${runId}`, side: 'service' }) },
-            { url: ceiling.url, pid: ceiling.child.pid, traffic: (runId) => ({ scenario, groups, runId: `ceiling-${runId}`, side: 'ceiling' }) },
+            {
+              url: service.url,
+              pid: service.child.pid,
+              traffic: (runId) => ({ scenario, groups, runId: `run-${runId}`, side: 'service' }),
+            },
+            {
+              url: ceiling.url,
+              pid: ceiling.child.pid,
+              traffic: (runId) => ({ scenario, groups, runId: `ceiling-${runId}`, side: 'ceiling' }),
+            },
             key,
             options,
           );
-          const result: ScenarioResult = { store: store.name, scenario: scenario.name, service: runs.a, ceiling: runs.b, ratio: runs.ratio };
-          log(`${store.name} ${scenario.name}: ${Math.round(median(result.service.map((m) => m.requestsPerSecond)))} req/s, ratio ${result.ratio.toFixed(2)}`);
+          const result: ScenarioResult = {
+            store: store.name,
+            scenario: scenario.name,
+            service: runs.a,
+            ceiling: runs.b,
+            ratio: runs.ratio,
+          };
+          log(
+            `${store.name} ${scenario.name}: ${Math.round(median(result.service.map((m) => m.requestsPerSecond)))} req/s, ratio ${result.ratio.toFixed(2)}`,
+          );
           results.push(result);
         } finally {
           await ceiling.stop();
@@ -245,8 +295,16 @@ export async function runFrameworkFloor(
   options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs' | 'generator'>,
 ): Promise<{ floor: Measurement[]; ceiling: Measurement[]; ratio: number }> {
   const generator = options.generator ?? (await detectLoadGenerator());
-  const body = JSON.stringify({ success: 1, new_user_group: false, user_group: { team_id: 1, token: `ugt_${'x'.repeat(49)}`, name: 'Seed 1', provided_id: 'seed-1' } });
-  const reply = JSON.stringify({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }, body });
+  const body = JSON.stringify({
+    success: 1,
+    new_user_group: false,
+    user_group: { team_id: 1, token: `ugt_${'x'.repeat(49)}`, name: 'Seed 1', provided_id: 'seed-1' },
+  });
+  const reply = JSON.stringify({
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+    body,
+  });
   const groups = Array.from({ length: 1000 }, (_, i) => ({ id: `seed-${i}`, token: '' }));
   const hit = SCENARIOS.find((s) => s.name === 'hit')!;
   const floor = await startProcess([FRAMEWORK_FLOOR], {}, /"port":(\d+)/, reply, generator.servicePrefix);
@@ -286,7 +344,17 @@ export function formatTable(results: ScenarioResult[]): string {
   ]);
   // CPU per request is what each side spent, free of the load generator's share of the machine;
   // the ratio is the median of per-pair ratios, so a slow spell falls on both sides of a pair.
-  const header = ['path', 'store', 'service req/s', 'ceiling req/s', 'ratio', 'service CPU µs/req', 'ceiling CPU µs/req', 'service p99 ms', 'non-2xx+errors'];
+  const header = [
+    'path',
+    'store',
+    'service req/s',
+    'ceiling req/s',
+    'ratio',
+    'service CPU µs/req',
+    'ceiling CPU µs/req',
+    'service p99 ms',
+    'non-2xx+errors',
+  ];
   const lines = [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`);
   return lines.join('\n');
 }

@@ -24,7 +24,8 @@ export interface EmbedTokenFigure {
   opsPerSecond: number;
   /** Wall-clock µs per call. */
   microsPerOp: number;
-  /** CPU µs per call, every thread of the process (jose's WebCrypto work runs on libuv's pool): steadier than wall time on a loaded machine. */
+  /** CPU µs per call, every thread of the process (jose's WebCrypto work runs on libuv's pool): steadier than wall time on a loaded
+   * machine. */
   cpuMicrosPerOp: number;
   /** CPU µs/op over the bare operation's (sign or verify); undefined for the bare rows. */
   vsBare?: number;
@@ -41,7 +42,8 @@ const RUNS = 5;
 
 const TOKEN_VERSION = tokenVersionOf(randomBytes(32));
 
-/** Claims as EmbedSessionService.mint builds them (a new session id each), for a typical group: a name, a short mapping, a few properties. */
+/** Claims as EmbedSessionService.mint builds them (a new session id each), for a typical group: a name, a short mapping, a few properties.
+ * */
 function typicalClaims(): JWTPayload {
   const iat = Math.floor(Date.now() / 1000);
   return {
@@ -63,7 +65,10 @@ function typicalClaims(): JWTPayload {
 }
 
 /** node:crypto's own call for each algorithm, with JOSE's signature encoding. */
-function bareSigner(algorithm: SigningAlgorithm): { sign(data: Buffer, key: KeyObject): Buffer; verify(data: Buffer, key: KeyObject, signature: Buffer): boolean } {
+function bareSigner(algorithm: SigningAlgorithm): {
+  sign(data: Buffer, key: KeyObject): Buffer;
+  verify(data: Buffer, key: KeyObject, signature: Buffer): boolean;
+} {
   const digest = algorithm === 'EdDSA' ? null : 'sha256';
   const encoding = algorithm === 'ES256' ? ({ dsaEncoding: 'ieee-p1363' } as const) : {};
   return {
@@ -102,12 +107,19 @@ async function measure(operations: Operation[]): Promise<EmbedTokenFigure[]> {
       cpu[index] = Math.min(cpu[index]!, (used.user + used.system) / calls);
     }
   }
-  return operations.map(({ name }, i) => ({ operation: name, opsPerSecond: Math.round(1e6 / wall[i]!), microsPerOp: wall[i]!, cpuMicrosPerOp: cpu[i]! }));
+  return operations.map(({ name }, i) => ({
+    operation: name,
+    opsPerSecond: Math.round(1e6 / wall[i]!),
+    microsPerOp: wall[i]!,
+    cpuMicrosPerOp: cpu[i]!,
+  }));
 }
 
 /** Serves the key the way GET /.well-known/jwks.json does, so the verifier fetches it as it would from the service. */
 async function serveJwks(publicJwk: object): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] })));
+  const server = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [publicJwk] })),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -137,10 +149,20 @@ export async function runEmbedTokenBench(algorithm: SigningAlgorithm = 'EdDSA', 
     await cached.verify(token);
     const [bareSign, tokenSign, bareVerify, joseVerify, fullVerify, cachedVerify] = await measure([
       { name: `bare ${algorithm} sign (node:crypto)`, calls, call: () => bare.sign(signingInput, privateKey) },
-      // Awaited one at a time, each signature would also pay for waking the thread pool and then this thread: under load they queue back to back.
-      { name: `token signing as the service mints (src/embed-sessions/embed-token-signer.ts, ${MINTS_IN_FLIGHT} in flight), × bare sign`, calls, call: serviceSign, inFlight: MINTS_IN_FLIGHT },
+      // Awaited one at a time, each signature would also pay for waking the thread pool and then this thread: under load they queue back to
+      // back.
+      {
+        name: `token signing as the service mints (src/embed-sessions/embed-token-signer.ts, ${MINTS_IN_FLIGHT} in flight), × bare sign`,
+        calls,
+        call: serviceSign,
+        inFlight: MINTS_IN_FLIGHT,
+      },
       { name: `bare ${algorithm} verify (node:crypto)`, calls, call: () => bare.verify(signingInput, publicKey, signature) },
-      { name: 'bare jose jwtVerify (signature only, no claim checks), × node:crypto verify', calls, call: () => jwtVerify(token, publicKey) },
+      {
+        name: 'bare jose jwtVerify (signature only, no claim checks), × node:crypto verify',
+        calls,
+        call: () => jwtVerify(token, publicKey),
+      },
       { name: 'verifier, uncached (user-group-service/embed), × bare jose', calls, call: () => uncached.verify(token) },
       { name: 'verifier, cached token, × bare jose', calls: calls * 10, call: () => cached.verify(token) },
     ]);
@@ -150,7 +172,14 @@ export async function runEmbedTokenBench(algorithm: SigningAlgorithm = 'EdDSA', 
       algorithm,
       tokenBytes: token.length,
       signingInputBytes: signingInput.length,
-      figures: [bareSign!, vs(tokenSign!, bareSign!), bareVerify!, vs(joseVerify!, bareVerify!), vs(fullVerify!, joseVerify!), vs(cachedVerify!, joseVerify!)],
+      figures: [
+        bareSign!,
+        vs(tokenSign!, bareSign!),
+        bareVerify!,
+        vs(joseVerify!, bareVerify!),
+        vs(fullVerify!, joseVerify!),
+        vs(cachedVerify!, joseVerify!),
+      ],
     };
   } finally {
     await Promise.all([uncached.close(), cached.close()]);
@@ -164,7 +193,9 @@ export function formatEmbedTokenTable(results: EmbedTokenBench[]): string {
   const lines = ['| algorithm | operation | ops/s | µs/op | CPU µs/op | × bare (CPU) |', '| --- | --- | ---: | ---: | ---: | ---: |'];
   for (const result of results) {
     for (const f of result.figures) {
-      lines.push(`| ${result.algorithm} | ${f.operation} | ${f.opsPerSecond.toLocaleString('en-US')} | ${f.microsPerOp.toFixed(2)} | ${f.cpuMicrosPerOp.toFixed(2)} | ${ratio(f.vsBare)} |`);
+      lines.push(
+        `| ${result.algorithm} | ${f.operation} | ${f.opsPerSecond.toLocaleString('en-US')} | ${f.microsPerOp.toFixed(2)} | ${f.cpuMicrosPerOp.toFixed(2)} | ${ratio(f.vsBare)} |`,
+      );
     }
   }
   const sizes = results.map((r) => `${r.algorithm} ${r.tokenBytes} B (signing input ${r.signingInputBytes} B)`).join(', ');

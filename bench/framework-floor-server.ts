@@ -14,7 +14,10 @@ const reply = JSON.parse(await readStdin()) as CannedReply;
 const app = Fastify({ loggerInstance: pino({ level: 'info' }), disableRequestLogging: true, keepAliveTimeout: 72_000 });
 app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
 app.addHook('onResponse', (request, reply, done) => {
-  request.log.info({ req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
+  request.log.info(
+    { req: { method: request.method, url: request.url }, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+    'request completed',
+  );
   done();
 });
 app.route({

@@ -37,18 +37,28 @@ try {
   await time('authenticate (key cache hit)', () => services.apiKeys.authenticate(key));
   // Lookups are batched per turn of the event loop (src/store/per-turn-batch.ts): 32 at once, as 32 connections send them.
   const burst = Array.from({ length: 32 }, () => 'seed-1');
-  await time('store.findUserGroup, 32 at once (per lookup)', async () => {
-    await Promise.all(burst.map((id) => store.userGroups.findUserGroup('Customer', id)));
-  }, burst.length);
-  await time('decrypt the token (a ciphertext already opened)', () => services.cipher.decrypt(record.tokenCiphertext, record.environment, record.providedId));
+  await time(
+    'store.findUserGroup, 32 at once (per lookup)',
+    async () => {
+      await Promise.all(burst.map((id) => store.userGroups.findUserGroup('Customer', id)));
+    },
+    burst.length,
+  );
+  await time('decrypt the token (a ciphertext already opened)', () =>
+    services.cipher.decrypt(record.tokenCiphertext, record.environment, record.providedId),
+  );
   // Every call a ciphertext never opened before, as most are with 1M groups: AES-GCM for real, and the cache's insertion.
   const cipher = createTokenCipher('s'.repeat(32));
   const sealed = Array.from({ length: 5 * 20_000 }, () => cipher.encrypt('ugt_token', 'Customer', 'seed-1'));
   let next = 0;
   await time('decrypt a token not opened before', () => cipher.decrypt(sealed[next++]!, 'Customer', 'seed-1'));
-  await time('getOrCreate of an existing group, 32 at once (per call)', async () => {
-    await Promise.all(burst.map((userGroupId) => services.userGroups.getOrCreate(principal, { userGroupId })));
-  }, burst.length);
+  await time(
+    'getOrCreate of an existing group, 32 at once (per call)',
+    async () => {
+      await Promise.all(burst.map((userGroupId) => services.userGroups.getOrCreate(principal, { userGroupId })));
+    },
+    burst.length,
+  );
 } finally {
   await store.close();
   await services.close();

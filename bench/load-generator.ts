@@ -72,25 +72,39 @@ export async function detectLoadGenerator(): Promise<LoadGenerator> {
   if (!(await installed('taskset', ['-V']))) missing.push('taskset');
   if (!(await installed('wrk', ['-v']))) missing.push('wrk');
   if (cores >= 2 && missing.length === 0) {
-    return { pinned: true, description: `pinned: service and ceiling on core ${SERVICE_CORE} (taskset), load from wrk -t1 on core ${LOAD_CORE}`, servicePrefix: ['taskset', '-c', SERVICE_CORE] };
+    return {
+      pinned: true,
+      description: `pinned: service and ceiling on core ${SERVICE_CORE} (taskset), load from wrk -t1 on core ${LOAD_CORE}`,
+      servicePrefix: ['taskset', '-c', SERVICE_CORE],
+    };
   }
   return unpinnedLoad(cores < 2 ? `${cores} core` : `${missing.join(' and ')} not installed`);
 }
 
 /** autocannon in this process, nothing pinned: the fallback, `why` saying what is missing. */
 export function unpinnedLoad(why: string): LoadGenerator {
-  return { pinned: false, description: `NOT pinned (${why}): service, ceiling and autocannon share the cores, so req/s and ratios move with the load generator's share`, servicePrefix: [] };
+  return {
+    pinned: false,
+    description: `NOT pinned (${why}): service, ceiling and autocannon share the cores, so req/s and ratios move with the load generator's share`,
+    servicePrefix: [],
+  };
 }
 
 /** One run of `traffic` against `target`; CPU per request from the target's process tree. */
-export async function measure(generator: LoadGenerator, target: Target, options: { connections: number; durationSeconds: number }, traffic: Traffic): Promise<Measurement> {
+export async function measure(
+  generator: LoadGenerator,
+  target: Target,
+  options: { connections: number; durationSeconds: number },
+  traffic: Traffic,
+): Promise<Measurement> {
   const cpuBefore = target.pid === undefined ? undefined : processTreeCpuSeconds(target.pid);
   const counts = generator.pinned ? await runWrk(target, options, traffic) : await runAutocannon(target, options, traffic);
   const cpuAfter = target.pid === undefined ? undefined : processTreeCpuSeconds(target.pid);
   const { answered, ...measurement } = counts;
   return {
     ...measurement,
-    cpuMicrosPerRequest: cpuBefore === undefined || cpuAfter === undefined || answered === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / answered,
+    cpuMicrosPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined || answered === 0 ? undefined : ((cpuAfter - cpuBefore) * 1e6) / answered,
   };
 }
 
@@ -101,10 +115,23 @@ function runAutocannon(target: Target, options: { connections: number; durationS
   const groups = traffic.side === 'ceiling' ? traffic.groups.map((g) => ({ ...g })) : traffic.groups;
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: target.url, connections: options.connections, duration: options.durationSeconds, headers: { authorization: `Token ${target.key}` }, requests: traffic.scenario.requests(groups, traffic.runId) },
+      {
+        url: target.url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        headers: { authorization: `Token ${target.key}` },
+        requests: traffic.scenario.requests(groups, traffic.runId),
+      },
       (error, result) => {
         if (error) return reject(error);
-        resolve({ requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts, answered: result.requests.total });
+        resolve({
+          requestsPerSecond: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          non2xx: result.non2xx,
+          errors: result.errors + result.timeouts,
+          answered: result.requests.total,
+        });
       },
     );
   });
@@ -128,8 +155,22 @@ async function runWrk(target: Target, options: { connections: number; durationSe
   try {
     writeFileSync(join(dir, 'groups.txt'), traffic.groups.map((g) => `${g.id} ${g.token}`).join('\n') + '\n');
     writeFileSync(join(dir, 'script.lua'), wrkScript(traffic.scenario.name));
-    const args = ['-c', LOAD_CORE, 'wrk', '-t1', `-c${options.connections}`, `-d${options.durationSeconds}s`, '--timeout', '10s', '-s', join(dir, 'script.lua'), target.url];
-    const { stdout } = await run('taskset', [...args, '--', join(dir, 'groups.txt'), traffic.runId, target.key, traffic.side], { maxBuffer: 64 * 2 ** 20 });
+    const args = [
+      '-c',
+      LOAD_CORE,
+      'wrk',
+      '-t1',
+      `-c${options.connections}`,
+      `-d${options.durationSeconds}s`,
+      '--timeout',
+      '10s',
+      '-s',
+      join(dir, 'script.lua'),
+      target.url,
+    ];
+    const { stdout } = await run('taskset', [...args, '--', join(dir, 'groups.txt'), traffic.runId, target.key, traffic.side], {
+      maxBuffer: 64 * 2 ** 20,
+    });
     const line = stdout.split('\n').find((l) => l.startsWith('WRK_RESULT '));
     if (!line) throw new Error(`wrk printed no result: ${stdout}`);
     const result = JSON.parse(line.slice('WRK_RESULT '.length)) as WrkResult;

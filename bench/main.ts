@@ -24,19 +24,36 @@ const program = new Command()
   .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
   .option('--embed-algorithms <list>', 'algorithms of the in-process embed token measurements ("" to skip them)', 'EdDSA')
   .parse();
-const opts = program.opts<{ floor?: boolean; duration: string; pairs: string; connections: string; workers: string; seed: string; stores: string; scenarios: string; scale: string; embedAlgorithms: string }>();
+const opts = program.opts<{
+  floor?: boolean;
+  duration: string;
+  pairs: string;
+  connections: string;
+  workers: string;
+  seed: string;
+  stores: string;
+  scenarios: string;
+  scale: string;
+  embedAlgorithms: string;
+}>();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-'));
 const secret = randomBytes(32).toString('hex');
 const wanted = opts.stores.split(',');
-const postgres = wanted.includes('postgres') ? (process.env.DATABASE_URL ? { url: process.env.DATABASE_URL, stop: async () => {} } : await startEmbeddedPostgres()) : undefined;
+const postgres = wanted.includes('postgres')
+  ? process.env.DATABASE_URL
+    ? { url: process.env.DATABASE_URL, stop: async () => {} }
+    : await startEmbeddedPostgres()
+  : undefined;
 const generator = await detectLoadGenerator();
 console.error(`load: ${generator.description}`);
 try {
   const databaseUrl = postgres && !process.env.DATABASE_URL ? (await createDatabaseOn(postgres.url, 'ugs_bench')).url : postgres?.url;
   const stores: { name: string; env: Record<string, string> }[] = [
     ...(wanted.includes('sqlite') ? [{ name: 'sqlite', env: { UGS_DATA_DIR: join(dataDir, 'sqlite'), UGS_SECRET: secret } }] : []),
-    ...(databaseUrl ? [{ name: 'postgres', env: { UGS_DATA_DIR: join(dataDir, 'pg'), UGS_SECRET: secret, DATABASE_URL: databaseUrl } }] : []),
+    ...(databaseUrl
+      ? [{ name: 'postgres', env: { UGS_DATA_DIR: join(dataDir, 'pg'), UGS_SECRET: secret, DATABASE_URL: databaseUrl } }]
+      : []),
   ];
   const results = await runBenchmark({
     stores,
@@ -49,17 +66,34 @@ try {
     log: (line) => console.error(line),
     generator,
   });
-  console.log(`\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.workers} worker process(es) on each side, ${opts.duration}s runs, ${opts.pairs} pairs (the ratio is the median of the pairs' ratios, the rest medians of the runs); ${generator.description}; PostgreSQL unpinned\n`);
+  console.log(
+    `\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.workers} worker process(es) on each side, ${opts.duration}s runs, ${opts.pairs} pairs (the ratio is the median of the pairs' ratios, the rest medians of the runs); ${generator.description}; PostgreSQL unpinned\n`,
+  );
   console.log(formatTable(results));
   if (opts.floor) {
-    const floor = await runFrameworkFloor({ connections: Number(opts.connections), durationSeconds: Number(opts.duration), pairs: Number(opts.pairs), generator });
+    const floor = await runFrameworkFloor({
+      connections: Number(opts.connections),
+      durationSeconds: Number(opts.duration),
+      pairs: Number(opts.pairs),
+      generator,
+    });
     const rps = (runs: { requestsPerSecond: number }[]) => Math.round(median(runs.map((m) => m.requestsPerSecond)));
-    console.log(`\nFramework floor (Fastify + one pino line per request, fixed answer; one process each): ${rps(floor.floor)} req/s, ceiling ${rps(floor.ceiling)} req/s, ratio ${floor.ratio.toFixed(2)}; CPU µs/req ${cpuPerRequest(floor.floor)}, ceiling ${cpuPerRequest(floor.ceiling)}`);
+    console.log(
+      `\nFramework floor (Fastify + one pino line per request, fixed answer; one process each): ${rps(floor.floor)} req/s, ceiling ${rps(floor.ceiling)} req/s, ratio ${floor.ratio.toFixed(2)}; CPU µs/req ${cpuPerRequest(floor.floor)}, ceiling ${cpuPerRequest(floor.ceiling)}`,
+    );
   }
   const sizes = opts.scale.split(',').filter(Boolean).map(Number);
   if (sizes.length > 0) {
-    const scale = await runScale(sizes, { connections: Number(opts.connections), durationSeconds: Number(opts.duration), runs: Number(opts.pairs), log: (line) => console.error(line), generator });
-    console.log(`\nScale (SQLite, one process per size so each peak RSS is its own; hit and create as above, the sizes' runs alternating, median of ${opts.pairs} rounds):\n`);
+    const scale = await runScale(sizes, {
+      connections: Number(opts.connections),
+      durationSeconds: Number(opts.duration),
+      runs: Number(opts.pairs),
+      log: (line) => console.error(line),
+      generator,
+    });
+    console.log(
+      `\nScale (SQLite, one process per size so each peak RSS is its own; hit and create as above, the sizes' runs alternating, median of ${opts.pairs} rounds):\n`,
+    );
     console.log(formatScaleTable(scale));
   }
   const algorithms = opts.embedAlgorithms.split(',').filter(Boolean) as SigningAlgorithm[];

@@ -22,7 +22,13 @@ const peaks = new Map<string, number>();
 const keep = (name: string, value: number) => peaks.set(name, Math.max(peaks.get(name) ?? 0, value));
 try {
   const key = await createKey(env);
-  const service = await startProcess([...SERVICE_NODE_FLAGS, ...nodeFlags, cli, 'serve'], { ...env, LOG_LEVEL: 'info' }, /"url":"(http:\/\/[^"]+)"/, undefined, generator.servicePrefix);
+  const service = await startProcess(
+    [...SERVICE_NODE_FLAGS, ...nodeFlags, cli, 'serve'],
+    { ...env, LOG_LEVEL: 'info' },
+    /"url":"(http:\/\/[^"]+)"/,
+    undefined,
+    generator.servicePrefix,
+  );
   const mb = (bytes: number) => bytes / 2 ** 20;
   const sample = async () => {
     for (const field of ['VmHWM', 'RssAnon', 'RssFile']) keep(`${field} MB`, processStatusMb(service.child.pid!, field));
@@ -37,7 +43,12 @@ try {
     const groups = await seed(service.url, key, 1000, 'peak');
     for (const name of ['hit', 'create', 'hit', 'create'] as const) {
       const scenario = SCENARIOS.find((s) => s.name === name)!;
-      const m = await measure(generator, { url: service.url, key }, { connections: 32, durationSeconds: 4 }, { scenario, groups, runId: `${name}-${runs.length}`, side: 'service' });
+      const m = await measure(
+        generator,
+        { url: service.url, key },
+        { connections: 32, durationSeconds: 4 },
+        { scenario, groups, runId: `${name}-${runs.length}`, side: 'service' },
+      );
       runs.push(`${name} ${Math.round(m.requestsPerSecond)} req/s`);
     }
   } finally {

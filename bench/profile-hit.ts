@@ -48,12 +48,24 @@ try {
   let requests = 0;
   try {
     const groups = await seed(service.url, key, 1000, 'profile');
-    await measure(generator, { url: service.url, key }, { connections: 32, durationSeconds: WARMUP_SECONDS }, { scenario, groups, runId: 'warmup', side: 'service' });
+    await measure(
+      generator,
+      { url: service.url, key },
+      { connections: 32, durationSeconds: WARMUP_SECONDS },
+      { scenario, groups, runId: 'warmup', side: 'service' },
+    );
     const ioBefore = processIo(service.child.pid!);
-    const m = await measure(generator, { url: service.url, key, pid: service.child.pid }, { connections: 32, durationSeconds: seconds }, { scenario, groups, runId: 'profiled', side: 'service' });
+    const m = await measure(
+      generator,
+      { url: service.url, key, pid: service.child.pid },
+      { connections: 32, durationSeconds: seconds },
+      { scenario, groups, runId: 'profiled', side: 'service' },
+    );
     const ioAfter = processIo(service.child.pid!);
     requests = m.requestsPerSecond * seconds;
-    console.log(`${scenarioName}: ${Math.round(m.requestsPerSecond)} req/s, ${m.cpuMicrosPerRequest?.toFixed(1)} CPU µs/req under the profiler (${generator.description})`);
+    console.log(
+      `${scenarioName}: ${Math.round(m.requestsPerSecond)} req/s, ${m.cpuMicrosPerRequest?.toFixed(1)} CPU µs/req under the profiler (${generator.description})`,
+    );
     if (ioBefore && ioAfter) {
       // Socket answers and log lines count among the write calls too (about one each per request on the hit path).
       const per = (after: number, before: number, scale = 1) => (((after - before) * scale) / requests).toFixed(1);
@@ -66,8 +78,19 @@ try {
     await service.stop();
   }
   // The newest: a reused profile-dir keeps earlier runs' profiles.
-  const file = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')).sort().at(-1)!;
-  summarize(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[] }, requests);
+  const file = readdirSync(profileDir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort()
+    .at(-1)!;
+  summarize(
+    JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as {
+      nodes: ProfileNode[];
+      startTime: number;
+      endTime: number;
+      samples: number[];
+    },
+    requests,
+  );
   console.log(`\nprofile: ${join(profileDir, file)}`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
@@ -102,7 +125,8 @@ function summarize(profile: { nodes: ProfileNode[]; startTime: number; endTime: 
   const perRequest = (hits: number) => (requests > 0 ? ((hits * sampleMicros) / requests).toFixed(2) : '-');
   const table = (title: string, rows: Map<string, number>, limit: number) => {
     console.log(`\n| ${title} | share of busy samples | µs/request |\n| --- | --- | --- |`);
-    for (const [name, hits] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, limit)) console.log(`| ${name} | ${((hits / busy) * 100).toFixed(1)}% | ${perRequest(hits)} |`);
+    for (const [name, hits] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, limit))
+      console.log(`| ${name} | ${((hits / busy) * 100).toFixed(1)}% | ${perRequest(hits)} |`);
   };
   table('where (self time)', byArea, 25);
   table('function (self time)', byFunction, 40);

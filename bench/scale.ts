@@ -56,7 +56,13 @@ async function startScaleService(size: number, generator: LoadGenerator, log: (l
     log(`scale ${size}: loaded in ${((Date.now() - loadStart) / 1000).toFixed(1)} s`);
     const key = await createKey(env);
     const started = Date.now();
-    const service = await startProcess([...SERVICE_NODE_FLAGS, CLI, 'serve'], env, /"url":"(http:\/\/[^"]+)"/, undefined, generator.servicePrefix);
+    const service = await startProcess(
+      [...SERVICE_NODE_FLAGS, CLI, 'serve'],
+      env,
+      /"url":"(http:\/\/[^"]+)"/,
+      undefined,
+      generator.servicePrefix,
+    );
     while ((await readyz(service.url)) !== 200) await sleep(5);
     return { size, dataDir, key, service, readyMs: Date.now() - started };
   } catch (error) {
@@ -87,24 +93,50 @@ export async function runScale(
     // Built once per size: a million fresh objects before every run would load the generator's own GC.
     const groupLists = new Map(sizes.map((size) => [size, Array.from({ length: size }, (_, i) => ({ id: `scale-${i}`, token: '' }))]));
     const groupsOf = (size: number) => groupLists.get(size)!;
-    const results: ScaleResult[] = services.map((s) => ({ groups: s.size, hit: [], create: [], hitVsSmallest: 0, readyMs: s.readyMs, peakRssMb: 0 }));
+    const results: ScaleResult[] = services.map((s) => ({
+      groups: s.size,
+      hit: [],
+      create: [],
+      hitVsSmallest: 0,
+      readyMs: s.readyMs,
+      peakRssMb: 0,
+    }));
     const target = (s: ScaleService) => ({ url: s.service.url, key: s.key, pid: s.service.child.pid });
     const warmup = { ...options, durationSeconds: WARMUP_SECONDS };
-    for (const s of services) await measure(generator, { url: s.service.url, key: s.key }, warmup, { scenario: hit, groups: groupsOf(s.size), runId: 'warmup', side: 'service' });
+    for (const s of services)
+      await measure(generator, { url: s.service.url, key: s.key }, warmup, {
+        scenario: hit,
+        groups: groupsOf(s.size),
+        runId: 'warmup',
+        side: 'service',
+      });
     for (let run = 0; run < options.runs; run++) {
       for (const [i, s] of services.entries()) {
-        results[i]!.hit.push(await measure(generator, target(s), options, { scenario: hit, groups: groupsOf(s.size), runId: `h${run}`, side: 'service' }));
+        results[i]!.hit.push(
+          await measure(generator, target(s), options, { scenario: hit, groups: groupsOf(s.size), runId: `h${run}`, side: 'service' }),
+        );
       }
-      log(`scale round ${run + 1}: hit ${services.map((s, i) => `${s.size} ${Math.round(results[i]!.hit[run]!.requestsPerSecond)}`).join(', ')} req/s`);
+      log(
+        `scale round ${run + 1}: hit ${services.map((s, i) => `${s.size} ${Math.round(results[i]!.hit[run]!.requestsPerSecond)}`).join(', ')} req/s`,
+      );
       for (const [i, s] of services.entries()) {
-        results[i]!.create.push(await measure(generator, target(s), options, { scenario: create, groups: groupsOf(s.size), runId: `scale-new-${run}-${Date.now()}`, side: 'service' }));
+        results[i]!.create.push(
+          await measure(generator, target(s), options, {
+            scenario: create,
+            groups: groupsOf(s.size),
+            runId: `scale-new-${run}-${Date.now()}`,
+            side: 'service',
+          }),
+        );
       }
     }
     for (const [i, s] of services.entries()) {
       const result = results[i]!;
       result.peakRssMb = peakRssMb(s.service.child.pid!);
       result.hitVsSmallest = median(result.hit.map((m, run) => m.requestsPerSecond / (results[0]!.hit[run]!.requestsPerSecond || 1)));
-      log(`scale ${s.size}: hit ${Math.round(median(result.hit.map((m) => m.requestsPerSecond)))} req/s, ready in ${s.readyMs} ms, peak RSS ${result.peakRssMb} MB`);
+      log(
+        `scale ${s.size}: hit ${Math.round(median(result.hit.map((m) => m.requestsPerSecond)))} req/s, ready in ${s.readyMs} ms, peak RSS ${result.peakRssMb} MB`,
+      );
     }
     return results;
   } finally {
@@ -118,7 +150,15 @@ export async function runScale(
 export function formatScaleTable(results: ScaleResult[]): string {
   const rows = results.map((r) => {
     const hit = median(r.hit.map((m) => m.requestsPerSecond));
-    return [r.groups.toLocaleString('en'), Math.round(hit), r.hitVsSmallest.toFixed(2), median(r.hit.map((m) => m.p99)), Math.round(median(r.create.map((m) => m.requestsPerSecond))), r.readyMs, r.peakRssMb];
+    return [
+      r.groups.toLocaleString('en'),
+      Math.round(hit),
+      r.hitVsSmallest.toFixed(2),
+      median(r.hit.map((m) => m.p99)),
+      Math.round(median(r.create.map((m) => m.requestsPerSecond))),
+      r.readyMs,
+      r.peakRssMb,
+    ];
   });
   const header = ['existing groups', 'hit req/s', 'hit vs smallest', 'hit p99 ms', 'create req/s', 'time to ready ms', 'peak RSS MB'];
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');

@@ -30,7 +30,14 @@ export const SCENARIOS: Scenario[] = [
     description: 'get-or-create of existing ids',
     requests(groups) {
       const next = spread(groups);
-      return [{ method: 'GET', path: '/api/user', headers: json, setupRequest: (req) => ({ ...req, body: JSON.stringify({ user_group_id: next().id }) }) }];
+      return [
+        {
+          method: 'GET',
+          path: '/api/user',
+          headers: json,
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ user_group_id: next().id }) }),
+        },
+      ];
     },
   },
   {
@@ -43,7 +50,15 @@ export const SCENARIOS: Scenario[] = [
           method: 'GET',
           path: '/api/user',
           headers: json,
-          setupRequest: (req) => ({ ...req, body: JSON.stringify({ user_group_id: `${runId}-${n++}`, name: 'Bench', mapping: { '40': '213' }, properties: { region: 'eu' } }) }),
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({
+              user_group_id: `${runId}-${n++}`,
+              name: 'Bench',
+              mapping: { '40': '213' },
+              properties: { region: 'eu' },
+            }),
+          }),
         },
       ];
     },
@@ -59,7 +74,10 @@ export const SCENARIOS: Scenario[] = [
           method: 'PUT',
           path: '/api/user',
           headers: json,
-          setupRequest: (req) => ({ ...req, body: JSON.stringify({ user_group_id: next().id, name: `Renamed ${n++}`, properties: { n } }) }),
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({ user_group_id: next().id, name: `Renamed ${n++}`, properties: { n } }),
+          }),
         },
       ];
     },

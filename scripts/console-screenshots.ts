@@ -21,7 +21,12 @@ const CHROMIUM = '/usr/bin/chromium';
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-console-shots-'));
 // Private targets allowed: the example receiver is on 127.0.0.1.
 const defaults = defaultConfig();
-const services = await openCore({ ...defaults, dataDir, keyCacheTtlMs: 0, webhooks: { ...defaults.webhooks, allowPrivateTargets: true, pollMs: 20 } });
+const services = await openCore({
+  ...defaults,
+  dataDir,
+  keyCacheTtlMs: 0,
+  webhooks: { ...defaults.webhooks, allowPrivateTargets: true, pollMs: 20 },
+});
 const serving = await startServing(services, { ...defaults, port: 0, host: '127.0.0.1', logger: createLogger('silent') });
 const { url } = serving;
 const receiver = createServer((request, response) => {
@@ -38,11 +43,32 @@ try {
   const principal = { keyId: writer.record.id, environment: 'Customer' as const, access: 'read-write' as const };
   // One webhook that works, one whose receiver refuses connections (port 9, discard: nothing listens): failing since its first attempt.
   const hook = await services.webhooks.create(principal, { url: receiverUrl, description: 'Dashboard cache invalidation' }, origin);
-  const failing = await services.webhooks.create(principal, { url: 'http://127.0.0.1:9/audit', events: ['user_group.deleted', 'api_key.revoked'], description: 'Audit pipeline' }, origin);
-  await services.userGroups.getOrCreate(principal, { userGroupId: 'acme', name: 'Acme Corporation', mapping: { '40': 'warehouse-eu' }, properties: { region: 'eu', tier: 'gold' } }, origin);
-  await services.userGroups.getOrCreate(principal, { userGroupId: 'acme-france', name: 'Acme France', parentUserGroupId: 'acme', properties: { country: 'FR' } }, origin);
-  await services.userGroups.getOrCreate(principal, { userGroupId: 'acme-germany', name: 'Acme Germany', parentUserGroupId: 'acme', properties: { country: 'DE' } }, origin);
-  for (const [id, name] of [['globex', 'Globex'], ['initech', 'Initech'], ['umbrella', 'Umbrella Health'], ['hooli', 'Hooli']] as const) {
+  const failing = await services.webhooks.create(
+    principal,
+    { url: 'http://127.0.0.1:9/audit', events: ['user_group.deleted', 'api_key.revoked'], description: 'Audit pipeline' },
+    origin,
+  );
+  await services.userGroups.getOrCreate(
+    principal,
+    { userGroupId: 'acme', name: 'Acme Corporation', mapping: { '40': 'warehouse-eu' }, properties: { region: 'eu', tier: 'gold' } },
+    origin,
+  );
+  await services.userGroups.getOrCreate(
+    principal,
+    { userGroupId: 'acme-france', name: 'Acme France', parentUserGroupId: 'acme', properties: { country: 'FR' } },
+    origin,
+  );
+  await services.userGroups.getOrCreate(
+    principal,
+    { userGroupId: 'acme-germany', name: 'Acme Germany', parentUserGroupId: 'acme', properties: { country: 'DE' } },
+    origin,
+  );
+  for (const [id, name] of [
+    ['globex', 'Globex'],
+    ['initech', 'Initech'],
+    ['umbrella', 'Umbrella Health'],
+    ['hooli', 'Hooli'],
+  ] as const) {
     await services.userGroups.getOrCreate(principal, { userGroupId: id, name, properties: { region: 'us' } }, origin);
   }
   await services.userGroups.update(principal, { userGroupId: 'acme', properties: { region: 'eu', tier: 'platinum' } }, origin);
@@ -88,8 +114,8 @@ try {
   await services.userGroups.delete(principal, 'hooli', origin);
   const looker = { ...principal, access: 'read-only' as const };
   const recorded = async () =>
-    (await services.webhooks.listDeliveries(looker, hook.webhook.id, { limit: 50 })).deliveries.filter((d) => d.status === 'succeeded').length >= 8 &&
-    (await services.webhooks.get(looker, failing.webhook.id)).failingSince !== null;
+    (await services.webhooks.listDeliveries(looker, hook.webhook.id, { limit: 50 })).deliveries.filter((d) => d.status === 'succeeded')
+      .length >= 8 && (await services.webhooks.get(looker, failing.webhook.id)).failingSince !== null;
   for (let waited = 0; !(await recorded()); waited += 50) {
     if (waited > 30_000) throw new Error('the example deliveries were not recorded within 30 s');
     await new Promise((resolve) => setTimeout(resolve, 50));

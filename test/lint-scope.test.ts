@@ -27,7 +27,9 @@ describe('eslint . (npm run lint)', () => {
   it('keeps the store behind the composition root: only src/store, src/platform/services.ts and `ugs import` may import it', async () => {
     const eslint = untypedEslint();
     const restricted = async (file: string, from: string) => {
-      const [result] = await eslint.lintText(`import type { Store } from '${from}';\nexport type Probe = Store;\n`, { filePath: `${ROOT}/${file}` });
+      const [result] = await eslint.lintText(`import type { Store } from '${from}';\nexport type Probe = Store;\n`, {
+        filePath: `${ROOT}/${file}`,
+      });
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
     };
     for (const [file, from] of [
@@ -52,7 +54,9 @@ describe('eslint . (npm run lint)', () => {
   it("keeps a concept's core free of adapters, plumbing and drivers, and lets its http/ and pages/ use them", async () => {
     const eslint = untypedEslint();
     const restricted = async (file: string, from: string) => {
-      const [result] = await eslint.lintText(`import { probe } from '${from}';\nexport const value = probe;\n`, { filePath: `${ROOT}/${file}` });
+      const [result] = await eslint.lintText(`import { probe } from '${from}';\nexport const value = probe;\n`, {
+        filePath: `${ROOT}/${file}`,
+      });
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
     };
     for (const [file, from] of [
@@ -80,7 +84,9 @@ describe('eslint . (npm run lint)', () => {
   it('keeps serving out of what every CLI command loads: the settings and the core import no HTTP and not src/platform/serving.ts', async () => {
     const eslint = new ESLint({ cwd: ROOT });
     const restricted = async (file: string, from: string) => {
-      const [result] = await eslint.lintText(`import { probe } from '${from}';\nexport const value = probe;\n`, { filePath: `${ROOT}/${file}` });
+      const [result] = await eslint.lintText(`import { probe } from '${from}';\nexport const value = probe;\n`, {
+        filePath: `${ROOT}/${file}`,
+      });
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
     };
     for (const [file, from] of [
@@ -96,8 +102,8 @@ describe('eslint . (npm run lint)', () => {
       ['src/platform/services.ts', './domain/user-group-service.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
-      }
-    });
+    }
+  });
 
   it('flags a promise left floating or handed where nothing awaits it, in src and in the tests alike', async () => {
     const eslint = new ESLint({ cwd: ROOT });
@@ -124,7 +130,13 @@ describe('eslint . (npm run lint)', () => {
     const width = config?.printWidth;
     assert.equal(typeof width, 'number', 'Prettier has a printWidth for src');
     const over = 'x'.repeat(width!);
-    const source = [`// ${over}`, `export const message = '${over}';`, `export const url = 'https://example.com/${over}';`, `export const ${over}Probe = 1;`, ''].join('\n');
+    const source = [
+      `// ${over}`,
+      `export const message = '${over}';`,
+      `export const url = 'https://example.com/${over}';`,
+      `export const ${over}Probe = 1;`,
+      '',
+    ].join('\n');
     const [result] = await eslint.lintText(source, { filePath: `${ROOT}/src/probe.ts` });
     assert.deepEqual(
       result!.messages.map((m) => `${m.line}:${m.ruleId}`),
@@ -138,7 +150,14 @@ describe('eslint . (npm run lint)', () => {
       assert.equal(info.ignored, false, `${formatted} would not be formatted`);
       assert.notEqual(info.inferredParser, null, `Prettier has no parser for ${formatted}`);
     }
-    for (const skipped of ['dist/src/index.js', 'package-lock.json', 'README.md', 'docs/errors.md', 'src/console/views/layout.eta', 'data/probe.json']) {
+    for (const skipped of [
+      'dist/src/index.js',
+      'package-lock.json',
+      'README.md',
+      'docs/errors.md',
+      'src/console/views/layout.eta',
+      'data/probe.json',
+    ]) {
       const info = await prettier.getFileInfo(`${ROOT}/${skipped}`, { ignorePath: [`${ROOT}/.gitignore`, `${ROOT}/.prettierignore`] });
       assert.ok(info.ignored || info.inferredParser === null, `${skipped} would be formatted`);
     }

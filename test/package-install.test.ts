@@ -45,57 +45,110 @@ describe('the package, installed from its tarball in another project', () => {
   const scratch = makeTempDir('ugs-package');
   after(() => scratch.remove());
 
-  it('packs only what runs (dist/src, docs, README), and a dashboard project imports user-group-service/client and /embed', { timeout: 300_000 }, async (t) => {
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch.path], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 });
-    const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
-    const outside = files.map((f) => f.path).filter((path) => !/^(dist\/src\/|docs\/|README\.md$|package\.json$)/.test(path));
-    assert.deepEqual(outside, [], 'the tarball carries files no installation runs');
-    const devOnly = files.map((f) => f.path).filter((path) => /(^|\/)(test|bench|scripts|examples)\//.test(path));
-    assert.deepEqual(devOnly, [], 'the tarball carries tests, benchmarks, scripts or examples');
-    for (const entry of ['dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/src/embed/index.js', 'dist/src/embed/index.d.ts', 'dist/src/cli/main.js']) {
-      assert.ok(files.some((f) => f.path === entry), `${entry} is not in the tarball`);
-    }
-
-    const project = join(scratch.path, 'dashboard');
-    await run('mkdir', [project]);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'dashboard', private: true, type: 'module' }));
-    try {
-      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional', join(scratch.path, filename)], {
-        cwd: project,
-        timeout: 240_000,
-        killSignal: 'SIGKILL',
+  it(
+    'packs only what runs (dist/src, docs, README), and a dashboard project imports user-group-service/client and /embed',
+    { timeout: 300_000 },
+    async (t) => {
+      const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch.path], {
+        cwd: REPO_ROOT,
+        maxBuffer: 64 * 1024 * 1024,
       });
-    } catch (error) {
-      const { stderr = '', killed } = error as { stderr?: string; killed?: boolean };
-      if (killed || UNREACHABLE.test(stderr)) return t.skip(`dependencies not in npm's cache and the registry unreachable: ${stderr.trim().split('\n').at(-1) ?? 'timed out'}`);
-      throw error;
-    }
-    assert.ok(readdirSync(join(project, 'node_modules', 'user-group-service')).includes('dist'), 'installed as a copy, not a link to the checkout');
-    // The `node` package that runs this checkout's npm scripts is a dev dependency: a dashboard on Node 22 or 24 keeps its own.
-    assert.ok(!existsSync(join(project, 'node_modules', 'node')) && !existsSync(join(project, 'node_modules', '.bin', 'node')), 'the install brought a second Node');
+      const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+      const outside = files.map((f) => f.path).filter((path) => !/^(dist\/src\/|docs\/|README\.md$|package\.json$)/.test(path));
+      assert.deepEqual(outside, [], 'the tarball carries files no installation runs');
+      const devOnly = files.map((f) => f.path).filter((path) => /(^|\/)(test|bench|scripts|examples)\//.test(path));
+      assert.deepEqual(devOnly, [], 'the tarball carries tests, benchmarks, scripts or examples');
+      for (const entry of [
+        'dist/src/client/index.js',
+        'dist/src/client/index.d.ts',
+        'dist/src/embed/index.js',
+        'dist/src/embed/index.d.ts',
+        'dist/src/cli/main.js',
+      ]) {
+        assert.ok(
+          files.some((f) => f.path === entry),
+          `${entry} is not in the tarball`,
+        );
+      }
 
-    writeFileSync(join(project, 'dashboard.js'), DASHBOARD_JS);
-    const imported = await run(process.execPath, ['dashboard.js'], { cwd: project });
-    assert.deepEqual(JSON.parse(imported.stdout), {
-      UserGroupClient: 'function',
-      getOrCreate: 'function',
-      UserGroupServiceError: 'function',
-      createEmbedVerifier: 'function',
-      bindProperties: 'function',
-      EmbedTokenError: 'function',
-    });
+      const project = join(scratch.path, 'dashboard');
+      await run('mkdir', [project]);
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'dashboard', private: true, type: 'module' }));
+      try {
+        await run(
+          'npm',
+          ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=optional', join(scratch.path, filename)],
+          {
+            cwd: project,
+            timeout: 240_000,
+            killSignal: 'SIGKILL',
+          },
+        );
+      } catch (error) {
+        const { stderr = '', killed } = error as { stderr?: string; killed?: boolean };
+        if (killed || UNREACHABLE.test(stderr))
+          return t.skip(`dependencies not in npm's cache and the registry unreachable: ${stderr.trim().split('\n').at(-1) ?? 'timed out'}`);
+        throw error;
+      }
+      assert.ok(
+        readdirSync(join(project, 'node_modules', 'user-group-service')).includes('dist'),
+        'installed as a copy, not a link to the checkout',
+      );
+      // The `node` package that runs this checkout's npm scripts is a dev dependency: a dashboard on Node 22 or 24 keeps its own.
+      assert.ok(
+        !existsSync(join(project, 'node_modules', 'node')) && !existsSync(join(project, 'node_modules', '.bin', 'node')),
+        'the install brought a second Node',
+      );
 
-    writeFileSync(join(project, 'dashboard.ts'), DASHBOARD_TS);
-    const tsc = await run(process.execPath, [TSC, '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', join(REPO_ROOT, 'node_modules', '@types'), '--types', 'node', 'dashboard.ts'], {
-      cwd: project,
-    }).catch((error: { stdout?: string }) => assert.fail(`the types do not resolve from outside the checkout:\n${error.stdout}`));
-    assert.equal(tsc.stdout, '');
-  });
+      writeFileSync(join(project, 'dashboard.js'), DASHBOARD_JS);
+      const imported = await run(process.execPath, ['dashboard.js'], { cwd: project });
+      assert.deepEqual(JSON.parse(imported.stdout), {
+        UserGroupClient: 'function',
+        getOrCreate: 'function',
+        UserGroupServiceError: 'function',
+        createEmbedVerifier: 'function',
+        bindProperties: 'function',
+        EmbedTokenError: 'function',
+      });
+
+      writeFileSync(join(project, 'dashboard.ts'), DASHBOARD_TS);
+      const tsc = await run(
+        process.execPath,
+        [
+          TSC,
+          '--noEmit',
+          '--strict',
+          '--skipLibCheck',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--target',
+          'es2022',
+          '--typeRoots',
+          join(REPO_ROOT, 'node_modules', '@types'),
+          '--types',
+          'node',
+          'dashboard.ts',
+        ],
+        {
+          cwd: project,
+        },
+      ).catch((error: { stdout?: string }) => assert.fail(`the types do not resolve from outside the checkout:\n${error.stdout}`));
+      assert.equal(tsc.stdout, '');
+    },
+  );
 
   it('is built from src alone: `npm run build:src` (what `prepare` and `npm pack` run) compiles no test, bench, script or example', async () => {
-    const listed = await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--listFilesOnly'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
+    const listed = await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--listFilesOnly'], {
+      cwd: REPO_ROOT,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const compiled = listed.stdout.split('\n').filter((file) => file !== '' && !file.includes('/node_modules/'));
-    assert.ok(compiled.some((file) => file.endsWith('/src/cli/main.ts')), 'the build misses the CLI');
+    assert.ok(
+      compiled.some((file) => file.endsWith('/src/cli/main.ts')),
+      'the build misses the CLI',
+    );
     assert.deepEqual(
       compiled.filter((file) => !file.startsWith(`${REPO_ROOT}src/`)),
       [],

@@ -47,38 +47,46 @@ describe('README quick start', { timeout: 120_000 }, () => {
 
   for (const shell of SHELLS) {
     const available = existsSync(`/usr/bin/${shell}`) || existsSync(`/bin/${shell}`);
-    it(`pastes into ${shell} as it is and works: key, service, the three calls, a clean stop, nothing on stderr, no file left`, { skip: !available && `no ${shell} here` }, async () => {
-      const temp = makeTempDir('ugs-quick-start');
-      const before = readdirSync(ROOT).sort();
-      const port = await freePort();
-      // Only what a fresh clone would differ in: `npm ci` has run already, the port is free (PORT is set, as the block allows), the store goes to a temp dir.
-      const terminal = openShell(shell, { ...process.env, PORT: String(port), UGS_DATA_DIR: `${temp.path}/data`, LOG_LEVEL: 'warn' });
-      try {
-        const status = await terminal.paste(quickStartBlock(), 110_000);
-        const context = `exit ${status}\nstdout:\n${terminal.stdout()}\nstderr:\n${terminal.stderr()}`;
-        assert.equal(status, 0, context);
-        // No "Connection refused" while the service starts, no curl or shell complaint: stderr stays empty.
-        assert.equal(terminal.unexpectedStderr(), '', context);
-        // What it did print: the one line naming the store `keys create` made (issue 26, item 13).
-        assert.ok(terminal.stderr().startsWith(`ugs: store: SQLite in ${temp.path}/data (a new, empty store, created just now)\n`), context);
-        const answers = terminal
-          .stdout()
-          .split('\n')
-          .filter((line) => line.startsWith('{'))
-          .map((line) => JSON.parse(line));
-        assert.equal(answers.length, 3, context);
-        const [created, updated, rotated] = answers;
-        assert.equal(created.new_user_group, true, context);
-        assert.match(created.user_group.token, /^ugt_/);
-        assert.deepEqual(updated.user_group.properties, { region: 'eu', plan: 'pro' }, context);
-        assert.equal(rotated.success, 1, context);
-        assert.notEqual(rotated.user_group.token, created.user_group.token);
-        assert.equal(rotated.user_group.team_id, created.user_group.team_id);
-        assert.deepEqual(readdirSync(ROOT).sort(), before, 'the block leaves no file in the repository');
-      } finally {
-        await terminal.close();
-        temp.remove();
-      }
-    });
+    it(
+      `pastes into ${shell} as it is and works: key, service, the three calls, a clean stop, nothing on stderr, no file left`,
+      { skip: !available && `no ${shell} here` },
+      async () => {
+        const temp = makeTempDir('ugs-quick-start');
+        const before = readdirSync(ROOT).sort();
+        const port = await freePort();
+        // Only what a fresh clone would differ in: `npm ci` has run already, the port is free (PORT is set, as the block allows), the store
+        // goes to a temp dir.
+        const terminal = openShell(shell, { ...process.env, PORT: String(port), UGS_DATA_DIR: `${temp.path}/data`, LOG_LEVEL: 'warn' });
+        try {
+          const status = await terminal.paste(quickStartBlock(), 110_000);
+          const context = `exit ${status}\nstdout:\n${terminal.stdout()}\nstderr:\n${terminal.stderr()}`;
+          assert.equal(status, 0, context);
+          // No "Connection refused" while the service starts, no curl or shell complaint: stderr stays empty.
+          assert.equal(terminal.unexpectedStderr(), '', context);
+          // What it did print: the one line naming the store `keys create` made (issue 26, item 13).
+          assert.ok(
+            terminal.stderr().startsWith(`ugs: store: SQLite in ${temp.path}/data (a new, empty store, created just now)\n`),
+            context,
+          );
+          const answers = terminal
+            .stdout()
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line));
+          assert.equal(answers.length, 3, context);
+          const [created, updated, rotated] = answers;
+          assert.equal(created.new_user_group, true, context);
+          assert.match(created.user_group.token, /^ugt_/);
+          assert.deepEqual(updated.user_group.properties, { region: 'eu', plan: 'pro' }, context);
+          assert.equal(rotated.success, 1, context);
+          assert.notEqual(rotated.user_group.token, created.user_group.token);
+          assert.equal(rotated.user_group.team_id, created.user_group.team_id);
+          assert.deepEqual(readdirSync(ROOT).sort(), before, 'the block leaves no file in the repository');
+        } finally {
+          await terminal.close();
+          temp.remove();
+        }
+      },
+    );
   }
 });

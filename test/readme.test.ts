@@ -25,7 +25,8 @@ function section(heading: string): string {
 describe('README', () => {
   it('lists every setting config.ts reads, in the settings table', () => {
     const table = section('## Running it');
-    for (const { name } of effectiveConfig({})) assert.match(table, new RegExp(`\\| \`${name}\` \\|`), `${name} is not in README's settings table`);
+    for (const { name } of effectiveConfig({}))
+      assert.match(table, new RegExp(`\\| \`${name}\` \\|`), `${name} is not in README's settings table`);
   });
 
   it('has the settings table `npm run docs` generates from config.ts (run it after changing a setting)', () => {
@@ -34,7 +35,8 @@ describe('README', () => {
 
   it('names every status code the service answers, with its error code', () => {
     const errors = section('### Errors');
-    for (const [code, status] of Object.entries(ERROR_STATUS)) assert.match(errors, new RegExp(`${status} \`${code}\``), `${status} ${code} is not in README's errors`);
+    for (const [code, status] of Object.entries(ERROR_STATUS))
+      assert.match(errors, new RegExp(`${status} \`${code}\``), `${status} ${code} is not in README's errors`);
   });
 
   it('says what the user group token is for: who holds it, what consumes it, why it never reaches a browser', () => {
@@ -44,18 +46,25 @@ describe('README', () => {
     assert.match(paragraph, /never reaches a\s+browser: it is a bearer secret that stays valid until you rotate/);
     // What the paragraph names is what the service takes.
     assert.ok('user_group_token' in MintBody.properties, 'POST /api/embed_sessions takes user_group_token');
-    assert.match(embedding, /## The user group token and the embed token\n[\s\S]*?```\n[\s\S]*?user_group_token[\s\S]*?```/, 'docs/embedding.md draws the flow');
+    assert.match(
+      embedding,
+      /## The user group token and the embed token\n[\s\S]*?```\n[\s\S]*?user_group_token[\s\S]*?```/,
+      'docs/embedding.md draws the flow',
+    );
   });
 
   it('links only to files inside the repository (or to the web), never outside it', () => {
     for (const [, target] of readme.matchAll(/\]\(([^)]+)\)/g)) {
       if (/^(https?:|#)/.test(target!)) continue;
       assert.ok(!target!.startsWith('..') && !target!.startsWith('/'), `README links outside the repository: ${target}`);
-      assert.doesNotThrow(() => readFileSync(new URL(`../../${target!.split('#')[0]}`, import.meta.url)), `README links to a missing file: ${target}`);
+      assert.doesNotThrow(
+        () => readFileSync(new URL(`../../${target!.split('#')[0]}`, import.meta.url)),
+        `README links to a missing file: ${target}`,
+      );
     }
   });
 
-  it("draws src/ as it is in Layout: every folder of src/ and its adapter subfolders, and no folder that is not there", () => {
+  it('draws src/ as it is in Layout: every folder of src/ and its adapter subfolders, and no folder that is not there', () => {
     const tree = section('## Layout');
     const src = fileURLToPath(new URL('../../src/', import.meta.url));
     const drawn = new Set([...tree.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((m) => m[1]!));

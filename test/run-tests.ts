@@ -35,7 +35,10 @@ function runNodeTest(files: string[], env: NodeJS.ProcessEnv, heldUntil?: Promis
   if (heldUntil) {
     const held: [NodeJS.WriteStream, Buffer][] = [];
     let holding = true;
-    for (const [from, to] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
+    for (const [from, to] of [
+      [child.stdout!, process.stdout],
+      [child.stderr!, process.stderr],
+    ] as const) {
       from.on('data', (chunk: Buffer) => (holding ? held.push([to, chunk]) : to.write(chunk)));
     }
     void heldUntil.finally(() => {
@@ -58,7 +61,9 @@ function isHttpSuite(file: string): boolean {
 }
 
 const given = process.env.DATABASE_URL;
-const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given ? { url: given, stop: async () => {} } : await startEmbeddedPostgres({ durable: false });
+const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given
+  ? { url: given, stop: async () => {} }
+  : await startEmbeddedPostgres({ durable: false });
 let failed = true;
 try {
   // Says which Node runs the suite: npm scripts prefer the `node` dev dependency to the one on PATH (.ci/run).
@@ -68,10 +73,16 @@ try {
     const env: NodeJS.ProcessEnv = { ...process.env, [TEST_DATABASE_ENV]: postgres.url, [TEST_TEMPLATE_ENV]: template.name };
     // Tests choose their store explicitly; a developer's DATABASE_URL must not leak into spawned servers.
     delete env.DATABASE_URL;
-    console.log(`# all tests (HTTP suite on SQLite), and the HTTP suite on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'} beside them`);
+    console.log(
+      `# all tests (HTTP suite on SQLite), and the HTTP suite on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'} beside them`,
+    );
     // Together, so that neither pass's last long files leave a core idle.
     const all = runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' });
-    const http = runNodeTest(testFiles(root).filter(isHttpSuite), { ...env, UGS_TEST_STORE: 'postgres' }, all.then(() => console.log('# the HTTP suite on PostgreSQL')));
+    const http = runNodeTest(
+      testFiles(root).filter(isHttpSuite),
+      { ...env, UGS_TEST_STORE: 'postgres' },
+      all.then(() => console.log('# the HTTP suite on PostgreSQL')),
+    );
     const codes = await Promise.all([all, http]);
     failed = codes.some((code) => code !== 0);
   } finally {

@@ -39,7 +39,8 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
   const client = new UserGroupClient({ baseUrl: options.serviceUrl, apiKey: options.apiKey });
   const dashboard = new URL(options.dashboardUrl);
   let origin = '';
-  const csp = (): string => `default-src 'none'; style-src 'self'; frame-src ${dashboard.origin}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+  const csp = (): string =>
+    `default-src 'none'; style-src 'self'; frame-src ${dashboard.origin}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', origin);
@@ -48,7 +49,8 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
     if (url.pathname !== '/') return sendNotFound(res);
     const host = req.headers.host?.toLowerCase();
     // Misdirected: the sessions name this app's origin, so on another host the dashboard's frame-ancestors would blank the frame.
-    if (host !== undefined && host !== new URL(origin).host) return sendPage(res, 421, wrongHostPage(host, `${origin}${url.pathname}${url.search}`), csp());
+    if (host !== undefined && host !== new URL(origin).host)
+      return sendPage(res, 421, wrongHostPage(host, `${origin}${url.pathname}${url.search}`), csp());
     const group = url.searchParams.get('group');
     if (!group) return sendPage(res, 200, pickGroupPage(), csp());
     let token: string;
@@ -63,7 +65,12 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
       if (!(error instanceof UserGroupServiceError)) throw error;
       console.error(`customer app: minting a session for ${JSON.stringify(group)} failed: ${error.status} ${error.code}: ${error.message}`);
       const { status, why } = mintFailure(group, error);
-      return sendPage(res, status, htmlPage('No dashboard', `<h1>No dashboard for ${escapeHtml(group)}</h1>\n<p role="alert">${escapeHtml(why)}</p>`), csp());
+      return sendPage(
+        res,
+        status,
+        htmlPage('No dashboard', `<h1>No dashboard for ${escapeHtml(group)}</h1>\n<p role="alert">${escapeHtml(why)}</p>`),
+        csp(),
+      );
     }
     const src = new URL('/', dashboard);
     src.searchParams.set('token', token);

@@ -41,23 +41,37 @@ ${body}
 
 /** A revoked or expired session: the viewer reloads the page that embeds the dashboard, whose backend mints a new one. */
 export function sessionEndedPage(reason: 'revoked' | 'expired'): string {
-  const why = reason === 'revoked' ? 'It was ended (the group’s token was rotated, the group deleted, or the session revoked).' : 'It expired.';
-  return htmlPage('Session ended', `<h1>This session has ended</h1>\n<p role="status">${why} Reload the page that showed this dashboard to start a new session.</p>`);
+  const why =
+    reason === 'revoked' ? 'It was ended (the group’s token was rotated, the group deleted, or the session revoked).' : 'It expired.';
+  return htmlPage(
+    'Session ended',
+    `<h1>This session has ended</h1>\n<p role="status">${why} Reload the page that showed this dashboard to start a new session.</p>`,
+  );
 }
 
-/** The verifier cannot tell whether the session was revoked (its revocation feed is unreachable or refuses its key): the server's log says which. */
+/** The verifier cannot tell whether the session was revoked (its revocation feed is unreachable or refuses its key): the server's log says
+ * which. */
 export function revocationsUnavailablePage(): string {
-  return htmlPage('Dashboard unavailable', '<h1>This dashboard cannot check sessions right now</h1>\n<p role="alert">It cannot reach the user group service to learn which sessions were ended. Its operator has been told why in its log.</p>');
+  return htmlPage(
+    'Dashboard unavailable',
+    '<h1>This dashboard cannot check sessions right now</h1>\n<p role="alert">It cannot reach the user group service to learn which sessions were ended. Its operator has been told why in its log.</p>',
+  );
 }
 
 /** A missing, malformed, tampered, or otherwise unacceptable token; what was wrong stays in the server's log. */
 export function refusedPage(): string {
-  return htmlPage('Dashboard refused', '<h1>This dashboard cannot be shown</h1>\n<p role="alert">The link does not carry a valid session. Open the dashboard from the page that embeds it.</p>');
+  return htmlPage(
+    'Dashboard refused',
+    '<h1>This dashboard cannot be shown</h1>\n<p role="alert">The link does not carry a valid session. Open the dashboard from the page that embeds it.</p>',
+  );
 }
 
 /** A valid session this dashboard cannot serve: minted for another dashboard, or the group lacks a property its queries need. */
 export function notForThisDashboardPage(why: string): string {
-  return htmlPage('Dashboard unavailable', `<h1>This dashboard is not available for this session</h1>\n<p role="alert">${escapeHtml(why)}</p>`);
+  return htmlPage(
+    'Dashboard unavailable',
+    `<h1>This dashboard is not available for this session</h1>\n<p role="alert">${escapeHtml(why)}</p>`,
+  );
 }
 
 export const DASHBOARD_CSS = `body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1a1a1a; background: #fff; }

@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createEmbedVerifier, EmbedBindingError, EmbedTokenError, type EmbedClaims, type EmbedVerifier } from 'user-group-service/embed';
-import { DASHBOARD_CSS, notForThisDashboardPage, ordersPage, refusedPage, revocationsUnavailablePage, sessionEndedPage } from './dashboard-pages.js';
+import {
+  DASHBOARD_CSS,
+  notForThisDashboardPage,
+  ordersPage,
+  refusedPage,
+  revocationsUnavailablePage,
+  sessionEndedPage,
+} from './dashboard-pages.js';
 import { openDemoOrders } from './demo-orders.js';
 import { dashboardCsp, originsForRefusal } from './frame-ancestors.js';
 import { listen, sendNotFound, sendPage, sendStylesheet } from './html-response.js';
@@ -34,7 +41,11 @@ export interface DashboardServer {
  * page that says why in words a viewer understands.
  */
 export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardServer> {
-  const verifier = createEmbedVerifier({ serviceUrl: options.serviceUrl, apiKey: options.apiKey, revocationPollMs: options.revocationPollMs });
+  const verifier = createEmbedVerifier({
+    serviceUrl: options.serviceUrl,
+    apiKey: options.apiKey,
+    revocationPollMs: options.revocationPollMs,
+  });
   const orders = openDemoOrders();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -64,7 +75,12 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     } catch (error) {
       // Fails closed: a query whose filter cannot be bound is not run at all.
       if (!(error instanceof EmbedBindingError)) throw error;
-      sendPage(res, 403, notForThisDashboardPage(`This dashboard needs the user group property the session lacks or cannot use: ${error.message}`), csp);
+      sendPage(
+        res,
+        403,
+        notForThisDashboardPage(`This dashboard needs the user group property the session lacks or cannot use: ${error.message}`),
+        csp,
+      );
     }
   }
 

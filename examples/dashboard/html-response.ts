@@ -43,7 +43,13 @@ export function sendPage(res: ServerResponse, status: number, html: string, csp:
 }
 
 export function sendStylesheet(res: ServerResponse, css: string): void {
-  res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' }).end(css);
+  res
+    .writeHead(200, {
+      'content-type': 'text/css; charset=utf-8',
+      'cache-control': 'public, max-age=300',
+      'x-content-type-options': 'nosniff',
+    })
+    .end(css);
 }
 
 export function sendNotFound(res: ServerResponse): void {
@@ -57,7 +63,11 @@ export interface RunningServer {
 }
 
 /** Listens on host:port; a handler that throws answers 500 instead of taking the process down. */
-export async function listen(host: string, port: number, handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<RunningServer> {
+export async function listen(
+  host: string,
+  port: number,
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<RunningServer> {
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       console.error('example server:', error instanceof Error ? error.message : error);

@@ -44,7 +44,12 @@ const dashboard = await startDashboardServer({
   revocationPollMs: integer('DASHBOARD_REVOCATION_POLL_MS', 2_000, 100, 3_600_000),
   port: integer('DASHBOARD_PORT', 4100, 0, 65_535),
 });
-const app = await startCustomerApp({ serviceUrl, apiKey, dashboardUrl: dashboard.url, port: integer('CUSTOMER_APP_PORT', 4000, 0, 65_535) });
+const app = await startCustomerApp({
+  serviceUrl,
+  apiKey,
+  dashboardUrl: dashboard.url,
+  port: integer('CUSTOMER_APP_PORT', 4000, 0, 65_535),
+});
 console.log(`Dashboard:    ${dashboard.url}`);
 console.log(`Customer app: ${app.url}/?group=<user_group_id>  (open it in a browser; Ctrl-C stops both)`);
 

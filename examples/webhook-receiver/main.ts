@@ -14,7 +14,8 @@ function refuse(message: string): never {
 
 const secret = process.env.UGS_WEBHOOK_SECRET ?? '';
 if (secret === '') refuse('set UGS_WEBHOOK_SECRET to the whsec_… secret that POST /api/webhooks answered (docs/webhooks.md, "Try it").');
-if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret)) refuse('UGS_WEBHOOK_SECRET is not a webhook secret: it is whsec_ and base64, as POST /api/webhooks answered it.');
+if (!/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
+  refuse('UGS_WEBHOOK_SECRET is not a webhook secret: it is whsec_ and base64, as POST /api/webhooks answered it.');
 const port = Number(process.env.RECEIVER_PORT ?? 9000);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) refuse('RECEIVER_PORT must be a whole number from 0 to 65535.');
 

@@ -6,7 +6,10 @@ import { Webhook } from 'standardwebhooks';
  * Standard Webhooks signature on the raw body, deduplicate on webhook-id
  * (deliveries are at least once), answer 2xx fast and do the work after.
  */
-export function createReceiver(secret: string, onEvent: (event: { id: string; type: string; data: Record<string, unknown> }) => void): Server {
+export function createReceiver(
+  secret: string,
+  onEvent: (event: { id: string; type: string; data: Record<string, unknown> }) => void,
+): Server {
   const webhook = new Webhook(secret);
   const seen = new Set<string>();
   return createServer((request, response) => {
@@ -15,7 +18,10 @@ export function createReceiver(secret: string, onEvent: (event: { id: string; ty
     request.on('end', () => {
       try {
         // verify() checks the HMAC and that webhook-timestamp is within 5 minutes; it throws otherwise.
-        const event = webhook.verify(Buffer.concat(chunks).toString('utf8'), request.headers as Record<string, string>) as { type: string; data: Record<string, unknown> };
+        const event = webhook.verify(Buffer.concat(chunks).toString('utf8'), request.headers as Record<string, string>) as {
+          type: string;
+          data: Record<string, unknown>;
+        };
         const id = String(request.headers['webhook-id']);
         if (!seen.has(id)) {
           seen.add(id);

@@ -5,7 +5,12 @@ import { auditedChange, type WriteConsequences } from '../kernel/write-consequen
 
 /** A key created: its record and event name the key itself. */
 export function apiKeyCreated(key: ApiKeyRecord, audit: AuditContext): WriteConsequences {
-  return auditedChange('api_key.created', key.createdAt, { environment: key.environment, teamId: null, providedId: null }, { ...audit, keyId: key.id });
+  return auditedChange(
+    'api_key.created',
+    key.createdAt,
+    { environment: key.environment, teamId: null, providedId: null },
+    { ...audit, keyId: key.id },
+  );
 }
 
 /** A key revoked (the first time only: a revoked key revoked again changes nothing). */

@@ -72,7 +72,10 @@ export class ApiKeyService {
       lastUsedAt: null,
       revokedAt: null,
     };
-    await this.store.insertApiKey(record, { keyId: record.id, fields: ['environment', 'access', ...(record.name === null ? [] : ['name'])] });
+    await this.store.insertApiKey(record, {
+      keyId: record.id,
+      fields: ['environment', 'access', ...(record.name === null ? [] : ['name'])],
+    });
     return { record, key };
   }
 
@@ -80,7 +83,8 @@ export class ApiKeyService {
     return this.store.listApiKeys();
   }
 
-  /** False when no key has this id. Revoking twice keeps the first time. Takes effect at once, in every process (see KeyRevocationSignal). */
+  /** False when no key has this id. Revoking twice keeps the first time. Takes effect at once, in every process (see KeyRevocationSignal).
+   * */
   async revoke(id: string): Promise<boolean> {
     const found = await this.store.revokeApiKey(id, this.now().toISOString(), { keyId: id, fields: ['revoked_at'] });
     for (const [key, entry] of this.cache) if (entry.principal.keyId === id) this.cache.delete(key);

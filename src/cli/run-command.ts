@@ -14,8 +14,10 @@ export function reportFailure(error: unknown, output: Pick<CliOutput, 'error'>):
   const expected = error instanceof CliError || error instanceof StartupError || error instanceof ServiceError;
   const code = (error as NodeJS.ErrnoException)?.code;
   if (expected) output.error(`ugs: ${(error as Error).message}`);
-  else if (code === 'EADDRINUSE') output.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
-  else if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL') output.error(`ugs: cannot listen: ${(error as Error).message}; set HOST to an address of this machine.`);
+  else if (code === 'EADDRINUSE')
+    output.error(`ugs: ${(error as Error).message}: another process is using the port; set PORT to a free one.`);
+  else if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL')
+    output.error(`ugs: cannot listen: ${(error as Error).message}; set HOST to an address of this machine.`);
   else output.error(error);
   return 1;
 }
@@ -38,8 +40,13 @@ export interface StoreUse {
  * happens. Says on stderr, in one line, which store it opened, so a command
  * run against another store than the server's is noticed.
  */
-export async function withServices<T>(body: (core: Core, config: Config) => Promise<T>, output: Pick<CliOutput, 'error'>, use: StoreUse = {}): Promise<T> {
-  // Loaded on use: `ugs --help` reads no settings (TypeBox), and it, `ugs config` and the refusals before a store is opened import no store driver.
+export async function withServices<T>(
+  body: (core: Core, config: Config) => Promise<T>,
+  output: Pick<CliOutput, 'error'>,
+  use: StoreUse = {},
+): Promise<T> {
+  // Loaded on use: `ugs --help` reads no settings (TypeBox), and it, `ugs config` and the refusals before a store is opened import no store
+  // driver.
   const config = (await import('../platform/config.js')).loadConfig();
   const { openCore } = await import('../platform/services.js');
   const core = await openCore({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });

@@ -27,7 +27,10 @@ export const nodeTransport: Transport = async (request) => {
   const target = new URL(request.url);
   const send = target.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {
-    const headers = { ...request.headers, ...(request.body !== undefined && { 'content-length': String(Buffer.byteLength(request.body)) }) };
+    const headers = {
+      ...request.headers,
+      ...(request.body !== undefined && { 'content-length': String(Buffer.byteLength(request.body)) }),
+    };
     const req = send(target, { method: request.method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));

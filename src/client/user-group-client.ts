@@ -106,12 +106,16 @@ export class UserGroupClient {
     return this.pages(`/api/user_groups/${encodeURIComponent(userGroupId)}/descendants`, options);
   }
 
-  /** DELETE /api/user: deletes the group; its token stops working at once. With `cascade`, its whole subtree goes (else a group with children is refused with conflict). */
+  /** DELETE /api/user: deletes the group; its token stops working at once. With `cascade`, its whole subtree goes (else a group with
+   * children is refused with conflict). */
   async delete(userGroupId: string, options: { cascade?: boolean } = {}): Promise<void> {
     await this.call('DELETE', '/api/user', { user_group_id: userGroupId, ...(options.cascade && { cascade: true }) });
   }
 
-  private async *pages(path: string, options: Record<string, string | number | undefined>): AsyncGenerator<UserGroupItem[], void, undefined> {
+  private async *pages(
+    path: string,
+    options: Record<string, string | number | undefined>,
+  ): AsyncGenerator<UserGroupItem[], void, undefined> {
     let cursor: string | null = null;
     do {
       const query = new URLSearchParams();
@@ -128,7 +132,8 @@ export class UserGroupClient {
     return (await this.call<MintResponse>('POST', '/api/embed_sessions', input)).embed_session;
   }
 
-  /** POST /api/embed_sessions/introspect: `{ active: true, ...claims }` for a live token of the key's environment, else `{ active: false }`. */
+  /** POST /api/embed_sessions/introspect: `{ active: true, ...claims }` for a live token of the key's environment, else `{ active: false
+   * }`. */
   async introspect(token: string): Promise<EmbedIntrospection> {
     return this.call<IntrospectResponse>('POST', '/api/embed_sessions/introspect', { token });
   }
@@ -140,7 +145,10 @@ export class UserGroupClient {
 
   /** GET /api/embed_sessions/revocations: one page of revocations after `after` (a next_cursor), oldest first. */
   async embedRevocations(options: { after?: string; limit?: number } = {}): Promise<EmbedRevocationPage> {
-    const { environment, revocations, next_cursor } = await this.call<RevocationsResponse>('GET', `/api/embed_sessions/revocations?${pageQuery(options)}`);
+    const { environment, revocations, next_cursor } = await this.call<RevocationsResponse>(
+      'GET',
+      `/api/embed_sessions/revocations?${pageQuery(options)}`,
+    );
     return { environment, revocations, next_cursor };
   }
 
@@ -181,20 +189,28 @@ export class UserGroupClient {
 
   /** GET /api/webhooks/{id}/deliveries: newest first, each with its attempts; `after` is a next_cursor. */
   async webhookDeliveries(webhookId: string, options: { after?: string; limit?: number } = {}): Promise<WebhookDeliveryPage> {
-    const { deliveries, next_cursor } = await this.call<DeliveriesResponse>('GET', `/api/webhooks/${encodeURIComponent(webhookId)}/deliveries?${pageQuery(options)}`);
+    const { deliveries, next_cursor } = await this.call<DeliveriesResponse>(
+      'GET',
+      `/api/webhooks/${encodeURIComponent(webhookId)}/deliveries?${pageQuery(options)}`,
+    );
     return { deliveries, next_cursor };
   }
 
   /** POST /api/webhooks/{id}/redeliver: the event again, with the same webhook-id, as a new delivery due now. */
   async redeliver(webhookId: string, eventId: string): Promise<WebhookDelivery> {
-    return (await this.call<DeliveryResponse>('POST', `/api/webhooks/${encodeURIComponent(webhookId)}/redeliver`, { event_id: eventId })).delivery;
+    return (await this.call<DeliveryResponse>('POST', `/api/webhooks/${encodeURIComponent(webhookId)}/redeliver`, { event_id: eventId }))
+      .delivery;
   }
 
   private async call<T>(method: WireRequest['method'], path: string, body?: unknown): Promise<T> {
     const request: WireRequest = {
       method,
       url: `${this.baseUrl}${path}`,
-      headers: { authorization: `Token ${this.options.apiKey}`, accept: 'application/json', ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Token ${this.options.apiKey}`,
+        accept: 'application/json',
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     };
     const retries = this.options.retries ?? 3;
@@ -240,11 +256,22 @@ function toError(response: WireResponse): UserGroupServiceError {
   try {
     const body = JSON.parse(response.text) as { error?: { code?: string; message?: string; request_id?: string } };
     // The body's id survives proxies that drop or replace the header; it is the same value otherwise.
-    if (body.error?.code) return new UserGroupServiceError(response.status, body.error.code as never, body.error.message ?? '', body.error.request_id ?? requestId);
+    if (body.error?.code)
+      return new UserGroupServiceError(
+        response.status,
+        body.error.code as never,
+        body.error.message ?? '',
+        body.error.request_id ?? requestId,
+      );
   } catch {
     // Not the service's envelope (a proxy's page, say): report the status alone.
   }
-  return new UserGroupServiceError(response.status, response.status >= 500 ? 'internal' : 'invalid_request', `HTTP ${response.status}`, requestId);
+  return new UserGroupServiceError(
+    response.status,
+    response.status >= 500 ? 'internal' : 'invalid_request',
+    `HTTP ${response.status}`,
+    requestId,
+  );
 }
 
 function sleep(ms: number): Promise<void> {

@@ -54,7 +54,14 @@ export class ConsoleSessionService {
     const now = this.now();
     const at = now.toISOString();
     await this.store.insertConsoleSession(
-      { idHash: hashSecret(sessionId), keyId: principal.keyId, environment: principal.environment, access: principal.access, createdAt: at, lastSeenAt: at },
+      {
+        idHash: hashSecret(sessionId),
+        keyId: principal.keyId,
+        environment: principal.environment,
+        access: principal.access,
+        createdAt: at,
+        lastSeenAt: at,
+      },
       {
         lastSeen: new Date(now.getTime() - CONSOLE_SESSION_LIMITS.idleMs).toISOString(),
         created: new Date(now.getTime() - CONSOLE_SESSION_LIMITS.absoluteMs).toISOString(),

@@ -39,5 +39,8 @@ export function csrfSecretOf(sessionId: string): string {
 
 /** True when the session is past its idle or its absolute limit at `now` (ms). */
 export function consoleSessionExpired(session: Pick<ConsoleSessionRecord, 'createdAt' | 'lastSeenAt'>, now: number): boolean {
-  return now - Date.parse(session.lastSeenAt) >= CONSOLE_SESSION_LIMITS.idleMs || now - Date.parse(session.createdAt) >= CONSOLE_SESSION_LIMITS.absoluteMs;
+  return (
+    now - Date.parse(session.lastSeenAt) >= CONSOLE_SESSION_LIMITS.idleMs ||
+    now - Date.parse(session.createdAt) >= CONSOLE_SESSION_LIMITS.absoluteMs
+  );
 }

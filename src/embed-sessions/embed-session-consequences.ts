@@ -6,7 +6,12 @@ import { auditedChange, unauditedEvent, type WriteConsequences } from '../kernel
 
 /** A session ended (the first time only): audited, and listed in the revocation feed. */
 export function sessionRevoked(session: EmbedSessionRecord, at: string, audit: AuditContext): WriteConsequences {
-  const revoked = auditedChange('embed_session.revoked', at, { environment: session.environment, teamId: session.teamId, providedId: session.providedId }, audit);
+  const revoked = auditedChange(
+    'embed_session.revoked',
+    at,
+    { environment: session.environment, teamId: session.teamId, providedId: session.providedId },
+    audit,
+  );
   return { ...revoked, revocations: [sessionRevocation(session, at)] };
 }
 

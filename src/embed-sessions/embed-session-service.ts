@@ -71,7 +71,9 @@ export class EmbedSessionService {
     const group = await this.findGroup(principal, request);
     const expiresIn = request.expiresIn ?? EMBED_LIMITS.expiresInDefault;
     if (!Number.isInteger(expiresIn) || expiresIn < EMBED_LIMITS.expiresInMin || expiresIn > EMBED_LIMITS.expiresInMax) {
-      throw invalidRequest(`"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`);
+      throw invalidRequest(
+        `"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`,
+      );
     }
     const origins = request.origins === undefined ? undefined : checkOrigins(request.origins);
     const { ancestors, properties, mapping } = await this.inherited(group);
@@ -104,7 +106,16 @@ export class EmbedSessionService {
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     // Recorded before the token is handed out, so every token in a caller's hands can be revoked.
     await this.sessions.insertEmbedSession(
-      { sessionId, environment: group.environment, teamId: group.teamId, providedId: group.providedId, tokenVersion, createdAt: now.toISOString(), expiresAt, revokedAt: null },
+      {
+        sessionId,
+        environment: group.environment,
+        teamId: group.teamId,
+        providedId: group.providedId,
+        tokenVersion,
+        createdAt: now.toISOString(),
+        expiresAt,
+        revokedAt: null,
+      },
       now.toISOString(),
     );
     return { token, sessionId, expiresAt, userGroupId: group.providedId, teamId: group.teamId };
@@ -118,7 +129,8 @@ export class EmbedSessionService {
       fields: [],
       clientAddress: origin?.ip ?? null,
     });
-    if (!revoked) throw notFound(`No embed session with id ${JSON.stringify(sessionId)} exists in the ${principal.environment} environment.`);
+    if (!revoked)
+      throw notFound(`No embed session with id ${JSON.stringify(sessionId)} exists in the ${principal.environment} environment.`);
   }
 
   /**
@@ -142,7 +154,10 @@ export class EmbedSessionService {
   }
 
   /** The environment's revocations after `after` (a cursor from a previous page), oldest first. */
-  async revocations(principal: Principal, page: { after?: string; limit?: number }): Promise<{ revocations: EmbedRevocation[]; nextCursor: string }> {
+  async revocations(
+    principal: Principal,
+    page: { after?: string; limit?: number },
+  ): Promise<{ revocations: EmbedRevocation[]; nextCursor: string }> {
     const seal = await this.deps.positions.forEnvironment(principal.environment);
     const after = page.after === undefined ? 0 : seal.openCursor('revocations', page.after, 'after');
     const limit = page.limit ?? EMBED_LIMITS.revocationsPageDefault;
@@ -164,7 +179,9 @@ export class EmbedSessionService {
         currentDate: this.now(),
         requiredClaims: ['sub', 'jti', 'exp', 'iat'],
       });
-      return typeof payload.jti === 'string' && typeof payload.sub === 'string' && typeof payload['tv'] === 'string' ? (payload as unknown as EmbedClaims) : null;
+      return typeof payload.jti === 'string' && typeof payload.sub === 'string' && typeof payload['tv'] === 'string'
+        ? (payload as unknown as EmbedClaims)
+        : null;
     } catch {
       // Garbage, a bad signature, expiry: all the same answer, as RFC 7662 asks.
       return null;
@@ -172,8 +189,11 @@ export class EmbedSessionService {
   }
 
   /** What the group inherits: a group without a parent costs no second read. */
-  private async inherited(group: UserGroupRecord): Promise<{ ancestors: string[]; properties: Properties | null; mapping: Mapping | null }> {
-    if (group.parentTeamId === null || group.parentTeamId === undefined) return { ancestors: [], properties: group.properties, mapping: group.mapping };
+  private async inherited(
+    group: UserGroupRecord,
+  ): Promise<{ ancestors: string[]; properties: Properties | null; mapping: Mapping | null }> {
+    if (group.parentTeamId === null || group.parentTeamId === undefined)
+      return { ancestors: [], properties: group.properties, mapping: group.mapping };
     const lineage = await this.groups.findUserGroupLineage(group.environment, group.providedId);
     // Deleted between the two reads: mint for what was found, as a session minted a moment earlier would be.
     if (!lineage) return { ancestors: [], properties: group.properties, mapping: group.mapping };
@@ -182,9 +202,14 @@ export class EmbedSessionService {
 
   private async descendantIds(group: UserGroupRecord): Promise<string[]> {
     const max = EMBED_LIMITS.descendantsMax;
-    const page = await this.groups.listDescendants(group.environment, group.providedId, { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: max + 1 });
+    const page = await this.groups.listDescendants(group.environment, group.providedId, {
+      beforeTeamId: Number.MAX_SAFE_INTEGER,
+      limit: max + 1,
+    });
     if (page.length > max) {
-      throw conflict(`User group ${JSON.stringify(group.providedId)} has more than ${max} descendants; "include_descendants" lists at most ${max}. Bind a narrower group, or leave it out.`);
+      throw conflict(
+        `User group ${JSON.stringify(group.providedId)} has more than ${max} descendants; "include_descendants" lists at most ${max}. Bind a narrower group, or leave it out.`,
+      );
     }
     return page.map((d) => d.providedId);
   }
@@ -195,11 +220,17 @@ export class EmbedSessionService {
     }
     if (request.userGroupId !== undefined) {
       const group = await this.groups.findUserGroup(principal.environment, request.userGroupId);
-      if (!group) throw notFound(`No user group with "user_group_id" ${JSON.stringify(request.userGroupId)} exists in the ${principal.environment} environment.`);
+      if (!group)
+        throw notFound(
+          `No user group with "user_group_id" ${JSON.stringify(request.userGroupId)} exists in the ${principal.environment} environment.`,
+        );
       return group;
     }
     // Built only when thrown: an Error captures a stack trace.
-    const unknown = () => notFound(`No user group in the ${principal.environment} environment holds this "user_group_token": it is unknown, malformed or was rotated.`);
+    const unknown = () =>
+      notFound(
+        `No user group in the ${principal.environment} environment holds this "user_group_token": it is unknown, malformed or was rotated.`,
+      );
     if (!userGroupTokenFormat.isWellFormed(request.userGroupToken!)) throw unknown();
     const group = await this.groups.findUserGroupByTokenHash(principal.environment, hashSecret(request.userGroupToken!));
     if (!group) throw unknown();
@@ -208,5 +239,6 @@ export class EmbedSessionService {
 }
 
 function assertMayMint(principal: Principal): void {
-  if (principal.access === 'read-only') throw forbidden('This API key is read-only; embed sessions are minted and ended with a read-write or embed key.');
+  if (principal.access === 'read-only')
+    throw forbidden('This API key is read-only; embed sessions are minted and ended with a read-write or embed key.');
 }

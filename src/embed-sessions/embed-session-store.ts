@@ -17,7 +17,12 @@ export interface EmbedSessionStore {
    * unless it was revoked already (then nothing is written). Null when the
    * environment has no such session.
    */
-  revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null>;
+  revokeEmbedSession(
+    environment: Environment,
+    sessionId: string,
+    revokedAt: string,
+    audit: AuditContext,
+  ): Promise<EmbedSessionRecord | null>;
   /** The environment's revocations after `afterSequence`, oldest first, not yet past their expiry at `now`. */
   listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]>;
 }

@@ -101,7 +101,11 @@ export function newSessionId(): string {
 }
 
 /** The entry that ends every session minted under the group's token as `record` holds it. */
-export function groupRevocation(record: Pick<UserGroupRecord, 'environment' | 'providedId' | 'tokenHash'>, reason: Exclude<RevocationReason, 'session_revoked'>, at: string): NewEmbedRevocation {
+export function groupRevocation(
+  record: Pick<UserGroupRecord, 'environment' | 'providedId' | 'tokenHash'>,
+  reason: Exclude<RevocationReason, 'session_revoked'>,
+  at: string,
+): NewEmbedRevocation {
   return {
     environment: record.environment,
     sessionId: null,
@@ -137,7 +141,8 @@ const LOCALHOST = /^http:\/\/localhost(?::\d{1,5})?$/;
  * sends it (scheme, host, optional port; no path, no trailing slash).
  */
 export function checkOrigins(origins: readonly string[]): string[] {
-  if (origins.length > EMBED_LIMITS.originsMax) throw invalidRequest(`"origins" has ${origins.length} entries; at most ${EMBED_LIMITS.originsMax} are allowed.`);
+  if (origins.length > EMBED_LIMITS.originsMax)
+    throw invalidRequest(`"origins" has ${origins.length} entries; at most ${EMBED_LIMITS.originsMax} are allowed.`);
   return origins.map((origin) => {
     let url: URL;
     try {
@@ -149,7 +154,9 @@ export function checkOrigins(origins: readonly string[]): string[] {
       throw invalidRequest(`"origins" entry ${JSON.stringify(origin)} must use https (http is allowed for http://localhost only).`);
     }
     if (url.origin !== origin) {
-      throw invalidRequest(`"origins" entry ${JSON.stringify(origin)} must be written as an origin, ${JSON.stringify(url.origin)}: scheme, lower-case host and port only.`);
+      throw invalidRequest(
+        `"origins" entry ${JSON.stringify(origin)} must be written as an origin, ${JSON.stringify(url.origin)}: scheme, lower-case host and port only.`,
+      );
     }
     return origin;
   });

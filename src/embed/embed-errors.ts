@@ -23,11 +23,7 @@ export class EmbedTokenError extends Error {
 
 /** Why a query could not be bound, to branch on (never on the message). */
 export type EmbedBindingErrorCode =
-  | 'variable_missing'
-  | 'variable_not_bindable'
-  | 'placeholder_in_literal'
-  | 'placeholder_malformed'
-  | 'native_parameter';
+  'variable_missing' | 'variable_not_bindable' | 'placeholder_in_literal' | 'placeholder_malformed' | 'native_parameter';
 
 /**
  * A query the binder refuses to bind. Binding fails closed: rather than run a

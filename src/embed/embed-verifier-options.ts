@@ -85,7 +85,9 @@ function clockTolerance(value: number | undefined): number {
 function revocationStaleness(value: number | undefined, pollMs: number): number {
   if (value === undefined) return Math.max(6 * pollMs, 60_000);
   if (!Number.isSafeInteger(value) || value < 2 * pollMs) {
-    throw new TypeError(`maxRevocationStalenessMs must be an integer of at least twice revocationPollMs (${2 * pollMs}): a verifier must be able to miss one poll`);
+    throw new TypeError(
+      `maxRevocationStalenessMs must be an integer of at least twice revocationPollMs (${2 * pollMs}): a verifier must be able to miss one poll`,
+    );
   }
   return value;
 }
@@ -105,7 +107,8 @@ export function resolveVerifierOptions(options: EmbedVerifierOptions): ResolvedV
     throw new TypeError('serviceUrl must be an absolute http(s) URL');
   }
   if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('serviceUrl must be an absolute http(s) URL');
-  if (options.environment !== undefined && !ENVIRONMENTS.includes(options.environment)) throw new TypeError('environment must be "Customer" or "Testing"');
+  if (options.environment !== undefined && !ENVIRONMENTS.includes(options.environment))
+    throw new TypeError('environment must be "Customer" or "Testing"');
   const revocationPollMs = count('revocationPollMs', options.revocationPollMs, 10_000, 10);
   const environment = options.environment ?? 'Customer';
   const defaults = ENVIRONMENT_DEFAULTS[environment];

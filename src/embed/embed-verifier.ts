@@ -23,7 +23,8 @@ export interface EmbedVerifierStatus {
 }
 
 export interface EmbedVerifier {
-  /** The token's claims, or an EmbedTokenError with code token_expired, token_revoked, token_invalid or (with an apiKey) revocations_unavailable. */
+  /** The token's claims, or an EmbedTokenError with code token_expired, token_revoked, token_invalid or (with an apiKey)
+   * revocations_unavailable. */
   verify(token: string): Promise<EmbedClaims>;
   /** What the verifier last heard from the service, for a health or diagnostics endpoint. */
   status(): EmbedVerifierStatus;
@@ -52,7 +53,11 @@ const DISABLED_FEED: RevocationFeedStatus = {
 export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifier {
   const settings = resolveVerifierOptions(options);
   const closing = new AbortController();
-  const keys = new SigningKeySet(new URL(ENVIRONMENT_DEFAULTS[settings.environment].jwksPath, settings.base), settings.jwksCooldownMs, closing.signal);
+  const keys = new SigningKeySet(
+    new URL(ENVIRONMENT_DEFAULTS[settings.environment].jwksPath, settings.base),
+    settings.jwksCooldownMs,
+    closing.signal,
+  );
   const feed =
     settings.apiKey === undefined
       ? undefined
@@ -65,7 +70,13 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
         );
   const cache = new TokenCache(settings.cacheMaxEntries, CACHE_MAX_CHARS);
   const tolerance = settings.clockToleranceSeconds;
-  const verifyOptions = { algorithms: ALGORITHMS, typ: TOKEN_TYPE, issuer: settings.issuer, audience: settings.audience, clockTolerance: tolerance };
+  const verifyOptions = {
+    algorithms: ALGORITHMS,
+    typ: TOKEN_TYPE,
+    issuer: settings.issuer,
+    audience: settings.audience,
+    clockTolerance: tolerance,
+  };
 
   function live(entry: VerifiedToken, token: string): EmbedClaims {
     const now = Date.now();
@@ -76,7 +87,8 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
       throw expired(entry.claims.exp);
     }
     checkEnvironment(entry.claims.env);
-    if (feed?.list.isRevoked(entry.claims.jti, entry.versionKey)) throw new EmbedTokenError('token_revoked', 'the embed session was revoked');
+    if (feed?.list.isRevoked(entry.claims.jti, entry.versionKey))
+      throw new EmbedTokenError('token_revoked', 'the embed session was revoked');
     return entry.claims;
   }
 
@@ -101,7 +113,8 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
         `this verifier accepts ${accepted} tokens, but its API key is a ${fed} key, whose revocation feed cannot revoke them: give it a ${accepted} API key, or set environment: '${fed}'`,
       );
     }
-    if (env !== accepted) throw new EmbedTokenError('token_invalid', `the token is of the ${env} environment; this verifier accepts ${accepted} tokens only`);
+    if (env !== accepted)
+      throw new EmbedTokenError('token_invalid', `the token is of the ${env} environment; this verifier accepts ${accepted} tokens only`);
   }
 
   async function verifyAndCache(token: string): Promise<EmbedClaims> {
@@ -129,7 +142,12 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
       return hit === undefined ? verifyAndCache(token) : live(hit, token);
     },
     status() {
-      return { environment: settings.environment, keys: keys.status(), revocations: feed?.status() ?? DISABLED_FEED, cachedTokens: cache.size };
+      return {
+        environment: settings.environment,
+        keys: keys.status(),
+        revocations: feed?.status() ?? DISABLED_FEED,
+        cachedTokens: cache.size,
+      };
     },
     async close() {
       closing.abort();
@@ -149,8 +167,10 @@ function refusal(error: unknown): EmbedTokenError {
     const exp = error.payload.exp;
     return typeof exp === 'number' ? expired(exp) : new EmbedTokenError('token_expired', 'the token expired');
   }
-  if (error instanceof errors.JWKSNoMatchingKey) return new EmbedTokenError('token_invalid', 'no key published by the service matches the token (kid, alg)');
-  if (error instanceof errors.JOSEAlgNotAllowed) return new EmbedTokenError('token_invalid', `the token's alg is not one of ${ALGORITHMS.join(', ')}`);
+  if (error instanceof errors.JWKSNoMatchingKey)
+    return new EmbedTokenError('token_invalid', 'no key published by the service matches the token (kid, alg)');
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return new EmbedTokenError('token_invalid', `the token's alg is not one of ${ALGORITHMS.join(', ')}`);
   if (error instanceof KeySetUnavailableError || error instanceof errors.JWKSInvalid) {
     // Not the token's fault, but a token that cannot be checked is refused all the same.
     return new EmbedTokenError('token_invalid', `the token could not be checked: ${error.message}`);

@@ -39,19 +39,25 @@ export function bindProperties(sql: string, claims: BindableClaims, dialect: Sql
   let copied = 0;
   // Where the current stretch of code began (after the last literal or comment): IN is looked for only within it.
   let codeStart = 0;
-  for (let i = 0; i < sql.length; ) {
+  for (let i = 0; i < sql.length;) {
     const region = lexicon.quotedAt(sql, i);
     if (region !== undefined) {
       const inside = PLACEHOLDER_ANYWHERE.exec(sql.slice(i, region.end));
       if (inside !== null) {
-        throw new EmbedBindingError('placeholder_in_literal', `{{ ${inside[1]} }} is inside ${region.kind} (at offset ${i + inside.index}); a bound value cannot be spliced into text: put the placeholder outside the quotes, e.g. '%' || {{ ${inside[1]} }} || '%'`);
+        throw new EmbedBindingError(
+          'placeholder_in_literal',
+          `{{ ${inside[1]} }} is inside ${region.kind} (at offset ${i + inside.index}); a bound value cannot be spliced into text: put the placeholder outside the quotes, e.g. '%' || {{ ${inside[1]} }} || '%'`,
+        );
       }
       i = codeStart = region.end;
       continue;
     }
     const native = lexicon.nativeParameterAt(sql, i);
     if (native !== undefined) {
-      throw new EmbedBindingError('native_parameter', `"${native}" (at offset ${i}) is a ${dialect} parameter marker; write {{ variable }} instead (both in one query would shift the bound values)`);
+      throw new EmbedBindingError(
+        'native_parameter',
+        `"${native}" (at offset ${i}) is a ${dialect} parameter marker; write {{ variable }} instead (both in one query would shift the bound values)`,
+      );
     }
     if (sql[i] !== '{' || sql[i + 1] !== '{') {
       i++;
@@ -60,7 +66,10 @@ export function bindProperties(sql: string, claims: BindableClaims, dialect: Sql
     PLACEHOLDER.lastIndex = i;
     const name = PLACEHOLDER.exec(sql)?.[1];
     if (name === undefined) {
-      throw new EmbedBindingError('placeholder_malformed', `"{{" (at offset ${i}) does not start a placeholder {{ name }} (name: letters, digits and _, not starting with a digit)`);
+      throw new EmbedBindingError(
+        'placeholder_malformed',
+        `"{{" (at offset ${i}) does not start a placeholder {{ name }} (name: letters, digits and _, not starting with a digit)`,
+      );
     }
     const keyword = inKeywordBefore(sql, i, codeStart);
     refuseRunningInto(sql, i, PLACEHOLDER.lastIndex, name, keyword === undefined);
@@ -102,7 +111,11 @@ const BUILT_INS: Record<string, (claims: BindableClaims) => unknown> = {
 
 function lookUp(claims: BindableClaims, name: string): unknown {
   const builtIn = Object.hasOwn(BUILT_INS, name) ? BUILT_INS[name]!(claims) : undefined;
-  if (builtIn === MISSING) throw new EmbedBindingError('variable_missing', `{{ ${name} }}: the session carries no "${name}" claim (its user group is in no hierarchy)`);
+  if (builtIn === MISSING)
+    throw new EmbedBindingError(
+      'variable_missing',
+      `{{ ${name} }}: the session carries no "${name}" claim (its user group is in no hierarchy)`,
+    );
   if (builtIn !== undefined) return builtIn;
   const props = claims.props as Record<string, unknown> | null | undefined;
   // Own properties only: {{ constructor }} must not find Object.prototype's.
@@ -118,7 +131,9 @@ function isScalar(value: unknown): value is Scalar {
 
 function scalarOf(name: string, value: unknown): Scalar {
   if (isScalar(value)) return value;
-  const what = Array.isArray(value) ? `a list; a list binds only after IN (IN {{ ${name} }})` : `${describe(value)}; only strings, numbers, booleans and null can be bound`;
+  const what = Array.isArray(value)
+    ? `a list; a list binds only after IN (IN {{ ${name} }})`
+    : `${describe(value)}; only strings, numbers, booleans and null can be bound`;
   throw new EmbedBindingError('variable_not_bindable', `{{ ${name} }} is ${what}`);
 }
 
@@ -126,7 +141,10 @@ function scalarOf(name: string, value: unknown): Scalar {
 function listOf(name: string, value: unknown): readonly Scalar[] {
   if (isScalar(value)) return [value];
   if (Array.isArray(value) && value.every(isScalar)) return value;
-  throw new EmbedBindingError('variable_not_bindable', `{{ ${name} }} after IN is ${describe(value)}; only a list of strings, numbers, booleans and null can be bound there`);
+  throw new EmbedBindingError(
+    'variable_not_bindable',
+    `{{ ${name} }} after IN is ${describe(value)}; only a list of strings, numbers, booleans and null can be bound there`,
+  );
 }
 
 function describe(value: unknown): string {

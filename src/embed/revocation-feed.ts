@@ -164,7 +164,8 @@ export class RevocationFeed {
       signal: AbortSignal.any([this.closed, AbortSignal.timeout(FETCH_TIMEOUT_MS)]),
     });
     const text = await response.text();
-    if (response.status === 401 || response.status === 403) throw new ApiKeyRefusedError(`the revocation feed answered HTTP ${response.status}${errorCodeOf(text)}`);
+    if (response.status === 401 || response.status === 403)
+      throw new ApiKeyRefusedError(`the revocation feed answered HTTP ${response.status}${errorCodeOf(text)}`);
     if (response.status !== 200) throw new Error(`the revocation feed answered HTTP ${response.status}${errorCodeOf(text)}`);
     const body = JSON.parse(text) as Partial<WirePage> | null;
     if (!Array.isArray(body?.revocations) || typeof body.next_cursor !== 'string') {

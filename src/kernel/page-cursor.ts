@@ -14,7 +14,9 @@ export function pageCursor(options: { prefix: string; minimum: number; parameter
       const text = Buffer.from(cursor, 'base64url').toString('utf8');
       const position = Number(text.slice(options.prefix.length));
       if (!text.startsWith(options.prefix) || !Number.isSafeInteger(position) || position < options.minimum) {
-        throw invalidRequest(`"${options.parameter}" is not ${options.parameter === 'cursor' ? 'one' : 'a cursor'} this service handed out; pass next_cursor from the previous page unchanged.`);
+        throw invalidRequest(
+          `"${options.parameter}" is not ${options.parameter === 'cursor' ? 'one' : 'a cursor'} this service handed out; pass next_cursor from the previous page unchanged.`,
+        );
       }
       return position;
     },

@@ -38,7 +38,9 @@ export class PositionSeal {
 
   /** Seals and opens the positions of one environment. */
   async forEnvironment(environment: Environment): Promise<EnvironmentSeal> {
-    this.key ??= this.settings.putSettingIfAbsent(POSITION_SEAL_SETTING, randomBytes(32).toString('base64url')).then((value) => Buffer.from(value, 'base64url'));
+    this.key ??= this.settings
+      .putSettingIfAbsent(POSITION_SEAL_SETTING, randomBytes(32).toString('base64url'))
+      .then((value) => Buffer.from(value, 'base64url'));
     // A failed read is tried again by the next request, not remembered.
     const key = await this.key.catch((error: unknown) => {
       this.key = undefined;
@@ -77,7 +79,9 @@ export class EnvironmentSeal {
   openCursor(purpose: SealPurpose, text: string, parameter: string): number {
     const position = this.open(purpose, text);
     if (position === undefined) {
-      throw invalidRequest(`"${parameter}" is not a cursor this service handed out to this environment; pass next_cursor from the previous page unchanged, or leave it out to start again.`);
+      throw invalidRequest(
+        `"${parameter}" is not a cursor this service handed out to this environment; pass next_cursor from the previous page unchanged, or leave it out to start again.`,
+      );
     }
     return position;
   }

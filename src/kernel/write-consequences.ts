@@ -43,7 +43,12 @@ export interface ChangeSubject {
  * an event type). Key changes name the key in both (`keyId` is the key
  * concerned); the audit record never holds a value, only field names.
  */
-export function auditedChange(action: NewEvent['type'] & NewAuditRecord['action'], at: string, subject: ChangeSubject, audit: AuditContext): WriteConsequences {
+export function auditedChange(
+  action: NewEvent['type'] & NewAuditRecord['action'],
+  at: string,
+  subject: ChangeSubject,
+  audit: AuditContext,
+): WriteConsequences {
   const record: NewAuditRecord = {
     at,
     action,

@@ -21,58 +21,108 @@ const ConfigSchema = Type.Object({
     Type.String({
       minLength: 1,
       description:
-        'Folder of the SQLite file (`user-groups.sqlite`), its store id (`user-groups.store-id`) and the generated server secret; keep all three in backups. A relative path is taken from the working directory. Unset: `data` in the folder of the service\'s package.json (in a clone, the clone\'s `data`), from whichever directory `ugs` or `npm start` runs, so the CLI and the server always find the same store.',
+        "Folder of the SQLite file (`user-groups.sqlite`), its store id (`user-groups.store-id`) and the generated server secret; keep all three in backups. A relative path is taken from the working directory. Unset: `data` in the folder of the service's package.json (in a clone, the clone's `data`), from whichever directory `ugs` or `npm start` runs, so the CLI and the server always find the same store.",
     }),
   ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'pino log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.' },
   ),
-  UGS_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'Server secret, at least 32 characters (e.g. `openssl rand -hex 32`); unset: generated into the data dir.' })),
+  UGS_SECRET: Type.Optional(
+    Type.String({
+      minLength: 32,
+      description: 'Server secret, at least 32 characters (e.g. `openssl rand -hex 32`); unset: generated into the data dir.',
+    }),
+  ),
   UGS_PREVIOUS_SECRET: Type.Optional(
-    Type.String({ minLength: 32, description: 'The secret `UGS_SECRET` replaces, readable while `ugs secret rotate` re-encrypts every token (see docs/security.md).' }),
+    Type.String({
+      minLength: 32,
+      description: 'The secret `UGS_SECRET` replaces, readable while `ugs secret rotate` re-encrypts every token (see docs/security.md).',
+    }),
   ),
   UGS_WORKERS: Type.Integer({
     minimum: 1,
     maximum: 256,
     default: 1,
-    description: 'HTTP worker processes sharing the port (node:cluster); set it to the number of cores to use them all (see the README, One process per core).',
+    description:
+      'HTTP worker processes sharing the port (node:cluster); set it to the number of cores to use them all (see the README, One process per core).',
   }),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
   UGS_KEY_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 1000,
-    description: 'How long a verified API key may be reused without a store lookup. A revocation anywhere ends the reuse at once (see the README, Revoking a key); this bounds it only if PostgreSQL\'s revocation notifications silently stop arriving. `0` = look up every request.',
+    description:
+      "How long a verified API key may be reused without a store lookup. A revocation anywhere ends the reuse at once (see the README, Revoking a key); this bounds it only if PostgreSQL's revocation notifications silently stop arriving. `0` = look up every request.",
   }),
-  UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({ minimum: 0, default: 0, description: 'Requests per API key per minute, per process; over it: 429 `rate_limited` with `Retry-After`. `0` = no limit.' }),
-  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({ minimum: 0, default: 100, description: 'Failed authentications per client address per minute; past it, that address\'s further failures get 429 `rate_limited` until the minute ends, while a valid key from it is always served. `0` = off.' }),
+  UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 0,
+    description: 'Requests per API key per minute, per process; over it: 429 `rate_limited` with `Retry-After`. `0` = no limit.',
+  }),
+  UGS_AUTH_FAILURES_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 100,
+    description:
+      "Failed authentications per client address per minute; past it, that address's further failures get 429 `rate_limited` until the minute ends, while a valid key from it is always served. `0` = off.",
+  }),
   UGS_TRUST_PROXY: Type.Optional(
     Type.String({
       description:
         'Proxies in front of the service whose `X-Forwarded-For` is believed: comma-separated addresses, CIDRs (`10.0.0.0/8`, `2001:db8::/32`) or `loopback`, `linklocal`, `uniquelocal`. Behind them the client is the address they forward for, in the failed-auth throttle, the log lines and the audit log. `true` and hop counts are refused: they would believe whatever connects, so a client could forge its address. Unset: the connecting address is the client.',
     }),
   ),
-  UGS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, default: 10_000, description: 'Open connections at most, per process; more are closed at once.' }),
+  UGS_MAX_CONNECTIONS: Type.Integer({
+    minimum: 1,
+    default: 10_000,
+    description: 'Open connections at most, per process; more are closed at once.',
+  }),
   UGS_MAX_CONNECTIONS_PER_ADDRESS: Type.Integer({
     minimum: 1,
     default: 100,
-    description: 'Open connections from one client address at most, per process; more from it are closed at once, other addresses unaffected. Trusted proxies (`UGS_TRUST_PROXY`) are exempt.',
+    description:
+      'Open connections from one client address at most, per process; more from it are closed at once, other addresses unaffected. Trusted proxies (`UGS_TRUST_PROXY`) are exempt.',
   }),
-  UGS_HEADERS_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Time to receive the request headers; after it: 408 `request_timeout`.' }),
-  UGS_REQUEST_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 30_000, description: 'Time to receive the whole request, body included; after it: 408 `request_timeout`.' }),
-  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'Idle time before a kept-alive connection is closed; behind a load balancer, set it above the balancer\'s idle timeout (AWS ALB: 60 s, so e.g. `65000`).' }),
+  UGS_HEADERS_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 10_000,
+    description: 'Time to receive the request headers; after it: 408 `request_timeout`.',
+  }),
+  UGS_REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 30_000,
+    description: 'Time to receive the whole request, body included; after it: 408 `request_timeout`.',
+  }),
+  UGS_KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    default: 10_000,
+    description:
+      "Idle time before a kept-alive connection is closed; behind a load balancer, set it above the balancer's idle timeout (AWS ALB: 60 s, so e.g. `65000`).",
+  }),
   DATABASE_URL: Type.Optional(
-    Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL connection URL (`postgres://user:pass@host:5432/db`): use PostgreSQL instead of SQLite (see docs/scaling.md); unset: SQLite in `UGS_DATA_DIR`.' }),
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description:
+        'PostgreSQL connection URL (`postgres://user:pass@host:5432/db`): use PostgreSQL instead of SQLite (see docs/scaling.md); unset: SQLite in `UGS_DATA_DIR`.',
+    }),
   ),
   UGS_PG_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per process.' }),
   UGS_PG_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'PostgreSQL `statement_timeout`.' }),
   UGS_PG_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5000, description: 'How long to wait for a PostgreSQL connection.' }),
-  UGS_EMBED_ISSUER: Type.String({ minLength: 1, default: 'user-group-service', description: 'The `iss` claim of Customer embed tokens; verifiers check it.' }),
-  UGS_EMBED_AUDIENCE: Type.String({ minLength: 1, default: 'embedded-dashboards', description: 'The `aud` claim of Customer embed tokens; verifiers check it.' }),
+  UGS_EMBED_ISSUER: Type.String({
+    minLength: 1,
+    default: 'user-group-service',
+    description: 'The `iss` claim of Customer embed tokens; verifiers check it.',
+  }),
+  UGS_EMBED_AUDIENCE: Type.String({
+    minLength: 1,
+    default: 'embedded-dashboards',
+    description: 'The `aud` claim of Customer embed tokens; verifiers check it.',
+  }),
   UGS_EMBED_TESTING_ISSUER: Type.String({
     minLength: 1,
     default: 'user-group-service-testing',
-    description: 'The `iss` claim of Testing embed tokens (signed with Testing\'s own keys, published at `/.well-known/jwks-testing.json`); must differ from `UGS_EMBED_ISSUER`.',
+    description:
+      "The `iss` claim of Testing embed tokens (signed with Testing's own keys, published at `/.well-known/jwks-testing.json`); must differ from `UGS_EMBED_ISSUER`.",
   }),
   UGS_EMBED_TESTING_AUDIENCE: Type.String({
     minLength: 1,
@@ -81,13 +131,18 @@ const ConfigSchema = Type.Object({
   }),
   UGS_EMBED_ALGORITHM: Type.Union(
     SIGNING_ALGORITHMS.map((algorithm) => Type.Literal(algorithm)),
-    { default: 'EdDSA', description: 'Algorithm of new embed signing keys: `EdDSA` (Ed25519), `ES256` or `RS256`; takes effect at the first start and at the next `ugs signing-keys rotate`.' },
+    {
+      default: 'EdDSA',
+      description:
+        'Algorithm of new embed signing keys: `EdDSA` (Ed25519), `ES256` or `RS256`; takes effect at the first start and at the next `ugs signing-keys rotate`.',
+    },
   ),
   UGS_EMBED_JWKS_MAX_AGE_SECONDS: Type.Integer({
     minimum: 60,
     maximum: 86_400,
     default: 300,
-    description: 'How long verifiers may cache `/.well-known/jwks.json` and `/.well-known/jwks-testing.json` (their `Cache-Control: max-age`); a rotated-in signing key waits this long before it signs.',
+    description:
+      'How long verifiers may cache `/.well-known/jwks.json` and `/.well-known/jwks-testing.json` (their `Cache-Control: max-age`); a rotated-in signing key waits this long before it signs.',
   }),
   UGS_EVENT_RETENTION_DAYS: Type.Integer({
     minimum: 1,
@@ -99,31 +154,39 @@ const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 300,
     default: 15,
-    description: 'How long one webhook delivery attempt may take, from connecting to the end of the answer; past it the attempt fails (`timeout`) and is retried.',
+    description:
+      'How long one webhook delivery attempt may take, from connecting to the end of the answer; past it the attempt fails (`timeout`) and is retried.',
   }),
   UGS_WEBHOOK_RETRY_SCHEDULE_SECONDS: Type.String({
     pattern: '^\\s*\\d+(\\s*,\\s*\\d+)*\\s*$',
     default: DEFAULT_RETRY_SCHEDULE,
-    description: 'Delays before each webhook delivery attempt, in seconds, comma-separated: the n-th is waited after attempt n-1 failed (the first counts from the event), with ±10 % jitter on non-zero delays; after the last attempt fails the delivery is `failed`. The default is the Standard Webhooks schedule (at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).',
+    description:
+      'Delays before each webhook delivery attempt, in seconds, comma-separated: the n-th is waited after attempt n-1 failed (the first counts from the event), with ±10 % jitter on non-zero delays; after the last attempt fails the delivery is `failed`. The default is the Standard Webhooks schedule (at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).',
   }),
   UGS_WEBHOOK_DISABLE_AFTER_HOURS: Type.Integer({
     minimum: 1,
     maximum: 8760,
     default: 120,
-    description: 'A webhook whose attempts have all failed for this many hours (since the first failure after a success) is disabled, its pending deliveries marked failed, and a `webhook.disabled` event written.',
+    description:
+      'A webhook whose attempts have all failed for this many hours (since the first failure after a success) is disabled, its pending deliveries marked failed, and a `webhook.disabled` event written.',
   }),
   UGS_WEBHOOK_POLL_MS: Type.Integer({
     minimum: 10,
     maximum: 60_000,
     default: 1000,
-    description: 'How often each serving process looks for new events to fan out and for deliveries due, when the last look found nothing to do.',
+    description:
+      'How often each serving process looks for new events to fan out and for deliveries due, when the last look found nothing to do.',
   }),
   UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Union([Type.Literal('true'), Type.Literal('false')], {
     default: 'false',
-    description: '`true` lets webhooks target every address that is not global unicast (loopback, private, link-local, 100.64/10, fc00::/7, documentation, NAT64 or 6to4 forms of those …) and this host\'s own interface and gateway addresses, over http or https; `false` refuses them, at registration and at each delivery (names are resolved and every address checked), and requires https. docs/webhooks.md lists every range.',
+    description:
+      "`true` lets webhooks target every address that is not global unicast (loopback, private, link-local, 100.64/10, fc00::/7, documentation, NAT64 or 6to4 forms of those …) and this host's own interface and gateway addresses, over http or https; `false` refuses them, at registration and at each delivery (names are resolved and every address checked), and requires https. docs/webhooks.md lists every range.",
   }),
   UGS_METRICS_TOKEN: Type.Optional(
-    Type.String({ minLength: 16, description: 'At least 16 characters; when set, `GET /metrics` needs `Authorization: Bearer <token>`; unset: open.' }),
+    Type.String({
+      minLength: 16,
+      description: 'At least 16 characters; when set, `GET /metrics` needs `Authorization: Bearer <token>`; unset: open.',
+    }),
   ),
 });
 
@@ -177,7 +240,8 @@ export interface Config {
 export interface HttpLimits {
   /** Requests per API key per minute on /api routes; 0 turns the limit off (the default). */
   requestsPerKeyPerMinute: number;
-  /** Failed authentications per client address per minute; past it, further failures from that address get 429 for the rest of the minute (valid keys never do); 0 = off. */
+  /** Failed authentications per client address per minute; past it, further failures from that address get 429 for the rest of the minute
+   * (valid keys never do); 0 = off. */
   authFailuresPerMinute: number;
   /** Open connections at most; more are closed at once. */
   maxConnections: number;
@@ -263,7 +327,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ['UGS_EMBED_TESTING_AUDIENCE', 'UGS_EMBED_AUDIENCE'],
   ] as const) {
     if (config[testing] === config[customer]) {
-      throw new ConfigError(`${testing} and ${customer} are both ${JSON.stringify(config[customer])}: Testing embed tokens must name another ${testing.endsWith('ISSUER') ? 'issuer' : 'audience'} than Customer's, so that no Customer verifier accepts them. ${describeSetting(testing)}`);
+      throw new ConfigError(
+        `${testing} and ${customer} are both ${JSON.stringify(config[customer])}: Testing embed tokens must name another ${testing.endsWith('ISSUER') ? 'issuer' : 'audience'} than Customer's, so that no Customer verifier accepts them. ${describeSetting(testing)}`,
+      );
     }
   }
   return {
@@ -343,7 +409,14 @@ export function effectiveConfig(env: NodeJS.ProcessEnv = process.env): Effective
     const value = fromEnv ? (Value.Convert(schema, env[name]) as string | number) : (COMPUTED_DEFAULTS[name]?.() ?? schema.default);
     return {
       name,
-      value: value === undefined ? null : SECRET_SETTINGS.includes(name) ? '********' : name === 'DATABASE_URL' ? maskDatabaseUrl(String(value)) : value,
+      value:
+        value === undefined
+          ? null
+          : SECRET_SETTINGS.includes(name)
+            ? '********'
+            : name === 'DATABASE_URL'
+              ? maskDatabaseUrl(String(value))
+              : value,
       source: fromEnv ? 'env' : 'default',
       description: schema.description ?? '',
     };
@@ -366,9 +439,20 @@ function describeSetting(name: string): string {
 
 /** The names proxy-addr (and so Fastify and Express) give these ranges; accepted here too. */
 export const NAMED_PROXY_RANGES: Readonly<Record<string, readonly (readonly [string, number])[]>> = {
-  loopback: [['127.0.0.0', 8], ['::1', 128]],
-  linklocal: [['169.254.0.0', 16], ['fe80::', 10]],
-  uniquelocal: [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['fc00::', 7]],
+  loopback: [
+    ['127.0.0.0', 8],
+    ['::1', 128],
+  ],
+  linklocal: [
+    ['169.254.0.0', 16],
+    ['fe80::', 10],
+  ],
+  uniquelocal: [
+    ['10.0.0.0', 8],
+    ['172.16.0.0', 12],
+    ['192.168.0.0', 16],
+    ['fc00::', 7],
+  ],
 };
 
 /**
@@ -394,7 +478,9 @@ export function parseTrustedProxies(text: string): string[] {
   const entries = trimmed.split(',').map((entry) => entry.trim());
   for (const entry of entries) {
     if (!(entry in NAMED_PROXY_RANGES) && proxyRangeOf(entry) === undefined) {
-      throw new Error(`${JSON.stringify(entry)} is not an IP address, a CIDR (e.g. 10.0.0.0/8) or one of ${Object.keys(NAMED_PROXY_RANGES).join(', ')}`);
+      throw new Error(
+        `${JSON.stringify(entry)} is not an IP address, a CIDR (e.g. 10.0.0.0/8) or one of ${Object.keys(NAMED_PROXY_RANGES).join(', ')}`,
+      );
     }
   }
   return entries;

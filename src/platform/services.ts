@@ -93,7 +93,8 @@ export interface StoreStatus {
 }
 
 export interface CoreConfig
-  extends Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
+  extends
+    Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
     Partial<Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'webhooks'>>,
     Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {}
 
@@ -103,18 +104,32 @@ export async function openCore(config: CoreConfig): Promise<Core> {
   const timing = new StoreTiming();
   const settings = new TimedSettingsStore(store.settings, timing);
   try {
-    const cipher = await loadServerSecret(settings, { dataDir: config.dataDir, secret: config.secret, previousSecret: config.previousSecret });
+    const cipher = await loadServerSecret(settings, {
+      dataDir: config.dataDir,
+      secret: config.secret,
+      previousSecret: config.previousSecret,
+    });
     const userGroupStore = new TimedUserGroupStore(store.userGroups, timing);
     // Tools and tests that open the core without a full configuration get the settings' defaults.
     const embed = config.embed ?? defaultConfig().embed;
     const webhookConfig = config.webhooks ?? defaultConfig().webhooks;
     const signingKeyStore = new TimedSigningKeyStore(store.signingKeys, timing);
-    const signingKeys = createSigningKeyring({ store: signingKeyStore, settings, cipher, algorithm: embed.algorithm, jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds });
+    const signingKeys = createSigningKeyring({
+      store: signingKeyStore,
+      settings,
+      cipher,
+      algorithm: embed.algorithm,
+      jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds,
+    });
     await loadSigningKeyring(signingKeys);
     const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
     // Made on first use (a page read), so tools that only open the store write nothing for it.
     const positions = new PositionSeal(settings);
-    const apiKeys = new ApiKeyService({ store: new TimedApiKeyStore(store.apiKeys, timing), cacheTtlMs: config.keyCacheTtlMs, revocations: store.apiKeys.keyRevocations() });
+    const apiKeys = new ApiKeyService({
+      store: new TimedApiKeyStore(store.apiKeys, timing),
+      cacheTtlMs: config.keyCacheTtlMs,
+      revocations: store.apiKeys.keyRevocations(),
+    });
     return {
       userGroups: new UserGroupService({ store: userGroupStore, cipher }),
       apiKeys,
@@ -129,14 +144,28 @@ export async function openCore(config: CoreConfig): Promise<Core> {
         },
         positions,
       }),
-      events: new EventService({ store: new TimedEventStore(store.events, timing), retentionDays: config.eventRetentionDays ?? defaultConfig().eventRetentionDays, positions }),
+      events: new EventService({
+        store: new TimedEventStore(store.events, timing),
+        retentionDays: config.eventRetentionDays ?? defaultConfig().eventRetentionDays,
+        positions,
+      }),
       webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, timing), cipher, targets, positions }),
       consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, timing), apiKeys }),
       audit: new TimedAuditStore(store.audit, timing),
       dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, timing), cipher),
       cipher,
-      webhookDelivery: { store: new TimedWebhookDeliveryStore(store.webhookDeliveries, timing), targets, config: webhookConfig, outcomes: new DeliveryOutcomes() },
-      secretRotation: { settings, tokenReseal: new TimedTokenResealStore(store.tokenReseal, timing), signingKeyReseal: signingKeyStore, webhookReseal: store.webhooks },
+      webhookDelivery: {
+        store: new TimedWebhookDeliveryStore(store.webhookDeliveries, timing),
+        targets,
+        config: webhookConfig,
+        outcomes: new DeliveryOutcomes(),
+      },
+      secretRotation: {
+        settings,
+        tokenReseal: new TimedTokenResealStore(store.tokenReseal, timing),
+        signingKeyReseal: signingKeyStore,
+        webhookReseal: store.webhooks,
+      },
       storeStatus: { health: new TimedStoreHealth(store, timing), timing, appliedMigrations, created, monitor: () => store.monitor() },
       close: () => store.close(),
     };

@@ -45,7 +45,12 @@ export async function startServing(core: Core, config: ServingConfig): Promise<S
     keyPoll = setInterval(() => void refreshSigningKeyring(core.signingKeys).catch(() => {}), SIGNING_KEY_POLL_MS);
     keyPoll.unref();
     core.storeStatus.monitor();
-    const app = await buildApp(core, { logger: config.logger, limits: config.http, metricsToken: config.metricsToken, trustedProxies: config.trustedProxies });
+    const app = await buildApp(core, {
+      logger: config.logger,
+      limits: config.http,
+      metricsToken: config.metricsToken,
+      trustedProxies: config.trustedProxies,
+    });
     await app.listen({ port: config.port, host: config.host });
     const worker = config.deliverWebhooks === false ? undefined : webhookWorkerFor(core, { log: config.logger });
     worker?.start();

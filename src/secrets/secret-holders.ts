@@ -18,7 +18,8 @@ export function newHolderName(): string {
   return `${SECRET_HOLDER_PREFIX}${randomUUID()}`;
 }
 
-/** How long a server's row stays valid without a rewrite: several of its checks, and never under 30 s, so a busy host is not taken for a dead one. */
+/** How long a server's row stays valid without a rewrite: several of its checks, and never under 30 s, so a busy host is not taken for a
+ * dead one. */
 export function holderTtlMs(pollMs: number): number {
   return Math.max(30_000, pollMs * 6);
 }

@@ -66,19 +66,31 @@ export function holdersThatCannotFollow(
     const who = describeHolder(holder, now);
     if (rotation.mode === 'data dir') {
       if (holder.source === 'UGS_SECRET') {
-        reasons.push(`${who} takes its secret from UGS_SECRET and cannot follow a data-dir rotation: restart it without UGS_SECRET, or rotate with UGS_SECRET=<new> and UGS_PREVIOUS_SECRET=<old> everywhere`);
+        reasons.push(
+          `${who} takes its secret from UGS_SECRET and cannot follow a data-dir rotation: restart it without UGS_SECRET, or rotate with UGS_SECRET=<new> and UGS_PREVIOUS_SECRET=<old> everywhere`,
+        );
       } else if (holder.host !== rotation.host || holder.dataDir !== rotation.dataDir) {
-        reasons.push(`${who} reads its secret from another data dir (${holder.dataDir}) and would not see the new one: rotate with UGS_SECRET=<new> and UGS_PREVIOUS_SECRET=<old> everywhere instead`);
+        reasons.push(
+          `${who} reads its secret from another data dir (${holder.dataDir}) and would not see the new one: rotate with UGS_SECRET=<new> and UGS_PREVIOUS_SECRET=<old> everywhere instead`,
+        );
       }
     } else if (holder.configured !== rotation.to) {
       if (holder.source === 'data dir') {
-        reasons.push(`${who} takes its secret from the data dir ${holder.dataDir} and cannot follow a rotation of UGS_SECRET: run \`ugs secret rotate\` without UGS_SECRET, or restart it with UGS_SECRET=<new> and UGS_PREVIOUS_SECRET=<old>`);
+        reasons.push(
+          `${who} takes its secret from the data dir ${holder.dataDir} and cannot follow a rotation of UGS_SECRET: run \`ugs secret rotate\` without UGS_SECRET, or restart it with UGS_SECRET=<new> and UGS_PREVIOUS_SECRET=<old>`,
+        );
       } else if (holder.configured === rotation.from && holder.known.includes(rotation.to)) {
-        reasons.push(`${who} runs with UGS_SECRET set to this run's UGS_PREVIOUS_SECRET: UGS_SECRET and UGS_PREVIOUS_SECRET are swapped, here or there`);
+        reasons.push(
+          `${who} runs with UGS_SECRET set to this run's UGS_PREVIOUS_SECRET: UGS_SECRET and UGS_PREVIOUS_SECRET are swapped, here or there`,
+        );
       } else if (!holder.known.includes(rotation.to)) {
-        reasons.push(`${who} does not have the new secret: deploy UGS_SECRET=<new> with UGS_PREVIOUS_SECRET=<old> to every server first, then run this again`);
+        reasons.push(
+          `${who} does not have the new secret: deploy UGS_SECRET=<new> with UGS_PREVIOUS_SECRET=<old> to every server first, then run this again`,
+        );
       } else {
-        reasons.push(`${who} runs with another UGS_SECRET than this run: run \`ugs secret rotate\` with the same UGS_SECRET and UGS_PREVIOUS_SECRET as the servers`);
+        reasons.push(
+          `${who} runs with another UGS_SECRET than this run: run \`ugs secret rotate\` with the same UGS_SECRET and UGS_PREVIOUS_SECRET as the servers`,
+        );
       }
     }
   }
@@ -95,14 +107,18 @@ export function holdersThatCannotFollow(
 export function planEnvironmentRotation(recorded: string, current: string, previous: string | undefined, last: Rotation | null): Rotation {
   if (previous !== undefined && recorded === previous) {
     if (last !== null && last.finishedAt === null && last.to !== current) {
-      throw invalidRequest('The previous server secret rotation is unfinished: run `ugs secret rotate` with its two secrets again to finish it before starting another.');
+      throw invalidRequest(
+        'The previous server secret rotation is unfinished: run `ugs secret rotate` with its two secrets again to finish it before starting another.',
+      );
     }
     return { from: previous, to: current, finishedAt: null };
   }
   if (recorded !== current) throw invalidRequest('Neither UGS_SECRET nor UGS_PREVIOUS_SECRET is the server secret this store uses.');
   const underWay = last !== null && last.finishedAt === null && last.to === current ? last : null;
   if (underWay && previous !== underWay.from) {
-    throw invalidRequest('A rotation to this UGS_SECRET is unfinished and some tokens may still be sealed under the previous secret: run again with UGS_PREVIOUS_SECRET set to it.');
+    throw invalidRequest(
+      'A rotation to this UGS_SECRET is unfinished and some tokens may still be sealed under the previous secret: run again with UGS_PREVIOUS_SECRET set to it.',
+    );
   }
   if (underWay) return underWay;
   if (previous !== undefined && !(last?.to === current && last.from === previous)) {
@@ -134,7 +150,7 @@ export interface TokenResealStore {
 
 export async function resealTokens(store: TokenResealStore, cipher: TokenCipher): Promise<ResealSummary> {
   const summary: ResealSummary = { scanned: 0, resealed: 0 };
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await store.listUserGroupsAfter(after, PAGE);
     for (const group of page) {
       summary.scanned++;
@@ -153,7 +169,10 @@ export async function resealTokens(store: TokenResealStore, cipher: TokenCipher)
  * half sealed under another one (the keys themselves do not change, so no
  * token or JWKS does). Returns how many were re-sealed.
  */
-export async function resealSigningKeys(store: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>, cipher: TokenCipher): Promise<number> {
+export async function resealSigningKeys(
+  store: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>,
+  cipher: TokenCipher,
+): Promise<number> {
   let resealed = 0;
   for (const environment of ENVIRONMENTS) {
     for (const key of await store.listSigningKeys(environment)) {
@@ -164,9 +183,13 @@ export async function resealSigningKeys(store: Pick<SigningKeyStore, 'listSignin
         privateKey = cipher.open(key.privateKeyCiphertext, context);
       } catch (error) {
         if (!(error instanceof UnknownSecretError)) throw error;
-        throw new ServiceError('invalid_request', `The ${environment} signing key ${key.kid} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`);
+        throw new ServiceError(
+          'invalid_request',
+          `The ${environment} signing key ${key.kid} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`,
+        );
       }
-      if (await store.replaceSigningKeyCiphertext(environment, key.kid, key.privateKeyCiphertext, cipher.seal(privateKey, context))) resealed++;
+      if (await store.replaceSigningKeyCiphertext(environment, key.kid, key.privateKeyCiphertext, cipher.seal(privateKey, context)))
+        resealed++;
     }
   }
   return resealed;
@@ -181,14 +204,20 @@ export async function resealWebhookSecrets(store: WebhookSecretResealStore, ciph
   let resealed = 0;
   for (const webhook of await store.listWebhookSecrets()) {
     const context = webhookSecretSealContext(webhook.id);
-    for (const [which, sealed] of [['current', webhook.secretCiphertext], ['previous', webhook.previousSecretCiphertext]] as const) {
+    for (const [which, sealed] of [
+      ['current', webhook.secretCiphertext],
+      ['previous', webhook.previousSecretCiphertext],
+    ] as const) {
       if (sealed === null || cipher.isCurrent(sealed)) continue;
       let secret: string;
       try {
         secret = cipher.open(sealed, context);
       } catch (error) {
         if (!(error instanceof UnknownSecretError)) throw error;
-        throw new ServiceError('invalid_request', `The secret of webhook ${webhook.id} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`);
+        throw new ServiceError(
+          'invalid_request',
+          `The secret of webhook ${webhook.id} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`,
+        );
       }
       if (await store.replaceWebhookSecretCiphertext(webhook.id, which, sealed, cipher.seal(secret, context))) resealed++;
     }
@@ -196,11 +225,20 @@ export async function resealWebhookSecrets(store: WebhookSecretResealStore, ciph
   return resealed;
 }
 
-function openOrExplain(cipher: TokenCipher, ciphertext: Buffer, environment: Parameters<TokenCipher['decrypt']>[1], providedId: string, teamId: number): string {
+function openOrExplain(
+  cipher: TokenCipher,
+  ciphertext: Buffer,
+  environment: Parameters<TokenCipher['decrypt']>[1],
+  providedId: string,
+  teamId: number,
+): string {
   try {
     return cipher.decrypt(ciphertext, environment, providedId);
   } catch (error) {
     if (!(error instanceof UnknownSecretError)) throw error;
-    throw new ServiceError('invalid_request', `The token of team_id ${teamId} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET); nothing else was changed for it.`);
+    throw new ServiceError(
+      'invalid_request',
+      `The token of team_id ${teamId} is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET); nothing else was changed for it.`,
+    );
   }
 }

@@ -61,7 +61,8 @@ function associatedData(environment: Environment, providedId: string): Buffer {
 
 /** Tokens' associated data never contains a colon before its NUL (environments are Customer and Testing). */
 function contextData(context: string): Buffer {
-  if (!/^[a-z][a-z-]*:/.test(context)) throw new Error(`A sealing context starts with a lower-case word and a colon, not ${JSON.stringify(context)}`);
+  if (!/^[a-z][a-z-]*:/.test(context))
+    throw new Error(`A sealing context starts with a lower-case word and a colon, not ${JSON.stringify(context)}`);
   return Buffer.from(context);
 }
 

@@ -23,7 +23,8 @@ export interface SigningKeyRecord {
    * one never verifies against the other's JWKS, whatever a verifier does with `env`.
    */
   environment: Environment;
-  /** 1 for the environment's first key, then one more per rotation; unique per environment, so two processes cannot both add the same step. */
+  /** 1 for the environment's first key, then one more per rotation; unique per environment, so two processes cannot both add the same step.
+   * */
   generation: number;
   algorithm: SigningAlgorithm;
   publicJwk: JWK;
@@ -55,7 +56,8 @@ export function signingKeyTimeline(keys: readonly SigningKeyRecord[], now: Date)
   return ordered.map((key, index) => {
     const next = ordered.slice(index + 1).find((later) => later.activatesAt > key.activatesAt);
     const signsUntil = next?.activatesAt ?? null;
-    const publishedUntil = signsUntil === null ? null : new Date(Date.parse(signsUntil) + (MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS) * 1000).toISOString();
+    const publishedUntil =
+      signsUntil === null ? null : new Date(Date.parse(signsUntil) + (MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS) * 1000).toISOString();
     const at = now.toISOString();
     let state: SigningKeyState;
     if (at < key.activatesAt) state = 'pending';

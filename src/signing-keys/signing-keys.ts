@@ -91,7 +91,10 @@ export class SigningKeys {
   /** The key that signs now. */
   active(): ActiveSigningKey {
     const phase = this.timeline().find((p) => p.state === 'active');
-    if (!phase) throw new ServiceError('unavailable', `No ${this.deps.environment} embed signing key is active yet; retry shortly.`, { retryAfterSeconds: 5 });
+    if (!phase)
+      throw new ServiceError('unavailable', `No ${this.deps.environment} embed signing key is active yet; retry shortly.`, {
+        retryAfterSeconds: 5,
+      });
     const { kid, algorithm } = phase.key;
     let privateKey = this.privateKeys.get(kid);
     if (!privateKey) {
@@ -130,7 +133,9 @@ export class SigningKeys {
     for (;;) {
       await this.refresh();
       const now = this.now();
-      const expired = this.timeline().filter((p) => p.state === 'expired').map((p) => p.key.kid);
+      const expired = this.timeline()
+        .filter((p) => p.state === 'expired')
+        .map((p) => p.key.kid);
       if (expired.length > 0) await this.store.deleteSigningKeys(this.deps.environment, expired);
       const generation = Math.max(0, ...this.keys.map((k) => k.generation)) + 1;
       const kid = await this.add(generation, await this.activationFor(now), true);
@@ -159,16 +164,19 @@ export class SigningKeys {
 
   private async add(generation: number, activatesAt: Date, announce = false): Promise<string | null> {
     const pair = await generateSigningKeyPair(this.deps.algorithm);
-    const inserted = await this.store.insertSigningKey({
-      kid: pair.kid,
-      environment: this.deps.environment,
-      generation,
-      algorithm: this.deps.algorithm,
-      publicJwk: pair.publicJwk,
-      privateKeyCiphertext: this.cipher.seal(pair.privateKeyPem, signingKeySealContext(pair.kid)),
-      createdAt: this.now().toISOString(),
-      activatesAt: activatesAt.toISOString(),
-    }, announce);
+    const inserted = await this.store.insertSigningKey(
+      {
+        kid: pair.kid,
+        environment: this.deps.environment,
+        generation,
+        algorithm: this.deps.algorithm,
+        publicJwk: pair.publicJwk,
+        privateKeyCiphertext: this.cipher.seal(pair.privateKeyPem, signingKeySealContext(pair.kid)),
+        createdAt: this.now().toISOString(),
+        activatesAt: activatesAt.toISOString(),
+      },
+      announce,
+    );
     return inserted ? pair.kid : null;
   }
 }
@@ -177,7 +185,10 @@ export class SigningKeys {
 export type SigningKeyring = Readonly<Record<Environment, SigningKeys>>;
 
 export function createSigningKeyring(deps: Omit<SigningKeysDeps, 'environment'>): SigningKeyring {
-  return Object.fromEntries(ENVIRONMENTS.map((environment) => [environment, new SigningKeys({ ...deps, environment })])) as Record<Environment, SigningKeys>;
+  return Object.fromEntries(ENVIRONMENTS.map((environment) => [environment, new SigningKeys({ ...deps, environment })])) as Record<
+    Environment,
+    SigningKeys
+  >;
 }
 
 /** Loads every environment's keys (creating each one's first key when it has none, as after the upgrade that split them). */

@@ -25,5 +25,10 @@ export async function openStore(config: StoreConfig): Promise<{ store: Store; ap
     const { url, ...pool } = config.postgres;
     return PostgresStore.open({ connectionString: url, ...pool, mustExist: config.mustExist });
   }
-  return SqliteStore.open({ path: join(config.dataDir, SQLITE_FILE), create: config.createStore, mustExist: config.mustExist, log: config.storeLog });
+  return SqliteStore.open({
+    path: join(config.dataDir, SQLITE_FILE),
+    create: config.createStore,
+    mustExist: config.mustExist,
+    log: config.storeLog,
+  });
 }

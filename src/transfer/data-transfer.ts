@@ -34,10 +34,16 @@ export class DataTransfer {
   /** Every record as JSON lines, streamed page by page so memory stays flat. */
   async *exportLines(now = new Date()): AsyncGenerator<string> {
     const line = (value: ExportLine) => `${JSON.stringify(value)}\n`;
-    yield line({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), server_secret_check: this.cipher.secretCheck });
+    yield line({
+      type: 'header',
+      format: EXPORT_FORMAT,
+      version: EXPORT_VERSION,
+      exported_at: now.toISOString(),
+      server_secret_check: this.cipher.secretCheck,
+    });
     let groups = 0;
     const parentsFirst = new ParentsFirst();
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await this.store.listUserGroupsAfter(after, PAGE);
       for (const group of page) for (const out of parentsFirst.next(group)) yield line(userGroupLine(out));
       groups += page.length;
@@ -48,7 +54,7 @@ export class DataTransfer {
     const keys = await this.store.listApiKeys();
     for (const key of keys) yield line(apiKeyLine(key));
     let audits = 0;
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await this.store.listAuditRecordsAfter(after, PAGE);
       for (const record of page) yield line(auditLine(record));
       audits += page.length;
@@ -66,7 +72,8 @@ export class DataTransfer {
    * refuse a faulty file before opening, let alone creating, a store.
    */
   async import(readLines: () => AsyncIterable<string>, settings: Readonly<Record<string, string>> = {}): Promise<ImportSummary> {
-    if (!(await this.store.isEmpty())) throw invalidRequest('Import needs an empty store; this one already has user groups, API keys or audit records.');
+    if (!(await this.store.isEmpty()))
+      throw invalidRequest('Import needs an empty store; this one already has user groups, API keys or audit records.');
     const records = checkedRecords(readLines, this.cipher);
     let summary: ImportSummary | undefined;
     async function* batches(): AsyncGenerator<ImportBatch> {
@@ -130,7 +137,7 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
       if (record.type !== 'header') throw fail(`expected the "${EXPORT_FORMAT}" header first`);
       if (record.server_secret_check !== cipher.secretCheck) {
         throw invalidRequest(
-          'The export was made under a different server secret. Start the import with the source\'s secret (UGS_SECRET, or its data dir\'s server-secret file), or its tokens could not be read.',
+          "The export was made under a different server secret. Start the import with the source's secret (UGS_SECRET, or its data dir's server-secret file), or its tokens could not be read.",
         );
       }
       header = true;
@@ -146,7 +153,9 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
     if (record.type === 'user_group') {
       const parent = record.parent_team_id;
       if (parent !== undefined && groupEnvironments.get(parent) !== record.environment) {
-        throw fail(`${describe(record)} names parent team_id ${parent}, which is not an earlier group of the ${record.environment} environment`);
+        throw fail(
+          `${describe(record)} names parent team_id ${parent}, which is not an earlier group of the ${record.environment} environment`,
+        );
       }
       groupEnvironments.set(record.team_id, record.environment);
       const token = decryptOrFail(cipher, record, fail);

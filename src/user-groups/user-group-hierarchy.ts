@@ -36,7 +36,9 @@ export function assertPlacement(p: Placement): void {
     throw invalidRequest(`"parent_user_group_id" ${JSON.stringify(p.parentProvidedId)} names no user group in this environment.`);
   }
   if (p.teamId !== null && p.parentChain.includes(p.teamId)) {
-    throw conflict(`User group ${JSON.stringify(p.providedId)} cannot be placed under ${JSON.stringify(p.parentProvidedId)}: that is the group itself or one of its descendants, which would make a cycle.`);
+    throw conflict(
+      `User group ${JSON.stringify(p.providedId)} cannot be placed under ${JSON.stringify(p.parentProvidedId)}: that is the group itself or one of its descendants, which would make a cycle.`,
+    );
   }
   const depth = p.parentChain.length + p.subtreeHeight;
   if (depth > MAX_HIERARCHY_DEPTH) {
@@ -48,7 +50,9 @@ export function assertPlacement(p: Placement): void {
 
 /** The refusal to delete a group that has children without `cascade`. */
 export function hasChildrenConflict(providedId: string) {
-  return conflict(`User group ${JSON.stringify(providedId)} has child groups; delete them first, or send {"cascade": true} to delete the whole subtree.`);
+  return conflict(
+    `User group ${JSON.stringify(providedId)} has child groups; delete them first, or send {"cascade": true} to delete the whole subtree.`,
+  );
 }
 
 /**

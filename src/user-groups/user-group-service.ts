@@ -6,7 +6,15 @@ import { forbidden, invalidRequest, notFound, ServiceError } from '../kernel/err
 import { pageCursor } from '../kernel/page-cursor.js';
 import { hashSecret } from '../secrets/secret-format.js';
 import { UnknownSecretError, type TokenCipher } from '../secrets/token-cipher.js';
-import { LIMITS, type Mapping, type Properties, type UserGroup, type UserGroupDetail, type UserGroupRecord, type UserGroupSummary } from './user-group.js';
+import {
+  LIMITS,
+  type Mapping,
+  type Properties,
+  type UserGroup,
+  type UserGroupDetail,
+  type UserGroupRecord,
+  type UserGroupSummary,
+} from './user-group.js';
 import { effectiveValues } from './user-group-hierarchy.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
@@ -58,26 +66,33 @@ export class UserGroupService {
     // Each message names the key's environment, where the group is missing: a group with this id in the other
     // environment is another group, and whether one exists there is never said.
     if (principal.access === 'read-only') {
-      throw forbidden(`User group ${JSON.stringify(input.userGroupId)} does not exist in the ${principal.environment} environment (this key's), and this API key is read-only, so it cannot create it.`);
+      throw forbidden(
+        `User group ${JSON.stringify(input.userGroupId)} does not exist in the ${principal.environment} environment (this key's), and this API key is read-only, so it cannot create it.`,
+      );
     }
     assertNormalizedForCreation(input.userGroupId);
     if (input.name === undefined) {
-      throw invalidRequest(`"name" is required to create a user group; no group with this "user_group_id" exists in the ${principal.environment} environment (this key's) yet.`);
+      throw invalidRequest(
+        `"name" is required to create a user group; no group with this "user_group_id" exists in the ${principal.environment} environment (this key's) yet.`,
+      );
     }
     const token = userGroupTokenFormat.generate();
     const at = this.now().toISOString();
-    const { group, created } = await this.store.insertUserGroupIfAbsent({
-      environment: principal.environment,
-      providedId: input.userGroupId,
-      name: input.name,
-      mapping: input.mapping ?? null,
-      properties: input.properties ?? null,
-      ...(input.parentUserGroupId === undefined ? {} : { parentId: input.parentUserGroupId }),
-      tokenHash: hashSecret(token),
-      tokenCiphertext: this.cipher.encrypt(token, principal.environment, input.userGroupId),
-      createdAt: at,
-      updatedAt: at,
-    }, auditOf(principal, setFields(input), origin));
+    const { group, created } = await this.store.insertUserGroupIfAbsent(
+      {
+        environment: principal.environment,
+        providedId: input.userGroupId,
+        name: input.name,
+        mapping: input.mapping ?? null,
+        properties: input.properties ?? null,
+        ...(input.parentUserGroupId === undefined ? {} : { parentId: input.parentUserGroupId }),
+        tokenHash: hashSecret(token),
+        tokenCiphertext: this.cipher.encrypt(token, principal.environment, input.userGroupId),
+        createdAt: at,
+        updatedAt: at,
+      },
+      auditOf(principal, setFields(input), origin),
+    );
     // Lost a race to a concurrent create: the winner's token is the stored one.
     return { group: created ? toUserGroup(group, token) : this.reveal(group), created };
   }
@@ -89,7 +104,13 @@ export class UserGroupService {
     const updated = await this.store.updateUserGroup(
       principal.environment,
       input.userGroupId,
-      { name: input.name, mapping: input.mapping, properties: input.properties, parentId: input.parentUserGroupId, updatedAt: this.now().toISOString() },
+      {
+        name: input.name,
+        mapping: input.mapping,
+        properties: input.properties,
+        parentId: input.parentUserGroupId,
+        updatedAt: this.now().toISOString(),
+      },
       auditOf(principal, setFields(input), origin),
     );
     if (!updated) throw notFoundInEnvironment(principal, input.userGroupId);
@@ -107,15 +128,18 @@ export class UserGroupService {
     if (!group) throw unknownToken();
 
     const token = userGroupTokenFormat.generate();
-    const rotated = await this.store.replaceToken({
-      teamId: group.teamId,
-      environment: group.environment,
-      providedId: group.providedId,
-      expectedTokenHash: currentHash,
-      tokenHash: hashSecret(token),
-      tokenCiphertext: this.cipher.encrypt(token, group.environment, group.providedId),
-      updatedAt: this.now().toISOString(),
-    }, auditOf(principal, ['token'], origin));
+    const rotated = await this.store.replaceToken(
+      {
+        teamId: group.teamId,
+        environment: group.environment,
+        providedId: group.providedId,
+        expectedTokenHash: currentHash,
+        tokenHash: hashSecret(token),
+        tokenCiphertext: this.cipher.encrypt(token, group.environment, group.providedId),
+        updatedAt: this.now().toISOString(),
+      },
+      auditOf(principal, ['token'], origin),
+    );
     // A concurrent rotation with the same token won the swap: ours is superseded.
     if (!rotated) throw unknownToken();
     return toUserGroup(rotated, token);
@@ -126,20 +150,35 @@ export class UserGroupService {
    * opaque to callers; it holds the last team_id shown, and team_ids only
    * grow, so pages stay stable while groups are created.
    */
-  async list(principal: Principal, page: { limit: number; cursor?: string; prefix?: string; parent?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
+  async list(
+    principal: Principal,
+    page: { limit: number; cursor?: string; prefix?: string; parent?: string },
+  ): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
     assertMayRead(principal);
     const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : cursors.decode(page.cursor);
     if (page.parent !== undefined) await this.assertExists(principal, page.parent);
-    const rows = await this.store.listUserGroups(principal.environment, { beforeTeamId, limit: page.limit + 1, prefix: page.prefix, parentId: page.parent });
+    const rows = await this.store.listUserGroups(principal.environment, {
+      beforeTeamId,
+      limit: page.limit + 1,
+      prefix: page.prefix,
+      parentId: page.parent,
+    });
     return onePage(rows, page.limit);
   }
 
   /** One page of the group's whole subtree (the group excluded), newest first; 404 when the group does not exist. */
-  async descendants(principal: Principal, userGroupId: string, page: { limit: number; cursor?: string }): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
+  async descendants(
+    principal: Principal,
+    userGroupId: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ groups: UserGroupSummary[]; nextCursor: string | null }> {
     assertMayRead(principal);
     const beforeTeamId = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : cursors.decode(page.cursor);
     await this.assertExists(principal, userGroupId);
-    return onePage(await this.store.listDescendants(principal.environment, userGroupId, { beforeTeamId, limit: page.limit + 1 }), page.limit);
+    return onePage(
+      await this.store.listDescendants(principal.environment, userGroupId, { beforeTeamId, limit: page.limit + 1 }),
+      page.limit,
+    );
   }
 
   private async assertExists(principal: Principal, userGroupId: string): Promise<void> {
@@ -171,7 +210,13 @@ export class UserGroupService {
   /** Deletes the group; its token stops working at once and its team_id is never reused. */
   async delete(principal: Principal, userGroupId: string, origin?: ChangeOrigin, options: { cascade?: boolean } = {}): Promise<void> {
     assertWritable(principal);
-    const deleted = await this.store.deleteUserGroup(principal.environment, userGroupId, this.now().toISOString(), auditOf(principal, [], origin), options);
+    const deleted = await this.store.deleteUserGroup(
+      principal.environment,
+      userGroupId,
+      this.now().toISOString(),
+      auditOf(principal, [], origin),
+      options,
+    );
     if (!deleted) throw notFoundInEnvironment(principal, userGroupId);
   }
 
@@ -257,7 +302,10 @@ function assertNormalizedForCreation(userGroupId: string): void {
 }
 
 function assertMayRead(principal: Principal): void {
-  if (principal.access === 'embed') throw forbidden('This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for user groups.');
+  if (principal.access === 'embed')
+    throw forbidden(
+      'This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for user groups.',
+    );
 }
 
 /** The size cap JSON schema cannot express: properties serialize to at most 64 KiB. */

@@ -53,7 +53,12 @@ export interface UserGroupStore {
    * is validated in the write's own transaction (see user-group-hierarchy.ts):
    * 400 for an unknown parent, 409 `conflict` for a cycle or a chain too deep.
    */
-  updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges, audit?: AuditContext): Promise<UserGroupRecord | null>;
+  updateUserGroup(
+    environment: Environment,
+    providedId: string,
+    changes: UserGroupChanges,
+    audit?: AuditContext,
+  ): Promise<UserGroupRecord | null>;
   /** Swaps the token if the row still holds `expectedTokenHash`; null otherwise. */
   replaceToken(replacement: TokenReplacement, audit?: AuditContext): Promise<UserGroupRecord | null>;
   /**
@@ -61,7 +66,10 @@ export interface UserGroupStore {
    * below `beforeTeamId`; `prefix` keeps groups whose provided id or name
    * starts with it (case-sensitive, the same on every store).
    */
-  listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string }): Promise<UserGroupRecord[]>;
+  listUserGroups(
+    environment: Environment,
+    page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string },
+  ): Promise<UserGroupRecord[]>;
   /** The group and its ancestors in one query (a recursive CTE); null when the group does not exist. */
   findUserGroupLineage(environment: Environment, providedId: string): Promise<UserGroupLineage | null>;
   /** One page of the group's whole subtree (itself excluded), highest team_id first, below `beforeTeamId`. */
@@ -73,5 +81,11 @@ export interface UserGroupStore {
    * A group with children is refused (409 `conflict`) unless `cascade`: then its whole
    * subtree goes in the same transaction, each group audited and its sessions ended.
    */
-  deleteUserGroup(environment: Environment, providedId: string, deletedAt: string, audit?: AuditContext, options?: { cascade?: boolean }): Promise<UserGroupRecord | null>;
+  deleteUserGroup(
+    environment: Environment,
+    providedId: string,
+    deletedAt: string,
+    audit?: AuditContext,
+    options?: { cascade?: boolean },
+  ): Promise<UserGroupRecord | null>;
 }

@@ -6,7 +6,12 @@
  * ±10 % jitter so that receivers recovering from an outage are not hit by
  * every retry at the same instant.
  */
-export function nextAttemptAt(attempt: number, scheduleMs: readonly number[], failedAt: Date, random: () => number = Math.random): Date | null {
+export function nextAttemptAt(
+  attempt: number,
+  scheduleMs: readonly number[],
+  failedAt: Date,
+  random: () => number = Math.random,
+): Date | null {
   if (attempt >= scheduleMs.length) return null;
   const delay = scheduleMs[attempt]!;
   const jittered = delay === 0 ? 0 : delay * (0.9 + 0.2 * random());

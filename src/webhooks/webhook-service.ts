@@ -84,7 +84,9 @@ export class WebhookService {
       MAX_WEBHOOKS_PER_ENVIRONMENT,
     );
     if (!inserted) {
-      throw conflict(`The environment ${principal.environment} already has ${MAX_WEBHOOKS_PER_ENVIRONMENT} webhooks, the most it may have; remove one first.`);
+      throw conflict(
+        `The environment ${principal.environment} already has ${MAX_WEBHOOKS_PER_ENVIRONMENT} webhooks, the most it may have; remove one first.`,
+      );
     }
     return { webhook: toWebhookView(inserted), secret };
   }
@@ -102,7 +104,8 @@ export class WebhookService {
   /** Removes the webhook; its pending deliveries are not sent. */
   async remove(principal: Principal, id: string, origin?: ChangeOrigin): Promise<void> {
     assertWritable(principal);
-    if (!(await this.store.deleteWebhook(principal.environment, id, this.now().toISOString(), auditOf(principal, [], origin)))) throw unknownWebhook(id);
+    if (!(await this.store.deleteWebhook(principal.environment, id, this.now().toISOString(), auditOf(principal, [], origin))))
+      throw unknownWebhook(id);
   }
 
   /** A new secret; the previous one keeps signing beside it for 24 hours, so receivers can switch without losing a delivery. */
@@ -124,20 +127,31 @@ export class WebhookService {
       now.toISOString(),
       auditOf(principal, ['secret'], origin),
     );
-    if (!rotated) throw conflict(`The secret of webhook ${id} was rotated (or the webhook removed) meanwhile; list the webhooks and retry.`);
+    if (!rotated)
+      throw conflict(`The secret of webhook ${id} was rotated (or the webhook removed) meanwhile; list the webhooks and retry.`);
     return { webhook: toWebhookView(rotated), secret };
   }
 
-  /** Re-enables a disabled webhook: it gets events from now on (those of the disabled time are not sent; redeliver them one by one if needed). */
+  /** Re-enables a disabled webhook: it gets events from now on (those of the disabled time are not sent; redeliver them one by one if
+   * needed). */
   async enable(principal: Principal, id: string, origin?: ChangeOrigin): Promise<WebhookView> {
     assertWritable(principal);
-    const enabled = await this.store.enableWebhook(principal.environment, id, this.now().toISOString(), auditOf(principal, ['disabled_at'], origin));
+    const enabled = await this.store.enableWebhook(
+      principal.environment,
+      id,
+      this.now().toISOString(),
+      auditOf(principal, ['disabled_at'], origin),
+    );
     if (!enabled) throw unknownWebhook(id);
     return toWebhookView(enabled);
   }
 
   /** A page of the webhook's deliveries, newest first, each with its attempts. */
-  async listDeliveries(principal: Principal, id: string, page: { after?: string; limit: number }): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
+  async listDeliveries(
+    principal: Principal,
+    id: string,
+    page: { after?: string; limit: number },
+  ): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
     assertMayRead(principal);
     const seal = await this.deps.positions.forEnvironment(principal.environment);
     const before = page.after === undefined ? null : seal.openCursor('deliveries', page.after, 'after');
@@ -157,9 +171,19 @@ export class WebhookService {
     const webhook = await this.found(principal, webhookId);
     if (webhook.disabledAt !== null) throw conflict(`Webhook ${webhookId} is disabled; enable it first.`);
     const found = await this.store.findEventPayload(principal.environment, webhookId, eventId);
-    if (!found) throw notFound(`No event ${JSON.stringify(eventId)} is kept in this environment (events are kept for the retention period), and no earlier delivery of it to this webhook holds it.`);
+    if (!found)
+      throw notFound(
+        `No event ${JSON.stringify(eventId)} is kept in this environment (events are kept for the retention period), and no earlier delivery of it to this webhook holds it.`,
+      );
     const at = this.now().toISOString();
-    const delivery = await this.store.insertRedelivery({ webhookId, environment: principal.environment, eventId, ...found, createdAt: at, nextAttemptAt: at });
+    const delivery = await this.store.insertRedelivery({
+      webhookId,
+      environment: principal.environment,
+      eventId,
+      ...found,
+      createdAt: at,
+      nextAttemptAt: at,
+    });
     const seal = await this.deps.positions.forEnvironment(principal.environment);
     return toDeliveryView(delivery, seal.seal('delivery-id', delivery.id));
   }
@@ -178,18 +202,23 @@ function unknownWebhook(id: string) {
 function checkedEvents(events: EventType[] | undefined): EventType[] | null {
   if (events === undefined || events.length === 0) return null;
   const unknown = events.find((type) => !(EVENT_TYPES as readonly string[]).includes(type));
-  if (unknown !== undefined) throw invalidRequest(`"events" names an unknown event type ${JSON.stringify(unknown)}; known types: ${EVENT_TYPES.join(', ')}.`);
+  if (unknown !== undefined)
+    throw invalidRequest(`"events" names an unknown event type ${JSON.stringify(unknown)}; known types: ${EVENT_TYPES.join(', ')}.`);
   return [...new Set(events)];
 }
 
 function assertMayRead(principal: Principal): void {
   // Embed keys only mint and end sessions: webhooks carry every change of the environment.
-  if (principal.access === 'embed') throw forbidden('This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for webhooks.');
+  if (principal.access === 'embed')
+    throw forbidden(
+      'This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for webhooks.',
+    );
 }
 
 function assertWritable(principal: Principal): void {
   assertMayRead(principal);
-  if (principal.access === 'read-only') throw forbidden('This API key is read-only; registering or changing webhooks needs a read-write key.');
+  if (principal.access === 'read-only')
+    throw forbidden('This API key is read-only; registering or changing webhooks needs a read-write key.');
 }
 
 function auditOf(principal: Principal, fields: string[], origin: ChangeOrigin | undefined): AuditContext {

@@ -14,7 +14,11 @@ export interface WebhookStore {
    * (null then). Its cursor starts at the highest event sequence stored: it
    * gets only events committed after it.
    */
-  insertWebhook(webhook: Omit<WebhookRecord, 'afterSequence'>, audit: AuditContext, maxPerEnvironment: number): Promise<WebhookRecord | null>;
+  insertWebhook(
+    webhook: Omit<WebhookRecord, 'afterSequence'>,
+    audit: AuditContext,
+    maxPerEnvironment: number,
+  ): Promise<WebhookRecord | null>;
   /** The environment's webhooks, oldest first. */
   listWebhooks(environment: Environment): Promise<WebhookRecord[]>;
   findWebhook(environment: Environment, id: string): Promise<WebhookRecord | null>;
@@ -25,7 +29,13 @@ export interface WebhookStore {
    * (null otherwise: unknown, or rotated meanwhile); the old one becomes the
    * previous secret.
    */
-  rotateWebhookSecret(environment: Environment, id: string, rotation: SecretRotation, at: string, audit: AuditContext): Promise<WebhookRecord | null>;
+  rotateWebhookSecret(
+    environment: Environment,
+    id: string,
+    rotation: SecretRotation,
+    at: string,
+    audit: AuditContext,
+  ): Promise<WebhookRecord | null>;
   /**
    * Enables a disabled webhook: no longer failing, its cursor moved to the
    * highest event sequence stored (what happened while it was disabled is not

@@ -58,7 +58,11 @@ describe('ApiKeyService key cache and the revocation signal', () => {
     assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'an entry from before is not used');
     assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'nor is a new one made');
     signal.value = 3;
-    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'the signal is back with a new epoch: the store is asked first');
+    assert.equal(
+      await asksStore(lookups, () => keys.authenticate(key)),
+      true,
+      'the signal is back with a new epoch: the store is asked first',
+    );
     assert.equal(await asksStore(lookups, () => keys.authenticate(key)), false);
   });
 
@@ -78,7 +82,11 @@ describe('ApiKeyService key cache and the revocation signal', () => {
     const { keys, lookups } = service(signal, revokingDuringLookup);
     const { key } = await keys.create({ environment: 'Customer', access: 'read-write' });
     await keys.authenticate(key);
-    assert.equal(await asksStore(lookups, () => keys.authenticate(key)), true, 'the answer may predate the revocation: not trusted beyond this request');
+    assert.equal(
+      await asksStore(lookups, () => keys.authenticate(key)),
+      true,
+      'the answer may predate the revocation: not trusted beyond this request',
+    );
   });
 
   it('caches nothing without a signal', async () => {

@@ -59,7 +59,12 @@ describe('ApiKeyService', () => {
     try {
       const clock = new Date('2026-02-01T00:00:00Z');
       const lookups = countKeyLookups(store.apiKeys);
-      const cached = new ApiKeyService({ store: lookups.store, revocations: store.apiKeys.keyRevocations(), now: () => clock, cacheTtlMs: 60_000 });
+      const cached = new ApiKeyService({
+        store: lookups.store,
+        revocations: store.apiKeys.keyRevocations(),
+        now: () => clock,
+        cacheTtlMs: 60_000,
+      });
       const elsewhere = new ApiKeyService({ store: elsewhereStore.apiKeys, now: () => clock, cacheTtlMs: 0 });
       const { record, key } = await cached.create({ environment: 'Customer', access: 'read-write' });
       await cached.authenticate(key);
@@ -92,12 +97,26 @@ describe('ApiKeyService', () => {
   it('answers a cached key without a store lookup until its entry expires, and still records its use once per window', async () => {
     let clock = new Date('2026-03-01T00:00:00Z');
     const lookups = countKeyLookups(store.apiKeys);
-    const cached = new ApiKeyService({ store: lookups.store, revocations: store.apiKeys.keyRevocations(), now: () => clock, cacheTtlMs: 100_000, lastUsedResolutionMs: 60_000 });
+    const cached = new ApiKeyService({
+      store: lookups.store,
+      revocations: store.apiKeys.keyRevocations(),
+      now: () => clock,
+      cacheTtlMs: 100_000,
+      lastUsedResolutionMs: 60_000,
+    });
     const { record, key } = await cached.create({ environment: 'Testing', access: 'read-write' });
     const principal = await cached.authenticate(key);
     assert.equal(await asksStore(lookups, async () => assert.deepEqual(await cached.authenticate(key), principal)), false, 'cached');
-    assert.equal(await asksStore(lookups, () => assert.rejects(cached.authenticate('nope'), unauthenticated)), false, 'malformed: refused before any lookup');
-    assert.equal(await asksStore(lookups, () => assert.rejects(cached.authenticate(apiKeyFormat.generate()), unauthenticated)), true, 'well-formed but unknown: never cached');
+    assert.equal(
+      await asksStore(lookups, () => assert.rejects(cached.authenticate('nope'), unauthenticated)),
+      false,
+      'malformed: refused before any lookup',
+    );
+    assert.equal(
+      await asksStore(lookups, () => assert.rejects(cached.authenticate(apiKeyFormat.generate()), unauthenticated)),
+      true,
+      'well-formed but unknown: never cached',
+    );
 
     clock = new Date(clock.getTime() + 60_000);
     assert.equal(await asksStore(lookups, () => cached.authenticate(key)), false, 'a use is due: recorded, still without a lookup');

@@ -29,7 +29,12 @@ describe('benchmark smoke run', () => {
       const database = store === 'postgres' ? await createTestDatabase() : undefined;
       try {
         const results = await runBenchmark({
-          stores: [{ name: store, env: { UGS_DATA_DIR: dir.path, UGS_SECRET: randomBytes(32).toString('hex'), ...(database && { DATABASE_URL: database.url }) } }],
+          stores: [
+            {
+              name: store,
+              env: { UGS_DATA_DIR: dir.path, UGS_SECRET: randomBytes(32).toString('hex'), ...(database && { DATABASE_URL: database.url }) },
+            },
+          ],
           scenarios: ['hit', 'create', 'update', 'rotate'],
           connections: 8,
           durationSeconds: 1,
@@ -39,7 +44,10 @@ describe('benchmark smoke run', () => {
           // Two workers: the multi-process mode's writes must stay clean too (SQLite locking across processes).
           workers: 2,
         });
-        assert.deepEqual(results.map((r) => r.scenario), ['hit', 'create', 'update', 'rotate']);
+        assert.deepEqual(
+          results.map((r) => r.scenario),
+          ['hit', 'create', 'update', 'rotate'],
+        );
         for (const r of results) {
           assertClean(`${r.store} ${r.scenario}`, r.service);
           assertClean(`${r.store} ${r.scenario} ceiling`, r.ceiling);
@@ -85,7 +93,8 @@ describe('benchmark smoke run', () => {
   });
 
   it('runs the service with the Node flags `npm start` uses, so it measures what is run', () => {
-    const start = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const start = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } })
+      .scripts.start;
     for (const flag of SERVICE_NODE_FLAGS) assert.ok(start.split(' ').includes(flag), `npm start lacks ${flag}: ${start}`);
   });
 
@@ -98,7 +107,10 @@ describe('benchmark smoke run', () => {
 
   it('runs the scale scenarios with the fast loader, reporting time to ready and peak RSS', async () => {
     const results = await runScale([200, 500], { connections: 8, durationSeconds: 1, runs: 1 });
-    assert.deepEqual(results.map((r) => r.groups), [200, 500]);
+    assert.deepEqual(
+      results.map((r) => r.groups),
+      [200, 500],
+    );
     for (const result of results) {
       assertClean('scale hit', result.hit);
       assertClean('scale create', result.create);

@@ -36,7 +36,14 @@ describe('ugs audit', () => {
 
     const all = await runCli(['audit', '--json'], env);
     assert.equal(all.code, 0, all.stderr);
-    const records = JSON.parse(all.stdout) as { action: string; key_id: string; team_id: number | null; fields: string[]; user_group_id: string | null; client_address: string | null }[];
+    const records = JSON.parse(all.stdout) as {
+      action: string;
+      key_id: string;
+      team_id: number | null;
+      fields: string[];
+      user_group_id: string | null;
+      client_address: string | null;
+    }[];
     // Newest first, as the console's activity page shows them.
     assert.deepEqual(
       records.map((r) => [r.action, r.key_id, r.user_group_id, r.fields.join(','), r.client_address]),
@@ -65,46 +72,62 @@ describe('ugs audit', () => {
     }
   });
 
-  it('pages beyond any limit: a full page says how to get the next (--before), and --all follows the cursor past 1000', { timeout: 180_000 }, async () => {
-    const paging = makeTempDir('ugs-audit-pages');
-    const pagingEnv = { UGS_DATA_DIR: paging.path, UGS_SECRET: env.UGS_SECRET };
-    try {
-      const server = await startTestServer({ dataDir: paging.path, secret: env.UGS_SECRET, kind: 'sqlite' });
-      const total = 1234;
+  it(
+    'pages beyond any limit: a full page says how to get the next (--before), and --all follows the cursor past 1000',
+    { timeout: 180_000 },
+    async () => {
+      const paging = makeTempDir('ugs-audit-pages');
+      const pagingEnv = { UGS_DATA_DIR: paging.path, UGS_SECRET: env.UGS_SECRET };
       try {
-        for (let i = 0; i < total; i += 1) await server.services.apiKeys.create({ environment: 'Customer', access: 'read-only', name: `k${i}` });
+        const server = await startTestServer({ dataDir: paging.path, secret: env.UGS_SECRET, kind: 'sqlite' });
+        const total = 1234;
+        try {
+          for (let i = 0; i < total; i += 1)
+            await server.services.apiKeys.create({ environment: 'Customer', access: 'read-only', name: `k${i}` });
+        } finally {
+          await server.close();
+        }
+        type Row = { id: number; action: string };
+        const first = await runCli(['audit', '--json'], pagingEnv);
+        assert.equal(first.code, 0, first.stderr);
+        const page = JSON.parse(first.stdout) as Row[];
+        assert.equal(page.length, 100, 'the newest 100 by default');
+        assert.ok(
+          page.every((r, i) => i === 0 || r.id < page[i - 1]!.id),
+          'newest first',
+        );
+        const hint = /ugs audit --before (\d+)/.exec(first.stderr);
+        assert.equal(hint?.[1], String(page.at(-1)!.id), `no cursor to the next page on stderr:\n${first.stderr}`);
+
+        const next = JSON.parse((await runCli(['audit', '--json', '--limit', '50', '--before', hint[1]], pagingEnv)).stdout) as Row[];
+        assert.deepEqual(
+          next.map((r) => r.id),
+          [...Array(50).keys()].map((i) => page.at(-1)!.id - 1 - i),
+        );
+
+        const all = await runCli(['audit', '--json', '--all'], pagingEnv);
+        assert.equal(all.code, 0, all.stderr);
+        const every = JSON.parse(all.stdout) as Row[];
+        assert.equal(every.length, total);
+        assert.equal(new Set(every.map((r) => r.id)).size, total);
+        assert.doesNotMatch(all.stderr, /--before/, 'nothing left to page');
+
+        const last = await runCli(['audit', '--json', '--limit', String(total)], pagingEnv);
+        assert.equal((JSON.parse(last.stdout) as Row[]).length, total);
+        assert.doesNotMatch(last.stderr, /--before/, 'a page holding the rest has no next page');
       } finally {
-        await server.close();
+        paging.remove();
       }
-      type Row = { id: number; action: string };
-      const first = await runCli(['audit', '--json'], pagingEnv);
-      assert.equal(first.code, 0, first.stderr);
-      const page = JSON.parse(first.stdout) as Row[];
-      assert.equal(page.length, 100, 'the newest 100 by default');
-      assert.ok(page.every((r, i) => i === 0 || r.id < page[i - 1]!.id), 'newest first');
-      const hint = /ugs audit --before (\d+)/.exec(first.stderr);
-      assert.equal(hint?.[1], String(page.at(-1)!.id), `no cursor to the next page on stderr:\n${first.stderr}`);
-
-      const next = JSON.parse((await runCli(['audit', '--json', '--limit', '50', '--before', hint[1]], pagingEnv)).stdout) as Row[];
-      assert.deepEqual(next.map((r) => r.id), [...Array(50).keys()].map((i) => page.at(-1)!.id - 1 - i));
-
-      const all = await runCli(['audit', '--json', '--all'], pagingEnv);
-      assert.equal(all.code, 0, all.stderr);
-      const every = JSON.parse(all.stdout) as Row[];
-      assert.equal(every.length, total);
-      assert.equal(new Set(every.map((r) => r.id)).size, total);
-      assert.doesNotMatch(all.stderr, /--before/, 'nothing left to page');
-
-      const last = await runCli(['audit', '--json', '--limit', String(total)], pagingEnv);
-      assert.equal((JSON.parse(last.stdout) as Row[]).length, total);
-      assert.doesNotMatch(last.stderr, /--before/, 'a page holding the rest has no next page');
-    } finally {
-      paging.remove();
-    }
-  });
+    },
+  );
 
   it('refuses a --limit or --before that is not a positive whole number in one line', async () => {
-    for (const args of [['--limit', '0'], ['--limit', 'ten'], ['--before', '-3'], ['--before', '1.5']]) {
+    for (const args of [
+      ['--limit', '0'],
+      ['--limit', 'ten'],
+      ['--before', '-3'],
+      ['--before', '1.5'],
+    ]) {
       const result = await runCli(['audit', ...args], env);
       assert.equal(result.code, 1, args.join(' '));
       assert.match(result.stderr, new RegExp(`^ugs: ${args[0]} must be a positive whole number`));

@@ -56,7 +56,11 @@ export class Sandbox {
   }
 
   /** `ugs keys create ...args`; asserts success and returns the printed key and its id. */
-  async createKey(dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ key: string; id: string; result: CliResult }> {
+  async createKey(
+    dataDir: string,
+    args: string[] = [],
+    env: Record<string, string> = {},
+  ): Promise<{ key: string; id: string; result: CliResult }> {
     const result = await this.ugs(dataDir, ['keys', 'create', ...args], env);
     assert.equal(result.code, 0, result.stderr);
     const key = lastLine(result.stdout);
@@ -124,7 +128,10 @@ export async function waitForOutput(server: ServerProcess, pattern: RegExp | str
 
 /** The non-empty lines of a stream. */
 export function lines(text: string): string[] {
-  return text.split('\n').map((line) => line.trimEnd()).filter((line) => line.trim() !== '');
+  return text
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== '');
 }
 
 /** What a command printed on stderr besides the line naming its store. */

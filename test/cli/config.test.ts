@@ -47,7 +47,8 @@ describe('ugs config', () => {
     assert.deepEqual([byName.get('DATABASE_URL')?.value, byName.get('DATABASE_URL')?.source], ['postgres://u:****@h/db', 'env']);
     assert.deepEqual([byName.get('UGS_DATA_DIR')?.value, byName.get('UGS_DATA_DIR')?.source], [dataDir, 'env']);
     for (const setting of settings) assert.ok(setting.description.length > 0, `${setting.name} has a description`);
-    for (const name of ['LOG_LEVEL', 'UGS_SHUTDOWN_TIMEOUT_MS', 'UGS_AUTH_FAILURES_PER_MINUTE', 'UGS_PG_CONNECT_TIMEOUT_MS']) assert.ok(byName.has(name), name);
+    for (const name of ['LOG_LEVEL', 'UGS_SHUTDOWN_TIMEOUT_MS', 'UGS_AUTH_FAILURES_PER_MINUTE', 'UGS_PG_CONNECT_TIMEOUT_MS'])
+      assert.ok(byName.has(name), name);
 
     for (const output of [result.stdout, result.stderr]) {
       assert.ok(!output.includes(secret));

@@ -217,7 +217,8 @@ export class Ledger {
       const g = body.user_group;
       this.stats.acknowledged[op]++;
       if (op === 'create') {
-        if (body.new_user_group !== true) this.stats.unexpected.push(`${context}: create ${target.id} answered new_user_group ${body.new_user_group}`);
+        if (body.new_user_group !== true)
+          this.stats.unexpected.push(`${context}: create ${target.id} answered new_user_group ${body.new_user_group}`);
         Object.assign(target, { exists: true, teamId: g.team_id, name: g.name, token: g.token, properties: g.properties });
       } else if (op === 'update') {
         target.name = g.name;

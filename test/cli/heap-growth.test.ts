@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const WORKLOAD = fileURLToPath(new URL('./heap-growth-workload.js', import.meta.url));
-const START_SCRIPT = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+const START_SCRIPT = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } })
+  .scripts.start;
 /** `npm start`'s Node flags: its young-generation size decides how fast garbage reaches the old generation. */
 const START_FLAGS = START_SCRIPT.split(' ').filter((arg) => arg.startsWith('--'));
 const MB = 2 ** 20;

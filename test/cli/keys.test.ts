@@ -17,7 +17,11 @@ describe('ugs keys', () => {
       const { key, id, result } = await sandbox.createKey(dir);
       assert.match(key, API_KEY);
       assert.match(id, KEY_ID);
-      assert.deepEqual(lines(result.stderr), [`ugs: store: SQLite in ${dir} (a new, empty store, created just now)`], 'stderr names the store alone');
+      assert.deepEqual(
+        lines(result.stderr),
+        [`ugs: store: SQLite in ${dir} (a new, empty store, created just now)`],
+        'stderr names the store alone',
+      );
       assert.equal(lines(result.stdout).at(-1), key, 'the key is the last non-empty line');
       assert.equal(result.stdout.split(key).length, 2, 'the key is printed exactly once');
 
@@ -45,8 +49,17 @@ describe('ugs keys', () => {
 
       const table = await sandbox.ugs(dir, ['keys', 'list']);
       assert.equal(table.code, 0, table.stderr);
-      assert.deepEqual(lines(table.stdout).slice(1).map((row) => row.split(/\s+/)[0]), [id], 'the ID column shows the same id');
-      assert.deepEqual((await sandbox.listKeys(dir)).keys.map((k) => k.id), [id]);
+      assert.deepEqual(
+        lines(table.stdout)
+          .slice(1)
+          .map((row) => row.split(/\s+/)[0]),
+        [id],
+        'the ID column shows the same id',
+      );
+      assert.deepEqual(
+        (await sandbox.listKeys(dir)).keys.map((k) => k.id),
+        [id],
+      );
 
       const revoked = await sandbox.ugs(dir, ['keys', 'revoke', id]);
       assert.equal(revoked.code, 0, revoked.stderr);
@@ -89,28 +102,25 @@ describe('ugs keys', () => {
       assert.deepEqual(readdirSync(dir), [], 'no store was made');
     });
 
-    it(
-      'works from several processes at once on a fresh data dir',
-      async () => {
-        // The race is narrow: a few rounds of six processes, each on a fresh dir, show it often.
-        for (let round = 1; round <= 3; round++) {
-          const dir = sandbox.dir();
-          const runs = [1, 2, 3, 4, 5, 6].map((n) => sandbox.ugsProcess(dir, ['keys', 'create', '--name', `parallel ${n}`]));
-          const results = await Promise.all(runs);
-          for (const result of results) {
-            assert.equal(result.code, 0, `round ${round}: ${result.stderr}`);
-            assert.match(lines(result.stdout).at(-1) ?? '', API_KEY);
-          }
-          const created = results.map((r) => /\b(key_[0-9a-f]{16})\b/.exec(r.stdout)?.[1]);
-          const { keys } = await sandbox.listKeys(dir);
-          assert.deepEqual(keys.map((k) => k.id).sort(), created.sort());
-          const secret = readFileSync(join(dir, 'server-secret'), 'utf8').trim();
-          assert.ok(secret.length >= 32, 'one secret was kept');
-          const again = await sandbox.ugs(dir, ['migrate']);
-          assert.equal(again.code, 0, `the store accepts the kept secret: ${again.stderr}`);
+    it('works from several processes at once on a fresh data dir', async () => {
+      // The race is narrow: a few rounds of six processes, each on a fresh dir, show it often.
+      for (let round = 1; round <= 3; round++) {
+        const dir = sandbox.dir();
+        const runs = [1, 2, 3, 4, 5, 6].map((n) => sandbox.ugsProcess(dir, ['keys', 'create', '--name', `parallel ${n}`]));
+        const results = await Promise.all(runs);
+        for (const result of results) {
+          assert.equal(result.code, 0, `round ${round}: ${result.stderr}`);
+          assert.match(lines(result.stdout).at(-1) ?? '', API_KEY);
         }
-      },
-    );
+        const created = results.map((r) => /\b(key_[0-9a-f]{16})\b/.exec(r.stdout)?.[1]);
+        const { keys } = await sandbox.listKeys(dir);
+        assert.deepEqual(keys.map((k) => k.id).sort(), created.sort());
+        const secret = readFileSync(join(dir, 'server-secret'), 'utf8').trim();
+        assert.ok(secret.length >= 32, 'one secret was kept');
+        const again = await sandbox.ugs(dir, ['migrate']);
+        assert.equal(again.code, 0, `the store accepts the kept secret: ${again.stderr}`);
+      }
+    });
 
     it('never stores the key itself in the data dir', async () => {
       const dir = sandbox.dir();
@@ -262,7 +272,10 @@ describe('ugs keys', () => {
 /** Neither the key nor its random part appears anywhere in the command's output. */
 function assertNoKeyEchoed(result: { stdout: string; stderr: string }, key: string): void {
   const secretPart = key.slice('ugsk_'.length);
-  for (const [stream, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+  for (const [stream, text] of [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ] as const) {
     assert.ok(!text.includes(secretPart), `${stream} echoes the key:\n${text}`);
   }
 }

@@ -34,7 +34,7 @@ describe('npx ugs', () => {
     assert.match(stdout, /\bmigrate\b/);
   });
 
-  it('ugs --version (and -V) prints package.json\'s version alone, opening no store', async () => {
+  it("ugs --version (and -V) prints package.json's version alone, opening no store", async () => {
     const { version } = JSON.parse(readFileSync(new URL('package.json', `file://${REPO_ROOT}`), 'utf8')) as { version: string };
     const dataDir = sandbox.dir();
     for (const flag of ['--version', '-V']) {

@@ -49,7 +49,10 @@ describe('two replicas over one PostgreSQL database', () => {
     database = await createTestDatabase();
     env = { DATABASE_URL: database.url, UGS_SECRET: secret, LOG_LEVEL: 'info', UGS_KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS) };
     // Each replica gets its own (unused) data dir: the database is the only shared state.
-    [replicaA, replicaB] = await Promise.all([sandbox.serve(sandbox.dir('ugs-replica-a'), env), sandbox.serve(sandbox.dir('ugs-replica-b'), env)]);
+    [replicaA, replicaB] = await Promise.all([
+      sandbox.serve(sandbox.dir('ugs-replica-a'), env),
+      sandbox.serve(sandbox.dir('ugs-replica-b'), env),
+    ]);
     ({ key, id: keyId } = await sandbox.createKey(sandbox.dir('ugs-replica-cli'), [], env));
   });
 
@@ -103,7 +106,10 @@ describe('two replicas over one PostgreSQL database', () => {
     for (let round = 0; round < 20; round++) {
       const [a, b] = [`cycle-a-${round}`, `cycle-b-${round}`];
       for (const id of [a, b]) assert.equal((await viaA.getOrCreate({ user_group_id: id, name: id })).status, 200);
-      const moves = await Promise.all([viaA.update({ user_group_id: a, parent_user_group_id: b }), viaB.update({ user_group_id: b, parent_user_group_id: a })]);
+      const moves = await Promise.all([
+        viaA.update({ user_group_id: a, parent_user_group_id: b }),
+        viaB.update({ user_group_id: b, parent_user_group_id: a }),
+      ]);
       assert.deepEqual(moves.map((m) => m.status).sort(), [200, 409], `round ${round}: ${moves.map((m) => m.text).join(' | ')}`);
     }
   });
@@ -120,7 +126,10 @@ describe('two replicas over one PostgreSQL database', () => {
     assert.match(revoked.stdout, new RegExp(`Revoked ${keyId}`));
 
     // Each replica learns of it from PostgreSQL's notification, which is on its way before the CLI has even exited.
-    for (const [name, client] of [['A', viaA], ['B', viaB]] as const) {
+    for (const [name, client] of [
+      ['A', viaA],
+      ['B', viaB],
+    ] as const) {
       const answer = await client.getOrCreate({ user_group_id: 'wave' });
       assert.equal(answer.status, 401, `replica ${name}: ${answer.text}`);
       assert.equal(answer.json.error.code, 'unauthenticated');

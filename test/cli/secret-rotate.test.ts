@@ -138,13 +138,23 @@ describe('ugs secret rotate', () => {
     const refused = await runCli(['keys', 'list'], { UGS_DATA_DIR: dir.path, UGS_SECRET: newSecret });
     assert.notEqual(refused.code, 0, 'the new secret alone cannot read tokens sealed under the old one');
 
-    const rolling = await startTestServer({ dataDir: dir.path, secret: newSecret, previousSecret: oldSecret, kind: 'sqlite', secretPollMs: 100 });
+    const rolling = await startTestServer({
+      dataDir: dir.path,
+      secret: newSecret,
+      previousSecret: oldSecret,
+      kind: 'sqlite',
+      secretPollMs: 100,
+    });
     try {
       const api = await rolling.client();
       groups.push(...(await seed(api, 'env-during', 5)));
       let rotating = true;
       const reader = keepReading(api, groups, () => !rotating);
-      const rotation = await runCli(['secret', 'rotate'], { UGS_DATA_DIR: dir.path, UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
+      const rotation = await runCli(['secret', 'rotate'], {
+        UGS_DATA_DIR: dir.path,
+        UGS_SECRET: newSecret,
+        UGS_PREVIOUS_SECRET: oldSecret,
+      });
       rotating = false;
       assert.equal(rotation.code, 0, rotation.stderr);
       // Until the rotation, the rolling server sealed new tokens under the store's (old) secret too.
@@ -169,7 +179,11 @@ describe('ugs secret rotate', () => {
   });
 
   /** Starts an in-process server on `dir` (following rotations every 100 ms) and stops it afterwards. */
-  async function withServerOn<T>(dir: string, secrets: { secret?: string; previousSecret?: string }, body: (server: TestServer, api: ApiClient) => Promise<T>): Promise<T> {
+  async function withServerOn<T>(
+    dir: string,
+    secrets: { secret?: string; previousSecret?: string },
+    body: (server: TestServer, api: ApiClient) => Promise<T>,
+  ): Promise<T> {
     const server = await startTestServer({ dataDir: dir, kind: 'sqlite', secretPollMs: 100, ...secrets });
     try {
       return await body(server, await server.client());
@@ -177,7 +191,8 @@ describe('ugs secret rotate', () => {
       await server.close();
     }
   }
-  const rotate = (dir: string, env: Record<string, string>, grace = '20000') => runCli(['secret', 'rotate', '--grace-ms', grace], { UGS_SECRET: '', UGS_DATA_DIR: dir, ...env });
+  const rotate = (dir: string, env: Record<string, string>, grace = '20000') =>
+    runCli(['secret', 'rotate', '--grace-ms', grace], { UGS_SECRET: '', UGS_DATA_DIR: dir, ...env });
   const oneLine = (result: CliResult) => errorLines(result.stderr);
   /** A store whose groups are sealed under `oldSecret`. */
   async function storeUnder(oldSecret: string, count = 3): Promise<{ dir: string; groups: Known[] }> {
@@ -247,7 +262,13 @@ describe('ugs secret rotate', () => {
       const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
       const { dir, groups } = await storeUnder(oldSecret);
       // A server slow to notice the rotation: the rotation gives up waiting for it and stays unfinished.
-      const slow = await startTestServer({ dataDir: dir, kind: 'sqlite', secret: newSecret, previousSecret: oldSecret, secretPollMs: 600_000 });
+      const slow = await startTestServer({
+        dataDir: dir,
+        kind: 'sqlite',
+        secret: newSecret,
+        previousSecret: oldSecret,
+        secretPollMs: 600_000,
+      });
       try {
         const unfinished = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret }, '300');
         assert.notEqual(unfinished.code, 0, unfinished.stdout);
@@ -288,15 +309,27 @@ describe('ugs secret rotate', () => {
     it('a server gone without a clean stop blocks only until its record expires', async () => {
       const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
       const { dir } = await storeUnder(oldSecret, 1);
-      const { store } = (await SqliteStore.open({ path: join(dir, 'user-groups.sqlite') }));
+      const { store } = await SqliteStore.open({ path: join(dir, 'user-groups.sqlite') });
       try {
         const oldOnly = createTokenCipher(oldSecret);
-        const crashed = { pid: 999_999, host: 'gone', source: 'UGS_SECRET', dataDir: null, configured: oldOnly.secretCheck, known: [oldOnly.secretCheck], sealing: oldOnly.secretCheck, ttlMs: 30_000 };
+        const crashed = {
+          pid: 999_999,
+          host: 'gone',
+          source: 'UGS_SECRET',
+          dataDir: null,
+          configured: oldOnly.secretCheck,
+          known: [oldOnly.secretCheck],
+          sealing: oldOnly.secretCheck,
+          ttlMs: 30_000,
+        };
         await store.settings.putSetting('secret_holder:crashed-recently', JSON.stringify({ ...crashed, seenAt: new Date().toISOString() }));
         const blocked = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
         assert.notEqual(blocked.code, 0, blocked.stdout);
         assert.match(blocked.stderr, /pid 999999 on gone.*expires/);
-        await store.settings.putSetting('secret_holder:crashed-recently', JSON.stringify({ ...crashed, seenAt: new Date(Date.now() - 31_000).toISOString() }));
+        await store.settings.putSetting(
+          'secret_holder:crashed-recently',
+          JSON.stringify({ ...crashed, seenAt: new Date(Date.now() - 31_000).toISOString() }),
+        );
       } finally {
         await store.close();
       }

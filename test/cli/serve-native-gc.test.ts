@@ -13,7 +13,8 @@ import { Sandbox, stopServer } from './cli-support.js';
  * "Assertion failed: (env) != nullptr" in RemoveEnvironmentCleanupHook, exit 134.
  * Only Node >= 24.19 can show it: on older Node it could not fail, so it is skipped there.
  */
-const START_SCRIPT = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start;
+const START_SCRIPT = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } })
+  .scripts.start;
 /** The Node flags `npm start` passes (source maps make start-up allocate enough to collect garbage early). */
 const START_FLAGS = START_SCRIPT.split(' ').filter((arg) => arg.startsWith('--'));
 
@@ -26,21 +27,25 @@ describe('ugs serve on the Node that runs the tests', () => {
   const sandbox = new Sandbox();
   after(() => sandbox.cleanup());
 
-  it('survives garbage collection of the SQLite statements it dropped, under load, and exits 0', { skip: !CAN_ABORT && `Node ${process.versions.node} cannot show the abort (24.19 and later can)` }, async () => {
-    // Several starts: when V8 collects is up to its heuristics, and each start is another chance.
-    for (let start = 0; start < STARTS; start++) {
-      const dir = sandbox.dir();
-      const server = await sandbox.serve(dir, { NODE_OPTIONS: START_FLAGS.join(' ') });
-      const { key } = await sandbox.createKey(dir);
-      const client = new ApiClient(server.url, key);
-      for (let i = 0; i < REQUESTS_PER_START; i++) {
-        const res = await client.getOrCreate({ user_group_id: `gc-${i % 20}`, name: `Group ${i}` }).catch((error: Error) => {
-          assert.fail(`request ${i} of start ${start} failed (${error.message}):\n${server.output()}`);
-        });
-        assert.equal(res.status, 200, res.text);
+  it(
+    'survives garbage collection of the SQLite statements it dropped, under load, and exits 0',
+    { skip: !CAN_ABORT && `Node ${process.versions.node} cannot show the abort (24.19 and later can)` },
+    async () => {
+      // Several starts: when V8 collects is up to its heuristics, and each start is another chance.
+      for (let start = 0; start < STARTS; start++) {
+        const dir = sandbox.dir();
+        const server = await sandbox.serve(dir, { NODE_OPTIONS: START_FLAGS.join(' ') });
+        const { key } = await sandbox.createKey(dir);
+        const client = new ApiClient(server.url, key);
+        for (let i = 0; i < REQUESTS_PER_START; i++) {
+          const res = await client.getOrCreate({ user_group_id: `gc-${i % 20}`, name: `Group ${i}` }).catch((error: Error) => {
+            assert.fail(`request ${i} of start ${start} failed (${error.message}):\n${server.output()}`);
+          });
+          assert.equal(res.status, 200, res.text);
+        }
+        assert.equal(await stopServer(server, 'SIGTERM'), 0, server.output());
+        assert.doesNotMatch(server.output(), /Assertion failed/);
       }
-      assert.equal(await stopServer(server, 'SIGTERM'), 0, server.output());
-      assert.doesNotMatch(server.output(), /Assertion failed/);
-    }
-  });
+    },
+  );
 });

@@ -20,7 +20,11 @@ describe('ugs serve', () => {
     const dir = sandbox.dir();
     const first = await sandbox.serve(dir);
     const { key } = await sandbox.createKey(dir);
-    const created = await new ApiClient(first.url, key).getOrCreate({ user_group_id: 'durable', name: 'Durable', properties: { tier: 'gold' } });
+    const created = await new ApiClient(first.url, key).getOrCreate({
+      user_group_id: 'durable',
+      name: 'Durable',
+      properties: { tier: 'gold' },
+    });
     assert.equal(created.status, 200, created.text);
     assert.equal(created.json.new_user_group, true);
     const { team_id, token } = created.json.user_group;
@@ -90,7 +94,11 @@ describe('ugs serve', () => {
       await ended;
 
       assert.match(raw, /^HTTP\/1\.1 200 /, raw);
-      assert.match(raw, /\r\nconnection: close\r\n/i, 'the answer closes the kept-alive connection, so shutdown need not wait for the client');
+      assert.match(
+        raw,
+        /\r\nconnection: close\r\n/i,
+        'the answer closes the kept-alive connection, so shutdown need not wait for the client',
+      );
       const response = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
       assert.equal(response.success, 1);
       assert.equal(response.new_user_group, true);
@@ -141,7 +149,10 @@ describe('ugs serve', () => {
       { env: { UGS_WORKERS: 'all' }, mentions: ['UGS_WORKERS', 'all'] },
     ];
     for (const { env, args = [], mentions, absent = [] } of cases) {
-      const label = Object.entries(env).map(([k, v]) => `${k}=${v}`).concat(args).join(' ');
+      const label = Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .concat(args)
+        .join(' ');
       it(`refuses ${label}`, async () => {
         const dir = sandbox.dir();
         const result = await sandbox.ugs(dir, ['serve', ...args], env);
@@ -160,18 +171,15 @@ describe('ugs serve', () => {
       assert.equal(await stopServer(busy), 0, 'the running server is unaffected');
     });
 
-    it(
-      'refuses a UGS_DATA_DIR that is a file in one line',
-      async () => {
-        const dir = sandbox.dir();
-        const file = join(dir, 'not-a-folder');
-        writeFileSync(file, '');
-        for (const command of [['migrate'], ['serve']]) {
-          const result = await sandbox.ugs(dir, command, { UGS_DATA_DIR: file });
-          assertOneLineFailure(result, ['UGS_DATA_DIR', file]);
-        }
-      },
-    );
+    it('refuses a UGS_DATA_DIR that is a file in one line', async () => {
+      const dir = sandbox.dir();
+      const file = join(dir, 'not-a-folder');
+      writeFileSync(file, '');
+      for (const command of [['migrate'], ['serve']]) {
+        const result = await sandbox.ugs(dir, command, { UGS_DATA_DIR: file });
+        assertOneLineFailure(result, ['UGS_DATA_DIR', file]);
+      }
+    });
 
     it('refuses a UGS_SECRET shorter than 32 characters without echoing it', async () => {
       const dir = sandbox.dir();

@@ -35,7 +35,9 @@ function start(command: string, args: string[], dataDir: string, options: { cwd?
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, output: () => output, exited };
 }
 
@@ -92,7 +94,13 @@ async function assertAllGone(pids: number[], output: string): Promise<void> {
 }
 
 /** Starts, waits for /healthz, signals (the process or its group), and checks the whole tree stopped cleanly. */
-async function signalAndCheck(sandbox: Sandbox, command: string, args: string[], signal: NodeJS.Signals, target: 'process' | 'group'): Promise<void> {
+async function signalAndCheck(
+  sandbox: Sandbox,
+  command: string,
+  args: string[],
+  signal: NodeJS.Signals,
+  target: 'process' | 'group',
+): Promise<void> {
   const dataDir = sandbox.dir('ugs-signals');
   const started = start(command, args, dataDir, { detached: target === 'group' });
   try {

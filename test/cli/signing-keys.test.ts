@@ -62,23 +62,39 @@ describe('ugs signing-keys and embed keys', () => {
     const table = await sandbox.ugs(dir, ['signing-keys', 'list']);
     assert.equal(table.code, 0, table.stderr);
     const firsts = await listKeys(dir);
-    assert.deepEqual(firsts.map((k) => k.environment), ['Customer', 'Testing']);
+    assert.deepEqual(
+      firsts.map((k) => k.environment),
+      ['Customer', 'Testing'],
+    );
     assert.equal((await listKeys(dir)).length, 2, 'listing again creates nothing');
     for (const first of firsts) {
       assert.deepEqual([first.algorithm, first.state, first.signs_until, first.published_until], ['EdDSA', 'active', null, null]);
-      assert.ok(new RegExp(`${first.environment}\\s.*${first.kid}.*\\bactive\\b`).test(table.stdout), `the table shows each key with its environment:\n${table.stdout}`);
+      assert.ok(
+        new RegExp(`${first.environment}\\s.*${first.kid}.*\\bactive\\b`).test(table.stdout),
+        `the table shows each key with its environment:\n${table.stdout}`,
+      );
       assert.ok(!/PRIVATE|"d"/.test(table.stdout + JSON.stringify(first)), 'no private key material');
     }
-    assert.deepEqual(await listKeys(dir, 'Testing'), [firsts[1]], '--environment lists one environment\'s keys');
+    assert.deepEqual(await listKeys(dir, 'Testing'), [firsts[1]], "--environment lists one environment's keys");
 
     const rotatedAt = Date.now();
     const rotated = await sandbox.ugs(dir, ['signing-keys', 'rotate']);
     assert.equal(rotated.code, 0, rotated.stderr);
     for (const [i, environment] of (['Customer', 'Testing'] as const).entries()) {
       const keys = await listKeys(dir, environment);
-      assert.deepEqual(keys.map((k) => [k.kid === firsts[i]!.kid, k.state]), [[true, 'active'], [false, 'pending']], environment);
+      assert.deepEqual(
+        keys.map((k) => [k.kid === firsts[i]!.kid, k.state]),
+        [
+          [true, 'active'],
+          [false, 'pending'],
+        ],
+        environment,
+      );
       const [old, next] = keys as [SigningKeyView, SigningKeyView];
-      assert.ok(rotated.stdout.includes(`${environment} signing key ${next.kid}`), `rotate names each new kid with its environment:\n${rotated.stdout}`);
+      assert.ok(
+        rotated.stdout.includes(`${environment} signing key ${next.kid}`),
+        `rotate names each new kid with its environment:\n${rotated.stdout}`,
+      );
       assert.ok(rotated.stdout.includes(next.signs_from), `rotate says when it signs:\n${rotated.stdout}`);
       const waits = Date.parse(next.signs_from) - rotatedAt;
       assert.ok(waits > 290_000 && waits <= 300_000 + 60_000, `signs after the JWKS max-age (300 s), not ${waits} ms`);
@@ -88,7 +104,11 @@ describe('ugs signing-keys and embed keys', () => {
 
     const testingOnly = await sandbox.ugs(dir, ['signing-keys', 'rotate', '--environment', 'Testing']);
     assert.equal(testingOnly.code, 0, testingOnly.stderr);
-    assert.deepEqual([(await listKeys(dir, 'Customer')).length, (await listKeys(dir, 'Testing')).length], [2, 3], '--environment rotates that environment only');
+    assert.deepEqual(
+      [(await listKeys(dir, 'Customer')).length, (await listKeys(dir, 'Testing')).length],
+      [2, 3],
+      '--environment rotates that environment only',
+    );
     assert.ok(!testingOnly.stdout.includes('Customer'), testingOnly.stdout);
     const refused = await sandbox.ugs(dir, ['signing-keys', 'rotate', '--environment', 'Production']);
     assert.notEqual(refused.code, 0);
@@ -105,7 +125,10 @@ describe('ugs signing-keys and embed keys', () => {
       const before = (await mint(api, { user_group_id: 'rot-g' })).json.embed_session.token;
       const oldKid = decodeProtectedHeader(before).kid;
       const jwksBefore = (await api.call('GET', undefined, { path: '/.well-known/jwks.json' })).json.keys;
-      assert.deepEqual(jwksBefore.map((k: { kid: string }) => k.kid), [oldKid]);
+      assert.deepEqual(
+        jwksBefore.map((k: { kid: string }) => k.kid),
+        [oldKid],
+      );
 
       assert.equal((await sandbox.ugs(dir, ['signing-keys', 'rotate'])).code, 0);
       const newKid = (await listKeys(dir, 'Customer'))[1]!.kid;
@@ -120,11 +143,13 @@ describe('ugs signing-keys and embed keys', () => {
       assert.equal(decodeProtectedHeader(after).kid, oldKid, 'the pending key does not sign yet');
       await verifyWithJose(server.url, after);
       assert.equal((await api.call('POST', { token: before }, { path: '/api/embed_sessions/introspect' })).json.active, true);
-      const rotations = (await api.call('GET', undefined, { path: '/api/events?limit=100' })).json.events.filter((e: { type: string }) => e.type === 'signing_key.rotated');
+      const rotations = (await api.call('GET', undefined, { path: '/api/events?limit=100' })).json.events.filter(
+        (e: { type: string }) => e.type === 'signing_key.rotated',
+      );
       assert.deepEqual(
         rotations.map((e: { data: unknown }) => e.data),
         [{ api_environment_tag: 'Customer', signing_key_id: newKid, activates_at: (await listKeys(dir, 'Customer'))[1]!.signs_from }],
-        'each environment\'s rotation is an event of that environment only, naming the kid only; the first key was none',
+        "each environment's rotation is an event of that environment only, naming the kid only; the first key was none",
       );
     } finally {
       assert.equal(await stopServer(server), 0, server.output());
@@ -186,7 +211,10 @@ describe('ugs signing-keys and embed keys', () => {
     } finally {
       assert.equal(await stopServer(server), 0, server.output());
     }
-    assert.deepEqual((await listKeys(dir, 'Customer')).map((k) => k.kid), [before!.kid]);
+    assert.deepEqual(
+      (await listKeys(dir, 'Customer')).map((k) => k.kid),
+      [before!.kid],
+    );
   });
 
   it('a server running through a server secret rotation mints and verifies right after it, having signed nothing before', async () => {
@@ -201,9 +229,15 @@ describe('ugs signing-keys and embed keys', () => {
       const minted = await mint(api, { user_group_id: 'through' });
       assert.equal(minted.status, 201, minted.text);
       await verifyWithJose(running.url, minted.json.embed_session.token);
-      const stored = [...(await running.services.secretRotation.signingKeyReseal.listSigningKeys('Customer')), ...(await running.services.secretRotation.signingKeyReseal.listSigningKeys('Testing'))];
+      const stored = [
+        ...(await running.services.secretRotation.signingKeyReseal.listSigningKeys('Customer')),
+        ...(await running.services.secretRotation.signingKeyReseal.listSigningKeys('Testing')),
+      ];
       assert.equal(stored.length, 2, 'one key per environment');
-      assert.ok(stored.every((k) => running.services.cipher.isCurrent(k.privateKeyCiphertext)), 'every signing key is sealed under the new secret');
+      assert.ok(
+        stored.every((k) => running.services.cipher.isCurrent(k.privateKeyCiphertext)),
+        'every signing key is sealed under the new secret',
+      );
     } finally {
       await running.close();
     }

@@ -10,7 +10,10 @@ import { nodeBuild } from '../helpers/node-build.js';
 import { assertOneLineFailure, Sandbox } from './cli-support.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; scripts: { start: string } };
+const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  scripts: { start: string };
+};
 
 /**
  * Real official builds of Node lines the service does not run on: 16 (the
@@ -30,10 +33,15 @@ function startCommand(nodePath: string): string[] {
 
 function runWith([file, ...args]: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = execFile(file!, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 30_000, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(Object.assign(error, { stderr }));
-      resolve({ code: child.exitCode, stdout, stderr });
-    });
+    const child = execFile(
+      file!,
+      args,
+      { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 30_000, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(Object.assign(error, { stderr }));
+        resolve({ code: child.exitCode, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -42,19 +50,26 @@ describe('supported Node versions', () => {
   after(() => sandbox.cleanup());
 
   for (const version of UNSUPPORTED) {
-    it(`refuses a real Node ${version} in one line, exit 1, for ugs --help, ugs keys list and npm start, creating nothing`, { timeout: 300_000 }, async (t) => {
-      const build = await nodeBuild(version);
-      if ('unavailable' in build) return t.skip(build.unavailable);
-      const dataDir = join(sandbox.dir(), 'data');
-      const env = { UGS_DATA_DIR: dataDir, UGS_SECRET: '', PORT: '0' };
-      for (const command of [[build.node, CLI_PATH, '--help'], [build.node, CLI_PATH, 'keys', 'list'], startCommand(build.node)]) {
-        const result = await runWith(command, env);
-        assertOneLineFailure(result, [`Node.js ${MIN_NODE_VERSION} or newer on the 22 line, or Node.js 24`, `this is Node.js ${version}.`]);
-        assert.equal(result.code, 1, command.join(' '));
-        assert.equal(result.stdout, '', command.join(' '));
-      }
-      assert.ok(!existsSync(dataDir), 'the data dir was created');
-    });
+    it(
+      `refuses a real Node ${version} in one line, exit 1, for ugs --help, ugs keys list and npm start, creating nothing`,
+      { timeout: 300_000 },
+      async (t) => {
+        const build = await nodeBuild(version);
+        if ('unavailable' in build) return t.skip(build.unavailable);
+        const dataDir = join(sandbox.dir(), 'data');
+        const env = { UGS_DATA_DIR: dataDir, UGS_SECRET: '', PORT: '0' };
+        for (const command of [[build.node, CLI_PATH, '--help'], [build.node, CLI_PATH, 'keys', 'list'], startCommand(build.node)]) {
+          const result = await runWith(command, env);
+          assertOneLineFailure(result, [
+            `Node.js ${MIN_NODE_VERSION} or newer on the 22 line, or Node.js 24`,
+            `this is Node.js ${version}.`,
+          ]);
+          assert.equal(result.code, 1, command.join(' '));
+          assert.equal(result.stdout, '', command.join(' '));
+        }
+        assert.ok(!existsSync(dataDir), 'the data dir was created');
+      },
+    );
   }
 
   it('declares in package.json the same lowest Node the CLI accepts', () => {

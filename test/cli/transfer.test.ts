@@ -57,12 +57,20 @@ function ugs(args: string[], env: Record<string, string>) {
 
 /** Export lines without the header's timestamp, for comparing two exports. */
 function comparable(file: string): string[] {
-  return readFileSync(file, 'utf8').trim().split('\n').map((line) => line.replace(/"exported_at":"[^"]+"/, ''));
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.replace(/"exported_at":"[^"]+"/, ''));
 }
 
 describe('moving a store: SQLite -> PostgreSQL -> SQLite', () => {
   const dirs = Array.from({ length: 4 }, () => makeTempDir('ugs-transfer'));
-  const [source, work, target, files] = dirs as [ReturnType<typeof makeTempDir>, ReturnType<typeof makeTempDir>, ReturnType<typeof makeTempDir>, ReturnType<typeof makeTempDir>];
+  const [source, work, target, files] = dirs as [
+    ReturnType<typeof makeTempDir>,
+    ReturnType<typeof makeTempDir>,
+    ReturnType<typeof makeTempDir>,
+    ReturnType<typeof makeTempDir>,
+  ];
   let database: TestDatabase | undefined;
   after(async () => {
     await database?.drop();
@@ -105,13 +113,19 @@ describe('moving a store: SQLite -> PostgreSQL -> SQLite', () => {
     const second = join(files.path, 'from-postgres.jsonl');
     await ugs(['export', '--output', second], { UGS_DATA_DIR: work.path, DATABASE_URL: database.url });
     assert.deepEqual(comparable(second), comparable(first), 'the PostgreSQL export equals the SQLite one');
-    assert.deepEqual(await withServer({ postgres: database, dataDir: work.path }, (url) => observe(url, fixture)), original, 'PostgreSQL answers as SQLite did');
+    assert.deepEqual(
+      await withServer({ postgres: database, dataDir: work.path }, (url) => observe(url, fixture)),
+      original,
+      'PostgreSQL answers as SQLite did',
+    );
 
     await ugs(['import', second], { UGS_DATA_DIR: target.path });
     await withServer({ dataDir: target.path, kind: 'sqlite' }, async (url) => {
       assert.deepEqual(await observe(url, fixture), original, 'back on SQLite, nothing changed');
       const fresh = await new ApiClient(url, fixture.keys.customer).getOrCreate({ user_group_id: 'after-move', name: 'After' });
-      const answers = original.filter((o): o is { user_group: { team_id: number } } => typeof o === 'object' && o !== null && 'user_group' in o);
+      const answers = original.filter(
+        (o): o is { user_group: { team_id: number } } => typeof o === 'object' && o !== null && 'user_group' in o,
+      );
       const highest = Math.max(...answers.map((o) => o.user_group.team_id));
       assert.ok(fresh.json.user_group.team_id > highest, 'new groups never reuse an imported team_id');
     });
@@ -177,7 +191,9 @@ describe('a failed import leaves the target as it was', () => {
     try {
       const { record } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
       const writer = { keyId: record.id, environment: 'Customer', access: 'read-write' } as const;
-      await Promise.all(Array.from({ length: GROUPS }, (_, i) => server.services.userGroups.getOrCreate(writer, { userGroupId: `g${i}`, name: `G${i}` })));
+      await Promise.all(
+        Array.from({ length: GROUPS }, (_, i) => server.services.userGroups.getOrCreate(writer, { userGroupId: `g${i}`, name: `G${i}` })),
+      );
     } finally {
       await server.close();
     }
@@ -193,11 +209,19 @@ describe('a failed import leaves the target as it was', () => {
     return path;
   };
   /** Line 4 (a group) replaced by something that is not JSON. */
-  const badLine = () => write('bad-line.jsonl', exportLines.map((line, i) => (i === 3 ? '{"type":"user_group",' : line)));
+  const badLine = () =>
+    write(
+      'bad-line.jsonl',
+      exportLines.map((line, i) => (i === 3 ? '{"type":"user_group",' : line)),
+    );
   /** Line 2's group again after the last group, with the trailer's count raised so only the duplicate is wrong. */
   const duplicate = () => {
     const groups = exportLines.filter((line) => JSON.parse(line).type === 'user_group').length;
-    const lines = [...exportLines.slice(0, 1 + groups), exportLines[1]!.replace(/"team_id":\d+/, '"team_id":99999'), ...exportLines.slice(1 + groups)];
+    const lines = [
+      ...exportLines.slice(0, 1 + groups),
+      exportLines[1]!.replace(/"team_id":\d+/, '"team_id":99999'),
+      ...exportLines.slice(1 + groups),
+    ];
     const end = JSON.parse(lines.at(-1)!);
     lines[lines.length - 1] = JSON.stringify({ ...end, user_groups: end.user_groups + 1 });
     return { file: write('duplicate.jsonl', lines), line: groups + 2, providedId: JSON.parse(exportLines[1]!).provided_id as string };
@@ -209,8 +233,18 @@ describe('a failed import leaves the target as it was', () => {
     const twice = duplicate();
     return [
       { what: 'another server secret', file: good(), env: { UGS_SECRET: wrongSecret }, message: /different server secret/ },
-      { what: 'a line that is not JSON half way', file: badLine(), env: { UGS_SECRET: SECRET }, message: /^ugs: Line 4 of the export: not JSON/ },
-      { what: 'a duplicate user group', file: twice.file, env: { UGS_SECRET: SECRET }, message: new RegExp(`^ugs: Line ${twice.line} of the export: .*"${twice.providedId}".*line 2`) },
+      {
+        what: 'a line that is not JSON half way',
+        file: badLine(),
+        env: { UGS_SECRET: SECRET },
+        message: /^ugs: Line 4 of the export: not JSON/,
+      },
+      {
+        what: 'a duplicate user group',
+        file: twice.file,
+        env: { UGS_SECRET: SECRET },
+        message: new RegExp(`^ugs: Line ${twice.line} of the export: .*"${twice.providedId}".*line 2`),
+      },
     ];
   };
 
@@ -259,7 +293,9 @@ describe('a failed import leaves the target as it was', () => {
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
       try {
-        return (await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((r) => r.table_name);
+        return (await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map(
+          (r) => r.table_name,
+        );
       } finally {
         await client.end();
       }

@@ -76,11 +76,15 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       const second = await sandbox.serve(dataDir, env);
       try {
         // Only what the restarted process sent counts: before the kill every request hung, unanswered.
-        const afterRestart = await eventually(async () => {
-          const sent = receiver.received.slice(sentBeforeKill);
-          const groups = new Set(sent.map((r) => JSON.parse(r.body).data.user_group_id as string));
-          return ids.every((id) => groups.has(id)) ? sent : undefined;
-        }, 90_000, 'every event reaching the receiver after the restart');
+        const afterRestart = await eventually(
+          async () => {
+            const sent = receiver.received.slice(sentBeforeKill);
+            const groups = new Set(sent.map((r) => JSON.parse(r.body).data.user_group_id as string));
+            return ids.every((id) => groups.has(id)) ? sent : undefined;
+          },
+          90_000,
+          'every event reaching the receiver after the restart',
+        );
         // What was in flight or pending at the kill is sent again with the same webhook-id.
         const resent = new Set(afterRestart.map((r) => r.headers['webhook-id']));
         for (const id of before) assert.ok(resent.has(id), `event ${String(id)} was sent again after the restart`);
@@ -128,7 +132,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         : [await sandbox.serve(dataDir, envFor({ UGS_WORKERS: '2' }))];
       try {
         const ids = Array.from({ length: 40 }, (_, i) => `side-${i}`);
-        await Promise.all(ids.map((id, i) => new ApiClient(servers[i % servers.length]!.url, key).getOrCreate({ user_group_id: id, name: id })));
+        await Promise.all(
+          ids.map((id, i) => new ApiClient(servers[i % servers.length]!.url, key).getOrCreate({ user_group_id: id, name: id })),
+        );
         await receiver.waitFor(ids.length, 60_000);
         // Long enough for a duplicate to show up, were one coming.
         await new Promise((resolve) => setTimeout(resolve, 1500));

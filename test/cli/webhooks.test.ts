@@ -31,7 +31,11 @@ describe('ugs webhooks', () => {
     const server = await sandbox.serve(dir, PRIVATE_ALLOWED);
     const target = await startReceiver();
     try {
-      const added = await sandbox.ugs(dir, ['webhooks', 'add', target.url, '--events', 'user_group.created', '--description', 'from the CLI'], PRIVATE_ALLOWED);
+      const added = await sandbox.ugs(
+        dir,
+        ['webhooks', 'add', target.url, '--events', 'user_group.created', '--description', 'from the CLI'],
+        PRIVATE_ALLOWED,
+      );
       assert.equal(added.code, 0, added.stderr);
       const secret = lastLine(added.stdout);
       assert.match(secret, /^whsec_/);
@@ -41,14 +45,20 @@ describe('ugs webhooks', () => {
       const table = await sandbox.ugs(dir, ['webhooks', 'list']);
       assert.match(table.stdout, new RegExp(`${id}\\s+${target.url.replace(/[/.]/g, '\\$&')}\\s+user_group.created\\s+ok\\s+from the CLI`));
       const json = JSON.parse((await sandbox.ugs(dir, ['webhooks', 'list', '--json'])).stdout) as { id: string }[];
-      assert.deepEqual(json.map((w) => w.id), [id]);
+      assert.deepEqual(
+        json.map((w) => w.id),
+        [id],
+      );
       assert.ok(!(table.stdout + JSON.stringify(json)).includes(secret.slice(6)), 'the secret is never listed');
       assert.deepEqual(JSON.parse((await sandbox.ugs(dir, ['webhooks', 'list', '--json', '--environment', 'Testing'])).stdout), []);
 
       const { key } = await sandbox.createKey(dir);
       await new ApiClient(server.url, key).getOrCreate({ user_group_id: 'cli-hooked', name: 'Hooked' });
       const [delivery] = await target.waitFor(1);
-      assert.equal((new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as { type: string }).type, 'user_group.created');
+      assert.equal(
+        (new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as { type: string }).type,
+        'user_group.created',
+      );
       const listed = await eventually(async () => {
         const result = await sandbox.ugs(dir, ['webhooks', 'deliveries', id]);
         return /succeeded/.test(result.stdout) ? result : undefined;
@@ -61,8 +71,17 @@ describe('ugs webhooks', () => {
       assert.equal(again.code, 1);
       assert.match(again.stderr, /^ugs: No webhook/m);
       const audit = await sandbox.ugs(dir, ['audit', '--json']);
-      const records = (JSON.parse(audit.stdout) as { action: string; key_id: string; webhook_id: string | null }[]).filter((r) => r.action.startsWith('webhook.'));
-      assert.deepEqual(records.map((r) => [r.action, r.key_id, r.webhook_id]), [['webhook.deleted', 'cli', id], ['webhook.created', 'cli', id]], 'newest first');
+      const records = (JSON.parse(audit.stdout) as { action: string; key_id: string; webhook_id: string | null }[]).filter((r) =>
+        r.action.startsWith('webhook.'),
+      );
+      assert.deepEqual(
+        records.map((r) => [r.action, r.key_id, r.webhook_id]),
+        [
+          ['webhook.deleted', 'cli', id],
+          ['webhook.created', 'cli', id],
+        ],
+        'newest first',
+      );
       assert.ok(!audit.stdout.includes(secret.slice(6)), 'no secret in the audit trail');
     } finally {
       await target.close();

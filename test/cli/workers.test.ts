@@ -64,7 +64,9 @@ describe('ugs serve with UGS_WORKERS=2', () => {
   });
 
   it('answers 64 concurrent get-or-create calls, spread over both workers, with one group, one team_id and one token', async () => {
-    const answers: RawResponse[] = await Promise.all(Array.from({ length: 64 }, () => api.getOrCreate({ user_group_id: 'wave', name: 'Wave' })));
+    const answers: RawResponse[] = await Promise.all(
+      Array.from({ length: 64 }, () => api.getOrCreate({ user_group_id: 'wave', name: 'Wave' })),
+    );
     for (const answer of answers) assert.equal(answer.status, 200, answer.text);
     const bodies = answers.map((a) => a.json);
     assert.equal(bodies.filter((b) => b.new_user_group === true).length, 1, 'exactly one call created the group');
@@ -104,7 +106,11 @@ describe('ugs serve with UGS_WORKERS=2', () => {
   });
 
   it('serves /metrics for the whole service: counts summed over the workers, groups counted once', async () => {
-    const before = sumSamples((await rawRequest(server.url, { method: 'GET', path: '/metrics' })).text, 'ugs_http_requests_total', 'route="/api/user"');
+    const before = sumSamples(
+      (await rawRequest(server.url, { method: 'GET', path: '/metrics' })).text,
+      'ugs_http_requests_total',
+      'route="/api/user"',
+    );
     await Promise.all(Array.from({ length: 20 }, (_, i) => api.getOrCreate({ user_group_id: `counted-${i}`, name: 'Counted' })));
     const metrics = await rawRequest(server.url, { method: 'GET', path: '/metrics' });
     assert.equal(metrics.status, 200, metrics.text);
@@ -117,7 +123,10 @@ describe('ugs serve with UGS_WORKERS=2', () => {
     for (let round = 0; round < 20; round++) {
       const [a, b] = [`cycle-a-${round}`, `cycle-b-${round}`];
       for (const id of [a, b]) assert.equal((await api.getOrCreate({ user_group_id: id, name: id })).status, 200);
-      const moves = await Promise.all([api.update({ user_group_id: a, parent_user_group_id: b }), api.update({ user_group_id: b, parent_user_group_id: a })]);
+      const moves = await Promise.all([
+        api.update({ user_group_id: a, parent_user_group_id: b }),
+        api.update({ user_group_id: b, parent_user_group_id: a }),
+      ]);
       assert.deepEqual(moves.map((m) => m.status).sort(), [200, 409], `round ${round}: ${moves.map((m) => m.text).join(' | ')}`);
     }
   });

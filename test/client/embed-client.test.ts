@@ -64,7 +64,10 @@ describe('UserGroupClient embed sessions and events against a live server', () =
   });
 
   it('throws the service error for an unknown group and an unknown session', async () => {
-    await assert.rejects(client.mintEmbedSession({ user_group_id: 'nobody' }), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found');
+    await assert.rejects(
+      client.mintEmbedSession({ user_group_id: 'nobody' }),
+      (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found',
+    );
     await assert.rejects(client.revokeEmbedSession('es_unknown'), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404);
   });
 });

@@ -14,7 +14,12 @@ describe('UserGroupClient against a live server', () => {
   });
 
   it('gets or creates (GET with a body on Node), updates, rotates, reads and deletes', async () => {
-    const created = await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', mapping: { '40': '213' }, properties: { region: 'eu' } });
+    const created = await client.getOrCreate({
+      user_group_id: 'acme',
+      name: 'Acme',
+      mapping: { '40': '213' },
+      properties: { region: 'eu' },
+    });
     assert.equal(created.created, true);
     assert.equal(created.userGroup.provided_id, 'acme');
     const again = await client.getOrCreate({ user_group_id: 'acme' });
@@ -33,7 +38,10 @@ describe('UserGroupClient against a live server', () => {
     assert.deepEqual(read.mapping, { '40': '213' });
 
     await client.delete('acme');
-    await assert.rejects(client.get('acme'), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found');
+    await assert.rejects(
+      client.get('acme'),
+      (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found',
+    );
   });
 
   it('places groups under parents, reads lineage, lists children and descendants, and deletes a subtree with cascade', async () => {
@@ -52,7 +60,10 @@ describe('UserGroupClient against a live server', () => {
     const below = [];
     for await (const page of client.descendants('cl-root', { limit: 1 })) below.push(...page.map((g) => g.provided_id));
     assert.deepEqual(below, ['cl-other', 'cl-child']);
-    await assert.rejects(client.delete('cl-root'), (e: unknown) => e instanceof UserGroupServiceError && e.status === 409 && e.code === 'conflict');
+    await assert.rejects(
+      client.delete('cl-root'),
+      (e: unknown) => e instanceof UserGroupServiceError && e.status === 409 && e.code === 'conflict',
+    );
     await client.delete('cl-root', { cascade: true });
     await assert.rejects(client.get('cl-other'), (e: unknown) => e instanceof UserGroupServiceError && e.code === 'not_found');
   });
@@ -61,7 +72,10 @@ describe('UserGroupClient against a live server', () => {
     for (let i = 0; i < 7; i++) await client.getOrCreate({ user_group_id: `page-${i}`, name: `Page ${i}` });
     const pages = [];
     for await (const page of client.list({ limit: 3, q: 'page-' })) pages.push(page.map((g) => g.provided_id));
-    assert.deepEqual(pages.map((p) => p.length), [3, 3, 1]);
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [3, 3, 1],
+    );
     assert.equal(new Set(pages.flat()).size, 7);
   });
 
@@ -74,13 +88,21 @@ describe('UserGroupClient against a live server', () => {
     const needsName = await client.getOrCreate({ user_group_id: 'nameless' }).catch((e: unknown) => e);
     assert.equal((needsName as UserGroupServiceError).code, 'invalid_request');
     const stranger = new UserGroupClient({ baseUrl: server.url, apiKey: 'ugsk_wrong' });
-    await assert.rejects(stranger.get('x'), (e: unknown) => e instanceof UserGroupServiceError && e.status === 401 && e.code === 'unauthenticated');
+    await assert.rejects(
+      stranger.get('x'),
+      (e: unknown) => e instanceof UserGroupServiceError && e.status === 401 && e.code === 'unauthenticated',
+    );
   });
 
   it('falls back to the query string where GET bodies cannot be sent (fetch, as in a browser)', async () => {
     const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     const browserLike = new UserGroupClient({ baseUrl: server.url, apiKey: key, transport: 'fetch' });
-    const created = await browserLike.getOrCreate({ user_group_id: 'from-browser', name: 'Browser', mapping: { '1': 2 }, properties: { p: true } });
+    const created = await browserLike.getOrCreate({
+      user_group_id: 'from-browser',
+      name: 'Browser',
+      mapping: { '1': 2 },
+      properties: { p: true },
+    });
     assert.equal(created.created, true);
     assert.deepEqual(created.userGroup.properties, { p: true });
     assert.deepEqual((await browserLike.get('from-browser')).mapping, { '1': 2 });
@@ -98,7 +120,11 @@ describe('UserGroupClient retries', () => {
       req.resume();
       const status = script[hits++] ?? 200;
       res.writeHead(status, { 'content-type': 'application/json', ...(status === 429 && { 'retry-after': '0' }) });
-      res.end(status === 200 ? '{"success":1,"user_group":{"team_id":1,"provided_id":"x","name":"X","properties":null,"mapping":null,"api_environment_tag":"Customer","created_at":"t","updated_at":"t"}}' : `{"success":0,"error":{"code":"${status === 429 ? 'rate_limited' : status === 503 ? 'unavailable' : 'invalid_request'}","message":"m","request_id":"req-${hits}"}}`);
+      res.end(
+        status === 200
+          ? '{"success":1,"user_group":{"team_id":1,"provided_id":"x","name":"X","properties":null,"mapping":null,"api_environment_tag":"Customer","created_at":"t","updated_at":"t"}}'
+          : `{"success":0,"error":{"code":"${status === 429 ? 'rate_limited' : status === 503 ? 'unavailable' : 'invalid_request'}","message":"m","request_id":"req-${hits}"}}`,
+      );
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;

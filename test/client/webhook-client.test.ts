@@ -37,7 +37,10 @@ describe('UserGroupClient webhooks against a live server', () => {
 
     await client.getOrCreate({ user_group_id: 'client-hooked', name: 'Hooked' });
     const [received] = await target.waitFor(1);
-    assert.equal((new Webhook(secret).verify(received!.body, received!.headers as Record<string, string>) as { type: string }).type, 'user_group.created');
+    assert.equal(
+      (new Webhook(secret).verify(received!.body, received!.headers as Record<string, string>) as { type: string }).type,
+      'user_group.created',
+    );
     const page = await eventually(async () => {
       const p = await client.webhookDeliveries(webhook.id, { limit: 10 });
       return p.deliveries[0]?.status === 'succeeded' ? p : undefined;
@@ -52,7 +55,13 @@ describe('UserGroupClient webhooks against a live server', () => {
     assert.notEqual(rotated.secret, secret);
     assert.equal((await client.enableWebhook(webhook.id)).disabled_at, null);
     await client.deleteWebhook(webhook.id);
-    await assert.rejects(client.getWebhook(webhook.id), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found');
-    await assert.rejects(client.createWebhook({ url: 'http://93.184.216.34/x' }), (e: unknown) => e instanceof UserGroupServiceError && e.status === 400);
+    await assert.rejects(
+      client.getWebhook(webhook.id),
+      (e: unknown) => e instanceof UserGroupServiceError && e.status === 404 && e.code === 'not_found',
+    );
+    await assert.rejects(
+      client.createWebhook({ url: 'http://93.184.216.34/x' }),
+      (e: unknown) => e instanceof UserGroupServiceError && e.status === 400,
+    );
   });
 });

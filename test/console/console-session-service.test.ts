@@ -37,7 +37,7 @@ describe('ConsoleSessionService with a clock the test controls, over a real stor
     return { ...(await sessions.signIn(key)), keyId: record.id };
   }
 
-  it('opens a session with exactly its key\'s rights, storing only the hash of the id it hands out', async () => {
+  it("opens a session with exactly its key's rights, storing only the hash of the id it hands out", async () => {
     const { sessionId, session, keyId } = await signedIn('read-only');
     assert.match(sessionId, /^ugsc_[0-9A-Za-z]{49}$/);
     assert.deepEqual(session.principal, { keyId, environment: 'Customer', access: 'read-only' });

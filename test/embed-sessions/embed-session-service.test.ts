@@ -27,7 +27,14 @@ describe('EmbedSessionService with a clock the test controls', () => {
   let service: EmbedSessionService;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 'store.sqlite') })).store;
-    const signingKeys = createSigningKeyring({ store: store.signingKeys, settings: store.settings, cipher: createTokenCipher('e'.repeat(32)), algorithm: 'EdDSA', jwksMaxAgeSeconds: 300, now: () => clock.now });
+    const signingKeys = createSigningKeyring({
+      store: store.signingKeys,
+      settings: store.settings,
+      cipher: createTokenCipher('e'.repeat(32)),
+      algorithm: 'EdDSA',
+      jwksMaxAgeSeconds: 300,
+      now: () => clock.now,
+    });
     await loadSigningKeyring(signingKeys);
     service = new EmbedSessionService({
       sessions: store.embedSessions,
@@ -93,7 +100,8 @@ describe('EmbedSessionService with a clock the test controls', () => {
   it('refuses read-only keys with forbidden, and validates expires_in bounds', async () => {
     await assert.rejects(service.mint(readOnly, { userGroupId: 'clocked' }), code('forbidden'));
     await assert.rejects(service.revoke(readOnly, 'es_x'), code('forbidden'));
-    for (const expiresIn of [59, 86_401, 60.5, Number.NaN]) await assert.rejects(service.mint(customer, { userGroupId: 'clocked', expiresIn }), code('invalid_request'), String(expiresIn));
+    for (const expiresIn of [59, 86_401, 60.5, Number.NaN])
+      await assert.rejects(service.mint(customer, { userGroupId: 'clocked', expiresIn }), code('invalid_request'), String(expiresIn));
     await assert.rejects(service.mint(customer, { userGroupId: 'clocked', userGroupToken: token }), code('invalid_request'));
     await assert.rejects(service.mint(customer, {}), code('invalid_request'));
     await assert.rejects(service.mint(customer, { userGroupToken: 'ugt_not-a-real-one' }), code('not_found'));

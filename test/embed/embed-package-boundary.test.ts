@@ -42,6 +42,9 @@ describe('user-group-service/embed', () => {
     assert.equal(child.status, 0, child.stderr);
     const { exports, loaded } = JSON.parse(child.stdout) as { exports: string[]; loaded: string[] };
     assert.deepEqual(exports, ['EmbedBindingError', 'EmbedTokenError', 'bindProperties', 'createEmbedVerifier']);
-    assert.deepEqual(loaded.filter((path) => /fastify|better-sqlite3|[\\/]pg[\\/]|pino/.test(path)), []);
+    assert.deepEqual(
+      loaded.filter((path) => /fastify|better-sqlite3|[\\/]pg[\\/]|pino/.test(path)),
+      [],
+    );
   });
 });

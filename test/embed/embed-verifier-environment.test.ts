@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier, type EmbedVerifierOptions } from 'user-group-service/embed';
-import { embedClaims, FakeEmbedService, FEED_API_KEY, generateSigningKey, signEmbedToken, waitFor, type SigningKey } from './fake-embed-service.js';
+import {
+  embedClaims,
+  FakeEmbedService,
+  FEED_API_KEY,
+  generateSigningKey,
+  signEmbedToken,
+  waitFor,
+  type SigningKey,
+} from './fake-embed-service.js';
 
 type Environment = 'Customer' | 'Testing';
 
@@ -51,7 +59,7 @@ describe('embed verifier: one environment, its own key set', () => {
     await service.close();
   });
 
-  it('is for Customer by default: accepts Customer tokens and refuses Testing ones at the signature, even ones claiming Customer\'s env, iss and aud', async () => {
+  it("is for Customer by default: accepts Customer tokens and refuses Testing ones at the signature, even ones claiming Customer's env, iss and aud", async () => {
     const verifier = verifierWith();
     assert.equal(verifier.status().environment, 'Customer');
     assert.equal((await verifier.verify(await tokenOf('Customer'))).env, 'Customer');
@@ -59,16 +67,16 @@ describe('embed verifier: one environment, its own key set', () => {
     await assertRefused(verifier, await tokenOf('Testing', { env: 'Customer', ...MINTED_AS.Customer }), /signature|key/i);
   });
 
-  it('with environment: Testing, reads /.well-known/jwks-testing.json, expects Testing\'s issuer and audience, and refuses Customer tokens', async () => {
+  it("with environment: Testing, reads /.well-known/jwks-testing.json, expects Testing's issuer and audience, and refuses Customer tokens", async () => {
     const verifier = verifierWith({ environment: 'Testing' });
     assert.equal(verifier.status().environment, 'Testing');
     assert.equal((await verifier.verify(await tokenOf('Testing'))).env, 'Testing');
     await assertRefused(verifier, await tokenOf('Customer'), /signature|key/i);
     await assertRefused(verifier, await tokenOf('Customer', { env: 'Testing', ...MINTED_AS.Testing }), /signature|key/i);
-    assert.equal(service.jwksRequests, 0, 'Customer\'s key set is never fetched');
+    assert.equal(service.jwksRequests, 0, "Customer's key set is never fetched");
   });
 
-  it('checks each environment\'s own issuer and audience by default, and those given when given', async () => {
+  it("checks each environment's own issuer and audience by default, and those given when given", async () => {
     for (const environment of ['Customer', 'Testing'] as const) {
       const other = environment === 'Customer' ? 'Testing' : 'Customer';
       const verifier = verifierWith({ environment });
@@ -79,8 +87,12 @@ describe('embed verifier: one environment, its own key set', () => {
     }
   });
 
-  it('refuses a token signed with the environment\'s key whose env names the other one, which the service never mints', async () => {
-    await assertRefused(verifierWith(), await tokenOf('Customer', { env: 'Testing' }), /Testing environment; this verifier accepts Customer tokens only/);
+  it("refuses a token signed with the environment's key whose env names the other one, which the service never mints", async () => {
+    await assertRefused(
+      verifierWith(),
+      await tokenOf('Customer', { env: 'Testing' }),
+      /Testing environment; this verifier accepts Customer tokens only/,
+    );
   });
 
   for (const [accepted, keyOf] of [
@@ -90,7 +102,9 @@ describe('embed verifier: one environment, its own key set', () => {
     it(`for ${accepted}, with an API key of ${keyOf}, refuses every token and says how to fix it`, async () => {
       service.environment = keyOf;
       const verifier = verifierWith({ environment: accepted, apiKey: FEED_API_KEY });
-      const message = new RegExp(`accepts ${accepted} tokens, but its API key is a ${keyOf} key.*give it a ${accepted} API key, or set environment: '${keyOf}'`);
+      const message = new RegExp(
+        `accepts ${accepted} tokens, but its API key is a ${keyOf} key.*give it a ${accepted} API key, or set environment: '${keyOf}'`,
+      );
       await assertRefused(verifier, await tokenOf(accepted), message);
       await assertRefused(verifier, await tokenOf(keyOf), /signature|key|API key/i);
       assert.equal(verifier.status().environment, accepted);
@@ -117,7 +131,10 @@ describe('embed verifier: one environment, its own key set', () => {
   it('refuses every token while the feed is down, before it has named its environment, then checks the environment', async () => {
     service.feedDown = true;
     const verifier = verifierWith({ apiKey: FEED_API_KEY });
-    await assert.rejects(verifier.verify(await tokenOf('Customer')), (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable');
+    await assert.rejects(
+      verifier.verify(await tokenOf('Customer')),
+      (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable',
+    );
     service.environment = 'Testing';
     service.feedDown = false;
     await waitFor('the feed to be read', () => verifier.status().revocations.syncedAt !== null);
@@ -127,7 +144,10 @@ describe('embed verifier: one environment, its own key set', () => {
   it('counts a feed answer that does not name its environment as a failed poll, and so refuses every token', async () => {
     service.environment = undefined;
     const verifier = verifierWith({ apiKey: FEED_API_KEY });
-    await assert.rejects(verifier.verify(await tokenOf('Customer')), (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable' && /environment/.test(e.message));
+    await assert.rejects(
+      verifier.verify(await tokenOf('Customer')),
+      (e: unknown) => e instanceof EmbedTokenError && e.code === 'revocations_unavailable' && /environment/.test(e.message),
+    );
     await waitFor('a failed poll', () => verifier.status().revocations.lastError !== null);
     const status = verifier.status();
     assert.match(status.revocations.lastError ?? '', /environment/);
@@ -137,7 +157,11 @@ describe('embed verifier: one environment, its own key set', () => {
 
   it('refuses an environment option other than Customer or Testing with a TypeError', () => {
     for (const environment of ['Production', 'customer', '']) {
-      assert.throws(() => createEmbedVerifier({ serviceUrl: service.url, environment } as unknown as EmbedVerifierOptions), TypeError, environment);
+      assert.throws(
+        () => createEmbedVerifier({ serviceUrl: service.url, environment } as unknown as EmbedVerifierOptions),
+        TypeError,
+        environment,
+      );
     }
   });
 });

@@ -26,19 +26,25 @@ describe('embed verifier with an API key: fails closed while its revocations are
     const verifier = verifierWith();
     const token = await signEmbedToken(fixture.key);
     const message = await unavailable(verifier, token);
-    assert.match(message, /the revocation feed has never been read \(the revocation feed answered HTTP 503 \(unavailable\)\); every token is refused until it is read again \(retried every 50 ms\)/);
+    assert.match(
+      message,
+      /the revocation feed has never been read \(the revocation feed answered HTTP 503 \(unavailable\)\); every token is refused until it is read again \(retried every 50 ms\)/,
+    );
     assert.doesNotMatch(message, /API key/);
     assert.equal(fixture.service.jwksRequests, 0, 'no signature is checked for a token refused anyway');
-    assert.deepEqual({ ...verifier.status().revocations, lastErrorAt: null }, {
-      enabled: true,
-      syncedAt: null,
-      lastError: 'the revocation feed answered HTTP 503 (unavailable)',
-      lastErrorAt: null,
-      revokedSessions: 0,
-      revokedTokenVersions: 0,
-      stale: true,
-      apiKeyRefused: false,
-    });
+    assert.deepEqual(
+      { ...verifier.status().revocations, lastErrorAt: null },
+      {
+        enabled: true,
+        syncedAt: null,
+        lastError: 'the revocation feed answered HTTP 503 (unavailable)',
+        lastErrorAt: null,
+        revokedSessions: 0,
+        revokedTokenVersions: 0,
+        stale: true,
+        apiKeyRefused: false,
+      },
+    );
 
     fixture.service.feedDown = false;
     await waitFor('the feed to be read', () => verifier.status().revocations.syncedAt !== null);
@@ -51,7 +57,10 @@ describe('embed verifier with an API key: fails closed while its revocations are
     await fixture.service.close();
     const verifier = verifierWith();
     const token = await signEmbedToken(fixture.key);
-    assert.match(await unavailable(verifier, token), /has never been read \(fetch failed: ECONNREFUSED\); every token is refused until it is read again/);
+    assert.match(
+      await unavailable(verifier, token),
+      /has never been read \(fetch failed: ECONNREFUSED\); every token is refused until it is read again/,
+    );
     assert.match(await unavailable(verifier, token), /ECONNREFUSED/, 'refused again, not waiting on anything');
 
     fixture.service = await FakeEmbedService.start(port);
@@ -66,7 +75,12 @@ describe('embed verifier with an API key: fails closed while its revocations are
       const verifier = verifierWith();
       const token = await signEmbedToken(fixture.key);
       const message = await unavailable(verifier, token);
-      assert.match(message, new RegExp(`refuses this verifier's API key \\(the revocation feed answered HTTP ${status} \\((unauthenticated|forbidden)\\)\\): the key is wrong, revoked or not allowed to read the feed, which will not pass by itself`));
+      assert.match(
+        message,
+        new RegExp(
+          `refuses this verifier's API key \\(the revocation feed answered HTTP ${status} \\((unauthenticated|forbidden)\\)\\): the key is wrong, revoked or not allowed to read the feed, which will not pass by itself`,
+        ),
+      );
       assert.match(message, /give the verifier a valid API key/);
       assert.equal(verifier.status().revocations.apiKeyRefused, true);
       // The service throttles an address whose authentications keep failing: still the key's fault.
@@ -74,7 +88,9 @@ describe('embed verifier with an API key: fails closed while its revocations are
       await waitFor('a throttled poll', () => /HTTP 429/.test(verifier.status().revocations.lastError ?? ''));
       assert.match(
         await unavailable(verifier, token),
-        new RegExp(`refuses this verifier's API key \\(the revocation feed answered HTTP ${status} \\(\\w+\\); since: the revocation feed answered HTTP 429 \\(rate_limited\\)\\): the key is wrong`),
+        new RegExp(
+          `refuses this verifier's API key \\(the revocation feed answered HTTP ${status} \\(\\w+\\); since: the revocation feed answered HTTP 429 \\(rate_limited\\)\\): the key is wrong`,
+        ),
       );
 
       fixture.service.feedFailure = undefined;
@@ -105,7 +121,10 @@ describe('embed verifier with an API key: fails closed while its revocations are
     fixture.service.revoke({ session_id: claims.jti as string, user_group_id: 'eta' });
     await waitFor('the revocations to go stale', () => verifier.status().revocations.stale);
     const message = await unavailable(verifier, token);
-    assert.match(message, /the revocation feed was last read at \S+Z, more than maxRevocationStalenessMs \(1000 ms\) ago \(the revocation feed answered HTTP 503 \(unavailable\)\)/);
+    assert.match(
+      message,
+      /the revocation feed was last read at \S+Z, more than maxRevocationStalenessMs \(1000 ms\) ago \(the revocation feed answered HTTP 503 \(unavailable\)\)/,
+    );
     await unavailable(verifier, other);
 
     fixture.service.feedDown = false;
@@ -115,7 +134,10 @@ describe('embed verifier with an API key: fails closed while its revocations are
   });
 
   it('without an API key, nothing changes: no feed is read, tokens are accepted whatever the feed would answer', async () => {
-    for (const [down, failure] of [[true, undefined], [false, 401]] as const) {
+    for (const [down, failure] of [
+      [true, undefined],
+      [false, 401],
+    ] as const) {
       fixture.service.feedDown = down;
       fixture.service.feedFailure = failure;
       const verifier = verifierWith({ apiKey: undefined, maxRevocationStalenessMs: 100 });
@@ -130,12 +152,20 @@ describe('embed verifier with an API key: fails closed while its revocations are
     assert.equal(resolveVerifierOptions({ serviceUrl: fixture.service.url }).maxRevocationStalenessMs, 60_000);
     assert.equal(resolveVerifierOptions({ serviceUrl: fixture.service.url, revocationPollMs: 50 }).maxRevocationStalenessMs, 60_000);
     assert.equal(resolveVerifierOptions({ serviceUrl: fixture.service.url, revocationPollMs: 30_000 }).maxRevocationStalenessMs, 180_000);
-    assert.equal(resolveVerifierOptions({ serviceUrl: fixture.service.url, revocationPollMs: 50, maxRevocationStalenessMs: 100 }).maxRevocationStalenessMs, 100);
+    assert.equal(
+      resolveVerifierOptions({ serviceUrl: fixture.service.url, revocationPollMs: 50, maxRevocationStalenessMs: 100 })
+        .maxRevocationStalenessMs,
+      100,
+    );
     for (const maxRevocationStalenessMs of [0, 99, -1, 150.5, Number.NaN, Number.POSITIVE_INFINITY, '1000' as unknown as number]) {
-      assert.throws(() => createEmbedVerifier({ serviceUrl: fixture.service.url, apiKey: FEED_API_KEY, revocationPollMs: 50, maxRevocationStalenessMs }), {
-        name: 'TypeError',
-        message: /maxRevocationStalenessMs must be an integer of at least twice revocationPollMs \(100\)/,
-      });
+      assert.throws(
+        () =>
+          createEmbedVerifier({ serviceUrl: fixture.service.url, apiKey: FEED_API_KEY, revocationPollMs: 50, maxRevocationStalenessMs }),
+        {
+          name: 'TypeError',
+          message: /maxRevocationStalenessMs must be an integer of at least twice revocationPollMs \(100\)/,
+        },
+      );
     }
     assert.equal(fixture.service.feedRequests, 0);
   });

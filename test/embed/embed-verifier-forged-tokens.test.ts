@@ -57,7 +57,7 @@ for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
         assert.ok(error instanceof EmbedTokenError, `${what}: ${String(error)}`);
         assert.equal(error.code, 'token_invalid', `${what}: ${error.message}`);
       }
-      assert.deepEqual(attacker.host.requests, [], 'the verifier fetched from the attacker\'s host');
+      assert.deepEqual(attacker.host.requests, [], "the verifier fetched from the attacker's host");
       assert.equal(verifier.status().cachedTokens, cached, 'no forgery was cached');
     });
   });

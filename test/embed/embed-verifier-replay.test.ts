@@ -57,15 +57,19 @@ describe('embed verifier against the service: replay after every kind of revocat
     await refusedAfter('ended session', [session.token], async () => {
       assert.equal((await api.call('DELETE', undefined, { path: `/api/embed_sessions/${session.session_id}` })).status, 200);
     });
-    assert.equal((await verifier.verify(other.token)).sub, 'ended', 'the group\'s other session lives on');
+    assert.equal((await verifier.verify(other.token)).sub, 'ended', "the group's other session lives on");
   });
 
   it('a rotated group token; a session minted after the rotation is accepted', async () => {
     const { token } = await group('rotated');
     const sessions = [await mint('rotated'), await mint('rotated')];
-    await refusedAfter('rotation', sessions.map((s) => s.token), async () => {
-      assert.equal((await api.rotate(token)).status, 200);
-    });
+    await refusedAfter(
+      'rotation',
+      sessions.map((s) => s.token),
+      async () => {
+        assert.equal((await api.rotate(token)).status, 200);
+      },
+    );
     assert.equal((await verifier.verify((await mint('rotated')).token)).sub, 'rotated');
   });
 
@@ -79,7 +83,7 @@ describe('embed verifier against the service: replay after every kind of revocat
     await assert.rejects(verifier.verify(token), (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_revoked');
   });
 
-  it('a subtree deleted with cascade: every descendant\'s token', async () => {
+  it("a subtree deleted with cascade: every descendant's token", async () => {
     await group('tree');
     await group('tree-branch', 'tree');
     await group('tree-leaf', 'tree-branch');

@@ -8,7 +8,10 @@ import { MAX_CLOCK_TOLERANCE_SECONDS } from '../../src/embed/embed-verifier-opti
 import { embedClaims, FakeEmbedService, verifierFixture, FEED_API_KEY, signEmbedToken, waitFor } from './fake-embed-service.js';
 
 async function assertRevoked(verifier: EmbedVerifier, token: string): Promise<void> {
-  await assert.rejects(verifier.verify(token), (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_revoked' && !e.message.includes(token));
+  await assert.rejects(
+    verifier.verify(token),
+    (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_revoked' && !e.message.includes(token),
+  );
 }
 
 describe('embed verifier: the revocation feed', () => {
@@ -21,7 +24,9 @@ describe('embed verifier: the revocation feed', () => {
     const version = embedClaims({ sub: 'beta', tv: 'BetaVersion00001' });
     const sameGroupOtherVersion = embedClaims({ sub: 'beta', tv: 'BetaVersion00002' });
     const otherGroupSameVersion = embedClaims({ sub: 'gamma', tv: 'BetaVersion00001' });
-    const tokens = await Promise.all([session, version, sameGroupOtherVersion, otherGroupSameVersion].map((claims) => signEmbedToken(fixture.key, claims)));
+    const tokens = await Promise.all(
+      [session, version, sameGroupOtherVersion, otherGroupSameVersion].map((claims) => signEmbedToken(fixture.key, claims)),
+    );
     for (const token of tokens) await verifier.verify(token);
     assert.equal(verifier.status().cachedTokens, 4);
 
@@ -42,7 +47,8 @@ describe('embed verifier: the revocation feed', () => {
     const revokedLongAgo = embedClaims({ sub: 'delta' });
     const now = Date.now();
     for (let i = 0; i < 2400; i++) fixture.service.revoke({ session_id: `old-${i}`, user_group_id: 'filler' });
-    for (let i = 0; i < 50; i++) fixture.service.revoke({ session_id: `gone-${i}`, user_group_id: 'filler', expires_at: new Date(now - 1000).toISOString() });
+    for (let i = 0; i < 50; i++)
+      fixture.service.revoke({ session_id: `gone-${i}`, user_group_id: 'filler', expires_at: new Date(now - 1000).toISOString() });
     fixture.service.revoke({ session_id: revokedLongAgo.jti as string, user_group_id: 'delta' });
     const verifier = verifierWith({ revocationPollMs: 60_000 });
     await assertRevoked(verifier, await signEmbedToken(fixture.key, revokedLongAgo));
@@ -92,9 +98,16 @@ describe('embed verifier: the revocation feed', () => {
     // A revoked token 61 s past its exp, whose entry the feed (and the verifier's list) has forgotten.
     const now = Math.floor(Date.now() / 1000);
     const claims = embedClaims({ sub: 'zeta', iat: now - 700, exp: now - 61 });
-    fixture.service.revoke({ session_id: claims.jti as string, user_group_id: 'zeta', expires_at: new Date((now - 1) * 1000).toISOString() });
+    fixture.service.revoke({
+      session_id: claims.jti as string,
+      user_group_id: 'zeta',
+      expires_at: new Date((now - 1) * 1000).toISOString(),
+    });
     const verifier = verifierWith({ clockToleranceSeconds: MAX_CLOCK_TOLERANCE_SECONDS });
-    await assert.rejects(verifier.verify(await signEmbedToken(fixture.key, claims)), (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_expired');
+    await assert.rejects(
+      verifier.verify(await signEmbedToken(fixture.key, claims)),
+      (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_expired',
+    );
     assert.equal(verifier.status().revocations.revokedSessions, 0, 'the entry is gone: only the tolerance cap keeps the token refused');
   });
 
@@ -106,9 +119,15 @@ describe('embed verifier: the revocation feed', () => {
   });
 
   for (const close of [true, false]) {
-    it(`never keeps a process alive (${close ? 'closed: no timer runs after close()' : 'not closed: its timer is unref\'d'})`, async () => {
+    it(`never keeps a process alive (${close ? 'closed: no timer runs after close()' : "not closed: its timer is unref'd"})`, async () => {
       const child = spawn(process.execPath, [fileURLToPath(new URL('./verifier-exit-child.js', import.meta.url))], {
-        env: { ...process.env, EMBED_SERVICE_URL: fixture.service.url, EMBED_API_KEY: FEED_API_KEY, EMBED_TOKEN: await signEmbedToken(fixture.key), EMBED_CLOSE: close ? '1' : '0' },
+        env: {
+          ...process.env,
+          EMBED_SERVICE_URL: fixture.service.url,
+          EMBED_API_KEY: FEED_API_KEY,
+          EMBED_TOKEN: await signEmbedToken(fixture.key),
+          EMBED_CLOSE: close ? '1' : '0',
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let stdout = '';

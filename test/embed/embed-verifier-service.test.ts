@@ -31,7 +31,10 @@ describe('embed verifier against the service: a revoked API key', () => {
     const error = await verifier.verify(token).catch((e: unknown) => e);
     assert.ok(error instanceof EmbedTokenError && error.code === 'revocations_unavailable', String(error));
     // The service's failed-authentication throttle may answer 429 after a few polls: the 401 is what is named.
-    assert.match(error.message, /refuses this verifier's API key \(the revocation feed answered HTTP 401 \(unauthenticated\)(; since: [^)]*HTTP 429 \(rate_limited\))?\): the key is wrong, revoked or not allowed/);
+    assert.match(
+      error.message,
+      /refuses this verifier's API key \(the revocation feed answered HTTP 401 \(unauthenticated\)(; since: [^)]*HTTP 429 \(rate_limited\))?\): the key is wrong, revoked or not allowed/,
+    );
     assert.ok(!error.message.includes(key) && !error.message.includes(token));
     assert.equal(verifier.status().revocations.apiKeyRefused, true);
   });

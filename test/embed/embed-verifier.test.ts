@@ -3,7 +3,13 @@ import { createPublicKey } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, UnsecuredJWT } from 'jose';
 // Through the package's own export, as a dashboard imports it.
-import { createEmbedVerifier, EmbedTokenError, type EmbedClaims, type EmbedTokenErrorCode, type EmbedVerifier } from 'user-group-service/embed';
+import {
+  createEmbedVerifier,
+  EmbedTokenError,
+  type EmbedClaims,
+  type EmbedTokenErrorCode,
+  type EmbedVerifier,
+} from 'user-group-service/embed';
 import { EMBED_ALGS, embedClaims, FakeEmbedService, generateSigningKey, signEmbedToken, type SigningKey } from './fake-embed-service.js';
 
 /** The refusal verify() gives, checked to say why without quoting the token. */
@@ -71,7 +77,12 @@ describe('embed verifier: signatures, types and claims', () => {
 
   it('refuses an expired token with token_expired, also once it expired in the cache', async () => {
     const now = Math.floor(Date.now() / 1000);
-    await assertRefused(verifier, await signEmbedToken(ed, embedClaims({ iat: now - 4000, exp: now - 3600 })), 'token_expired', /expired at/);
+    await assertRefused(
+      verifier,
+      await signEmbedToken(ed, embedClaims({ iat: now - 4000, exp: now - 3600 })),
+      'token_expired',
+      /expired at/,
+    );
     // Accepted and cached while live, then refused from the cache once exp and the clock tolerance have passed.
     const short = createEmbedVerifier({ serviceUrl: service.url, clockToleranceSeconds: 1 });
     try {
@@ -164,7 +175,17 @@ describe('embed verifier: signatures, types and claims', () => {
 
   it('refuses garbage with token_invalid, never a crash', async () => {
     const valid = await signEmbedToken(ed);
-    const garbage = ['', 'garbage', 'a.b.c', '...', valid.slice(0, -10), `${valid}.extra`, `${base64url([1])}.${base64url([2])}.x`, '\u0000'.repeat(50), 'x'.repeat(100_000)];
+    const garbage = [
+      '',
+      'garbage',
+      'a.b.c',
+      '...',
+      valid.slice(0, -10),
+      `${valid}.extra`,
+      `${base64url([1])}.${base64url([2])}.x`,
+      '\u0000'.repeat(50),
+      'x'.repeat(100_000),
+    ];
     for (const token of garbage) await assertRefused(verifier, token, 'token_invalid');
     for (const notAString of [undefined, null, 42, { token: valid }]) {
       await assertRefused(verifier, notAString as unknown as string, 'token_invalid');

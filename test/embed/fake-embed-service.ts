@@ -60,7 +60,11 @@ export function embedClaims(overrides: Record<string, unknown> = {}): Record<str
   return claims;
 }
 
-export function signEmbedToken(key: SigningKey, claims: Record<string, unknown> = embedClaims(), header: Record<string, unknown> = {}): Promise<string> {
+export function signEmbedToken(
+  key: SigningKey,
+  claims: Record<string, unknown> = embedClaims(),
+  header: Record<string, unknown> = {},
+): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'embed+jwt', ...header }).sign(key.privateKey);
 }
 
@@ -135,8 +139,10 @@ export class FakeEmbedService {
   /** The cursor is the index of the next entry, opaque to the verifier. */
   private feed(req: IncomingMessage, url: URL, res: ServerResponse): void {
     if (this.feedDown) return send(res, 503, failure('unavailable', 'the store is unavailable'));
-    if (this.feedFailure !== undefined) return send(res, this.feedFailure, failure(FAILURE_CODES[this.feedFailure], `answering ${this.feedFailure} for the test`));
-    if (req.headers.authorization !== `Bearer ${FEED_API_KEY}`) return send(res, 401, failure('unauthenticated', 'a valid API key is required'));
+    if (this.feedFailure !== undefined)
+      return send(res, this.feedFailure, failure(FAILURE_CODES[this.feedFailure], `answering ${this.feedFailure} for the test`));
+    if (req.headers.authorization !== `Bearer ${FEED_API_KEY}`)
+      return send(res, 401, failure('unauthenticated', 'a valid API key is required'));
     const limit = Number(url.searchParams.get('limit') ?? 100);
     const after = url.searchParams.get('after');
     const from = after === null ? 0 : Number(after.replace(/^c/, ''));

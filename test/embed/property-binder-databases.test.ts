@@ -27,7 +27,13 @@ function openSqlite(): Database {
   db.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, region TEXT, owner TEXT, vip INTEGER, team_id INTEGER)');
   const insert = db.prepare('INSERT INTO orders VALUES (?, ?, ?, ?, 7)');
   for (const [id, region, owner, vip] of ORDERS) insert.run(id, region, owner, vip ? 1 : 0);
-  const ids = (text: string, values: unknown[]) => (db.prepare(text).pluck().all(...values) as number[]).sort((a, b) => a - b);
+  const ids = (text: string, values: unknown[]) =>
+    (
+      db
+        .prepare(text)
+        .pluck()
+        .all(...values) as number[]
+    ).sort((a, b) => a - b);
   return {
     ids: async ({ text, values }) => ids(text, values),
     idsSpliced: async (sql) => ids(sql, []),
@@ -40,7 +46,8 @@ async function openPostgres(database: TestDatabase): Promise<Database> {
   await client.connect();
   await client.query('CREATE TABLE orders (id integer PRIMARY KEY, region text, owner text, vip boolean, team_id integer)');
   for (const row of ORDERS) await client.query('INSERT INTO orders VALUES ($1, $2, $3, $4, 7)', [...row]);
-  const ids = async (text: string, values: unknown[]) => (await client.query<{ id: number }>(text, values)).rows.map((row) => row.id).sort((a, b) => a - b);
+  const ids = async (text: string, values: unknown[]) =>
+    (await client.query<{ id: number }>(text, values)).rows.map((row) => row.id).sort((a, b) => a - b);
   return {
     ids: ({ text, values }) => ids(text, values),
     idsSpliced: (sql) => ids(sql, []),
@@ -71,8 +78,14 @@ for (const { dialect, open } of DIALECTS) {
 
     it('filters by a property', async () => {
       assert.deepEqual(await ids('SELECT id FROM orders WHERE region = {{ region }}', claimsWith({ region: 'eu' })), [1, 2]);
-      assert.deepEqual(await ids('SELECT id FROM orders WHERE region = {{region}} OR owner = {{ region }}', claimsWith({ region: 'globex' })), [4]);
-      assert.deepEqual(await ids('SELECT id FROM orders WHERE vip = {{ vip }} AND team_id = {{ team_id }}', claimsWith({ vip: true })), [1, 4]);
+      assert.deepEqual(
+        await ids('SELECT id FROM orders WHERE region = {{region}} OR owner = {{ region }}', claimsWith({ region: 'globex' })),
+        [4],
+      );
+      assert.deepEqual(
+        await ids('SELECT id FROM orders WHERE vip = {{ vip }} AND team_id = {{ team_id }}', claimsWith({ vip: true })),
+        [1, 4],
+      );
     });
 
     it('returns no extra rows for an injection attempt in a property value', async () => {
@@ -89,7 +102,13 @@ for (const { dialect, open } of DIALECTS) {
       assert.deepEqual(await ids('SELECT id FROM orders WHERE region in {{ regions }} AND owner IN {{ anc }}', hierarchy), [4]);
       assert.deepEqual(await ids('SELECT id FROM orders WHERE region IN {{ none }}', hierarchy), []);
       assert.deepEqual(await ids('SELECT id FROM orders WHERE region NOT IN {{ none }}', hierarchy), ALL);
-      assert.deepEqual(await ids('SELECT id FROM orders WHERE owner IN {{ desc }} AND region = {{ region }} OR owner IN {{ desc }}', claimsWith({ region: 'us' }, { desc: ['globex'] })), [4]);
+      assert.deepEqual(
+        await ids(
+          'SELECT id FROM orders WHERE owner IN {{ desc }} AND region = {{ region }} OR owner IN {{ desc }}',
+          claimsWith({ region: 'us' }, { desc: ['globex'] }),
+        ),
+        [4],
+      );
     });
   });
 }
@@ -101,8 +120,14 @@ describe('what the binder refuses is live SQL on a real sqlite', () => {
       assert.deepEqual(db.prepare('SELECT #region AS r').all({ region: 'eu' }), [{ r: 'eu' }]);
       // ?1 is the first parameter again, not the second one the dashboard meant.
       assert.deepEqual(db.prepare('SELECT ? AS a, ?1 AS b').raw().all({ 1: 'first' }), [['first', 'first']]);
-      assert.throws(() => bindProperties('SELECT #region', claimsWith({ region: 'eu' }), 'sqlite'), /"#region" \(at offset 7\) is a sqlite parameter marker/);
-      assert.throws(() => bindProperties('SELECT {{ a }}, {{ b }}1', claimsWith({ a: 1, b: 2 }), 'sqlite'), /\{\{ b \}\} \(at offset 16\) is immediately followed by "1"/);
+      assert.throws(
+        () => bindProperties('SELECT #region', claimsWith({ region: 'eu' }), 'sqlite'),
+        /"#region" \(at offset 7\) is a sqlite parameter marker/,
+      );
+      assert.throws(
+        () => bindProperties('SELECT {{ a }}, {{ b }}1', claimsWith({ a: 1, b: 2 }), 'sqlite'),
+        /\{\{ b \}\} \(at offset 16\) is immediately followed by "1"/,
+      );
     } finally {
       db.close();
     }

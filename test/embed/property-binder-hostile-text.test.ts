@@ -20,7 +20,7 @@ const HOSTILE = [
   "x'; DROP TABLE orders; --",
   'x" OR "1"="1',
   "x\\' OR 1=1 --",
-  'x\u0000\' OR 1=1 --',
+  "x\u0000' OR 1=1 --",
   '\u0000',
   'x\uFF07 OR \uFF071\uFF07=\uFF071', // FULLWIDTH APOSTROPHE
   'x\u2018 OR \u20181\u2019=\u20191', // LEFT and RIGHT SINGLE QUOTATION MARK
@@ -62,7 +62,12 @@ describe('bindProperties: quotes, NUL and look-alikes', () => {
 
   it('takes look-alikes of {{ and }} in the SQL for text: no placeholder, nothing bound', () => {
     for (const dialect of DIALECTS) {
-      for (const sql of ['SELECT \uFF5B\uFF5B region \uFF5D\uFF5D', 'SELECT \uFE5B\uFE5B region \uFE5C\uFE5C', 'SELECT \u2774\u2774 region \u2775\u2775', 'SELECT {\uFF5B region }\uFF5D']) {
+      for (const sql of [
+        'SELECT \uFF5B\uFF5B region \uFF5D\uFF5D',
+        'SELECT \uFE5B\uFE5B region \uFE5C\uFE5C',
+        'SELECT \u2774\u2774 region \u2775\u2775',
+        'SELECT {\uFF5B region }\uFF5D',
+      ]) {
         assert.deepEqual(bindProperties(sql, claimsWith('eu'), dialect), { text: sql, values: [] }, `${dialect}: ${sql}`);
       }
       refused('SELECT {{ region \uFF5D\uFF5D', dialect, 'placeholder_malformed');
@@ -73,8 +78,15 @@ describe('bindProperties: quotes, NUL and look-alikes', () => {
 
   it('binds a placeholder only to the property of exactly its name, never to a look-alike key', () => {
     for (const dialect of DIALECTS) {
-      const lookalike: BindableClaims = { sub: 'acme', tid: 7, props: { 'r\u0435gion': "x' OR '1'='1", 'region\u0000': 'x', '\uFF52egion': 'x' } };
-      assert.throws(() => bindProperties('SELECT {{ region }}', lookalike, dialect), (e: unknown) => e instanceof EmbedBindingError && e.code === 'variable_missing');
+      const lookalike: BindableClaims = {
+        sub: 'acme',
+        tid: 7,
+        props: { 'r\u0435gion': "x' OR '1'='1", 'region\u0000': 'x', '\uFF52egion': 'x' },
+      };
+      assert.throws(
+        () => bindProperties('SELECT {{ region }}', lookalike, dialect),
+        (e: unknown) => e instanceof EmbedBindingError && e.code === 'variable_missing',
+      );
     }
   });
 
@@ -135,7 +147,12 @@ describe('bindProperties: hostile values on real databases', () => {
 
   const onSqlite = (region: string) => {
     const { text, values } = bindProperties(QUERY, claimsWith(region), 'sqlite');
-    return (sqlite.prepare(text).pluck().all(...values) as number[]).sort();
+    return (
+      sqlite
+        .prepare(text)
+        .pluck()
+        .all(...values) as number[]
+    ).sort();
   };
   const onPostgres = async (region: string) => {
     const { text, values } = bindProperties(QUERY, claimsWith(region), 'postgres');

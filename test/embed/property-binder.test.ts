@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bindProperties, EmbedBindingError, type BindableClaims, type EmbedBindingErrorCode, type SqlDialect } from 'user-group-service/embed';
+import {
+  bindProperties,
+  EmbedBindingError,
+  type BindableClaims,
+  type EmbedBindingErrorCode,
+  type SqlDialect,
+} from 'user-group-service/embed';
 
 const INJECTION = "x' OR '1'='1";
 
@@ -38,13 +44,21 @@ function refused(sql: string, dialect: SqlDialect, code: EmbedBindingErrorCode, 
 
 describe('bindProperties', () => {
   it('binds PostgreSQL placeholders as $n, reusing the number of a variable used twice', () => {
-    const bound = bindProperties('SELECT * FROM orders WHERE (region = {{ region }} OR region = {{region}}) AND team_id = {{team_id}} AND owner = {{  user_group_id  }} AND tier >= {{ tier }}', claims, 'postgres');
+    const bound = bindProperties(
+      'SELECT * FROM orders WHERE (region = {{ region }} OR region = {{region}}) AND team_id = {{team_id}} AND owner = {{  user_group_id  }} AND tier >= {{ tier }}',
+      claims,
+      'postgres',
+    );
     assert.equal(bound.text, 'SELECT * FROM orders WHERE (region = $1 OR region = $1) AND team_id = $2 AND owner = $3 AND tier >= $4');
     assert.deepEqual(bound.values, ['eu', 7, 'acme', 2]);
   });
 
   it('binds SQLite placeholders as ?, repeating values in order', () => {
-    const bound = bindProperties('SELECT * FROM orders WHERE (region = {{ region }} OR region = {{region}}) AND team_id = {{team_id}} AND owner = {{ user_group_id }}', claims, 'sqlite');
+    const bound = bindProperties(
+      'SELECT * FROM orders WHERE (region = {{ region }} OR region = {{region}}) AND team_id = {{team_id}} AND owner = {{ user_group_id }}',
+      claims,
+      'sqlite',
+    );
     assert.equal(bound.text, 'SELECT * FROM orders WHERE (region = ? OR region = ?) AND team_id = ? AND owner = ?');
     assert.deepEqual(bound.values, ['eu', 'eu', 7, 'acme']);
   });
@@ -62,9 +76,16 @@ describe('bindProperties', () => {
   });
 
   it('binds a list after IN: = ANY($n) with an array on PostgreSQL, IN (?, ?) on SQLite', () => {
-    const pg = bindProperties('SELECT * FROM orders WHERE owner IN {{ desc }} AND region in {{regions}} AND owner IN {{ desc }}', claims, 'postgres');
+    const pg = bindProperties(
+      'SELECT * FROM orders WHERE owner IN {{ desc }} AND region in {{regions}} AND owner IN {{ desc }}',
+      claims,
+      'postgres',
+    );
     assert.equal(pg.text, 'SELECT * FROM orders WHERE owner = ANY($1) AND region = ANY($2) AND owner = ANY($1)');
-    assert.deepEqual(pg.values, [['acme-eu', 'acme-us'], ['eu', 'us']]);
+    assert.deepEqual(pg.values, [
+      ['acme-eu', 'acme-us'],
+      ['eu', 'us'],
+    ]);
     const lite = bindProperties('SELECT * FROM orders WHERE owner IN {{ desc }} AND region in {{regions}}', claims, 'sqlite');
     assert.equal(lite.text, 'SELECT * FROM orders WHERE owner IN (?, ?) AND region IN (?, ?)');
     assert.deepEqual(lite.values, ['acme-eu', 'acme-us', 'eu', 'us']);
@@ -76,13 +97,22 @@ describe('bindProperties', () => {
   });
 
   it('binds an empty list as valid SQL that matches nothing (and NOT IN as everything)', () => {
-    assert.deepEqual(bindProperties('SELECT 1 WHERE r IN {{ none }}', claims, 'postgres'), { text: 'SELECT 1 WHERE r = ANY($1)', values: [[]] });
+    assert.deepEqual(bindProperties('SELECT 1 WHERE r IN {{ none }}', claims, 'postgres'), {
+      text: 'SELECT 1 WHERE r = ANY($1)',
+      values: [[]],
+    });
     assert.deepEqual(bindProperties('SELECT 1 WHERE r IN {{ none }}', claims, 'sqlite'), { text: 'SELECT 1 WHERE r IN ()', values: [] });
   });
 
   it('binds a scalar after IN as a list of one, and the same variable as scalar and list with their own numbers', () => {
-    assert.deepEqual(bindProperties('SELECT 1 WHERE r IN {{ region }} OR r = {{ region }}', claims, 'postgres'), { text: 'SELECT 1 WHERE r = ANY($1) OR r = $2', values: [['eu'], 'eu'] });
-    assert.deepEqual(bindProperties('SELECT 1 WHERE r IN {{ region }}', claims, 'sqlite'), { text: 'SELECT 1 WHERE r IN (?)', values: ['eu'] });
+    assert.deepEqual(bindProperties('SELECT 1 WHERE r IN {{ region }} OR r = {{ region }}', claims, 'postgres'), {
+      text: 'SELECT 1 WHERE r = ANY($1) OR r = $2',
+      values: [['eu'], 'eu'],
+    });
+    assert.deepEqual(bindProperties('SELECT 1 WHERE r IN {{ region }}', claims, 'sqlite'), {
+      text: 'SELECT 1 WHERE r IN (?)',
+      values: ['eu'],
+    });
   });
 
   it('reads the built-ins from the claims, not from properties of the same name', () => {
@@ -113,11 +143,23 @@ describe('bindProperties', () => {
   });
 
   it('fails on a placeholder inside a string literal, a quoted identifier or a comment', () => {
-    const everywhere = ["SELECT '{{ region }}'", "SELECT 'it''s {{region}}'", "SELECT * FROM t WHERE r LIKE '%{{ region }}%'", 'SELECT "{{ region }}" FROM t', 'SELECT 1 -- {{ region }}', 'SELECT 1 /* {{ region }} */'];
+    const everywhere = [
+      "SELECT '{{ region }}'",
+      "SELECT 'it''s {{region}}'",
+      "SELECT * FROM t WHERE r LIKE '%{{ region }}%'",
+      'SELECT "{{ region }}" FROM t',
+      'SELECT 1 -- {{ region }}',
+      'SELECT 1 /* {{ region }} */',
+    ];
     for (const dialect of ['postgres', 'sqlite'] as const) {
       for (const sql of everywhere) refused(sql, dialect, 'placeholder_in_literal', /\{\{ region \}\} is inside/);
     }
-    for (const sql of ['SELECT $$ {{ region }} $$', 'SELECT $q$ it$$s {{ region }} $q$', "SELECT E'it\\'s {{ region }}'", 'SELECT 1 /* outer /* inner */ {{ region }} */']) {
+    for (const sql of [
+      'SELECT $$ {{ region }} $$',
+      'SELECT $q$ it$$s {{ region }} $q$',
+      "SELECT E'it\\'s {{ region }}'",
+      'SELECT 1 /* outer /* inner */ {{ region }} */',
+    ]) {
       refused(sql, 'postgres', 'placeholder_in_literal');
     }
     for (const sql of ['SELECT `{{ region }}` FROM t', 'SELECT [{{ region }}] FROM t']) refused(sql, 'sqlite', 'placeholder_in_literal');
@@ -130,12 +172,14 @@ describe('bindProperties', () => {
     assert.equal(bindProperties(pg, claims, 'postgres').text, pg.replace('{{ region }}', '$1'));
   });
 
-  it('fails on the dialect\'s own parameter markers, which would shift the bound values', () => {
-    for (const sql of ['SELECT $1', 'SELECT * FROM t WHERE a = $12 AND r = {{ region }}']) refused(sql, 'postgres', 'native_parameter', /parameter marker/);
-    for (const sql of ['SELECT ?', 'SELECT ?1', 'SELECT :name', 'SELECT @name', 'SELECT $name', 'SELECT * FROM t WHERE a=:a']) refused(sql, 'sqlite', 'native_parameter', /parameter marker/);
+  it("fails on the dialect's own parameter markers, which would shift the bound values", () => {
+    for (const sql of ['SELECT $1', 'SELECT * FROM t WHERE a = $12 AND r = {{ region }}'])
+      refused(sql, 'postgres', 'native_parameter', /parameter marker/);
+    for (const sql of ['SELECT ?', 'SELECT ?1', 'SELECT :name', 'SELECT @name', 'SELECT $name', 'SELECT * FROM t WHERE a=:a'])
+      refused(sql, 'sqlite', 'native_parameter', /parameter marker/);
   });
 
-  it('fails on SQLite\'s #name marker and on markers whose name starts beyond ASCII, as SQLite reads them', () => {
+  it("fails on SQLite's #name marker and on markers whose name starts beyond ASCII, as SQLite reads them", () => {
     for (const [sql, marker] of [
       ['SELECT #name', '#name'],
       ['SELECT * FROM t WHERE r = {{ region }} AND a=#1', '#1'],
@@ -143,11 +187,16 @@ describe('bindProperties', () => {
       ['SELECT :é', ':é'],
       ['SELECT @$x', '@$x'],
     ] as const) {
-      refused(sql, 'sqlite', 'native_parameter', new RegExp(`"${marker.replace('$', '\\$')}" \\(at offset \\d+\\) is a sqlite parameter marker`));
+      refused(
+        sql,
+        'sqlite',
+        'native_parameter',
+        new RegExp(`"${marker.replace('$', '\\$')}" \\(at offset \\d+\\) is a sqlite parameter marker`),
+      );
     }
     // # is an operator in PostgreSQL (bitwise XOR), and a lone # is no marker in SQLite.
     assert.equal(bindProperties('SELECT 5 # {{ tier }}', claims, 'postgres').text, 'SELECT 5 # $1');
-    assert.equal(bindProperties("SELECT '#name', \"#x\" -- #y\n", claims, 'sqlite').values.length, 0);
+    assert.equal(bindProperties('SELECT \'#name\', "#x" -- #y\n', claims, 'sqlite').values.length, 0);
   });
 
   it('fails on a placeholder running into an identifier or digit character, on every dialect and style', () => {
@@ -167,7 +216,13 @@ describe('bindProperties', () => {
       for (const [sql, why] of touching) refused(sql, dialect, 'placeholder_malformed', why);
     }
     // What may touch a placeholder: punctuation, operators, a cast, quotes, another placeholder, IN itself.
-    for (const sql of ['SELECT ({{ tier }})', 'SELECT {{tier}}+1', "SELECT 'a'||{{ region }}||'b'", 'SELECT {{ tier }},{{ region }}', 'SELECT 1 WHERE r IN{{ regions }}']) {
+    for (const sql of [
+      'SELECT ({{ tier }})',
+      'SELECT {{tier}}+1',
+      "SELECT 'a'||{{ region }}||'b'",
+      'SELECT {{ tier }},{{ region }}',
+      'SELECT 1 WHERE r IN{{ regions }}',
+    ]) {
       assert.doesNotThrow(() => bindProperties(sql, claims, 'sqlite'), sql);
     }
     assert.equal(bindProperties('SELECT {{ tier }}::int, r NOT IN{{ regions }}', claims, 'postgres').text, 'SELECT $1::int, r <> ALL($2)');
@@ -175,7 +230,8 @@ describe('bindProperties', () => {
 
   it('fails on a malformed placeholder', () => {
     for (const dialect of ['postgres', 'sqlite'] as const) {
-      for (const sql of ['SELECT {{ 1abc }}', 'SELECT {{ }}', 'SELECT {{region', 'SELECT {{ a-b }}', 'SELECT {{ region }']) refused(sql, dialect, 'placeholder_malformed');
+      for (const sql of ['SELECT {{ 1abc }}', 'SELECT {{ }}', 'SELECT {{region', 'SELECT {{ a-b }}', 'SELECT {{ region }'])
+        refused(sql, dialect, 'placeholder_malformed');
     }
   });
 

@@ -9,7 +9,11 @@ import { createEmbedVerifier } from 'user-group-service/embed';
  * process must then exit on its own: nothing the verifier started may keep
  * it alive.
  */
-const verifier = createEmbedVerifier({ serviceUrl: process.env.EMBED_SERVICE_URL!, apiKey: process.env.EMBED_API_KEY, revocationPollMs: 20 });
+const verifier = createEmbedVerifier({
+  serviceUrl: process.env.EMBED_SERVICE_URL!,
+  apiKey: process.env.EMBED_API_KEY,
+  revocationPollMs: 20,
+});
 const claims = await verifier.verify(process.env.EMBED_TOKEN!);
 const firstSync = verifier.status().revocations.syncedAt?.getTime() ?? 0;
 while ((verifier.status().revocations.syncedAt?.getTime() ?? 0) <= firstSync + 60) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -17,6 +21,6 @@ if (process.env.EMBED_CLOSE !== '0') await verifier.close();
 let timers = 0;
 const hook = createHook({ init: (_id, type) => void (type === 'Timeout' && timers++) }).enable();
 // Waiting on setImmediate, which creates no Timeout of its own.
-for (const until = Date.now() + 300; Date.now() < until; ) await new Promise((resolve) => setImmediate(resolve));
+for (const until = Date.now() + 300; Date.now() < until;) await new Promise((resolve) => setImmediate(resolve));
 hook.disable();
 console.log(JSON.stringify({ sub: claims.sub, timers }));

@@ -15,52 +15,56 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
-test('README in order: the Quick start, then examples/dashboard "Run it": acme sees eu orders, globex us orders', { timeout: 240_000 }, async (t) => {
-  const temp = makeTempDir('ugs-dashboard-walkthrough');
-  const [port, appPort, dashboardPort] = [await freePort(), await freePort(), await freePort()];
-  // Only what a fresh clone would differ in: free ports (the blocks read PORT, the example its ports) and a store in a temp dir.
-  const terminal = openShell('bash', {
-    ...process.env,
-    PORT: String(port),
-    CUSTOMER_APP_PORT: String(appPort),
-    DASHBOARD_PORT: String(dashboardPort),
-    UGS_DATA_DIR: `${temp.path}/data`,
-    LOG_LEVEL: 'warn',
-  });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  t.after(async () => {
-    await browser.close();
-    await terminal.close();
-    temp.remove();
-  });
+test(
+  'README in order: the Quick start, then examples/dashboard "Run it": acme sees eu orders, globex us orders',
+  { timeout: 240_000 },
+  async (t) => {
+    const temp = makeTempDir('ugs-dashboard-walkthrough');
+    const [port, appPort, dashboardPort] = [await freePort(), await freePort(), await freePort()];
+    // Only what a fresh clone would differ in: free ports (the blocks read PORT, the example its ports) and a store in a temp dir.
+    const terminal = openShell('bash', {
+      ...process.env,
+      PORT: String(port),
+      CUSTOMER_APP_PORT: String(appPort),
+      DASHBOARD_PORT: String(dashboardPort),
+      UGS_DATA_DIR: `${temp.path}/data`,
+      LOG_LEVEL: 'warn',
+    });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    t.after(async () => {
+      await browser.close();
+      await terminal.close();
+      temp.remove();
+    });
 
-  assert.equal(await terminal.paste(quickStartBlock(), 110_000), 0, terminal.stderr());
-  const [runIt] = shBlocks('examples/dashboard/README.md', '## Run it');
-  terminal.pasteAndLeaveRunning(withoutRebuild(runIt!, 'example:dashboard'));
-  const app = (await terminal.waitForOutput(/Customer app: (http:\/\/localhost:\d+)\//, 110_000))[1]!;
+    assert.equal(await terminal.paste(quickStartBlock(), 110_000), 0, terminal.stderr());
+    const [runIt] = shBlocks('examples/dashboard/README.md', '## Run it');
+    terminal.pasteAndLeaveRunning(withoutRebuild(runIt!, 'example:dashboard'));
+    const app = (await terminal.waitForOutput(/Customer app: (http:\/\/localhost:\d+)\//, 110_000))[1]!;
 
-  const seen = new Map<string, string[]>();
-  for (const [group, region] of [
-    ['acme', 'eu'],
-    ['globex', 'us'],
-  ] as const) {
-    const page = await browser.newPage();
-    page.setDefaultTimeout(60_000);
-    assert.equal((await page.goto(`${app}/?group=${group}`))?.status(), 200);
-    const frame = page.frameLocator('iframe[title="Orders dashboard"]');
-    await frame.getByRole('table').waitFor();
-    const caption = await frame.locator('caption').innerText();
-    assert.equal(caption, `Orders in region ${region}, oldest first`, `${group} is shown the orders of another region`);
-    const regions = await frame.locator('tbody tr td:nth-child(3)').allInnerTexts();
-    assert.equal(regions.length, 12, `${group}: ${regions.length} rows`);
-    assert.deepEqual(new Set(regions), new Set([region]));
-    seen.set(group, await frame.locator('tbody tr th').allInnerTexts());
-    await page.close();
-  }
-  assert.deepEqual(
-    seen.get('acme')!.filter((id) => seen.get('globex')!.includes(id)),
-    [],
-    'no order is shown to both groups',
-  );
-  assert.equal(terminal.unexpectedStderr(), '', 'the blocks print nothing on stderr');
-});
+    const seen = new Map<string, string[]>();
+    for (const [group, region] of [
+      ['acme', 'eu'],
+      ['globex', 'us'],
+    ] as const) {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(60_000);
+      assert.equal((await page.goto(`${app}/?group=${group}`))?.status(), 200);
+      const frame = page.frameLocator('iframe[title="Orders dashboard"]');
+      await frame.getByRole('table').waitFor();
+      const caption = await frame.locator('caption').innerText();
+      assert.equal(caption, `Orders in region ${region}, oldest first`, `${group} is shown the orders of another region`);
+      const regions = await frame.locator('tbody tr td:nth-child(3)').allInnerTexts();
+      assert.equal(regions.length, 12, `${group}: ${regions.length} rows`);
+      assert.deepEqual(new Set(regions), new Set([region]));
+      seen.set(group, await frame.locator('tbody tr th').allInnerTexts());
+      await page.close();
+    }
+    assert.deepEqual(
+      seen.get('acme')!.filter((id) => seen.get('globex')!.includes(id)),
+      [],
+      'no order is shown to both groups',
+    );
+    assert.equal(terminal.unexpectedStderr(), '', 'the blocks print nothing on stderr');
+  },
+);

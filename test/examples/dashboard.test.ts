@@ -31,7 +31,9 @@ async function startFramingPage(): Promise<{ origin: string; pageFor(src: string
   const server = createServer((req, res) => {
     const src = new URL(req.url ?? '/', 'http://localhost').searchParams.get('src') ?? 'about:blank';
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html lang="en"><title>Elsewhere</title><h1>Elsewhere</h1><iframe title="framed" src="${src.replace(/"/g, '&quot;')}"></iframe></html>`);
+    res.end(
+      `<!doctype html><html lang="en"><title>Elsewhere</title><h1>Elsewhere</h1><iframe title="framed" src="${src.replace(/"/g, '&quot;')}"></iframe></html>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
@@ -106,24 +108,31 @@ test('the example dashboard, embedded in the customer app, in chromium', { timeo
     assert.deepEqual(overlap, [], 'no order is shown to both groups');
   });
 
-  await t.test('opened under another host name than its sessions allow, the app says where to open it instead of a blanked frame', async () => {
-    const page = await newPage();
-    const elsewhereHost = app.url.replace('//localhost:', '//127.0.0.1:');
-    const answer = await page.goto(`${elsewhereHost}/?group=acme`);
-    assert.equal(answer?.status(), 421);
-    await page.getByRole('heading', { name: `Open this app at ${app.url}` }).waitFor();
-    assert.match(await page.getByRole('alert').innerText(), /frame-ancestors/);
-    assert.equal(await page.locator('iframe').count(), 0);
-    await page.getByRole('link', { name: `${app.url}/?group=acme` }).click();
-    await dashboardFrame(page).getByRole('table', { name: 'Orders in region eu, oldest first' }).waitFor();
-    await page.close();
-  });
+  await t.test(
+    'opened under another host name than its sessions allow, the app says where to open it instead of a blanked frame',
+    async () => {
+      const page = await newPage();
+      const elsewhereHost = app.url.replace('//localhost:', '//127.0.0.1:');
+      const answer = await page.goto(`${elsewhereHost}/?group=acme`);
+      assert.equal(answer?.status(), 421);
+      await page.getByRole('heading', { name: `Open this app at ${app.url}` }).waitFor();
+      assert.match(await page.getByRole('alert').innerText(), /frame-ancestors/);
+      assert.equal(await page.locator('iframe').count(), 0);
+      await page.getByRole('link', { name: `${app.url}/?group=acme` }).click();
+      await dashboardFrame(page).getByRole('table', { name: 'Orders in region eu, oldest first' }).waitFor();
+      await page.close();
+    },
+  );
 
   await t.test('a key that may not mint is named as the problem, not "try again later"', async () => {
     const { key: readOnly } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-only' });
     const { key: testing } = await service.services.apiKeys.create({ environment: 'Testing', access: 'embed' });
     const cases = [
-      { key: readOnly, status: 502, says: /API key \(UGS_API_KEY\) may not mint embed sessions: a read-only key cannot\. .*read-write or embed key/ },
+      {
+        key: readOnly,
+        status: 502,
+        says: /API key \(UGS_API_KEY\) may not mint embed sessions: a read-only key cannot\. .*read-write or embed key/,
+      },
       { key: `ugsk_${'A'.repeat(49)}`, status: 502, says: /does not accept this app's API key \(UGS_API_KEY\)/ },
       { key: testing, status: 404, says: /There is no user group "acme" for this app\. .*Testing environment/ },
     ];

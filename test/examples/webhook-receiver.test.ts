@@ -12,7 +12,11 @@ const SECRET = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
 
 /** Runs the receiver to its exit: what it prints when it cannot start. */
 function refusal(env: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string } {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [MAIN], { env: { ...process.env, UGS_WEBHOOK_SECRET: '', RECEIVER_PORT: '0', ...env }, encoding: 'utf8', timeout: 30_000 });
+  const { status, stdout, stderr } = spawnSync(process.execPath, [MAIN], {
+    env: { ...process.env, UGS_WEBHOOK_SECRET: '', RECEIVER_PORT: '0', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { status, stdout, stderr };
 }
 
@@ -44,8 +48,11 @@ describe('npm run example:webhook-receiver', () => {
     }
   });
 
-  it('listens on RECEIVER_PORT (PORT is the service\'s), prints a verified event once, refuses an unsigned one, and ignores a repeat of the same webhook-id', async () => {
-    const child = spawn(process.execPath, [MAIN], { env: { ...process.env, UGS_WEBHOOK_SECRET: SECRET, RECEIVER_PORT: '0', PORT: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  it("listens on RECEIVER_PORT (PORT is the service's), prints a verified event once, refuses an unsigned one, and ignores a repeat of the same webhook-id", async () => {
+    const child = spawn(process.execPath, [MAIN], {
+      env: { ...process.env, UGS_WEBHOOK_SECRET: SECRET, RECEIVER_PORT: '0', PORT: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       let output = '';
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -54,7 +61,12 @@ describe('npm run example:webhook-receiver', () => {
       const body = JSON.stringify({ type: 'user_group.created', timestamp: new Date().toISOString(), data: { user_group_id: 'acme' } });
       const id = 'evt_0123456789abcdef0123456789abcdef';
       const now = new Date();
-      const signed = { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(SECRET).sign(id, now, body) };
+      const signed = {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': new Webhook(SECRET).sign(id, now, body),
+      };
       assert.equal((await fetch(url, { method: 'POST', headers: signed, body })).status, 204);
       assert.equal((await fetch(url, { method: 'POST', headers: signed, body })).status, 204, 'a retry is acknowledged');
       assert.equal((await fetch(url, { method: 'POST', headers: { ...signed, 'webhook-signature': 'v1,AAAA' }, body })).status, 400);

@@ -35,7 +35,10 @@ test('docs/webhooks.md "Try it" works as written, in order: the first delivery s
   });
   const context = () => `\nstdout:\n${terminal.stdout()}\nstderr:\n${terminal.stderr()}`;
 
-  const [service, register, receiver, changes, deliveries, ...rest] = shBlocks('docs/webhooks.md', '### Try it: a first delivery on this machine');
+  const [service, register, receiver, changes, deliveries, ...rest] = shBlocks(
+    'docs/webhooks.md',
+    '### Try it: a first delivery on this machine',
+  );
   assert.equal(rest.length, 0, 'five blocks');
   assert.equal(await terminal.paste(service!, 110_000), 0, context());
   assert.equal(await terminal.paste(register!), 0, context());

@@ -43,10 +43,12 @@ export function responseViolations(req: Pick<FuzzRequest, 'method' | 'path'>, re
   if (res.status < 200) broken.push(`unexpected status ${res.status}`);
   if (typeof res.headers['x-request-id'] !== 'string' || res.headers['x-request-id'] === '') broken.push('no X-Request-Id');
   // Swagger UI redirects to its own pages; no API route redirects.
-  if (res.status >= 300 && res.status < 400 && NON_API_SUCCESS.test(decodedPathname(req.path)) && res.headers.location !== undefined) return broken;
+  if (res.status >= 300 && res.status < 400 && NON_API_SUCCESS.test(decodedPathname(req.path)) && res.headers.location !== undefined)
+    return broken;
   const ok = res.status >= 200 && res.status < 300;
   const contentType = String(res.headers['content-type'] ?? '');
-  if (!ok && !/^application\/json(;|$)/i.test(contentType)) broken.push(`non-2xx with content-type ${JSON.stringify(contentType)}, not application/json`);
+  if (!ok && !/^application\/json(;|$)/i.test(contentType))
+    broken.push(`non-2xx with content-type ${JSON.stringify(contentType)}, not application/json`);
   if (req.method.toUpperCase() === 'HEAD') return broken;
   if (ok && NON_API_SUCCESS.test(decodedPathname(req.path))) {
     // Swagger UI serves files: never one from outside its own folder (the service's package.json, say).
@@ -76,12 +78,16 @@ export function responseViolations(req: Pick<FuzzRequest, 'method' | 'path'>, re
     broken.push('non-2xx without an error object');
     return broken;
   }
-  if (typeof error.code !== 'string' || !KNOWN_CODES.has(error.code)) broken.push(`error.code ${JSON.stringify(error.code)} is not one of ERROR_CODES`);
+  if (typeof error.code !== 'string' || !KNOWN_CODES.has(error.code))
+    broken.push(`error.code ${JSON.stringify(error.code)} is not one of ERROR_CODES`);
   else if (ERROR_STATUS[error.code as keyof typeof ERROR_STATUS] !== res.status) {
-    broken.push(`error.code ${error.code} answered with status ${res.status}, docs/errors.md says ${ERROR_STATUS[error.code as keyof typeof ERROR_STATUS]}`);
+    broken.push(
+      `error.code ${error.code} answered with status ${res.status}, docs/errors.md says ${ERROR_STATUS[error.code as keyof typeof ERROR_STATUS]}`,
+    );
   }
   if (typeof error.message !== 'string' || error.message === '') broken.push('error.message is not a non-empty string');
-  if (error.request_id !== res.headers['x-request-id']) broken.push(`error.request_id ${JSON.stringify(error.request_id)} is not the X-Request-Id`);
+  if (error.request_id !== res.headers['x-request-id'])
+    broken.push(`error.request_id ${JSON.stringify(error.request_id)} is not the X-Request-Id`);
   return broken;
 }
 
@@ -107,7 +113,8 @@ export async function serverIsUp(baseUrl: string): Promise<boolean> {
  */
 export async function outcomeViolations(baseUrl: string, req: FuzzRequest, outcome: FuzzOutcome): Promise<string[]> {
   if (outcome.response) return responseViolations(req, outcome.response);
-  if (outcome.clientError) return [`generator bug: Node refused to send the request: ${outcome.clientError.code} ${outcome.clientError.message}`];
+  if (outcome.clientError)
+    return [`generator bug: Node refused to send the request: ${outcome.clientError.code} ${outcome.clientError.message}`];
   const failure = outcome.connectionError!;
   if (failure.code === 'TIMEOUT') return [`no answer: ${failure.message}`];
   // Bytes after a complete `Connection: close` answer: a second response on the
@@ -161,9 +168,12 @@ export async function pollutionProbeViolations(baseUrl: string, apiKey: string):
   if (res.status !== 200) return [`pollution probe: creating a group answered ${res.status} ${res.text.slice(0, 200)}`];
   const broken: string[] = [];
   const body = res.json as { user_group: Record<string, unknown> } & Record<string, unknown>;
-  if (Object.keys(body).sort().join() !== 'new_user_group,success,user_group') broken.push(`pollution probe: top-level keys ${Object.keys(body).join()}`);
-  if (Object.keys(body.user_group).sort().join() !== 'name,properties,provided_id,team_id,token') broken.push(`pollution probe: user_group keys ${Object.keys(body.user_group).join()}`);
-  if (JSON.stringify(body.user_group.properties) !== '{"plain":1}') broken.push(`pollution probe: properties ${JSON.stringify(body.user_group.properties)}`);
+  if (Object.keys(body).sort().join() !== 'new_user_group,success,user_group')
+    broken.push(`pollution probe: top-level keys ${Object.keys(body).join()}`);
+  if (Object.keys(body.user_group).sort().join() !== 'name,properties,provided_id,team_id,token')
+    broken.push(`pollution probe: user_group keys ${Object.keys(body.user_group).join()}`);
+  if (JSON.stringify(body.user_group.properties) !== '{"plain":1}')
+    broken.push(`pollution probe: properties ${JSON.stringify(body.user_group.properties)}`);
   for (const marker of POLLUTION_MARKERS) if (res.text.includes(marker)) broken.push(`pollution probe: the answer mentions "${marker}"`);
   return broken;
 }
@@ -176,10 +186,13 @@ export async function pollutionProbeViolations(baseUrl: string, apiKey: string):
 export async function validKeyServedViolations(baseUrl: string, apiKey: string, limit = 100): Promise<string[]> {
   const badKey = { authorization: `Token ${apiKeyFormat.generate()}` };
   let throttled = false;
-  for (let i = 0; i <= limit && !throttled; i++) throttled = (await rawRequest(baseUrl, { method: 'GET', path: '/api/user', headers: badKey })).status === 429;
+  for (let i = 0; i <= limit && !throttled; i++)
+    throttled = (await rawRequest(baseUrl, { method: 'GET', path: '/api/user', headers: badKey })).status === 429;
   if (!throttled) return [`failed-auth throttle: ${limit + 1} bad keys in a row were never answered 429`];
   const res = await rawRequest(baseUrl, { method: 'GET', path: '/api/user_groups', headers: { authorization: `Token ${apiKey}` } });
-  return res.status === 200 ? [] : [`failed-auth throttle: a valid key from a throttled address answered ${res.status} ${res.text.slice(0, 200)}`];
+  return res.status === 200
+    ? []
+    : [`failed-auth throttle: a valid key from a throttled address answered ${res.status} ${res.text.slice(0, 200)}`];
 }
 
 // ---------------------------------------------------------------------------
@@ -230,22 +243,46 @@ export interface Snapshot {
 export async function takeSnapshot(baseUrl: string, keys: SnapshotKeys): Promise<Snapshot> {
   const suffix = () => randomBytes(8).toString('hex');
   const plan: { key: string; environment: 'Testing' | 'Customer'; body: Record<string, unknown> }[] = [
-    { key: keys.testing, environment: 'Testing', body: { user_group_id: 'snap-1', name: 'Snapshot one', mapping: { '40': '213' }, properties: { region: 'eu' } } },
-    { key: keys.testing, environment: 'Testing', body: { user_group_id: 'snap-2', name: 'Snapshot 😀 \u202e two', properties: { nested: { a: [1, 'x', null] } } } },
+    {
+      key: keys.testing,
+      environment: 'Testing',
+      body: { user_group_id: 'snap-1', name: 'Snapshot one', mapping: { '40': '213' }, properties: { region: 'eu' } },
+    },
+    {
+      key: keys.testing,
+      environment: 'Testing',
+      body: { user_group_id: 'snap-2', name: 'Snapshot 😀 \u202e two', properties: { nested: { a: [1, 'x', null] } } },
+    },
     { key: keys.testing, environment: 'Testing', body: { user_group_id: `snapshot-${suffix()}`, name: 'Snapshot three' } },
-    { key: keys.customer, environment: 'Customer', body: { user_group_id: `snapshot-${suffix()}`, name: 'Snapshot four', mapping: { '1': 2 }, properties: { n: 1 } } },
-    { key: keys.customer, environment: 'Customer', body: { user_group_id: `snapshot-${suffix()}`, name: 'Snapshot five', properties: { s: 'é\u0000' } } },
+    {
+      key: keys.customer,
+      environment: 'Customer',
+      body: { user_group_id: `snapshot-${suffix()}`, name: 'Snapshot four', mapping: { '1': 2 }, properties: { n: 1 } },
+    },
+    {
+      key: keys.customer,
+      environment: 'Customer',
+      body: { user_group_id: `snapshot-${suffix()}`, name: 'Snapshot five', properties: { s: 'é\u0000' } },
+    },
   ];
   const entries: SnapshotEntry[] = [];
   for (const { key, environment, body } of plan) {
     const created = await getGroup(baseUrl, key, body);
-    if (created.status !== 200) throw new Error(`snapshot: creating ${String(body.user_group_id)} answered ${created.status} ${created.text}`);
+    if (created.status !== 200)
+      throw new Error(`snapshot: creating ${String(body.user_group_id)} answered ${created.status} ${created.text}`);
     const userGroupId = String(body.user_group_id);
     const again = await getGroup(baseUrl, key, { user_group_id: userGroupId });
     if (again.status !== 200) throw new Error(`snapshot: reading ${userGroupId} answered ${again.status} ${again.text}`);
     const item = await readItem(baseUrl, key, userGroupId);
     if (item.status !== 200) throw new Error(`snapshot: GET /api/user_groups/${userGroupId} answered ${item.status} ${item.text}`);
-    entries.push({ key, environment, userGroupId, text: again.text, itemText: item.text, token: (again.json as { user_group: { token: string } }).user_group.token });
+    entries.push({
+      key,
+      environment,
+      userGroupId,
+      text: again.text,
+      itemText: item.text,
+      token: (again.json as { user_group: { token: string } }).user_group.token,
+    });
   }
   return { entries, testingTokens: entries.filter((e) => e.environment === 'Testing').map((e) => e.token) };
 }
@@ -256,30 +293,41 @@ export async function snapshotViolations(baseUrl: string, snapshot: Snapshot): P
   for (const entry of snapshot.entries) {
     const now = await getGroup(baseUrl, entry.key, { user_group_id: entry.userGroupId });
     if (now.text !== entry.text) {
-      broken.push(`snapshot group ${entry.environment}/${entry.userGroupId} changed: was ${entry.text.slice(0, 300)}, now ${now.status} ${now.text.slice(0, 300)}`);
+      broken.push(
+        `snapshot group ${entry.environment}/${entry.userGroupId} changed: was ${entry.text.slice(0, 300)}, now ${now.status} ${now.text.slice(0, 300)}`,
+      );
     }
     const item = await readItem(baseUrl, entry.key, entry.userGroupId);
     if (item.text !== entry.itemText) {
-      broken.push(`snapshot group ${entry.environment}/${entry.userGroupId} reads differently: was ${entry.itemText.slice(0, 300)}, now ${item.status} ${item.text.slice(0, 300)}`);
+      broken.push(
+        `snapshot group ${entry.environment}/${entry.userGroupId} reads differently: was ${entry.itemText.slice(0, 300)}, now ${item.status} ${item.text.slice(0, 300)}`,
+      );
     }
   }
   return broken;
 }
 
 function readItem(baseUrl: string, key: string, userGroupId: string): Promise<RawResponse> {
-  return rawRequest(baseUrl, { method: 'GET', path: `/api/user_groups/${encodeURIComponent(userGroupId)}`, headers: { authorization: `Token ${key}` } });
+  return rawRequest(baseUrl, {
+    method: 'GET',
+    path: `/api/user_groups/${encodeURIComponent(userGroupId)}`,
+    headers: { authorization: `Token ${key}` },
+  });
 }
 
 function getGroup(baseUrl: string, key: string, body: Record<string, unknown>): Promise<RawResponse> {
-  return rawRequest(baseUrl, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${key}`, 'content-type': 'application/json' }, body });
+  return rawRequest(baseUrl, {
+    method: 'GET',
+    path: '/api/user',
+    headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+    body,
+  });
 }
 
 /** Error lines (pino level 50 and up) among a server's JSON log lines. */
 export function errorLogLines(logText: string): string[] {
-  return logText
-    .split('\n')
-    .filter((line) => {
-      const match = /"level":(\d+)/.exec(line);
-      return match !== null && Number(match[1]) >= 50;
-    });
+  return logText.split('\n').filter((line) => {
+    const match = /"level":(\d+)/.exec(line);
+    return match !== null && Number(match[1]) >= 50;
+  });
 }

@@ -4,8 +4,24 @@ import { randomBytes } from 'node:crypto';
 import { lastLine, runCli, spawnServer, type ServerProcess } from '../helpers/cli.js';
 import { createDatabaseOn, startEmbeddedPostgres, type EmbeddedServer } from '../helpers/embedded-postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { describeOutcome, describeRequest, KNOWN_BUGS, requestArbitrary, sendFuzzRequest, type FuzzContext, type FuzzRequest } from './http-arbitraries.js';
-import { errorLogLines, outcomeViolations, pollutionProbeViolations, serverIsUp, snapshotViolations, takeSnapshot, validKeyServedViolations } from './invariants.js';
+import {
+  describeOutcome,
+  describeRequest,
+  KNOWN_BUGS,
+  requestArbitrary,
+  sendFuzzRequest,
+  type FuzzContext,
+  type FuzzRequest,
+} from './http-arbitraries.js';
+import {
+  errorLogLines,
+  outcomeViolations,
+  pollutionProbeViolations,
+  serverIsUp,
+  snapshotViolations,
+  takeSnapshot,
+  validKeyServedViolations,
+} from './invariants.js';
 
 /**
  * `npm run fuzz -- --minutes N [--stores sqlite,postgres]`: the generators of
@@ -54,8 +70,12 @@ function parseMinutes(value: string): number {
 }
 
 function parseStores(value: string): Store[] {
-  const stores = value.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const store of stores) if (store !== 'sqlite' && store !== 'postgres') throw new InvalidArgumentError(`unknown store "${store}"; use sqlite and/or postgres`);
+  const stores = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const store of stores)
+    if (store !== 'sqlite' && store !== 'postgres') throw new InvalidArgumentError(`unknown store "${store}"; use sqlite and/or postgres`);
   if (stores.length === 0) throw new InvalidArgumentError('at least one store');
   return [...new Set(stores)] as Store[];
 }
@@ -197,7 +217,10 @@ async function fuzzStore(store: Store, milliseconds: number, options: Options): 
  */
 function keepErrorLines(server: ServerProcess): string[] {
   const kept: string[] = [];
-  for (const [stream, isStderr] of [[server.child.stdout!, false], [server.child.stderr!, true]] as const) {
+  for (const [stream, isStderr] of [
+    [server.child.stdout!, false],
+    [server.child.stderr!, true],
+  ] as const) {
     stream.removeAllListeners('data');
     let partial = '';
     stream.on('data', (chunk: Buffer) => {
@@ -212,9 +235,14 @@ function keepErrorLines(server: ServerProcess): string[] {
 
 function report(result: StoreResult, seed: number): void {
   console.log(`fuzz ${result.store}: ${result.requests} requests, ${result.violationCount} invariant violations`);
-  const statuses = [...result.statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(', ');
+  const statuses = [...result.statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}: ${n}`)
+    .join(', ');
   const closed = [...result.connectionErrors].map(([code, n]) => `${code}: ${n}`).join(', ');
-  console.log(`  statuses ${statuses || 'none'}; connections closed without a whole answer, server still up: ${closed || 'none'}; seed ${seed}`);
+  console.log(
+    `  statuses ${statuses || 'none'}; connections closed without a whole answer, server still up: ${closed || 'none'}; seed ${seed}`,
+  );
   for (const [i, v] of result.violations.entries()) {
     console.log(`  violation ${i + 1} (${v.count}× of this kind): ${v.broken.join('; ')}`);
     console.log(`    request:  ${v.request}`);
@@ -229,7 +257,9 @@ async function main(): Promise<number> {
     .name('run-fuzz')
     .description('send generated hostile requests to a live server on each store and check the invariants')
     .requiredOption('--minutes <n>', 'total time to fuzz, split between the stores (fractions allowed)', parseMinutes)
-    .addOption(new Option('--stores <list>', 'comma-separated stores').default(['sqlite', 'postgres'], 'sqlite,postgres').argParser(parseStores))
+    .addOption(
+      new Option('--stores <list>', 'comma-separated stores').default(['sqlite', 'postgres'], 'sqlite,postgres').argParser(parseStores),
+    )
     .addOption(new Option('--concurrency <n>', 'requests in flight').default(8).argParser(parsePositiveInt))
     .addOption(new Option('--seed <n>', 'seed of the generators (printed with the results)').argParser(parseSeed))
     .option('--include-known-bugs', 'also send the exact triggers of the bugs listed in KNOWN_BUGS (test/fuzz/http-arbitraries.ts)', false)
@@ -237,7 +267,9 @@ async function main(): Promise<number> {
   const raw = program.opts<{ minutes: number; stores: Store[]; concurrency: number; seed?: number; includeKnownBugs: boolean }>();
   const options: Options = { ...raw, seed: raw.seed ?? randomBytes(4).readInt32BE() };
   if (!options.includeKnownBugs && KNOWN_BUGS.length > 0) {
-    console.log(`leaving out the triggers of ${KNOWN_BUGS.length} known bug(s) (--include-known-bugs sends them): ${KNOWN_BUGS.map((b) => b.name).join('; ')}`);
+    console.log(
+      `leaving out the triggers of ${KNOWN_BUGS.length} known bug(s) (--include-known-bugs sends them): ${KNOWN_BUGS.map((b) => b.name).join('; ')}`,
+    );
   }
   const perStore = (options.minutes * 60_000) / options.stores.length;
   let violations = 0;

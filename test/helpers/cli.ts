@@ -61,7 +61,11 @@ async function runInProcess(args: string[], env: Record<string, string>): Promis
 /** Runs `ugs ...args` in a child process with the given extra environment. */
 export function spawnCli(args: string[], env: Record<string, string> = {}, place: CliPlace = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [place.cliPath ?? CLI_PATH, ...args], { cwd: place.cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [place.cliPath ?? CLI_PATH, ...args], {
+      cwd: place.cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

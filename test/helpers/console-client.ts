@@ -22,7 +22,11 @@ export class ConsoleClient {
 
   /** Posts a form as a browser on the console's own page would (Origin of the console), cookie included. */
   async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<ConsoleAnswer> {
-    return this.send('POST', path, new URLSearchParams(fields).toString(), { 'content-type': 'application/x-www-form-urlencoded', origin: this.baseUrl, ...headers });
+    return this.send('POST', path, new URLSearchParams(fields).toString(), {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: this.baseUrl,
+      ...headers,
+    });
   }
 
   /** Signs in with `key`; the answer is the sign-in post's. */

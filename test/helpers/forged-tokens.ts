@@ -52,7 +52,9 @@ const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toStr
 /** Signs header.payload with HMAC by hand: jose itself refuses some of these keys (empty ones). */
 function hmacToken(alg: 'HS256' | 'HS384' | 'HS512', header: Record<string, unknown>, claims: JWTPayload, secret: Buffer | string): string {
   const input = `${b64({ ...header, alg })}.${b64(claims)}`;
-  return `${input}.${createHmac(`sha${alg.slice(2)}`, secret).update(input).digest('base64url')}`;
+  return `${input}.${createHmac(`sha${alg.slice(2)}`, secret)
+    .update(input)
+    .digest('base64url')}`;
 }
 
 function certificateOf(privateKeyPem: string): string {
@@ -61,7 +63,9 @@ function certificateOf(privateKeyPem: string): string {
     const keyFile = join(dir.path, 'key.pem');
     const certFile = join(dir.path, 'cert.pem');
     writeFileSync(keyFile, privateKeyPem, { mode: 0o600 });
-    execFileSync('openssl', ['req', '-new', '-x509', '-key', keyFile, '-out', certFile, '-subj', '/CN=attacker.example', '-days', '1'], { stdio: 'pipe' });
+    execFileSync('openssl', ['req', '-new', '-x509', '-key', keyFile, '-out', certFile, '-subj', '/CN=attacker.example', '-days', '1'], {
+      stdio: 'pipe',
+    });
     return readFileSync(certFile, 'utf8');
   } finally {
     dir.remove();
@@ -114,7 +118,12 @@ export function keyNamingHeaders(attacker: Attacker): Record<string, unknown> {
  * key `real`. `other` is an asymmetric key pair of another algorithm than
  * the real key's, for "the real kid, another alg".
  */
-export async function forgeries(claims: JWTPayload, real: PublishedKey, attacker: Attacker, other: { alg: EmbedAlg; privateKey: CryptoKey }): Promise<Forgery[]> {
+export async function forgeries(
+  claims: JWTPayload,
+  real: PublishedKey,
+  attacker: Attacker,
+  other: { alg: EmbedAlg; privateKey: CryptoKey },
+): Promise<Forgery[]> {
   const typ = 'embed+jwt';
   const signed = (header: Record<string, unknown>, key: CryptoKey = attacker.privateKey, alg: EmbedAlg = attacker.alg) =>
     new SignJWT(claims).setProtectedHeader({ alg, typ, ...header } as never).sign(key);
@@ -137,21 +146,27 @@ export async function forgeries(claims: JWTPayload, real: PublishedKey, attacker
     { what: 'HS256 keyed with the public key DER', token: hmacToken('HS256', header, claims, der) },
     { what: 'HS256 keyed with the JWKS entry as JSON', token: hmacToken('HS256', header, claims, JSON.stringify(real.publicJwk)) },
     { what: 'HS256 keyed with the raw public key bytes', token: hmacToken('HS256', header, claims, rawMember) },
-    { what: 'jku naming the attacker\'s JWKS, the attacker\'s kid', token: await signed({ kid: attacker.kid, jku: naming.jku }) },
-    { what: 'jku naming the attacker\'s JWKS, the real kid', token: await signed({ kid: real.kid, jku: naming.jku }) },
-    { what: 'x5u naming the attacker\'s certificate', token: await signed({ kid: attacker.kid, x5u: naming.x5u }) },
-    { what: 'x5u naming the attacker\'s certificate, the real kid', token: await signed({ kid: real.kid, x5u: naming.x5u }) },
-    { what: 'an embedded jwk of the attacker\'s key, no kid', token: await signed({ jwk: naming.jwk }) },
-    { what: 'an embedded jwk of the attacker\'s key, the real kid', token: await signed({ kid: real.kid, jwk: naming.jwk }) },
-    { what: 'x5c holding the attacker\'s certificate', token: await signed({ x5c: naming.x5c }) },
-    { what: 'x5c holding the attacker\'s certificate, the real kid', token: await signed({ kid: real.kid, x5c: naming.x5c }) },
+    { what: "jku naming the attacker's JWKS, the attacker's kid", token: await signed({ kid: attacker.kid, jku: naming.jku }) },
+    { what: "jku naming the attacker's JWKS, the real kid", token: await signed({ kid: real.kid, jku: naming.jku }) },
+    { what: "x5u naming the attacker's certificate", token: await signed({ kid: attacker.kid, x5u: naming.x5u }) },
+    { what: "x5u naming the attacker's certificate, the real kid", token: await signed({ kid: real.kid, x5u: naming.x5u }) },
+    { what: "an embedded jwk of the attacker's key, no kid", token: await signed({ jwk: naming.jwk }) },
+    { what: "an embedded jwk of the attacker's key, the real kid", token: await signed({ kid: real.kid, jwk: naming.jwk }) },
+    { what: "x5c holding the attacker's certificate", token: await signed({ x5c: naming.x5c }) },
+    { what: "x5c holding the attacker's certificate, the real kid", token: await signed({ kid: real.kid, x5c: naming.x5c }) },
     { what: 'every key-naming header at once, the real kid', token: await signed({ kid: real.kid, ...naming }) },
-    { what: 'the real kid, the attacker\'s signature', token: await signed({ kid: real.kid }) },
+    { what: "the real kid, the attacker's signature", token: await signed({ kid: real.kid }) },
     { what: `the real kid, another algorithm (${other.alg})`, token: await signed({ kid: real.kid }, other.privateKey, other.alg) },
-    { what: 'kid as a path to /dev/null, HS256 with an empty key', token: hmacToken('HS256', { kid: '../../../../../../../dev/null', typ }, claims, '') },
-    { what: 'kid as a path to /dev/null, the attacker\'s signature', token: await signed({ kid: '/dev/null' }) },
+    {
+      what: 'kid as a path to /dev/null, HS256 with an empty key',
+      token: hmacToken('HS256', { kid: '../../../../../../../dev/null', typ }, claims, ''),
+    },
+    { what: "kid as a path to /dev/null, the attacker's signature", token: await signed({ kid: '/dev/null' }) },
     { what: 'kid as a path into the data dir', token: await signed({ kid: `../../${real.kid}` }) },
-    { what: 'kid as SQL, HS256 keyed with what it selects', token: hmacToken('HS256', { kid: "x' UNION SELECT 'attacker' --", typ }, claims, 'attacker') },
+    {
+      what: 'kid as SQL, HS256 keyed with what it selects',
+      token: hmacToken('HS256', { kid: "x' UNION SELECT 'attacker' --", typ }, claims, 'attacker'),
+    },
     { what: 'kid as SQL matching every key', token: await signed({ kid: "' OR '1'='1" }) },
     { what: 'the real kid and a NUL', token: await signed({ kid: `${real.kid}\u0000` }) },
     { what: 'the real kid with a trailing space', token: await signed({ kid: `${real.kid} ` }) },
@@ -166,6 +181,12 @@ export async function forgeries(claims: JWTPayload, real: PublishedKey, attacker
 }
 
 /** The control: the same claims and every key-naming header, signed with the real key. Accepted, so each refusal above is the forgery's. */
-export function signedWithRealKey(claims: JWTPayload, real: { kid: string; alg: EmbedAlg; privateKey: CryptoKey | KeyObject }, attacker: Attacker): Promise<string> {
-  return new SignJWT(claims).setProtectedHeader({ alg: real.alg, kid: real.kid, typ: 'embed+jwt', ...keyNamingHeaders(attacker) } as never).sign(real.privateKey);
+export function signedWithRealKey(
+  claims: JWTPayload,
+  real: { kid: string; alg: EmbedAlg; privateKey: CryptoKey | KeyObject },
+  attacker: Attacker,
+): Promise<string> {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: real.alg, kid: real.kid, typ: 'embed+jwt', ...keyNamingHeaders(attacker) } as never)
+    .sign(real.privateKey);
 }

@@ -37,7 +37,9 @@ export function rawRequest(baseUrl: string, req: RawRequest): Promise<RawRespons
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         try {
-          const violation = req.outsideContract ? undefined : contractViolation(url, req.method, { status: res.statusCode ?? 0, headers: res.headers, text });
+          const violation = req.outsideContract
+            ? undefined
+            : contractViolation(url, req.method, { status: res.statusCode ?? 0, headers: res.headers, text });
           if (violation !== undefined) return reject(new Error(violation));
         } catch (error) {
           return reject(error as Error);

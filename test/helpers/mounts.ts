@@ -18,7 +18,7 @@ export interface Mount {
 function run(args: string[]): string | undefined {
   const result = spawnSync(args[0]!, args.slice(1), { encoding: 'utf8' });
   if (result.error) return result.error.message;
-  return result.status === 0 ? undefined : (result.stderr.trim() || `${args.join(' ')} exited ${result.status}`);
+  return result.status === 0 ? undefined : result.stderr.trim() || `${args.join(' ')} exited ${result.status}`;
 }
 
 function unmount(path: string, remove: () => void): void {

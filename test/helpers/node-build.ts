@@ -23,7 +23,8 @@ export type NodeBuild = { bin: string; node: string } | { unavailable: string };
  */
 export async function nodeBuild(version: string): Promise<NodeBuild> {
   const arch = { x64: 'x64', arm64: 'arm64' }[process.arch as string];
-  if (process.platform !== 'linux' || arch === undefined) return { unavailable: `no node-linux-* package for ${process.platform}/${process.arch}` };
+  if (process.platform !== 'linux' || arch === undefined)
+    return { unavailable: `no node-linux-* package for ${process.platform}/${process.arch}` };
   const cacheRoot = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'ugs-ci');
   const cache = join(cacheRoot, `node-linux-${arch}-${version}`);
   const found = { bin: join(cache, 'bin'), node: join(cache, 'bin', 'node') };
@@ -34,10 +35,17 @@ export async function nodeBuild(version: string): Promise<NodeBuild> {
   const scratch = mkdtempSync(join(cacheRoot, `.download-${version}-`));
   try {
     try {
-      await run('npm', ['pack', '--silent', `node-linux-${arch}@${version}`], { cwd: scratch, timeout: DOWNLOAD_TIMEOUT_MS, killSignal: 'SIGKILL' });
+      await run('npm', ['pack', '--silent', `node-linux-${arch}@${version}`], {
+        cwd: scratch,
+        timeout: DOWNLOAD_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+      });
     } catch (error) {
       const { stderr = '', killed } = error as { stderr?: string; killed?: boolean };
-      if (killed || UNREACHABLE.test(stderr)) return { unavailable: `the npm registry is unreachable (npm pack node-linux-${arch}@${version}): ${stderr.trim().split('\n').at(-1) ?? 'timed out'}` };
+      if (killed || UNREACHABLE.test(stderr))
+        return {
+          unavailable: `the npm registry is unreachable (npm pack node-linux-${arch}@${version}): ${stderr.trim().split('\n').at(-1) ?? 'timed out'}`,
+        };
       throw error;
     }
     const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'));

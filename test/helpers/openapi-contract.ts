@@ -51,7 +51,9 @@ export function contractViolation(url: URL, method: string, answer: Answer): str
 /** Why `answer` to `method path` breaks `doc`, or undefined when it does not. */
 export function violationOf(doc: Doc, method: string, path: string, answer: Answer): string | undefined {
   const problems = contractOf(doc).check(method.toUpperCase(), path, answer);
-  return problems.length === 0 ? undefined : `${method.toUpperCase()} ${path} answered ${answer.status}, which the OpenAPI document does not allow: ${problems.join('; ')}`;
+  return problems.length === 0
+    ? undefined
+    : `${method.toUpperCase()} ${path} answered ${answer.status}, which the OpenAPI document does not allow: ${problems.join('; ')}`;
 }
 
 /** One contract per distinct document: each app has its own copy, mostly the same text, and compiling costs. */
@@ -79,11 +81,18 @@ class Contract {
   private readonly paths: { template: string; pattern: RegExp; item: Record<string, Doc> }[];
 
   constructor(private readonly doc: Doc) {
-    this.ajv.addFormat('date-time', { type: 'string', validate: (value: string) => /^\d{4}-\d\d-\d\dT/.test(value) && !Number.isNaN(Date.parse(value)) });
+    this.ajv.addFormat('date-time', {
+      type: 'string',
+      validate: (value: string) => /^\d{4}-\d\d-\d\dT/.test(value) && !Number.isNaN(Date.parse(value)),
+    });
     this.ajv.addSchema(doc, DOC_ID);
     // Static paths first, as the router prefers them over templates.
     this.paths = Object.entries(doc.paths as Record<string, Record<string, Doc>>)
-      .map(([template, item]) => ({ template, item, pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^/}]+\}/g, '[^/]+')}$`) }))
+      .map(([template, item]) => ({
+        template,
+        item,
+        pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^/}]+\}/g, '[^/]+')}$`),
+      }))
       .sort((a, b) => Number(a.template.includes('{')) - Number(b.template.includes('{')));
   }
 
@@ -93,7 +102,8 @@ class Contract {
     if (!found || !operation) return this.checkUndeclared(method, path, found?.item, answer);
     const pointer = `/paths/${escape(found.template)}/${method.toLowerCase()}/responses`;
     const key = [String(answer.status), `${String(answer.status)[0]}XX`, 'default'].find((k) => operation.responses?.[k] !== undefined);
-    if (key === undefined) return [`status ${answer.status} is not declared (declared: ${Object.keys(operation.responses ?? {}).join(', ')})`];
+    if (key === undefined)
+      return [`status ${answer.status} is not declared (declared: ${Object.keys(operation.responses ?? {}).join(', ')})`];
     const response = this.resolve(`${pointer}/${escape(key)}`);
     return this.checkContent(response.pointer, response.node, method, answer);
   }
@@ -110,10 +120,18 @@ class Contract {
     const problems: string[] = [];
     const allowed = METHODS.filter((m) => item?.[m] !== undefined).map((m) => m.toUpperCase());
     if (item && answer.status === 405) {
-      const allow = String(answer.headers.allow ?? '').split(/,\s*/).filter(Boolean).sort();
-      if (allow.join() !== [...allowed].sort().join()) problems.push(`Allow "${String(answer.headers.allow)}" is not the declared methods ${allowed.join(', ')}`);
+      const allow = String(answer.headers.allow ?? '')
+        .split(/,\s*/)
+        .filter(Boolean)
+        .sort();
+      if (allow.join() !== [...allowed].sort().join())
+        problems.push(`Allow "${String(answer.headers.allow)}" is not the declared methods ${allowed.join(', ')}`);
     } else if (!BEFORE_ROUTING.has(answer.status) && (answer.status !== 404 || item)) {
-      problems.push(item ? `${method} is not declared for this path (declared: ${allowed.join(', ')}), so the answer must be 405` : 'no declared path matches, so the answer must be 404');
+      problems.push(
+        item
+          ? `${method} is not declared for this path (declared: ${allowed.join(', ')}), so the answer must be 405`
+          : 'no declared path matches, so the answer must be 404',
+      );
     }
     if (method !== 'HEAD') problems.push(...this.checkBody(`/components/schemas/ErrorResponse`, 'application/json', answer));
     return problems;

@@ -91,7 +91,11 @@ export class WireRecorder {
 
   private body(mode: BodyMode, res: RawResponse): unknown {
     if (mode === 'json') return this.value(res.json);
-    if (mode === 'jwks') return this.value({ ...res.json, keys: (res.json.keys as object[]).map((k) => Object.fromEntries(Object.entries(k).sort(([a], [b]) => a.localeCompare(b)))) });
+    if (mode === 'jwks')
+      return this.value({
+        ...res.json,
+        keys: (res.json.keys as object[]).map((k) => Object.fromEntries(Object.entries(k).sort(([a], [b]) => a.localeCompare(b)))),
+      });
     if (mode === 'digest') return digestOfOpenApi(res.json);
     // Counters and histograms change with every request; which metrics there are does not.
     if (mode === 'metric-names') return res.text.match(/^# TYPE ugs_\S+ \S+$/gm) ?? [];
@@ -146,14 +150,26 @@ export class WireRecorder {
  * The OpenAPI document is 240 kB: recorded as a digest per operation and per
  * shared schema, so a change names the operation it touches.
  */
-function digestOfOpenApi(document: { info: unknown; paths: Record<string, Record<string, unknown>>; components: Record<string, Record<string, unknown>> }): unknown {
+function digestOfOpenApi(document: {
+  info: unknown;
+  paths: Record<string, Record<string, unknown>>;
+  components: Record<string, Record<string, unknown>>;
+}): unknown {
   const digest = (value: unknown) => `sha256:${createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16)}`;
   const { paths, components, ...rest } = document;
   return {
     ...Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, digest(value)])),
-    paths: Object.fromEntries(Object.entries(paths).map(([path, item]) => [path, Object.fromEntries(Object.entries(item).map(([method, op]) => [method, digest(op)]))])),
+    paths: Object.fromEntries(
+      Object.entries(paths).map(([path, item]) => [
+        path,
+        Object.fromEntries(Object.entries(item).map(([method, op]) => [method, digest(op)])),
+      ]),
+    ),
     components: Object.fromEntries(
-      Object.entries(components).map(([section, entries]) => [section, Object.fromEntries(Object.entries(entries).map(([name, value]) => [name, digest(value)]))]),
+      Object.entries(components).map(([section, entries]) => [
+        section,
+        Object.fromEntries(Object.entries(entries).map(([name, value]) => [name, digest(value)])),
+      ]),
     ),
   };
 }

@@ -54,7 +54,10 @@ describe('PositionSeal', () => {
 
   it('makes its key once, in the store, so every process seals alike', async () => {
     const settings = memorySettings();
-    const [a, b] = await Promise.all([new PositionSeal(settings).forEnvironment('Testing'), new PositionSeal(settings).forEnvironment('Testing')]);
+    const [a, b] = await Promise.all([
+      new PositionSeal(settings).forEnvironment('Testing'),
+      new PositionSeal(settings).forEnvironment('Testing'),
+    ]);
     assert.equal(a.seal('deliveries', 3), b.seal('deliveries', 3));
     assert.equal(Buffer.from(settings.values.get(POSITION_SEAL_SETTING)!, 'base64url').length, 32);
     const one = new PositionSeal(settings);

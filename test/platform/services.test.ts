@@ -29,7 +29,9 @@ function watchBackground(): { live(): Background[]; stop(): void } {
   }).enable();
   return {
     live: () =>
-      [...resources.values()].map(({ type, resource }) => (type === 'FSEVENTWRAP' ? 'file watcher' : typeof resource._repeat === 'number' ? 'interval' : 'timer')),
+      [...resources.values()].map(({ type, resource }) =>
+        type === 'FSEVENTWRAP' ? 'file watcher' : typeof resource._repeat === 'number' ? 'interval' : 'timer',
+      ),
     stop: () => hook.disable(),
   };
 }
@@ -57,7 +59,10 @@ describe('the composition root', () => {
       await core.apiKeys.list();
       await nextTurn();
       // A connection pool may hold an idle connection's timeout; nothing repeats, nothing watches.
-      assert.deepEqual(background.live().filter((kind) => kind !== 'timer'), []);
+      assert.deepEqual(
+        background.live().filter((kind) => kind !== 'timer'),
+        [],
+      );
       await core.close();
       await nextTurn();
       assert.deepEqual(background.live(), []);
@@ -74,12 +79,18 @@ describe('the composition root', () => {
       const serving = await startServing(core, { ...defaults, port: 0, host: '127.0.0.1', logger: createLogger('silent') });
       await nextTurn();
       // The signing keys' refresh, the server secret's watch, the webhook worker's poll (SQLite: the file's watch too).
-      assert.ok(background.live().filter((kind) => kind === 'interval').length >= 2, `intervals while serving: ${background.live().join(', ')}`);
+      assert.ok(
+        background.live().filter((kind) => kind === 'interval').length >= 2,
+        `intervals while serving: ${background.live().join(', ')}`,
+      );
       if (kind === 'sqlite') assert.ok(background.live().includes('file watcher'));
       await serving.close();
       await core.close();
       await nextTurn();
-      assert.deepEqual(background.live().filter((kind) => kind !== 'timer'), []);
+      assert.deepEqual(
+        background.live().filter((kind) => kind !== 'timer'),
+        [],
+      );
     } finally {
       background.stop();
     }

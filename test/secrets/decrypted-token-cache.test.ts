@@ -12,7 +12,13 @@ describe('decrypted token cache', () => {
     assert.equal(cache.get(a, 'Customer', 'a', open('ta')), 'ta');
     assert.equal(opened, 1);
     // Another group with the same bytes is opened (and refused by AES-GCM in the real cipher), never answered from the cache.
-    assert.throws(() => cache.get(a, 'Testing', 'a', () => { throw new Error('wrong group'); }), /wrong group/);
+    assert.throws(
+      () =>
+        cache.get(a, 'Testing', 'a', () => {
+          throw new Error('wrong group');
+        }),
+      /wrong group/,
+    );
     assert.equal(cache.get(a, 'Customer', 'a', open('ta')), 'ta');
     assert.equal(opened, 1);
     cache.get(Buffer.from([2, 9]), 'Customer', 'b', open('tb'));

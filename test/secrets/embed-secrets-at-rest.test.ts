@@ -18,7 +18,13 @@ function filesUnder(dir: string): { where: string; bytes: Buffer }[] {
 }
 
 function asBytes(where: string, rows: Record<string, unknown>[]): { where: string; bytes: Buffer } {
-  const values = rows.flatMap((row) => Object.values(row).map((v) => (Buffer.isBuffer(v) ? Buffer.concat([v, Buffer.from(v.toString('hex'))]) : Buffer.from(typeof v === 'object' ? JSON.stringify(v) : String(v)))));
+  const values = rows.flatMap((row) =>
+    Object.values(row).map((v) =>
+      Buffer.isBuffer(v)
+        ? Buffer.concat([v, Buffer.from(v.toString('hex'))])
+        : Buffer.from(typeof v === 'object' ? JSON.stringify(v) : String(v)),
+    ),
+  );
   return { where, bytes: Buffer.concat(values) };
 }
 
@@ -55,14 +61,23 @@ async function exercise(server: TestServer): Promise<string[]> {
   const tokens: string[] = [];
   for (let i = 0; i < 5; i++) {
     const group = (await api.getOrCreate({ user_group_id: `g${i}`, name: `G${i}`, properties: { i } })).json.user_group;
-    const minted = (await api.call('POST', { user_group_id: `g${i}`, dashboard: 'd', origins: ['https://app.example.com'] }, { path: '/api/embed_sessions' })).json.embed_session;
+    const minted = (
+      await api.call(
+        'POST',
+        { user_group_id: `g${i}`, dashboard: 'd', origins: ['https://app.example.com'] },
+        { path: '/api/embed_sessions' },
+      )
+    ).json.embed_session;
     tokens.push(minted.token);
     if (i % 2 === 0) await api.call('DELETE', undefined, { path: `/api/embed_sessions/${minted.session_id}` });
     else await api.rotate(group.token);
   }
   await server.services.signingKeys.Customer.rotate();
   await server.services.signingKeys.Testing.rotate();
-  const keys = [...(await server.services.secretRotation.signingKeyReseal.listSigningKeys('Customer')), ...(await server.services.secretRotation.signingKeyReseal.listSigningKeys('Testing'))];
+  const keys = [
+    ...(await server.services.secretRotation.signingKeyReseal.listSigningKeys('Customer')),
+    ...(await server.services.secretRotation.signingKeyReseal.listSigningKeys('Testing')),
+  ];
   assert.equal(keys.length, 4);
   const privateKeys = keys.flatMap((key) => {
     const pem = server.services.cipher.open(key.privateKeyCiphertext, signingKeySealContext(key.kid));
@@ -89,7 +104,10 @@ describe('embed secrets at rest', () => {
     try {
       const secrets = await exercise(server);
       const tables = sqliteTables(join(server.dataDir, 'user-groups.sqlite'));
-      assert.ok(tables.some((t) => t.where === 'table signing_keys' && t.bytes.length > 0), 'the signing keys were dumped');
+      assert.ok(
+        tables.some((t) => t.where === 'table signing_keys' && t.bytes.length > 0),
+        'the signing keys were dumped',
+      );
       assertNoneAtRest([...filesUnder(server.dataDir), ...tables], secrets);
     } finally {
       await server.close();
@@ -102,7 +120,10 @@ describe('embed secrets at rest', () => {
     try {
       const secrets = await exercise(server);
       const tables = await postgresTables(database.url);
-      assert.ok(tables.some((t) => t.where === 'table signing_keys' && t.bytes.length > 0), 'the signing keys were dumped');
+      assert.ok(
+        tables.some((t) => t.where === 'table signing_keys' && t.bytes.length > 0),
+        'the signing keys were dumped',
+      );
       assertNoneAtRest(tables, secrets);
     } finally {
       await server.close();

@@ -50,6 +50,9 @@ describe('RandomPool', () => {
     }
     assert.equal(seen.size, 20_000);
     // 640,000 bytes: 2,500 expected per value; a uniform source stays far inside ±15%.
-    assert.ok(counts.every((n) => n > 2125 && n < 2875), `byte counts ${Math.min(...counts)}..${Math.max(...counts)}`);
+    assert.ok(
+      counts.every((n) => n > 2125 && n < 2875),
+      `byte counts ${Math.min(...counts)}..${Math.max(...counts)}`,
+    );
   });
 });

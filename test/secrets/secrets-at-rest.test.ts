@@ -21,7 +21,9 @@ function dumpFiles(dir: string): { where: string; bytes: Buffer }[] {
 /** Every row of every table, each value as text (binary as hex and as its raw bytes). */
 function rowsAsBytes(table: string, rows: Record<string, unknown>[]): { where: string; bytes: Buffer } {
   const parts = rows.flatMap((row) =>
-    Object.values(row).map((value) => (Buffer.isBuffer(value) ? Buffer.concat([value, Buffer.from(value.toString('hex'))]) : Buffer.from(String(value)))),
+    Object.values(row).map((value) =>
+      Buffer.isBuffer(value) ? Buffer.concat([value, Buffer.from(value.toString('hex'))]) : Buffer.from(String(value)),
+    ),
   );
   return { where: `table ${table}`, bytes: Buffer.concat(parts) };
 }
@@ -104,7 +106,10 @@ describe('secrets at rest', () => {
     const file = join(server.dataDir, 'user-groups.sqlite');
     assertNoSecret([...dumpFiles(server.dataDir), ...dumpSqliteTables(file)], secrets, 'while running');
     for (const table of ['audit_log', 'webhooks', 'webhook_deliveries', 'webhook_delivery_attempts']) {
-      assert.ok(dumpSqliteTables(file).some((d) => d.where === `table ${table}` && d.bytes.length > 0), `${table} was dumped`);
+      assert.ok(
+        dumpSqliteTables(file).some((d) => d.where === `table ${table}` && d.bytes.length > 0),
+        `${table} was dumped`,
+      );
     }
     const dataDir = server.dataDir;
     await server.app.close();
@@ -122,21 +127,21 @@ describe('secrets at rest', () => {
       const secrets = await exercise(server);
       const dumps = await dumpPostgresTables(database.url);
       assert.deepEqual(dumps.map((d) => d.where).sort(), [
-          'table api_keys',
-          'table audit_log',
-          'table console_sessions',
-          'table embed_revocations',
-          'table embed_sessions',
-          'table events',
-          'table kysely_migration',
-          'table kysely_migration_lock',
-          'table settings',
-          'table signing_keys',
-          'table user_groups',
-          'table webhook_deliveries',
-          'table webhook_delivery_attempts',
-          'table webhooks',
-        ]);
+        'table api_keys',
+        'table audit_log',
+        'table console_sessions',
+        'table embed_revocations',
+        'table embed_sessions',
+        'table events',
+        'table kysely_migration',
+        'table kysely_migration_lock',
+        'table settings',
+        'table signing_keys',
+        'table user_groups',
+        'table webhook_deliveries',
+        'table webhook_delivery_attempts',
+        'table webhooks',
+      ]);
       assertNoSecret([...dumps, ...dumpFiles(server.dataDir)], secrets, 'PostgreSQL');
     } finally {
       await server.close();

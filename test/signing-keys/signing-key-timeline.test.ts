@@ -11,7 +11,16 @@ const at = (iso: string, ms = 0) => new Date(Date.parse(iso) + ms);
 const iso = (base: string, ms: number) => at(base, ms).toISOString();
 
 function key(kid: string, generation: number, activatesAt: string): SigningKeyRecord {
-  return { kid, environment: 'Customer', generation, algorithm: 'EdDSA', publicJwk: { kty: 'OKP', kid }, privateKeyCiphertext: Buffer.alloc(0), createdAt: T0, activatesAt };
+  return {
+    kid,
+    environment: 'Customer',
+    generation,
+    algorithm: 'EdDSA',
+    publicJwk: { kty: 'OKP', kid },
+    privateKeyCiphertext: Buffer.alloc(0),
+    createdAt: T0,
+    activatesAt,
+  };
 }
 
 function states(keys: SigningKeyRecord[], now: Date): Record<string, SigningKeyState> {
@@ -28,7 +37,10 @@ describe('signingKeyTimeline', () => {
   it('makes the first key active from its activation, signing with no end and no unpublishing scheduled', () => {
     assert.deepEqual(states([first], at(T0, -1)), { k1: 'pending' });
     const [phase] = signingKeyTimeline([first], at(T0));
-    assert.deepEqual({ state: phase!.state, signsUntil: phase!.signsUntil, publishedUntil: phase!.publishedUntil }, { state: 'active', signsUntil: null, publishedUntil: null });
+    assert.deepEqual(
+      { state: phase!.state, signsUntil: phase!.signsUntil, publishedUntil: phase!.publishedUntil },
+      { state: 'active', signsUntil: null, publishedUntil: null },
+    );
     assert.deepEqual(states([first], at(T0, 10 * 365 * 86_400_000)), { k1: 'active' }, 'alone, it signs forever');
   });
 
@@ -52,7 +64,16 @@ describe('signingKeyTimeline', () => {
     const thirdAt = iso(takesOver, 7_200_000);
     const third = key('k3', 3, iso(thirdAt, JWKS_MAX_AGE_MS));
     const keys = [first, second, third];
-    for (const ms of [0, 3_600_000, 3_600_000 + JWKS_MAX_AGE_MS - 1, 3_600_000 + JWKS_MAX_AGE_MS, 11_000_000, 11_100_000, 200_000_000, 400_000_000]) {
+    for (const ms of [
+      0,
+      3_600_000,
+      3_600_000 + JWKS_MAX_AGE_MS - 1,
+      3_600_000 + JWKS_MAX_AGE_MS,
+      11_000_000,
+      11_100_000,
+      200_000_000,
+      400_000_000,
+    ]) {
       const phases = signingKeyTimeline(keys, at(T0, ms));
       assert.equal(phases.filter((p) => p.state === 'active').length, 1, `at T0+${ms} ms: ${JSON.stringify(phases.map((p) => p.state))}`);
     }

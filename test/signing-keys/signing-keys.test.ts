@@ -34,7 +34,15 @@ describe('SigningKeys on a real SQLite store', () => {
 
   /** A process's SigningKeys whose clock the test moves. */
   function keysOn(store: SqliteStore, clock: { now: Date }): SigningKeys {
-    return new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: MAX_AGE_SECONDS, now: () => clock.now });
+    return new SigningKeys({
+      environment: 'Customer',
+      store: store.signingKeys,
+      settings: store.settings,
+      cipher,
+      algorithm: 'EdDSA',
+      jwksMaxAgeSeconds: MAX_AGE_SECONDS,
+      now: () => clock.now,
+    });
   }
 
   async function verifies(keys: SigningKeys, signer: SigningKeys): Promise<void> {
@@ -55,7 +63,10 @@ describe('SigningKeys on a real SQLite store', () => {
     assert.deepEqual([stored[0]!.generation, stored[0]!.activatesAt], [1, clock.now.toISOString()]);
     assert.equal(keys.active().kid, stored[0]!.kid);
     const { keys: published } = keys.jwks();
-    assert.deepEqual(published.map((k) => [k.kid, k.alg, k.use, k.kty, k.crv]), [[stored[0]!.kid, 'EdDSA', 'sig', 'OKP', 'Ed25519']]);
+    assert.deepEqual(
+      published.map((k) => [k.kid, k.alg, k.use, k.kty, k.crv]),
+      [[stored[0]!.kid, 'EdDSA', 'sig', 'OKP', 'Ed25519']],
+    );
     assert.equal('d' in published[0]!, false, 'no private part in the JWKS');
     assert.ok(!stored[0]!.privateKeyCiphertext.toString('latin1').includes('PRIVATE KEY'), 'the private key is sealed at rest');
     await verifies(keys, keys);
@@ -77,13 +88,20 @@ describe('SigningKeys on a real SQLite store', () => {
     assert.equal(rotated.state, 'pending');
     assert.equal(rotated.key.generation, 2);
     assert.equal(rotated.key.activatesAt, new Date(takesOver).toISOString());
-    assert.deepEqual(keys.jwks().keys.map((k) => k.kid), [firstKid, rotated.key.kid], 'both published from the moment of rotation');
+    assert.deepEqual(
+      keys.jwks().keys.map((k) => k.kid),
+      [firstKid, rotated.key.kid],
+      'both published from the moment of rotation',
+    );
     assert.equal(keys.active().kid, firstKid, 'the old key still signs');
 
     // Another process sharing the store learns the new key on its next refresh.
     const other = keysOn(store, clock);
     await other.load();
-    assert.deepEqual(other.jwks().keys.map((k) => k.kid), [firstKid, rotated.key.kid]);
+    assert.deepEqual(
+      other.jwks().keys.map((k) => k.kid),
+      [firstKid, rotated.key.kid],
+    );
 
     clock.now = new Date(takesOver - 1);
     assert.equal(keys.active().kid, firstKid);
@@ -94,14 +112,25 @@ describe('SigningKeys on a real SQLite store', () => {
     await verifies(other, keys);
 
     clock.now = new Date(takesOver + PUBLISHED_AFTER_MS - 1);
-    assert.deepEqual(keys.jwks().keys.map((k) => k.kid), [firstKid, rotated.key.kid]);
+    assert.deepEqual(
+      keys.jwks().keys.map((k) => k.kid),
+      [firstKid, rotated.key.kid],
+    );
     clock.now = new Date(takesOver + PUBLISHED_AFTER_MS);
-    assert.deepEqual(keys.jwks().keys.map((k) => k.kid), [rotated.key.kid], 'gone from the JWKS once its last token expired');
+    assert.deepEqual(
+      keys.jwks().keys.map((k) => k.kid),
+      [rotated.key.kid],
+      'gone from the JWKS once its last token expired',
+    );
     assert.equal(keys.verificationKey(firstKid), undefined);
     assert.equal((await store.signingKeys.listSigningKeys('Customer')).length, 2, 'still stored until the next rotation');
 
     const third = await keys.rotate();
-    assert.deepEqual((await store.signingKeys.listSigningKeys('Customer')).map((k) => k.kid), [rotated.key.kid, third.key.kid], 'the expired key is deleted');
+    assert.deepEqual(
+      (await store.signingKeys.listSigningKeys('Customer')).map((k) => k.kid),
+      [rotated.key.kid, third.key.kid],
+      'the expired key is deleted',
+    );
     assert.equal(third.key.generation, 3);
   });
 
@@ -129,7 +158,10 @@ describe('SigningKeys on a real SQLite store', () => {
     await b.load();
     const [ra, rb] = await Promise.all([a.rotate(), b.rotate()]);
     assert.notEqual(ra.key.kid, rb.key.kid);
-    assert.deepEqual((await first.signingKeys.listSigningKeys('Customer')).map((k) => k.generation), [1, 2, 3]);
+    assert.deepEqual(
+      (await first.signingKeys.listSigningKeys('Customer')).map((k) => k.generation),
+      [1, 2, 3],
+    );
   });
 
   it('says "unavailable" (retry shortly) rather than signing with nothing when no key is active yet', async () => {
@@ -139,15 +171,34 @@ describe('SigningKeys on a real SQLite store', () => {
     await keys.load();
     const early = keysOn(store, { now: new Date('2026-02-28T00:00:00.000Z') });
     await early.refresh();
-    assert.throws(() => early.active(), (error) => error instanceof ServiceError && error.code === 'unavailable');
+    assert.throws(
+      () => early.active(),
+      (error) => error instanceof ServiceError && error.code === 'unavailable',
+    );
   });
 
   it('a rotation run with a shorter max-age (the CLI) waits for the one the last serving process promised', async () => {
     const store = await openStore();
     const clock = { now: new Date('2026-05-01T00:00:00.000Z') };
-    const server = new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 3600, now: () => clock.now });
+    const server = new SigningKeys({
+      environment: 'Customer',
+      store: store.signingKeys,
+      settings: store.settings,
+      cipher,
+      algorithm: 'EdDSA',
+      jwksMaxAgeSeconds: 3600,
+      now: () => clock.now,
+    });
     await server.load({ serving: true });
-    const cli = new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 60, now: () => clock.now });
+    const cli = new SigningKeys({
+      environment: 'Customer',
+      store: store.signingKeys,
+      settings: store.settings,
+      cipher,
+      algorithm: 'EdDSA',
+      jwksMaxAgeSeconds: 60,
+      now: () => clock.now,
+    });
     await cli.load();
     const phase = await cli.rotate();
     assert.equal(phase.key.activatesAt, new Date(clock.now.getTime() + 3600 * 1000).toISOString());
@@ -156,10 +207,26 @@ describe('SigningKeys on a real SQLite store', () => {
   it('a max-age shortened between two rotations never schedules a key before the one already waiting: one key is active at a time', async () => {
     const store = await openStore();
     const clock = { now: new Date('2026-06-01T00:00:00.000Z') };
-    const long = new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 600, now: () => clock.now });
+    const long = new SigningKeys({
+      environment: 'Customer',
+      store: store.signingKeys,
+      settings: store.settings,
+      cipher,
+      algorithm: 'EdDSA',
+      jwksMaxAgeSeconds: 600,
+      now: () => clock.now,
+    });
     await long.load();
     const first = await long.rotate();
-    const short = new SigningKeys({ environment: 'Customer', store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 60, now: () => clock.now });
+    const short = new SigningKeys({
+      environment: 'Customer',
+      store: store.signingKeys,
+      settings: store.settings,
+      cipher,
+      algorithm: 'EdDSA',
+      jwksMaxAgeSeconds: 60,
+      now: () => clock.now,
+    });
     const second = await short.rotate();
     assert.ok(second.key.activatesAt > first.key.activatesAt, `${second.key.activatesAt} after ${first.key.activatesAt}`);
     for (const offset of [0, 61, 601, 602, 3600].map((s) => s * 1000)) {
@@ -169,25 +236,48 @@ describe('SigningKeys on a real SQLite store', () => {
     }
   });
 
-  it('gives each environment its own keys: one first key each, rotated apart, neither verifying the other\'s tokens', async () => {
+  it("gives each environment its own keys: one first key each, rotated apart, neither verifying the other's tokens", async () => {
     const store = await openStore();
     const clock = { now: new Date('2026-07-01T00:00:00.000Z') };
-    const ring = createSigningKeyring({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: MAX_AGE_SECONDS, now: () => clock.now });
+    const ring = createSigningKeyring({
+      store: store.signingKeys,
+      settings: store.settings,
+      cipher,
+      algorithm: 'EdDSA',
+      jwksMaxAgeSeconds: MAX_AGE_SECONDS,
+      now: () => clock.now,
+    });
     await loadSigningKeyring(ring);
     const customer = ring.Customer.active();
     const testing = ring.Testing.active();
     assert.notEqual(customer.kid, testing.kid);
-    assert.deepEqual(ring.Customer.jwks().keys.map((k) => k.kid), [customer.kid]);
-    assert.deepEqual(ring.Testing.jwks().keys.map((k) => k.kid), [testing.kid]);
+    assert.deepEqual(
+      ring.Customer.jwks().keys.map((k) => k.kid),
+      [customer.kid],
+    );
+    assert.deepEqual(
+      ring.Testing.jwks().keys.map((k) => k.kid),
+      [testing.kid],
+    );
     assert.equal(ring.Customer.verificationKey(testing.kid), undefined, 'a Testing kid is no Customer key');
     assert.equal(ring.Testing.verificationKey(customer.kid), undefined, 'and the other way');
 
     const rotated = await ring.Testing.rotate();
     assert.equal(rotated.key.environment, 'Testing');
     assert.equal(rotated.key.generation, 2);
-    assert.deepEqual(ring.Testing.jwks().keys.map((k) => k.kid), [testing.kid, rotated.key.kid]);
+    assert.deepEqual(
+      ring.Testing.jwks().keys.map((k) => k.kid),
+      [testing.kid, rotated.key.kid],
+    );
     await ring.Customer.refresh();
-    assert.deepEqual(ring.Customer.jwks().keys.map((k) => k.kid), [customer.kid], 'a Testing rotation publishes nothing for Customer');
-    assert.deepEqual((await store.signingKeys.listSigningKeys('Customer')).map((k) => k.generation), [1]);
+    assert.deepEqual(
+      ring.Customer.jwks().keys.map((k) => k.kid),
+      [customer.kid],
+      'a Testing rotation publishes nothing for Customer',
+    );
+    assert.deepEqual(
+      (await store.signingKeys.listSigningKeys('Customer')).map((k) => k.generation),
+      [1],
+    );
   });
 });

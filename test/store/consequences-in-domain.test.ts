@@ -17,10 +17,10 @@ function storeFiles(dir = SRC): string[] {
   });
 }
 
-describe('a write\'s consequences are decided in the domain (src/<concept>/*-consequences.ts)', () => {
+describe("a write's consequences are decided in the domain (src/<concept>/*-consequences.ts)", () => {
   const files = storeFiles().map((path) => ({ path: relative(SRC, path), text: readFileSync(path, 'utf8') }));
 
-  it('finds the stores\' files', () => {
+  it("finds the stores' files", () => {
     assert.ok(files.some((f) => f.path.endsWith('sqlite-user-groups.ts')) && files.some((f) => f.path.endsWith('postgres-statements.ts')));
   });
 
@@ -38,7 +38,8 @@ describe('a write\'s consequences are decided in the domain (src/<concept>/*-con
       if (/-consequences\.ts$/.test(path)) continue;
       assert.doesNotMatch(text, /INSERT INTO (events|embed_revocations)\b/, path);
       // An audit record is written as given; the one other INSERT is the import's, which copies records with their ids.
-      for (const insert of text.matchAll(/INSERT INTO audit_log \(([^)]*)\)/g)) assert.match(insert[1]!, /^id, /, `${path} appends audit records of its own`);
+      for (const insert of text.matchAll(/INSERT INTO audit_log \(([^)]*)\)/g))
+        assert.match(insert[1]!, /^id, /, `${path} appends audit records of its own`);
     }
   });
 });

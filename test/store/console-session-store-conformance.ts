@@ -103,7 +103,10 @@ export function consoleSessionStoreConformance(fixture: StoreFixture): void {
       const fresh = session(keyId, { createdAt: '2026-05-01T09:00:00.000Z', lastSeenAt: '2026-05-01T09:59:00.000Z' });
       for (const s of [idle, old, fresh]) await store.consoleSessions.insertConsoleSession(s, EARLY);
       const newest = session(keyId, { createdAt: '2026-05-01T10:00:00.000Z', lastSeenAt: '2026-05-01T10:00:00.000Z' });
-      await store.consoleSessions.insertConsoleSession(newest, { lastSeen: '2026-05-01T09:30:00.000Z', created: '2026-04-30T22:00:00.000Z' });
+      await store.consoleSessions.insertConsoleSession(newest, {
+        lastSeen: '2026-05-01T09:30:00.000Z',
+        created: '2026-04-30T22:00:00.000Z',
+      });
       assert.equal(await store.consoleSessions.findConsoleSession(idle.idHash), null, 'idle past the bound');
       assert.equal(await store.consoleSessions.findConsoleSession(old.idHash), null, 'created before the bound');
       assert.ok(await store.consoleSessions.findConsoleSession(fresh.idHash));
@@ -125,16 +128,48 @@ export function consoleSessionStoreConformance(fixture: StoreFixture): void {
       await store.userGroups.updateUserGroup('Customer', 'act-a', { name: 'Renamed', updatedAt: AT }, by);
 
       const audit = await store.audit.listAuditRecords({ environment: 'Customer', newestFirst: true, limit: 3 });
-      assert.deepEqual(audit.map((r) => [r.action, r.providedId]), [['user_group.updated', 'act-a'], ['user_group.created', 'act-c'], ['user_group.created', 'act-b']]);
-      const ofGroup = await store.audit.listAuditRecords({ environment: 'Customer', newestFirst: true, group: { providedId: 'act-a' }, limit: 10 });
-      assert.deepEqual(ofGroup.map((r) => r.action), ['user_group.updated', 'user_group.created']);
-      assert.ok(ofGroup.every((r) => r.environment === 'Customer'), 'not the Testing group of the same id');
+      assert.deepEqual(
+        audit.map((r) => [r.action, r.providedId]),
+        [
+          ['user_group.updated', 'act-a'],
+          ['user_group.created', 'act-c'],
+          ['user_group.created', 'act-b'],
+        ],
+      );
+      const ofGroup = await store.audit.listAuditRecords({
+        environment: 'Customer',
+        newestFirst: true,
+        group: { providedId: 'act-a' },
+        limit: 10,
+      });
+      assert.deepEqual(
+        ofGroup.map((r) => r.action),
+        ['user_group.updated', 'user_group.created'],
+      );
+      assert.ok(
+        ofGroup.every((r) => r.environment === 'Customer'),
+        'not the Testing group of the same id',
+      );
 
       const events = await store.events.listRecentEvents('Customer', 3, EARLY.created);
-      assert.deepEqual(events.map((e) => [e.type, e.data.user_group_id]), [['user_group.updated', 'act-a'], ['user_group.created', 'act-c'], ['user_group.created', 'act-b']]);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.data.user_group_id]),
+        [
+          ['user_group.updated', 'act-a'],
+          ['user_group.created', 'act-c'],
+          ['user_group.created', 'act-b'],
+        ],
+      );
       const groupEvents = await store.events.listRecentEvents('Customer', 10, EARLY.created, 'act-a');
-      assert.deepEqual(groupEvents.map((e) => e.type), ['user_group.updated', 'user_group.created']);
-      assert.deepEqual(await store.events.listRecentEvents('Customer', 10, '2099-01-01T00:00:00.000Z'), [], 'none past the retention bound');
+      assert.deepEqual(
+        groupEvents.map((e) => e.type),
+        ['user_group.updated', 'user_group.created'],
+      );
+      assert.deepEqual(
+        await store.events.listRecentEvents('Customer', 10, '2099-01-01T00:00:00.000Z'),
+        [],
+        'none past the retention bound',
+      );
     });
   });
 }

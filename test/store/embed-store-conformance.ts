@@ -77,12 +77,20 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), []);
       const third = signingKey(3, { algorithm: 'ES256', activatesAt: '2026-03-03T00:00:00.000Z' });
       const first = signingKey(1, { activatesAt: '2026-03-01T00:00:00.000Z' });
-      const second = signingKey(2, { algorithm: 'RS256', publicJwk: { kty: 'RSA', n: 'AQAB'.repeat(80), e: 'AQAB', kid: 'x', alg: 'RS256', use: 'sig' } });
+      const second = signingKey(2, {
+        algorithm: 'RS256',
+        publicJwk: { kty: 'RSA', n: 'AQAB'.repeat(80), e: 'AQAB', kid: 'x', alg: 'RS256', use: 'sig' },
+      });
       const testingFirst = signingKey(1, { environment: 'Testing' });
       const testingSecond = signingKey(2, { environment: 'Testing', algorithm: 'ES256' });
-      for (const key of [third, testingSecond, first, testingFirst, second]) assert.equal(await store.signingKeys.insertSigningKey(key), true, `${key.environment} ${key.generation}`);
+      for (const key of [third, testingSecond, first, testingFirst, second])
+        assert.equal(await store.signingKeys.insertSigningKey(key), true, `${key.environment} ${key.generation}`);
       assert.deepEqual(await store.signingKeys.listSigningKeys('Customer'), [first, second, third]);
-      assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), [testingFirst, testingSecond], 'one generation in both environments is two keys');
+      assert.deepEqual(
+        await store.signingKeys.listSigningKeys('Testing'),
+        [testingFirst, testingSecond],
+        'one generation in both environments is two keys',
+      );
     });
 
     it('refuses a second key of one generation in one environment (false, nothing written), as two processes rotating at once would', async () => {
@@ -96,12 +104,20 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), testing, 'the other environment is untouched');
     });
 
-    it('swaps a private key ciphertext only while the expected one is stored, in the key\'s environment', async () => {
+    it("swaps a private key ciphertext only while the expected one is stored, in the key's environment", async () => {
       const [key] = await store.signingKeys.listSigningKeys('Customer');
       const next = randomBytes(90);
-      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('Testing', key!.kid, key!.privateKeyCiphertext, next), false, 'the other environment has no such key');
+      assert.equal(
+        await store.signingKeys.replaceSigningKeyCiphertext('Testing', key!.kid, key!.privateKeyCiphertext, next),
+        false,
+        'the other environment has no such key',
+      );
       assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('Customer', key!.kid, key!.privateKeyCiphertext, next), true);
-      assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('Customer', key!.kid, key!.privateKeyCiphertext, randomBytes(90)), false, 'a stale expected ciphertext');
+      assert.equal(
+        await store.signingKeys.replaceSigningKeyCiphertext('Customer', key!.kid, key!.privateKeyCiphertext, randomBytes(90)),
+        false,
+        'a stale expected ciphertext',
+      );
       assert.equal(await store.signingKeys.replaceSigningKeyCiphertext('Customer', 'kid-missing', next, randomBytes(90)), false);
       const stored = (await store.signingKeys.listSigningKeys('Customer')).find((k) => k.kid === key!.kid);
       assert.deepEqual(stored, { ...key, privateKeyCiphertext: next }, 'nothing else changed');
@@ -113,7 +129,10 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       await store.signingKeys.deleteSigningKeys('Customer', []);
       assert.equal((await store.signingKeys.listSigningKeys('Customer')).length, all.length);
       await store.signingKeys.deleteSigningKeys('Customer', [all[0]!.kid, all[2]!.kid, testing[0]!.kid, 'kid-missing']);
-      assert.deepEqual(await store.signingKeys.listSigningKeys('Customer'), all.filter((_, i) => i !== 0 && i !== 2));
+      assert.deepEqual(
+        await store.signingKeys.listSigningKeys('Customer'),
+        all.filter((_, i) => i !== 0 && i !== 2),
+      );
       assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), testing, 'a kid of the other environment is not deleted');
     });
   });
@@ -126,7 +145,8 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     after(() => store.close());
     const audit = (keyId: string, clientAddress?: string) => ({ keyId, fields: [] as string[], clientAddress });
     /** The feed of `environment` after `after`, as of EARLY (nothing filtered for expiry). */
-    const feed = (environment: Environment, after = 0, limit = 1000) => store.embedSessions.listEmbedRevocations(environment, after, limit, EARLY);
+    const feed = (environment: Environment, after = 0, limit = 1000) =>
+      store.embedSessions.listEmbedRevocations(environment, after, limit, EARLY);
     const lastSequence = async () => Math.max(0, ...[...(await feed('Customer')), ...(await feed('Testing'))].map((r) => r.sequence));
     const withoutSequence = ({ sequence, ...rest }: EmbedRevocation) => (assert.ok(Number.isSafeInteger(sequence) && sequence > 0), rest);
 
@@ -151,28 +171,66 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const audits = (await store.audit.listAuditRecords({ limit: 10_000 })).length;
       const at = '2026-04-01T10:01:00.000Z';
 
-      assert.equal(await store.embedSessions.revokeEmbedSession('Customer', s.sessionId, at, audit('key_other')), null, 'another environment does not see it');
+      assert.equal(
+        await store.embedSessions.revokeEmbedSession('Customer', s.sessionId, at, audit('key_other')),
+        null,
+        'another environment does not see it',
+      );
       assert.equal(await store.embedSessions.revokeEmbedSession('Testing', 'es_missing', at, audit('key_x')), null);
-      assert.deepEqual(await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, at, audit('key_rev', '203.0.113.9')), { ...s, revokedAt: at });
-      assert.deepEqual(await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, '2026-04-01T10:02:00.000Z', audit('key_again')), { ...s, revokedAt: at }, 'the first revocation time is kept');
+      assert.deepEqual(await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, at, audit('key_rev', '203.0.113.9')), {
+        ...s,
+        revokedAt: at,
+      });
+      assert.deepEqual(
+        await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, '2026-04-01T10:02:00.000Z', audit('key_again')),
+        { ...s, revokedAt: at },
+        'the first revocation time is kept',
+      );
       assert.deepEqual(await store.embedSessions.findEmbedSession('Testing', s.sessionId), { ...s, revokedAt: at });
 
       assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
-        { environment: 'Testing', sessionId: s.sessionId, providedId: 'sess-revoke', tokenVersion: null, reason: 'session_revoked', revokedAt: at, expiresAt: plus(s.expiresAt, CLOCK_TOLERANCE_MS) },
+        {
+          environment: 'Testing',
+          sessionId: s.sessionId,
+          providedId: 'sess-revoke',
+          tokenVersion: null,
+          reason: 'session_revoked',
+          revokedAt: at,
+          expiresAt: plus(s.expiresAt, CLOCK_TOLERANCE_MS),
+        },
       ]);
       assert.deepEqual(await feed('Customer', since), []);
       const records = (await store.audit.listAuditRecords({ limit: 10_000 })).slice(audits);
-      assert.deepEqual(records.map(({ id: _id, ...rest }) => rest), [
-        { at, action: 'embed_session.revoked', environment: 'Testing', teamId: 41, providedId: 'sess-revoke', keyId: 'key_rev', fields: [], clientAddress: '203.0.113.9' },
-      ]);
+      assert.deepEqual(
+        records.map(({ id: _id, ...rest }) => rest),
+        [
+          {
+            at,
+            action: 'embed_session.revoked',
+            environment: 'Testing',
+            teamId: 41,
+            providedId: 'sess-revoke',
+            keyId: 'key_rev',
+            fields: [],
+            clientAddress: '203.0.113.9',
+          },
+        ],
+      );
     });
 
     it('revokes a session exactly once under concurrent revocations', async () => {
       const s = session('Customer', 'sess-race');
       await store.embedSessions.insertEmbedSession(s, EARLY);
       const since = await lastSequence();
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.embedSessions.revokeEmbedSession('Customer', s.sessionId, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`))));
-      assert.ok(results.every((r) => r !== null && r.revokedAt === results[0]!.revokedAt), 'every caller gets the record with the one revocation time');
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.embedSessions.revokeEmbedSession('Customer', s.sessionId, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`)),
+        ),
+      );
+      assert.ok(
+        results.every((r) => r !== null && r.revokedAt === results[0]!.revokedAt),
+        'every caller gets the record with the one revocation time',
+      );
       assert.equal((await feed('Customer', since)).length, 1);
       assert.equal((await store.audit.listAuditRecords({ group: { providedId: 'sess-race' }, limit: 100 })).length, 1);
     });
@@ -181,35 +239,67 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-rotate'));
       const since = await lastSequence();
       const at = '2026-05-01T00:00:00.000Z';
-      const rotate = (expectedTokenHash: Buffer) => store.userGroups.replaceToken({ teamId: g.teamId, environment: g.environment, providedId: g.providedId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
+      const rotate = (expectedTokenHash: Buffer) =>
+        store.userGroups.replaceToken({
+          teamId: g.teamId,
+          environment: g.environment,
+          providedId: g.providedId,
+          expectedTokenHash,
+          tokenHash: randomBytes(32),
+          tokenCiphertext: randomBytes(60),
+          updatedAt: at,
+        });
       const rotated = await rotate(g.tokenHash);
       assert.ok(rotated);
       assert.equal(await rotate(g.tokenHash), null, 'the old token lost');
       assert.equal(await rotate(randomBytes(32)), null, 'a token never held');
       assert.deepEqual((await feed('Customer', since)).map(withoutSequence), [
-        { environment: 'Customer', sessionId: null, providedId: 'tv-rotate', tokenVersion: tokenVersionOf(g.tokenHash), reason: 'token_rotated', revokedAt: at, expiresAt: plus(at, GROUP_REVOCATION_MS) },
+        {
+          environment: 'Customer',
+          sessionId: null,
+          providedId: 'tv-rotate',
+          tokenVersion: tokenVersionOf(g.tokenHash),
+          reason: 'token_rotated',
+          revokedAt: at,
+          expiresAt: plus(at, GROUP_REVOCATION_MS),
+        },
       ]);
     });
 
     it('appends one revocation per winning rotation among many made together, each with its own old token version', async () => {
-      const groups = await Promise.all(['tv-batch-a', 'tv-batch-b', 'tv-batch-c'].map(async (id) => (await store.userGroups.insertUserGroupIfAbsent(group('Testing', id))).group));
+      const groups = await Promise.all(
+        ['tv-batch-a', 'tv-batch-b', 'tv-batch-c'].map(
+          async (id) => (await store.userGroups.insertUserGroupIfAbsent(group('Testing', id))).group,
+        ),
+      );
       const since = await lastSequence();
       const at = '2026-05-02T00:00:00.000Z';
       const rotate = (g: (typeof groups)[number], expectedTokenHash = g.tokenHash) =>
-        store.userGroups.replaceToken({ teamId: g.teamId, environment: g.environment, providedId: g.providedId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: at });
-      const results = await Promise.all([rotate(groups[0]!), rotate(groups[0]!), rotate(groups[0]!), rotate(groups[1]!), rotate(groups[2]!, randomBytes(32))]);
+        store.userGroups.replaceToken({
+          teamId: g.teamId,
+          environment: g.environment,
+          providedId: g.providedId,
+          expectedTokenHash,
+          tokenHash: randomBytes(32),
+          tokenCiphertext: randomBytes(60),
+          updatedAt: at,
+        });
+      const results = await Promise.all([
+        rotate(groups[0]!),
+        rotate(groups[0]!),
+        rotate(groups[0]!),
+        rotate(groups[1]!),
+        rotate(groups[2]!, randomBytes(32)),
+      ]);
       assert.equal(results.filter((r) => r !== null).length, 2);
       const entries = await feed('Testing', since);
-      assert.deepEqual(
-        entries.map((r) => [r.providedId, r.tokenVersion, r.reason]).sort(),
-        [
-          ['tv-batch-a', tokenVersionOf(groups[0]!.tokenHash), 'token_rotated'],
-          ['tv-batch-b', tokenVersionOf(groups[1]!.tokenHash), 'token_rotated'],
-        ],
-      );
+      assert.deepEqual(entries.map((r) => [r.providedId, r.tokenVersion, r.reason]).sort(), [
+        ['tv-batch-a', tokenVersionOf(groups[0]!.tokenHash), 'token_rotated'],
+        ['tv-batch-b', tokenVersionOf(groups[1]!.tokenHash), 'token_rotated'],
+      ]);
     });
 
-    it('appends exactly one revocation per group deletion, with the deleted token\'s version; an unknown group appends none', async () => {
+    it("appends exactly one revocation per group deletion, with the deleted token's version; an unknown group appends none", async () => {
       const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'tv-delete'));
       await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-delete'));
       const since = await lastSequence();
@@ -218,9 +308,17 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       assert.equal(await store.userGroups.deleteUserGroup('Testing', 'tv-delete', at), null);
       assert.equal(await store.userGroups.deleteUserGroup('Testing', 'tv-never', at), null);
       assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
-        { environment: 'Testing', sessionId: null, providedId: 'tv-delete', tokenVersion: tokenVersionOf(g.tokenHash), reason: 'user_group_deleted', revokedAt: at, expiresAt: plus(at, GROUP_REVOCATION_MS) },
+        {
+          environment: 'Testing',
+          sessionId: null,
+          providedId: 'tv-delete',
+          tokenVersion: tokenVersionOf(g.tokenHash),
+          reason: 'user_group_deleted',
+          revokedAt: at,
+          expiresAt: plus(at, GROUP_REVOCATION_MS),
+        },
       ]);
-      assert.deepEqual(await feed('Customer', since), [], 'the other environment\'s group of the same id is untouched');
+      assert.deepEqual(await feed('Customer', since), [], "the other environment's group of the same id is untouched");
     });
 
     it('lists the feed oldest first, per environment, after a sequence, a page at a time, without entries past their expiry', async () => {
@@ -233,9 +331,18 @@ export function embedStoreConformance(fixture: StoreFixture): void {
         made.push(s);
       }
       const customer = await feed('Customer', since);
-      assert.deepEqual(customer.map((r) => r.sessionId), [made[0]!.sessionId, made[2]!.sessionId, made[4]!.sessionId]);
-      assert.deepEqual(customer.map((r) => r.sequence), [...customer.map((r) => r.sequence)].sort((a, b) => a - b));
-      assert.deepEqual((await feed('Testing', since)).map((r) => r.sessionId), [made[1]!.sessionId, made[3]!.sessionId]);
+      assert.deepEqual(
+        customer.map((r) => r.sessionId),
+        [made[0]!.sessionId, made[2]!.sessionId, made[4]!.sessionId],
+      );
+      assert.deepEqual(
+        customer.map((r) => r.sequence),
+        [...customer.map((r) => r.sequence)].sort((a, b) => a - b),
+      );
+      assert.deepEqual(
+        (await feed('Testing', since)).map((r) => r.sessionId),
+        [made[1]!.sessionId, made[3]!.sessionId],
+      );
 
       const first = await feed('Customer', since, 2);
       assert.deepEqual(first, customer.slice(0, 2));
@@ -244,7 +351,11 @@ export function embedStoreConformance(fixture: StoreFixture): void {
 
       // made[0]'s entry expires at 2026-06-01T00:01:00Z, made[2]'s at 2026-06-03T00:01:00Z.
       const later = await store.embedSessions.listEmbedRevocations('Customer', since, 1000, '2026-06-01T00:01:00.000Z');
-      assert.deepEqual(later.map((r) => r.sessionId), [made[2]!.sessionId, made[4]!.sessionId], 'an entry is gone once its expiry is reached');
+      assert.deepEqual(
+        later.map((r) => r.sessionId),
+        [made[2]!.sessionId, made[4]!.sessionId],
+        'an entry is gone once its expiry is reached',
+      );
     });
 
     it('forgets expired sessions and feed entries as new sessions are inserted, at most a few per insert', async () => {

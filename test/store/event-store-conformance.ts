@@ -50,9 +50,22 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       const from = await last('Customer');
       const g = group('Customer', 'ev-1');
       const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g, by('key_a', ['name', 'properties']));
-      await store.userGroups.updateUserGroup('Customer', 'ev-1', { name: 'N', properties: { secret: SECRET_PROPERTY }, updatedAt: LATER }, by('key_a', ['name', 'properties']));
+      await store.userGroups.updateUserGroup(
+        'Customer',
+        'ev-1',
+        { name: 'N', properties: { secret: SECRET_PROPERTY }, updatedAt: LATER },
+        by('key_a', ['name', 'properties']),
+      );
       await store.userGroups.replaceToken(
-        { teamId: created.teamId, environment: created.environment, providedId: created.providedId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+        {
+          teamId: created.teamId,
+          environment: created.environment,
+          providedId: created.providedId,
+          expectedTokenHash: g.tokenHash,
+          tokenHash: randomBytes(32),
+          tokenCiphertext: randomBytes(60),
+          updatedAt: LATER,
+        },
         by('key_a', ['token']),
       );
       await store.userGroups.deleteUserGroup('Customer', 'ev-1', LATER, by('key_a', []));
@@ -71,14 +84,26 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       }
       assert.equal(new Set(events.map((e) => e.id)).size, events.length, 'ids are unique');
       const sequences = events.map((e) => e.sequence);
-      assert.deepEqual(sequences, [...sequences].sort((a, b) => a - b));
+      assert.deepEqual(
+        sequences,
+        [...sequences].sort((a, b) => a - b),
+      );
     });
 
     it('writes key events naming the key, in its environment only', async () => {
       const from = await last('Testing');
       const id = `key_${randomBytes(8).toString('hex')}`;
       await store.apiKeys.insertApiKey(
-        { id, name: 'k', environment: 'Testing', access: 'read-only', keyHash: randomBytes(32), createdAt: AT, lastUsedAt: null, revokedAt: null },
+        {
+          id,
+          name: 'k',
+          environment: 'Testing',
+          access: 'read-only',
+          keyHash: randomBytes(32),
+          createdAt: AT,
+          lastUsedAt: null,
+          revokedAt: null,
+        },
         by(id, ['environment', 'access']),
       );
       await store.apiKeys.revokeApiKey(id, LATER, by(id, ['revoked_at']));
@@ -86,7 +111,10 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         { type: 'api_key.created', timestamp: AT, data: { api_environment_tag: 'Testing', api_key_id: id } },
         { type: 'api_key.revoked', timestamp: LATER, data: { api_environment_tag: 'Testing', api_key_id: id } },
       ]);
-      assert.ok((await eventsAfter('Customer', 0)).every((e) => e.environment === 'Customer'), 'the other environment sees none');
+      assert.ok(
+        (await eventsAfter('Customer', 0)).every((e) => e.environment === 'Customer'),
+        'the other environment sees none',
+      );
     });
 
     it('writes moves, each deletion of a cascade, and ended embed sessions', async () => {
@@ -96,7 +124,16 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       await store.userGroups.updateUserGroup('Customer', 'ev-child', { parentId: 'ev-root', updatedAt: LATER }, by('key_m', []));
       const sessionId = `es_${randomBytes(16).toString('base64url')}`;
       await store.embedSessions.insertEmbedSession(
-        { sessionId, environment: 'Customer', teamId: root.teamId, providedId: 'ev-root', tokenVersion: tokenVersionOf(randomBytes(32)), createdAt: AT, expiresAt: LATER, revokedAt: null },
+        {
+          sessionId,
+          environment: 'Customer',
+          teamId: root.teamId,
+          providedId: 'ev-root',
+          tokenVersion: tokenVersionOf(randomBytes(32)),
+          createdAt: AT,
+          expiresAt: LATER,
+          revokedAt: null,
+        },
         EARLY,
       );
       await store.embedSessions.revokeEmbedSession('Customer', sessionId, LATER, by('key_m', []));
@@ -119,12 +156,32 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       const g = group('Customer', 'ev-noop');
       const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g);
       const id = `key_${randomBytes(8).toString('hex')}`;
-      await store.apiKeys.insertApiKey({ id, name: null, environment: 'Customer', access: 'read-write', keyHash: randomBytes(32), createdAt: AT, lastUsedAt: null, revokedAt: null }, by(id, []));
+      await store.apiKeys.insertApiKey(
+        {
+          id,
+          name: null,
+          environment: 'Customer',
+          access: 'read-write',
+          keyHash: randomBytes(32),
+          createdAt: AT,
+          lastUsedAt: null,
+          revokedAt: null,
+        },
+        by(id, []),
+      );
       await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
       const from = await last('Customer');
       assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-noop'))).created, false);
       assert.equal(await store.userGroups.updateUserGroup('Customer', 'ev-missing', { name: 'x', updatedAt: LATER }), null);
-      const stale = { teamId: created.teamId, environment: created.environment, providedId: created.providedId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER };
+      const stale = {
+        teamId: created.teamId,
+        environment: created.environment,
+        providedId: created.providedId,
+        expectedTokenHash: randomBytes(32),
+        tokenHash: randomBytes(32),
+        tokenCiphertext: randomBytes(60),
+        updatedAt: LATER,
+      };
       assert.equal(await store.userGroups.replaceToken(stale), null);
       assert.equal(await store.userGroups.deleteUserGroup('Customer', 'ev-missing', LATER), null);
       await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
@@ -143,7 +200,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       );
     });
 
-    it('writes signing_key.rotated into the rotated key\'s environment only, and nothing for a first key or a taken generation', async () => {
+    it("writes signing_key.rotated into the rotated key's environment only, and nothing for a first key or a taken generation", async () => {
       const from = { Customer: await last('Customer'), Testing: await last('Testing') };
       const generation = 50_000 + Math.floor(Math.random() * 10_000);
       const key = (kid: string, environment: Environment, announce: boolean, at = generation) =>
@@ -164,19 +221,28 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       assert.equal(await key(kid, 'Testing', true), true);
       assert.equal(await key(`${kid}-taken`, 'Testing', true), false, 'the generation is taken: no key, no event');
       assert.deepEqual(bare(await eventsAfter('Testing', from.Testing)), [
-        { type: 'signing_key.rotated', timestamp: '2026-07-01T00:00:00.000Z', data: { api_environment_tag: 'Testing', signing_key_id: kid, activates_at: '2026-07-01T00:05:00.000Z' } },
+        {
+          type: 'signing_key.rotated',
+          timestamp: '2026-07-01T00:00:00.000Z',
+          data: { api_environment_tag: 'Testing', signing_key_id: kid, activates_at: '2026-07-01T00:05:00.000Z' },
+        },
       ]);
       assert.deepEqual(await eventsAfter('Customer', from.Customer), [], 'a Testing rotation says nothing to Customer');
       const customerKid = `${kid}-customer`;
       assert.equal(await key(customerKid, 'Customer', true), true, 'the same generation in the other environment is another key');
-      assert.deepEqual(bare(await eventsAfter('Customer', from.Customer)).map((e) => e.data), [
-        { api_environment_tag: 'Customer', signing_key_id: customerKid, activates_at: '2026-07-01T00:05:00.000Z' },
-      ]);
+      assert.deepEqual(
+        bare(await eventsAfter('Customer', from.Customer)).map((e) => e.data),
+        [{ api_environment_tag: 'Customer', signing_key_id: customerKid, activates_at: '2026-07-01T00:05:00.000Z' }],
+      );
       assert.equal((await eventsAfter('Testing', from.Testing)).length, 1, 'and a Customer rotation nothing to Testing');
       const before = { Customer: await last('Customer'), Testing: await last('Testing') };
       assert.equal(await key(`${kid}-first`, 'Customer', false, generation + 1), true);
       for (const environment of ENVIRONMENTS) {
-        assert.deepEqual(await eventsAfter(environment, before[environment]), [], 'a key added without announcing (an environment\'s first) writes none');
+        assert.deepEqual(
+          await eventsAfter(environment, before[environment]),
+          [],
+          "a key added without announcing (an environment's first) writes none",
+        );
       }
     });
 
@@ -186,14 +252,23 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         await store.userGroups.insertUserGroupIfAbsent(group('Testing', `ev-page-${i}`, { createdAt, updatedAt: createdAt }));
       }
       const first = await store.events.listEvents('Testing', from, 2, EARLY);
-      assert.deepEqual(first.map((e) => e.data.user_group_id), ['ev-page-0', 'ev-page-1']);
+      assert.deepEqual(
+        first.map((e) => e.data.user_group_id),
+        ['ev-page-0', 'ev-page-1'],
+      );
       const rest = await store.events.listEvents('Testing', first[1]!.sequence, 2, EARLY);
-      assert.deepEqual(rest.map((e) => e.data.user_group_id), ['ev-page-2']);
+      assert.deepEqual(
+        rest.map((e) => e.data.user_group_id),
+        ['ev-page-2'],
+      );
       const cutoff = '2026-06-02T00:00:00.000Z';
       const everywhere = async () => [...(await eventsAfter('Customer', 0)), ...(await eventsAfter('Testing', 0))];
       const expired = (await everywhere()).filter((e) => e.timestamp < cutoff).length;
       const kept = await store.events.listEvents('Testing', from, 10, cutoff);
-      assert.deepEqual(kept.map((e) => e.data.user_group_id), ['ev-page-1', 'ev-page-2']);
+      assert.deepEqual(
+        kept.map((e) => e.data.user_group_id),
+        ['ev-page-1', 'ev-page-2'],
+      );
       const left = (await everywhere()).filter((e) => e.timestamp < cutoff).length;
       assert.ok(left < expired && left >= expired - 10, `a few expired events are forgotten per read (${expired} -> ${left})`);
     });

@@ -36,7 +36,8 @@ export function hierarchyStoreConformance(fixture: StoreFixture): void {
 
     const create = async (id: string, parentId?: string, overrides: Partial<NewUserGroup> = {}) =>
       (await store.userGroups.insertUserGroupIfAbsent(group(id, { parentId, ...overrides }))).group;
-    const move = (id: string, parentId: string | null) => store.userGroups.updateUserGroup('Customer', id, { parentId, updatedAt: AT }, noAudit);
+    const move = (id: string, parentId: string | null) =>
+      store.userGroups.updateUserGroup('Customer', id, { parentId, updatedAt: AT }, noAudit);
 
     it('creates under a parent, shows the parent, and reads the lineage root first', async () => {
       const root = await create('h-root');
@@ -47,7 +48,10 @@ export function hierarchyStoreConformance(fixture: StoreFixture): void {
       await create('h-leaf', 'h-mid');
       assert.equal((await store.userGroups.findUserGroup('Customer', 'h-leaf'))?.parentId, 'h-mid');
       const lineage = await store.userGroups.findUserGroupLineage('Customer', 'h-leaf');
-      assert.deepEqual(lineage?.ancestors.map((g) => g.providedId), ['h-root', 'h-mid']);
+      assert.deepEqual(
+        lineage?.ancestors.map((g) => g.providedId),
+        ['h-root', 'h-mid'],
+      );
       assert.equal(lineage?.group.providedId, 'h-leaf');
       assert.equal(await store.userGroups.findUserGroupLineage('Customer', 'h-none'), null);
     });
@@ -97,11 +101,21 @@ export function hierarchyStoreConformance(fixture: StoreFixture): void {
       await create('t-b', 't-root');
       await create('t-a1', 't-a');
       await create('t-a1x', 't-a1');
-      const children = await store.userGroups.listUserGroups('Customer', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 10, parentId: 't-root' });
-      assert.deepEqual(children.map((g) => g.providedId), ['t-b', 't-a']);
+      const children = await store.userGroups.listUserGroups('Customer', {
+        beforeTeamId: Number.MAX_SAFE_INTEGER,
+        limit: 10,
+        parentId: 't-root',
+      });
+      assert.deepEqual(
+        children.map((g) => g.providedId),
+        ['t-b', 't-a'],
+      );
       const first = await store.userGroups.listDescendants('Customer', 't-root', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 2 });
       const rest = await store.userGroups.listDescendants('Customer', 't-root', { beforeTeamId: first.at(-1)!.teamId, limit: 10 });
-      assert.deepEqual([...first, ...rest].map((g) => g.providedId), ['t-a1x', 't-a1', 't-b', 't-a']);
+      assert.deepEqual(
+        [...first, ...rest].map((g) => g.providedId),
+        ['t-a1x', 't-a1', 't-b', 't-a'],
+      );
     });
 
     it('refuses to delete a group with children unless cascading, then deletes and audits the whole subtree', async () => {

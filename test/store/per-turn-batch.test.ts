@@ -44,8 +44,14 @@ describe('perTurnBatch', () => {
   it('splits a very large burst into bounded batches', async () => {
     const { batches, lookUp } = recording();
     const keys = Array.from({ length: 1200 }, (_, i) => i);
-    assert.deepEqual(await Promise.all(keys.map(lookUp)), keys.map((k) => k * 10));
-    assert.deepEqual(batches.map((b) => b.length), [500, 500, 200]);
+    assert.deepEqual(
+      await Promise.all(keys.map(lookUp)),
+      keys.map((k) => k * 10),
+    );
+    assert.deepEqual(
+      batches.map((b) => b.length),
+      [500, 500, 200],
+    );
   });
 
   it('rejects every call of a batch whose lookup fails, and recovers for the next', async () => {
@@ -55,7 +61,10 @@ describe('perTurnBatch', () => {
       return [...keys];
     });
     const outcomes = await Promise.allSettled([lookUp(1), lookUp(2)]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['rejected', 'rejected'],
+    );
     assert.match(String((outcomes[0] as PromiseRejectedResult).reason), /store down/);
     fail = false;
     assert.equal(await lookUp(3), 3);

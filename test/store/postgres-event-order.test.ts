@@ -17,7 +17,12 @@ import { createTestDatabase } from '../helpers/postgres.js';
 describe('PostgreSQL events under concurrent changes', () => {
   it('never skips an event that was numbered before, but committed after, one a reader has seen', async () => {
     const database = await createTestDatabase({ migrated: true });
-    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 10_000, connectTimeoutMs: 2000 });
+    const { store } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 4,
+      statementTimeoutMs: 10_000,
+      connectTimeoutMs: 2000,
+    });
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     try {
@@ -51,7 +56,11 @@ describe('PostgreSQL events under concurrent changes', () => {
       const next = await store.events.listEvents('Customer', cursor, 100, new Date(0).toISOString());
 
       const seen = (events: EventRecord[]) => events.map((e) => e.data.user_group_id).sort();
-      assert.deepEqual(seen([...first, ...next]), ['fast', 'slow'], `the poller saw both events (first poll: ${JSON.stringify(seen(first))})`);
+      assert.deepEqual(
+        seen([...first, ...next]),
+        ['fast', 'slow'],
+        `the poller saw both events (first poll: ${JSON.stringify(seen(first))})`,
+      );
     } finally {
       await admin.end();
       await store.close();

@@ -18,7 +18,12 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { ServiceError } from '../../src/kernel/errors.js';
 
 /** A private PostgreSQL this file may stop and start (an outage), apart from the run's shared one. */
-async function startRestartablePostgres(): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void>; remove(): Promise<void> }> {
+async function startRestartablePostgres(): Promise<{
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  remove(): Promise<void>;
+}> {
   const server = await startEmbeddedPostgres();
   return { url: server.url, stop: () => server.pause(), start: () => server.resume(), remove: () => server.stop() };
 }
@@ -120,7 +125,12 @@ describe('dropped connections are retried', () => {
 
   before(async () => {
     database = await createTestDatabase({ migrated: true });
-    ({ store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 5000, connectTimeoutMs: 2000 }));
+    ({ store } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 4,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 2000,
+    }));
     admin = new pg.Client(database.url);
     await admin.connect();
   });

@@ -18,7 +18,12 @@ import { createTestDatabase } from '../helpers/postgres.js';
 describe('PostgreSQL revocation feed under concurrent revocations', () => {
   it('never skips an entry that was numbered before, but committed after, one a reader has seen', async () => {
     const database = await createTestDatabase({ migrated: true });
-    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 10_000, connectTimeoutMs: 2000 });
+    const { store } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 4,
+      statementTimeoutMs: 10_000,
+      connectTimeoutMs: 2000,
+    });
     const admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
     try {
@@ -39,7 +44,19 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
         updatedAt: at,
       });
       const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
-      await store.embedSessions.insertEmbedSession({ sessionId: 'es_fast', environment: 'Customer', teamId: 1, providedId: 'fast', tokenVersion: 'BBBBBBBBBBBBBBBB', createdAt: at, expiresAt, revokedAt: null }, at);
+      await store.embedSessions.insertEmbedSession(
+        {
+          sessionId: 'es_fast',
+          environment: 'Customer',
+          teamId: 1,
+          providedId: 'fast',
+          tokenVersion: 'BBBBBBBBBBBBBBBB',
+          createdAt: at,
+          expiresAt,
+          revokedAt: null,
+        },
+        at,
+      );
 
       const slow = store.userGroups.deleteUserGroup('Customer', 'slow', at);
       await until(admin, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep'");
@@ -53,7 +70,11 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
       const next = await store.embedSessions.listEmbedRevocations('Customer', cursor, 100, at);
 
       const seen = (entries: EmbedRevocation[]) => entries.map((r) => r.providedId).sort();
-      assert.deepEqual(seen([...first, ...next]), ['fast', 'slow'], `the verifier learned of both revocations (first poll: ${JSON.stringify(seen(first))})`);
+      assert.deepEqual(
+        seen([...first, ...next]),
+        ['fast', 'slow'],
+        `the verifier learned of both revocations (first poll: ${JSON.stringify(seen(first))})`,
+      );
       assert.deepEqual(seen(await feedOf(store)), ['fast', 'slow']);
     } finally {
       await admin.end();

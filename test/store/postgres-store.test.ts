@@ -16,10 +16,13 @@ storeConformance({
   async open() {
     const database = await createTestDatabase({ migrated: true });
     databases.push(database);
-    return (await PostgresStore.open({ connectionString: database.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 2000 })).store;
+    return (await PostgresStore.open({ connectionString: database.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 2000 }))
+      .store;
   },
   async reopen() {
-    return (await PostgresStore.open({ connectionString: databases.at(-1)!.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 2000 })).store;
+    return (
+      await PostgresStore.open({ connectionString: databases.at(-1)!.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 2000 })
+    ).store;
   },
   async cleanup() {
     for (const database of databases.splice(0)) await database.drop();
@@ -29,7 +32,12 @@ storeConformance({
 describe('PostgreSQL specifics', () => {
   it('fails only the create, update or rotation PostgreSQL refuses when those made together share a statement', async () => {
     const database = await createTestDatabase({ migrated: true });
-    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
+    const { store } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 2,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 2000,
+    });
     try {
       const group = (providedId: string, name: string) => ({
         environment: 'Customer' as const,
@@ -48,7 +56,10 @@ describe('PostgreSQL specifics', () => {
         store.userGroups.insertUserGroupIfAbsent(group('batch-bad', 'nul\u0000name')),
         store.userGroups.insertUserGroupIfAbsent(group('batch-b', 'B')),
       ]);
-      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.name, 'A');
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.name, 'B');
       assert.equal(await store.userGroups.findUserGroup('Customer', 'batch-bad'), null);
@@ -59,7 +70,10 @@ describe('PostgreSQL specifics', () => {
         store.userGroups.updateUserGroup('Customer', 'batch-b', { name: 'nul\u0000again', updatedAt: '2026-01-02T00:00:00.000Z' }),
         store.userGroups.updateUserGroup('Customer', 'batch-missing', { name: 'M', updatedAt: '2026-01-02T00:00:00.000Z' }),
       ]);
-      assert.deepEqual(updates.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      assert.deepEqual(
+        updates.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.name, 'A2');
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.name, 'B');
       assert.equal((updates[2] as PromiseFulfilledResult<unknown>).value, null);
@@ -67,9 +81,20 @@ describe('PostgreSQL specifics', () => {
       // And rotations: a time PostgreSQL cannot read fails that one alone.
       const [a, b] = await Promise.all(['batch-a', 'batch-b'].map(async (id) => (await store.userGroups.findUserGroup('Customer', id))!));
       const rotate = (g: typeof a, updatedAt: string) =>
-        store.userGroups.replaceToken({ teamId: g!.teamId, environment: g!.environment, providedId: g!.providedId, expectedTokenHash: g!.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt });
+        store.userGroups.replaceToken({
+          teamId: g!.teamId,
+          environment: g!.environment,
+          providedId: g!.providedId,
+          expectedTokenHash: g!.tokenHash,
+          tokenHash: randomBytes(32),
+          tokenCiphertext: randomBytes(60),
+          updatedAt,
+        });
       const rotations = await Promise.allSettled([rotate(a, '2026-01-03T00:00:00.000Z'), rotate(b, 'not a time')]);
-      assert.deepEqual(rotations.map((o) => o.status), ['fulfilled', 'rejected']);
+      assert.deepEqual(
+        rotations.map((o) => o.status),
+        ['fulfilled', 'rejected'],
+      );
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-a'))?.updatedAt, '2026-01-03T00:00:00.000Z');
       assert.deepEqual((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.tokenHash, b!.tokenHash);
     } finally {
@@ -130,7 +155,16 @@ describe('PostgreSQL specifics', () => {
     try {
       assert.equal(signal.epoch(), undefined, 'not listening yet: nothing may be cached');
       const first = await epochOnce('became known', (e) => e !== undefined);
-      const key = { id: 'key_0123456789abcdef', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
+      const key = {
+        id: 'key_0123456789abcdef',
+        name: null,
+        environment: 'Customer' as const,
+        access: 'read-write' as const,
+        keyHash: randomBytes(32),
+        createdAt: '2026-01-01T00:00:00.000Z',
+        lastUsedAt: null,
+        revokedAt: null,
+      };
       await elsewhere.apiKeys.insertApiKey(key);
       assert.equal(signal.epoch(), first, 'creating a key is no revocation');
       assert.equal(await elsewhere.apiKeys.revokeApiKey(key.id, '2026-01-02T00:00:00.000Z'), true);
@@ -154,16 +188,33 @@ describe('PostgreSQL specifics', () => {
 
   it('answers unavailable, not a bare error, while the database refuses writes (read-only: 25006; disk full: 53100)', async () => {
     const database = await createTestDatabase({ migrated: true });
-    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
+    const { store } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 2,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 2000,
+    });
     const admin = new pg.Client(database.url);
     await admin.connect();
     try {
       const name = new URL(database.url).pathname.slice(1);
       // As a hot standby or a database an operator made read-only refuses writes: new sessions start read-only.
       await admin.query(`ALTER DATABASE "${name}" SET default_transaction_read_only = on`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-      const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.details.retryAfterSeconds !== undefined;
-      const key = { id: 'key_00000000000000ff', name: null, environment: 'Customer' as const, access: 'read-write' as const, keyHash: randomBytes(32), createdAt: '2026-01-01T00:00:00.000Z', lastUsedAt: null, revokedAt: null };
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      const unavailable = (error: unknown) =>
+        error instanceof ServiceError && error.code === 'unavailable' && error.details.retryAfterSeconds !== undefined;
+      const key = {
+        id: 'key_00000000000000ff',
+        name: null,
+        environment: 'Customer' as const,
+        access: 'read-write' as const,
+        keyHash: randomBytes(32),
+        createdAt: '2026-01-01T00:00:00.000Z',
+        lastUsedAt: null,
+        revokedAt: null,
+      };
       await assert.rejects(store.apiKeys.insertApiKey(key), unavailable);
       assert.equal(await store.apiKeys.findApiKeyByHash(key.keyHash), null, 'reads still answer');
 
@@ -178,7 +229,12 @@ describe('PostgreSQL specifics', () => {
 
   it('keeps every statement out of transactions that span round trips (no idle-in-transaction sessions)', async () => {
     const database = await createTestDatabase({ migrated: true });
-    const { store } = await PostgresStore.open({ connectionString: database.url, poolSize: 4, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
+    const { store } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 4,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 2000,
+    });
     const probe = new pg.Client(database.url);
     await probe.connect();
     try {

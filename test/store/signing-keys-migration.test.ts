@@ -77,38 +77,77 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
                   VALUES (${k.kid}, ${k.generation}, 'EdDSA', ${k.publicJwk}::jsonb, ${k.ciphertext}, ${k.at}, ${k.at})`.execute(db);
       }
       await db.destroy();
-      const { store, appliedMigrations } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
+      const { store, appliedMigrations } = await PostgresStore.open({
+        connectionString: database.url,
+        poolSize: 2,
+        statementTimeoutMs: 5000,
+        connectTimeoutMs: 5000,
+      });
       cleanups.push(() => store.close());
       assert.deepEqual(appliedMigrations, ['009-signing-keys-per-environment']);
       return store;
     }
 
-    it('keeps every key, field for field, as Customer\'s; Testing has none until the next load creates its first', async () => {
+    it("keeps every key, field for field, as Customer's; Testing has none until the next load creates its first", async () => {
       const legacy = [legacyKey(1), legacyKey(2)];
       const store = await upgradedStore(legacy);
       const customer = await store.signingKeys.listSigningKeys('Customer');
       assert.deepEqual(
-        customer.map((k) => [k.kid, k.environment, k.generation, k.publicJwk, k.privateKeyCiphertext.equals(legacy[k.generation - 1]!.ciphertext), k.activatesAt]),
+        customer.map((k) => [
+          k.kid,
+          k.environment,
+          k.generation,
+          k.publicJwk,
+          k.privateKeyCiphertext.equals(legacy[k.generation - 1]!.ciphertext),
+          k.activatesAt,
+        ]),
         legacy.map((k) => [k.kid, 'Customer', k.generation, JSON.parse(k.publicJwk), true, k.at]),
       );
       assert.deepEqual(await store.signingKeys.listSigningKeys('Testing'), []);
 
-      const ring = createSigningKeyring({ store: store.signingKeys, settings: store.settings, cipher, algorithm: 'EdDSA', jwksMaxAgeSeconds: 300 });
+      const ring = createSigningKeyring({
+        store: store.signingKeys,
+        settings: store.settings,
+        cipher,
+        algorithm: 'EdDSA',
+        jwksMaxAgeSeconds: 300,
+      });
       await loadSigningKeyring(ring);
-      assert.deepEqual(await store.signingKeys.listSigningKeys('Customer'), customer, 'Customer\'s keys are untouched');
+      assert.deepEqual(await store.signingKeys.listSigningKeys('Customer'), customer, "Customer's keys are untouched");
       const testing = await store.signingKeys.listSigningKeys('Testing');
-      assert.deepEqual(testing.map((k) => [k.environment, k.generation]), [['Testing', 1]], 'Testing gets a first key of its own');
+      assert.deepEqual(
+        testing.map((k) => [k.environment, k.generation]),
+        [['Testing', 1]],
+        'Testing gets a first key of its own',
+      );
       assert.ok(!customer.some((k) => k.kid === testing[0]!.kid));
       assert.equal(ring.Testing.active().kid, testing[0]!.kid, 'active at once: no verifier has cached a Testing JWKS yet');
-      assert.deepEqual(ring.Customer.jwks().keys.map((k) => k.kid).sort(), customer.map((k) => k.kid).sort());
-      assert.deepEqual(ring.Testing.jwks().keys.map((k) => k.kid), [testing[0]!.kid]);
+      assert.deepEqual(
+        ring.Customer.jwks()
+          .keys.map((k) => k.kid)
+          .sort(),
+        customer.map((k) => k.kid).sort(),
+      );
+      assert.deepEqual(
+        ring.Testing.jwks().keys.map((k) => k.kid),
+        [testing[0]!.kid],
+      );
     });
 
     it('makes generations unique per environment: a taken Customer generation is refused, the same one in Testing is not', async () => {
       const store = await upgradedStore([legacyKey(1)]);
       const record = (environment: 'Customer' | 'Testing', generation: number) => {
         const k = legacyKey(generation);
-        return { kid: k.kid, environment, generation, algorithm: 'EdDSA' as const, publicJwk: JSON.parse(k.publicJwk), privateKeyCiphertext: k.ciphertext, createdAt: k.at, activatesAt: k.at };
+        return {
+          kid: k.kid,
+          environment,
+          generation,
+          algorithm: 'EdDSA' as const,
+          publicJwk: JSON.parse(k.publicJwk),
+          privateKeyCiphertext: k.ciphertext,
+          createdAt: k.at,
+          activatesAt: k.at,
+        };
       };
       assert.equal(await store.signingKeys.insertSigningKey(record('Customer', 1)), false);
       assert.equal(await store.signingKeys.insertSigningKey(record('Testing', 1)), true);

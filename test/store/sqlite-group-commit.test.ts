@@ -31,7 +31,11 @@ describe('SQLite group commit', () => {
       assert.equal(commits(), 1, 'one COMMIT for the burst');
       assert.equal(db.inTransaction, false);
       const reader = new SqliteDatabase(join(dir.path, 'g.sqlite'), { readonly: true });
-      assert.equal(reader.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n, 100, 'committed, visible to another connection');
+      assert.equal(
+        reader.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n,
+        100,
+        'committed, visible to another connection',
+      );
       reader.close();
     } finally {
       db.close();
@@ -39,7 +43,7 @@ describe('SQLite group commit', () => {
     }
   });
 
-  it('rolls back all of a failing write\'s statements and rejects only it; its neighbours in the batch commit', async () => {
+  it("rolls back all of a failing write's statements and rejects only it; its neighbours in the batch commit", async () => {
     const dir = makeTempDir('ugs-gc');
     const { db } = openCounting(join(dir.path, 'g.sqlite'));
     try {
@@ -57,8 +61,17 @@ describe('SQLite group commit', () => {
         }),
         group.run(() => insert.run('c')),
       ]);
-      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
-      assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').all().map((r) => (r as { v: string }).v), ['a', 'c']);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+      );
+      assert.deepEqual(
+        db
+          .prepare('SELECT v FROM t ORDER BY v')
+          .all()
+          .map((r) => (r as { v: string }).v),
+        ['a', 'c'],
+      );
     } finally {
       db.close();
       dir.remove();
@@ -81,7 +94,10 @@ describe('SQLite group commit', () => {
         return exec(sql);
       };
       const outcomes = await Promise.allSettled([group.run(() => insert.run('x')), group.run(() => insert.run('y'))]);
-      assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['rejected', 'rejected'],
+      );
       assert.equal(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n, 0, 'nothing of the failed batch remains');
       await group.run(() => insert.run('z'));
       assert.equal(db.prepare<[], { n: number }>('SELECT count(*) AS n FROM t').get()!.n, 1);
@@ -91,7 +107,7 @@ describe('SQLite group commit', () => {
     }
   });
 
-  it('waits for another process\'s write lock on a timer, not in SQLite\'s busy handler: the event loop keeps running', async () => {
+  it("waits for another process's write lock on a timer, not in SQLite's busy handler: the event loop keeps running", async () => {
     const dir = makeTempDir('ugs-gc');
     const path = join(dir.path, 'g.sqlite');
     const { db, commits } = openCounting(path);
@@ -136,7 +152,13 @@ describe('SQLite group commit', () => {
       );
       other.exec('ROLLBACK');
       assert.equal(await group.run(() => insert.run('later').changes), 1);
-      assert.deepEqual(db.prepare('SELECT v FROM t').all().map((r) => (r as { v: string }).v), ['later']);
+      assert.deepEqual(
+        db
+          .prepare('SELECT v FROM t')
+          .all()
+          .map((r) => (r as { v: string }).v),
+        ['later'],
+      );
     } finally {
       other.close();
       db.close();
@@ -144,4 +166,3 @@ describe('SQLite group commit', () => {
     }
   });
 });
-

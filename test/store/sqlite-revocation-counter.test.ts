@@ -12,7 +12,12 @@ describe('SQLite revocation counter', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ugs-revocation-counter-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  function open(name: string): { served: Database.Database; cli: Database.Database; counter: RevocationCounter; cliCounter: RevocationCounter } {
+  function open(name: string): {
+    served: Database.Database;
+    cli: Database.Database;
+    counter: RevocationCounter;
+    cliCounter: RevocationCounter;
+  } {
     const path = join(dir, name);
     const served = new SqliteDatabase(path);
     served.pragma('journal_mode = WAL');

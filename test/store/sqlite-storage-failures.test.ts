@@ -23,7 +23,8 @@ function group(providedId: string, bytes = 64): NewUserGroup {
   };
 }
 
-const unavailable = (error: unknown) => error instanceof ServiceError && error.code === 'unavailable' && error.details.retryAfterSeconds !== undefined;
+const unavailable = (error: unknown) =>
+  error instanceof ServiceError && error.code === 'unavailable' && error.details.retryAfterSeconds !== undefined;
 
 /** The store's own connection, for the pragmas that make SQLite refuse writes as a full or read-only disk would. */
 const connectionOf = (store: SqliteStore) => (store as unknown as { db: Database.Database }).db;
@@ -62,7 +63,8 @@ describe('SQLite store: a full or read-only database', () => {
       }
       assert.ok(refusals > 0, 'the capped file refused a write');
       await assert.rejects(store.ping(), unavailable, 'not ready while writes do not fit');
-      for (const id of acknowledged) assert.ok(await store.userGroups.findUserGroup('Customer', id), `${id} was acknowledged, so it is stored`);
+      for (const id of acknowledged)
+        assert.ok(await store.userGroups.findUserGroup('Customer', id), `${id} was acknowledged, so it is stored`);
 
       db.pragma('max_page_count = 1000000');
       assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('after'))).created, true);

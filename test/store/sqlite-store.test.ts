@@ -74,7 +74,8 @@ describe('SQLite specifics', () => {
       const [callsBefore, walBefore] = [writeCalls(), walBytes()];
       await Promise.all(Array.from({ length: 32 }, (_, i) => store.userGroups.insertUserGroupIfAbsent(group(1000 + i), audit)));
       const frames = (walBytes() - walBefore) / (4096 + 24);
-      // SQLite writes a WAL frame's header and its page as two calls; a spilled journal added two per page each write touched (~27 calls a create).
+      // SQLite writes a WAL frame's header and its page as two calls; a spilled journal added two per page each write touched (~27 calls a
+      // create).
       assert.ok(writeCalls() - callsBefore <= 2 * frames + 8, `${writeCalls() - callsBefore} write calls for ${frames} WAL frames`);
       await store.close();
     } finally {

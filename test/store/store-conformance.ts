@@ -133,7 +133,9 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('answers lookups made together each with its own group, across environments, with misses as null', async () => {
-      const customer = await Promise.all(Array.from({ length: 40 }, (_, i) => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', `together-${i}`))));
+      const customer = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', `together-${i}`))),
+      );
       const testing = await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'together-0'));
       const byId = await Promise.all([
         ...customer.map((_, i) => store.userGroups.findUserGroup('Customer', `together-${i}`)),
@@ -153,13 +155,18 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('lets a lookup made with a write see it once the write is answered', async () => {
-      const [before, inserted] = await Promise.all([store.userGroups.findUserGroup('Customer', 'with-write'), store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'with-write'))]);
+      const [before, inserted] = await Promise.all([
+        store.userGroups.findUserGroup('Customer', 'with-write'),
+        store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'with-write')),
+      ]);
       assert.ok(before === null || before.teamId === inserted.group.teamId);
       assert.deepEqual(await store.userGroups.findUserGroup('Customer', 'with-write'), inserted.group);
     });
 
     it('creates exactly once under concurrent inserts of one id', async () => {
-      const results = await Promise.all(Array.from({ length: 50 }, () => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'race'))));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'race'))),
+      );
       assert.equal(results.filter((r) => r.created).length, 1);
       assert.equal(new Set(results.map((r) => r.group.teamId)).size, 1);
       assert.equal(new Set(results.map((r) => r.group.tokenHash.toString('hex'))).size, 1);
@@ -169,7 +176,10 @@ export function storeConformance(fixture: StoreFixture): void {
       const ids = [];
       for (let i = 0; i < 5; i++) ids.push((await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', `seq-${i}`))).group.teamId);
       assert.equal(new Set(ids).size, ids.length);
-      assert.deepEqual([...ids].sort((a, b) => a - b), ids);
+      assert.deepEqual(
+        [...ids].sort((a, b) => a - b),
+        ids,
+      );
     });
 
     it('updates only the given fields and can clear properties', async () => {
@@ -182,7 +192,11 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(renamed?.createdAt, group.createdAt);
       assert.deepEqual(renamed?.tokenHash, group.tokenHash);
 
-      const remapped = await store.userGroups.updateUserGroup('Customer', 'upd', { mapping: { x: 'y' }, properties: null, updatedAt: group.updatedAt });
+      const remapped = await store.userGroups.updateUserGroup('Customer', 'upd', {
+        mapping: { x: 'y' },
+        properties: null,
+        updatedAt: group.updatedAt,
+      });
       assert.deepEqual(remapped?.mapping, { x: 'y' });
       assert.equal(remapped?.properties, null);
       assert.equal(remapped?.name, 'Renamed');
@@ -198,14 +212,27 @@ export function storeConformance(fixture: StoreFixture): void {
     it('replaces a token only while the expected one is current', async () => {
       const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'rot'));
       const next = { tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60) };
-      const rotated = await store.userGroups.replaceToken({ teamId: group.teamId, environment: group.environment, providedId: group.providedId, expectedTokenHash: group.tokenHash, ...next, updatedAt: LATER });
+      const rotated = await store.userGroups.replaceToken({
+        teamId: group.teamId,
+        environment: group.environment,
+        providedId: group.providedId,
+        expectedTokenHash: group.tokenHash,
+        ...next,
+        updatedAt: LATER,
+      });
       assert.deepEqual(rotated?.tokenHash, next.tokenHash);
       assert.deepEqual(rotated?.tokenCiphertext, next.tokenCiphertext);
       assert.equal(rotated?.updatedAt, LATER);
       assert.equal(rotated?.name, group.name);
-      assert.equal(await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash), null, 'old token no longer finds the group');
+      assert.equal(
+        await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash),
+        null,
+        'old token no longer finds the group',
+      );
       const stale = await store.userGroups.replaceToken({
-        teamId: group.teamId, environment: group.environment, providedId: group.providedId,
+        teamId: group.teamId,
+        environment: group.environment,
+        providedId: group.providedId,
         expectedTokenHash: group.tokenHash,
         tokenHash: randomBytes(32),
         tokenCiphertext: randomBytes(60),
@@ -219,7 +246,9 @@ export function storeConformance(fixture: StoreFixture): void {
       const attempts = await Promise.all(
         Array.from({ length: 20 }, () =>
           store.userGroups.replaceToken({
-            teamId: group.teamId, environment: group.environment, providedId: group.providedId,
+            teamId: group.teamId,
+            environment: group.environment,
+            providedId: group.providedId,
             expectedTokenHash: group.tokenHash,
             tokenHash: randomBytes(32),
             tokenCiphertext: randomBytes(60),
@@ -244,7 +273,11 @@ export function storeConformance(fixture: StoreFixture): void {
 
       assert.equal(await store.apiKeys.revokeApiKey(key.id, '2026-03-02T00:00:00.000Z'), true);
       assert.equal(await store.apiKeys.revokeApiKey(key.id, '2026-03-03T00:00:00.000Z'), true);
-      assert.equal((await store.apiKeys.findApiKeyByHash(key.keyHash))?.revokedAt, '2026-03-02T00:00:00.000Z', 'first revocation time is kept');
+      assert.equal(
+        (await store.apiKeys.findApiKeyByHash(key.keyHash))?.revokedAt,
+        '2026-03-02T00:00:00.000Z',
+        'first revocation time is kept',
+      );
       assert.equal(await store.apiKeys.revokeApiKey('key_missing', LATER), false);
     });
 
@@ -265,14 +298,17 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('pages through groups in team_id order', async () => {
       const all: number[] = [];
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await store.transfer.listUserGroupsAfter(after, 7);
         all.push(...page.map((g) => g.teamId));
         if (page.length < 7) break;
         after = page.at(-1)!.teamId;
       }
       assert.ok(all.length > 7);
-      assert.deepEqual(all, [...all].sort((a, b) => a - b));
+      assert.deepEqual(
+        all,
+        [...all].sort((a, b) => a - b),
+      );
       assert.equal(new Set(all).size, all.length);
     });
 
@@ -286,16 +322,30 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('lists an environment newest first, in pages, filtered by a case-sensitive prefix of id or name', async () => {
-      for (const id of ['pre-a', 'pre-b', 'PRE-c', 'other']) await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', id, { name: id === 'other' ? 'pre-named' : `N ${id}` }));
+      for (const id of ['pre-a', 'pre-b', 'PRE-c', 'other'])
+        await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', id, { name: id === 'other' ? 'pre-named' : `N ${id}` }));
       const all = await store.userGroups.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 1000 });
       assert.ok(all.every((g) => g.environment === 'Testing'));
       const ids = all.map((g) => g.teamId);
-      assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => b - a),
+      );
       const page = await store.userGroups.listUserGroups('Testing', { beforeTeamId: ids[1]!, limit: 2 });
-      assert.deepEqual(page.map((g) => g.teamId), ids.slice(2, 4));
-      const filtered = await store.userGroups.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: 'pre' });
+      assert.deepEqual(
+        page.map((g) => g.teamId),
+        ids.slice(2, 4),
+      );
+      const filtered = await store.userGroups.listUserGroups('Testing', {
+        beforeTeamId: Number.MAX_SAFE_INTEGER,
+        limit: 100,
+        prefix: 'pre',
+      });
       assert.deepEqual(filtered.map((g) => g.providedId).sort(), ['other', 'pre-a', 'pre-b']);
-      assert.deepEqual(await store.userGroups.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: '%' }), []);
+      assert.deepEqual(
+        await store.userGroups.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 100, prefix: '%' }),
+        [],
+      );
     });
 
     it('counts groups per environment', async () => {
@@ -341,7 +391,15 @@ export function storeConformance(fixture: StoreFixture): void {
       const { group } = await audited.userGroups.insertUserGroupIfAbsent(g, by('key_a', ['name', 'mapping'], '203.0.113.5'));
       await audited.userGroups.updateUserGroup('Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name'], '2001:db8::7'));
       await audited.userGroups.replaceToken(
-        { teamId: group.teamId, environment: group.environment, providedId: group.providedId, expectedTokenHash: g.tokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+        {
+          teamId: group.teamId,
+          environment: group.environment,
+          providedId: group.providedId,
+          expectedTokenHash: g.tokenHash,
+          tokenHash: randomBytes(32),
+          tokenCiphertext: randomBytes(60),
+          updatedAt: LATER,
+        },
         by('key_c', ['token'], '198.51.100.1'),
       );
       const key = newKey({ environment: 'Testing' });
@@ -352,15 +410,63 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.deepEqual(
         records.map(({ id, ...rest }) => (assert.ok(id > 0), rest)),
         [
-          { at: g.createdAt, action: 'user_group.created', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_a', fields: ['name', 'mapping'], clientAddress: '203.0.113.5' },
-          { at: LATER, action: 'user_group.updated', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_b', fields: ['name'], clientAddress: '2001:db8::7' },
-          { at: LATER, action: 'user_group.token_rotated', environment: 'Customer', teamId: group.teamId, providedId: 'aud-1', keyId: 'key_c', fields: ['token'], clientAddress: '198.51.100.1' },
-          { at: key.createdAt, action: 'api_key.created', environment: 'Testing', teamId: null, providedId: null, keyId: key.id, fields: ['environment', 'access'], clientAddress: null },
-          { at: LATER, action: 'api_key.revoked', environment: 'Testing', teamId: null, providedId: null, keyId: key.id, fields: ['revoked_at'], clientAddress: null },
+          {
+            at: g.createdAt,
+            action: 'user_group.created',
+            environment: 'Customer',
+            teamId: group.teamId,
+            providedId: 'aud-1',
+            keyId: 'key_a',
+            fields: ['name', 'mapping'],
+            clientAddress: '203.0.113.5',
+          },
+          {
+            at: LATER,
+            action: 'user_group.updated',
+            environment: 'Customer',
+            teamId: group.teamId,
+            providedId: 'aud-1',
+            keyId: 'key_b',
+            fields: ['name'],
+            clientAddress: '2001:db8::7',
+          },
+          {
+            at: LATER,
+            action: 'user_group.token_rotated',
+            environment: 'Customer',
+            teamId: group.teamId,
+            providedId: 'aud-1',
+            keyId: 'key_c',
+            fields: ['token'],
+            clientAddress: '198.51.100.1',
+          },
+          {
+            at: key.createdAt,
+            action: 'api_key.created',
+            environment: 'Testing',
+            teamId: null,
+            providedId: null,
+            keyId: key.id,
+            fields: ['environment', 'access'],
+            clientAddress: null,
+          },
+          {
+            at: LATER,
+            action: 'api_key.revoked',
+            environment: 'Testing',
+            teamId: null,
+            providedId: null,
+            keyId: key.id,
+            fields: ['revoked_at'],
+            clientAddress: null,
+          },
         ],
       );
       const ids = records.map((r) => r.id);
-      assert.deepEqual(ids, [...ids].sort((a, b) => a - b));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => a - b),
+      );
     });
 
     it('gives creates made together each its own row and audit record, team_ids in call order, the first of one id winning', async () => {
@@ -370,11 +476,17 @@ export function storeConformance(fixture: StoreFixture): void {
         ...inputs.map((g, i) => audited.userGroups.insertUserGroupIfAbsent(g, by(`key_${i}`, ['name'], `10.0.0.${i}`))),
         audited.userGroups.insertUserGroupIfAbsent(twin, by('key_twin', ['name'])),
       ]);
-      assert.deepEqual(results.map((r) => r.created), [...inputs.map(() => true), false]);
+      assert.deepEqual(
+        results.map((r) => r.created),
+        [...inputs.map(() => true), false],
+      );
       results.slice(0, -1).forEach((r, i) => assert.deepEqual(r.group.tokenHash, inputs[i]!.tokenHash));
       assert.deepEqual(results.at(-1)!.group, results[0]!.group, 'the later call of one id gets the stored row');
       const teamIds = results.slice(0, -1).map((r) => r.group.teamId);
-      assert.deepEqual(teamIds, [...teamIds].sort((a, b) => a - b));
+      assert.deepEqual(
+        teamIds,
+        [...teamIds].sort((a, b) => a - b),
+      );
       const records = (await audited.audit.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-aud-'));
       assert.deepEqual(
         records.map((r) => [r.action, r.teamId, r.keyId, r.clientAddress]),
@@ -382,25 +494,52 @@ export function storeConformance(fixture: StoreFixture): void {
       );
     });
 
-    it('applies updates and rotations made together in call order: one group\'s updates one after another, one token rotated once', async () => {
+    it("applies updates and rotations made together in call order: one group's updates one after another, one token rotated once", async () => {
       const inputs = Array.from({ length: 6 }, (_, i) => newGroup('Customer', `together-chg-${i}`));
       const groups = (await Promise.all(inputs.map((g) => audited.userGroups.insertUserGroupIfAbsent(g)))).map((r) => r.group);
       const rotation = (i: number, expectedTokenHash = inputs[i]!.tokenHash) =>
         audited.userGroups.replaceToken(
-          { teamId: groups[i]!.teamId, environment: groups[i]!.environment, providedId: groups[i]!.providedId, expectedTokenHash, tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER },
+          {
+            teamId: groups[i]!.teamId,
+            environment: groups[i]!.environment,
+            providedId: groups[i]!.providedId,
+            expectedTokenHash,
+            tokenHash: randomBytes(32),
+            tokenCiphertext: randomBytes(60),
+            updatedAt: LATER,
+          },
           by(`key_r${i}`, ['token'], `192.0.2.${i}`),
         );
       const [updates, rotations] = await Promise.all([
         Promise.all([
-          ...groups.map((_, i) => audited.userGroups.updateUserGroup('Customer', `together-chg-${i}`, { name: `First ${i}`, updatedAt: LATER }, by(`key_u${i}`, ['name']))),
-          audited.userGroups.updateUserGroup('Customer', 'together-chg-0', { properties: { second: true }, updatedAt: LATER }, by('key_u0b', ['properties'], '2001:db8::b')),
+          ...groups.map((_, i) =>
+            audited.userGroups.updateUserGroup(
+              'Customer',
+              `together-chg-${i}`,
+              { name: `First ${i}`, updatedAt: LATER },
+              by(`key_u${i}`, ['name']),
+            ),
+          ),
+          audited.userGroups.updateUserGroup(
+            'Customer',
+            'together-chg-0',
+            { properties: { second: true }, updatedAt: LATER },
+            by('key_u0b', ['properties'], '2001:db8::b'),
+          ),
           audited.userGroups.updateUserGroup('Customer', 'together-chg-0', { name: 'Third', updatedAt: LATER }, by('key_u0c', ['name'])),
           audited.userGroups.updateUserGroup('Customer', 'together-chg-missing', { name: 'x', updatedAt: LATER }, by('key_none', ['name'])),
         ]),
         Promise.all([rotation(3), rotation(3), rotation(4), rotation(4), rotation(5), rotation(2, randomBytes(32))]),
       ]);
-      assert.deepEqual(updates.slice(1, 6).map((g) => g?.name), ['First 1', 'First 2', 'First 3', 'First 4', 'First 5']);
-      assert.deepEqual([updates[0]?.name, updates[0]?.properties], ['First 0', inputs[0]!.properties], 'the first update of group 0 saw only itself');
+      assert.deepEqual(
+        updates.slice(1, 6).map((g) => g?.name),
+        ['First 1', 'First 2', 'First 3', 'First 4', 'First 5'],
+      );
+      assert.deepEqual(
+        [updates[0]?.name, updates[0]?.properties],
+        ['First 0', inputs[0]!.properties],
+        'the first update of group 0 saw only itself',
+      );
       assert.deepEqual([updates[6]?.name, updates[6]?.properties], ['First 0', { second: true }], 'the second saw the first');
       assert.deepEqual([updates[7]?.name, updates[7]?.properties], ['Third', { second: true }], 'the third saw both');
       assert.equal(updates[8], null, 'an unknown group');
@@ -412,20 +551,36 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal([rotations[2], rotations[3]].filter((r) => r !== null).length, 1);
       assert.notEqual(rotations[4], null);
       assert.equal(rotations[5], null);
-      for (const [i, winner] of [[3, rotations[0] ?? rotations[1]], [4, rotations[2] ?? rotations[3]]] as const) {
+      for (const [i, winner] of [
+        [3, rotations[0] ?? rotations[1]],
+        [4, rotations[2] ?? rotations[3]],
+      ] as const) {
         assert.deepEqual((await audited.userGroups.findUserGroup('Customer', `together-chg-${i}`))?.tokenHash, winner?.tokenHash);
       }
 
-      const records = (await audited.audit.listAuditRecords({ limit: 1000 })).filter((r) => r.providedId?.startsWith('together-chg-') && r.action !== 'user_group.created');
+      const records = (await audited.audit.listAuditRecords({ limit: 1000 })).filter(
+        (r) => r.providedId?.startsWith('together-chg-') && r.action !== 'user_group.created',
+      );
       const updatesOfZero = records.filter((r) => r.action === 'user_group.updated' && r.teamId === groups[0]!.teamId);
-      assert.deepEqual(updatesOfZero.map((r) => r.keyId), ['key_u0', 'key_u0b', 'key_u0c'], 'in the order they applied');
-      assert.deepEqual(updatesOfZero.map((r) => r.clientAddress), [null, '2001:db8::b', null], 'each with its own client address');
+      assert.deepEqual(
+        updatesOfZero.map((r) => r.keyId),
+        ['key_u0', 'key_u0b', 'key_u0c'],
+        'in the order they applied',
+      );
+      assert.deepEqual(
+        updatesOfZero.map((r) => r.clientAddress),
+        [null, '2001:db8::b', null],
+        'each with its own client address',
+      );
       for (const r of records.filter((r) => r.action === 'user_group.token_rotated')) {
         assert.equal(r.clientAddress, `192.0.2.${groups.findIndex((g) => g.teamId === r.teamId)}`);
       }
       assert.equal(records.filter((r) => r.action === 'user_group.updated').length, 8);
       assert.deepEqual(
-        records.filter((r) => r.action === 'user_group.token_rotated').map((r) => r.teamId).sort((a, b) => a! - b!),
+        records
+          .filter((r) => r.action === 'user_group.token_rotated')
+          .map((r) => r.teamId)
+          .sort((a, b) => a! - b!),
         [groups[3]!.teamId, groups[4]!.teamId, groups[5]!.teamId],
       );
     });
@@ -438,44 +593,77 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(afterCreate, before + 1);
       await audited.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'aud-noop')); // lost race: exists
       await audited.userGroups.updateUserGroup('Customer', 'aud-missing', { name: 'x', updatedAt: LATER }); // unknown group
-      await audited.userGroups.replaceToken({ teamId: group.teamId, environment: group.environment, providedId: group.providedId, expectedTokenHash: randomBytes(32), tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60), updatedAt: LATER }); // stale token
+      await audited.userGroups.replaceToken({
+        teamId: group.teamId,
+        environment: group.environment,
+        providedId: group.providedId,
+        expectedTokenHash: randomBytes(32),
+        tokenHash: randomBytes(32),
+        tokenCiphertext: randomBytes(60),
+        updatedAt: LATER,
+      }); // stale token
       const key = newKey();
       await audited.apiKeys.insertApiKey(key);
       await audited.apiKeys.revokeApiKey(key.id, LATER);
       const afterKey = (await audited.audit.listAuditRecords({ limit: 1000 })).length;
       assert.equal(await audited.apiKeys.revokeApiKey(key.id, LATER), true, 'a second revocation still finds the key');
       assert.equal(await audited.apiKeys.revokeApiKey('key_missing', LATER), false);
-      assert.equal((await audited.audit.listAuditRecords({ limit: 1000 })).length, afterKey, 'second revocation and unknown key append nothing');
+      assert.equal(
+        (await audited.audit.listAuditRecords({ limit: 1000 })).length,
+        afterKey,
+        'second revocation and unknown key append nothing',
+      );
       assert.equal(afterKey, afterCreate + 2);
     });
 
     it('filters by team_id, by user_group_id and by time, and pages for export', async () => {
-      const { group } = await audited.userGroups.insertUserGroupIfAbsent({ ...newGroup('Testing', 'aud-filter'), createdAt: '2030-01-01T00:00:00.000Z' });
+      const { group } = await audited.userGroups.insertUserGroupIfAbsent({
+        ...newGroup('Testing', 'aud-filter'),
+        createdAt: '2030-01-01T00:00:00.000Z',
+      });
       await audited.userGroups.updateUserGroup('Testing', 'aud-filter', { name: 'x', updatedAt: '2030-01-02T00:00:00.000Z' });
-      assert.deepEqual((await audited.audit.listAuditRecords({ group: { teamId: group.teamId }, limit: 10 })).map((r) => r.action), ['user_group.created', 'user_group.updated']);
+      assert.deepEqual(
+        (await audited.audit.listAuditRecords({ group: { teamId: group.teamId }, limit: 10 })).map((r) => r.action),
+        ['user_group.created', 'user_group.updated'],
+      );
       assert.equal((await audited.audit.listAuditRecords({ group: { providedId: 'aud-filter' }, limit: 10 })).length, 2);
-      assert.deepEqual((await audited.audit.listAuditRecords({ since: '2030-01-02T00:00:00.000Z', limit: 10 })).map((r) => r.action), ['user_group.updated']);
+      assert.deepEqual(
+        (await audited.audit.listAuditRecords({ since: '2030-01-02T00:00:00.000Z', limit: 10 })).map((r) => r.action),
+        ['user_group.updated'],
+      );
       assert.equal((await audited.audit.listAuditRecords({ limit: 1 })).length, 1);
       const all = await audited.audit.listAuditRecords({ limit: 1000 });
-      const paged = [...(await audited.transfer.listAuditRecordsAfter(0, 3)), ...(await audited.transfer.listAuditRecordsAfter(all[2]!.id, 1000))];
+      const paged = [
+        ...(await audited.transfer.listAuditRecordsAfter(0, 3)),
+        ...(await audited.transfer.listAuditRecordsAfter(all[2]!.id, 1000)),
+      ];
       assert.deepEqual(paged, all);
     });
 
     it('pages newest first: each page the records older than the last id of the one before', async () => {
-      for (const name of ['page-a', 'page-b', 'page-c', 'page-d', 'page-e']) await audited.userGroups.insertUserGroupIfAbsent(newGroup('Customer', name));
+      for (const name of ['page-a', 'page-b', 'page-c', 'page-d', 'page-e'])
+        await audited.userGroups.insertUserGroupIfAbsent(newGroup('Customer', name));
       const newest = await audited.audit.listAuditRecords({ group: { providedId: 'page-e' }, limit: 1 });
       const all = await audited.audit.listAuditRecords({ newestFirst: true, limit: 1000 });
       assert.equal(all[0]?.id, newest[0]?.id, 'newest first');
       const pages: number[][] = [];
-      for (let beforeId: number | undefined; ; ) {
+      for (let beforeId: number | undefined; ;) {
         const page = await audited.audit.listAuditRecords({ newestFirst: true, limit: 2, ...(beforeId !== undefined && { beforeId }) });
         if (page.length === 0) break;
         pages.push(page.map((r) => r.id));
         beforeId = page.at(-1)!.id;
       }
-      assert.deepEqual(pages.flat(), all.map((r) => r.id));
+      assert.deepEqual(
+        pages.flat(),
+        all.map((r) => r.id),
+      );
       assert.ok(pages.every((page) => page.length <= 2));
-      const filtered = await audited.audit.listAuditRecords({ newestFirst: true, limit: 10, beforeId: all[1]!.id, group: { providedId: 'page-e' } });
+      const filtered = await audited.audit.listAuditRecords({
+        newestFirst: true,
+        limit: 10,
+        beforeId: all[1]!.id,
+        group: { providedId: 'page-e' },
+      });
       assert.deepEqual(filtered, [], 'the cursor combines with the filters');
     });
   });

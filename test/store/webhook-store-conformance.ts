@@ -85,27 +85,65 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       const created = await store.webhooks.insertWebhook(w, by, 20);
       assert.equal(created?.id, w.id);
       assert.deepEqual(created?.events, ['user_group.created']);
-      assert.deepEqual((await store.webhooks.listWebhooks('Testing')).map((x) => x.id), [w.id]);
+      assert.deepEqual(
+        (await store.webhooks.listWebhooks('Testing')).map((x) => x.id),
+        [w.id],
+      );
       assert.equal(await store.webhooks.findWebhook('Customer', w.id), null, 'another environment does not see it');
       const next = randomBytes(40);
-      assert.equal(await store.webhooks.rotateWebhookSecret('Testing', w.id, { expectedSecretCiphertext: randomBytes(40), secretCiphertext: next, previousSecretCiphertext: w.secretCiphertext, previousSecretExpiresAt: FAR }, LATER, by), null, 'a stale rotation loses');
-      const rotated = await store.webhooks.rotateWebhookSecret('Testing', w.id, { expectedSecretCiphertext: w.secretCiphertext, secretCiphertext: next, previousSecretCiphertext: w.secretCiphertext, previousSecretExpiresAt: FAR }, LATER, by);
-      assert.deepEqual([rotated?.secretCiphertext, rotated?.previousSecretCiphertext, rotated?.previousSecretExpiresAt], [next, w.secretCiphertext, FAR]);
+      assert.equal(
+        await store.webhooks.rotateWebhookSecret(
+          'Testing',
+          w.id,
+          {
+            expectedSecretCiphertext: randomBytes(40),
+            secretCiphertext: next,
+            previousSecretCiphertext: w.secretCiphertext,
+            previousSecretExpiresAt: FAR,
+          },
+          LATER,
+          by,
+        ),
+        null,
+        'a stale rotation loses',
+      );
+      const rotated = await store.webhooks.rotateWebhookSecret(
+        'Testing',
+        w.id,
+        {
+          expectedSecretCiphertext: w.secretCiphertext,
+          secretCiphertext: next,
+          previousSecretCiphertext: w.secretCiphertext,
+          previousSecretExpiresAt: FAR,
+        },
+        LATER,
+        by,
+      );
+      assert.deepEqual(
+        [rotated?.secretCiphertext, rotated?.previousSecretCiphertext, rotated?.previousSecretExpiresAt],
+        [next, w.secretCiphertext, FAR],
+      );
       assert.equal(await store.webhooks.deleteWebhook('Customer', w.id, LATER, by), false);
       assert.equal(await store.webhooks.deleteWebhook('Testing', w.id, LATER, by), true);
       assert.equal(await store.webhooks.findWebhook('Testing', w.id), null);
       const events = (await store.events.listEvents('Testing', 0, 100, EARLY)).filter((e) => e.type.startsWith('webhook.'));
-      assert.deepEqual(events.map((e) => [e.type, e.data]), [
-        ['webhook.created', { api_environment_tag: 'Testing', webhook_id: w.id }],
-        ['webhook.secret_rotated', { api_environment_tag: 'Testing', webhook_id: w.id }],
-        ['webhook.deleted', { api_environment_tag: 'Testing', webhook_id: w.id }],
-      ]);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.data]),
+        [
+          ['webhook.created', { api_environment_tag: 'Testing', webhook_id: w.id }],
+          ['webhook.secret_rotated', { api_environment_tag: 'Testing', webhook_id: w.id }],
+          ['webhook.deleted', { api_environment_tag: 'Testing', webhook_id: w.id }],
+        ],
+      );
       const audit = (await store.audit.listAuditRecords({ limit: 1000 })).filter((r) => r.action.startsWith('webhook.'));
-      assert.deepEqual(audit.map((r) => [r.action, r.webhookId, r.keyId]), [
-        ['webhook.created', w.id, 'key_hooks'],
-        ['webhook.secret_rotated', w.id, 'key_hooks'],
-        ['webhook.deleted', w.id, 'key_hooks'],
-      ]);
+      assert.deepEqual(
+        audit.map((r) => [r.action, r.webhookId, r.keyId]),
+        [
+          ['webhook.created', w.id, 'key_hooks'],
+          ['webhook.secret_rotated', w.id, 'key_hooks'],
+          ['webhook.deleted', w.id, 'key_hooks'],
+        ],
+      );
     });
 
     it('refuses a webhook beyond the per-environment cap', async () => {
@@ -141,7 +179,13 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       assert.equal(payload.data.user_group_id, 'wh-after');
       assert.deepEqual(Object.keys(payload), ['type', 'timestamp', 'data']);
       const claims = await claimAll('cleanup');
-      for (const claim of claims) await store.webhookDeliveries.recordAttempt({ ...failed(claim, 'cleanup', LATER), outcome: 'succeeded', nextAttemptAt: null, attempt: { ...failed(claim, 'cleanup', LATER).attempt, statusCode: 200, error: null } });
+      for (const claim of claims)
+        await store.webhookDeliveries.recordAttempt({
+          ...failed(claim, 'cleanup', LATER),
+          outcome: 'succeeded',
+          nextAttemptAt: null,
+          attempt: { ...failed(claim, 'cleanup', LATER).attempt, statusCode: 200, error: null },
+        });
       for (const id of [all.id, createdOnly.id]) await store.webhooks.deleteWebhook('Customer', id, LATER, by);
     });
 
@@ -158,9 +202,16 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
         assert.deepEqual(await claimAll('worker-c'), [], 'leased deliveries are not claimed again');
         const claim = a[0] ?? b[0]!;
         const holder = a[0] ? 'worker-a' : 'worker-b';
-        assert.deepEqual(await store.webhookDeliveries.recordAttempt(failed(claim, 'worker-c', LATER)), { applied: false, disabled: false });
+        assert.deepEqual(await store.webhookDeliveries.recordAttempt(failed(claim, 'worker-c', LATER)), {
+          applied: false,
+          disabled: false,
+        });
         assert.deepEqual(await store.webhookDeliveries.recordAttempt(failed(claim, holder, LATER)), { applied: true, disabled: false });
-        assert.deepEqual(await store.webhookDeliveries.recordAttempt(failed(claim, holder, LATER)), { applied: false, disabled: false }, 'the lease was released');
+        assert.deepEqual(
+          await store.webhookDeliveries.recordAttempt(failed(claim, holder, LATER)),
+          { applied: false, disabled: false },
+          'the lease was released',
+        );
         const recorded = (await store.webhooks.listDeliveries(w.id, null, 100)).find((d) => d.id === claim.id)!;
         assert.deepEqual([recorded.status, recorded.attempts, recorded.attemptLog.length], ['pending', 1, 1]);
         assert.equal((await store.webhooks.findWebhook('Testing', w.id))!.failingSince, LATER);
@@ -168,7 +219,12 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
         await other.close();
       }
       // An expired lease is claimed again: what a killed worker held is sent by another.
-      const expired = await store.webhookDeliveries.claimDeliveries('worker-d', '2026-06-04T00:00:00.000Z', '2026-06-05T00:00:00.000Z', 100);
+      const expired = await store.webhookDeliveries.claimDeliveries(
+        'worker-d',
+        '2026-06-04T00:00:00.000Z',
+        '2026-06-05T00:00:00.000Z',
+        100,
+      );
       assert.equal(expired.length, 12);
       assert.ok(await store.webhookDeliveries.oldestPendingAt());
       await store.webhooks.deleteWebhook('Testing', w.id, LATER, by);
@@ -181,21 +237,37 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       await dispatchAll();
       const [first] = (await claimAll('w')).filter((c) => c.webhookId === w.id);
       // The first failure starts the failing period; not yet long enough.
-      assert.deepEqual(await store.webhookDeliveries.recordAttempt(failed(first!, 'w', AT, { disableIfFailingSince: '2026-05-31T00:00:00.000Z' })), { applied: true, disabled: false });
+      assert.deepEqual(
+        await store.webhookDeliveries.recordAttempt(failed(first!, 'w', AT, { disableIfFailingSince: '2026-05-31T00:00:00.000Z' })),
+        { applied: true, disabled: false },
+      );
       const [again] = (await claimAll('w')).filter((c) => c.webhookId === w.id);
-      assert.deepEqual(await store.webhookDeliveries.recordAttempt(failed(again!, 'w', FAR, { disableIfFailingSince: LATER })), { applied: true, disabled: true });
+      assert.deepEqual(await store.webhookDeliveries.recordAttempt(failed(again!, 'w', FAR, { disableIfFailingSince: LATER })), {
+        applied: true,
+        disabled: true,
+      });
       const disabled = (await store.webhooks.findWebhook('Customer', w.id))!;
       assert.equal(disabled.disabledAt, FAR);
-      assert.deepEqual((await store.webhooks.listDeliveries(w.id, null, 100)).map((d) => d.status), ['failed', 'failed']);
+      assert.deepEqual(
+        (await store.webhooks.listDeliveries(w.id, null, 100)).map((d) => d.status),
+        ['failed', 'failed'],
+      );
       const events = await store.events.listEvents('Customer', 0, 1000, EARLY);
-      assert.deepEqual(events.filter((e) => e.type === 'webhook.disabled').map((e) => e.data), [{ api_environment_tag: 'Customer', webhook_id: w.id }]);
+      assert.deepEqual(
+        events.filter((e) => e.type === 'webhook.disabled').map((e) => e.data),
+        [{ api_environment_tag: 'Customer', webhook_id: w.id }],
+      );
       assert.ok(!(await store.webhookDeliveries.webhooksToDispatch()).includes(w.id), 'a disabled webhook does not dispatch');
       const enabled = (await store.webhooks.enableWebhook('Customer', w.id, FAR, by))!;
       assert.deepEqual([enabled.disabledAt, enabled.failingSince, enabled.afterSequence], [null, null, events.at(-1)!.sequence]);
       const enabledEvents = (await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).map((e) => [e.type, e.data]);
       assert.deepEqual(enabledEvents, [['webhook.enabled', { api_environment_tag: 'Customer', webhook_id: w.id }]]);
       assert.equal(await store.webhooks.enableWebhook('Customer', w.id, FAR, by).then((x) => x?.id), w.id);
-      assert.equal((await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).length, 1, 'enabling an enabled webhook changes nothing, writes no event');
+      assert.equal(
+        (await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).length,
+        1,
+        'enabling an enabled webhook changes nothing, writes no event',
+      );
       await store.webhooks.deleteWebhook('Customer', w.id, FAR, by);
     });
 
@@ -224,13 +296,28 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       for (let read = 0; read < 500 && (await store.events.listEvents('Customer', 0, 1, '2000-01-01T00:00:00.000Z')).length > 0; read++) {
         await store.events.listEvents('Customer', 0, 1, '2099-01-01T00:00:00.000Z');
       }
-      assert.equal((await store.events.listEvents('Customer', 0, 1000, EARLY)).some((e) => e.id === original!.eventId), false, 'the event is gone');
+      assert.equal(
+        (await store.events.listEvents('Customer', 0, 1000, EARLY)).some((e) => e.id === original!.eventId),
+        false,
+        'the event is gone',
+      );
       assert.deepEqual(await store.webhooks.findEventPayload('Customer', w.id, original!.eventId), found);
-      const again = await store.webhooks.insertRedelivery({ webhookId: w.id, environment: 'Customer', eventId: original!.eventId, eventType: 'user_group.created', payload: original!.payload, createdAt: LATER, nextAttemptAt: LATER });
+      const again = await store.webhooks.insertRedelivery({
+        webhookId: w.id,
+        environment: 'Customer',
+        eventId: original!.eventId,
+        eventType: 'user_group.created',
+        payload: original!.payload,
+        createdAt: LATER,
+        nextAttemptAt: LATER,
+      });
       assert.deepEqual([again.status, again.eventId, again.payload], ['pending', original!.eventId, original!.payload]);
       const page = await store.webhooks.listDeliveries(w.id, null, 1);
       assert.equal(page[0]!.id, again.id, 'newest first');
-      assert.deepEqual((await store.webhooks.listDeliveries(w.id, again.id, 10)).map((d) => d.id), [original!.id]);
+      assert.deepEqual(
+        (await store.webhooks.listDeliveries(w.id, again.id, 10)).map((d) => d.id),
+        [original!.id],
+      );
       await store.webhooks.deleteWebhook('Customer', w.id, LATER, by);
     });
   });

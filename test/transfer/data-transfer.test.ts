@@ -53,15 +53,27 @@ describe('DataTransfer', () => {
 
   it('imports into an empty store and refuses a second import', async () => {
     const target = await fresh();
-    assert.deepEqual(await new DataTransfer(target.transfer, cipher).import(from(lines)), { userGroups: 1205, apiKeys: 1, auditRecords: 1206 });
+    assert.deepEqual(await new DataTransfer(target.transfer, cipher).import(from(lines)), {
+      userGroups: 1205,
+      apiKeys: 1,
+      auditRecords: 1206,
+    });
     assert.equal((await target.transfer.listAuditRecordsAfter(0, 5000)).length, 1206);
     assert.equal(await target.transfer.listUserGroupsAfter(0, 2000).then((g) => g.length), 1205);
     await assert.rejects(new DataTransfer(target.transfer, cipher).import(from(lines)), /empty store/);
   });
 
   const refusals: [string, (l: string[]) => string[], RegExp][] = [
-    ['a token that does not match its hash', (l) => l.map((x, i) => (i === 1 ? x.replace(/"token_hash":"(.)/, (_m, c: string) => `"token_hash":"${c === 'A' ? 'B' : 'A'}`) : x)), /Line 2.*(hash|decrypt)/],
-    ['a ciphertext moved to another group', (l) => l.map((x, i) => (i === 1 ? x.replace('"provided_id":"g0"', '"provided_id":"moved"') : x)), /Line 2.*cannot be decrypted/],
+    [
+      'a token that does not match its hash',
+      (l) => l.map((x, i) => (i === 1 ? x.replace(/"token_hash":"(.)/, (_m, c: string) => `"token_hash":"${c === 'A' ? 'B' : 'A'}`) : x)),
+      /Line 2.*(hash|decrypt)/,
+    ],
+    [
+      'a ciphertext moved to another group',
+      (l) => l.map((x, i) => (i === 1 ? x.replace('"provided_id":"g0"', '"provided_id":"moved"') : x)),
+      /Line 2.*cannot be decrypted/,
+    ],
     ['a missing trailer', (l) => l.slice(0, -1), /truncated/],
     ['a dropped record', (l) => [l[0]!, ...l.slice(2)], /incomplete/],
     ['records after the trailer', (l) => [...l, l[1]!], /after the end marker/],
@@ -77,26 +89,48 @@ describe('DataTransfer', () => {
     });
   }
 
-  it('carries each audit record\'s client address, and imports exports made before audit records had one', async () => {
+  it("carries each audit record's client address, and imports exports made before audit records had one", async () => {
     const source = await fresh();
     const groups = new UserGroupService({ store: source.userGroups, cipher });
     await groups.getOrCreate(writer, { userGroupId: 'from-afar', name: 'Afar' }, { ip: '203.0.113.8' });
     await groups.getOrCreate(writer, { userGroupId: 'no-origin', name: 'None' });
     const exported = await collect(new DataTransfer(source.transfer, cipher).exportLines());
-    const audits = (text: string[]) => text.map((l) => JSON.parse(l) as { type: string; client_address?: string | null }).filter((r) => r.type === 'audit');
-    assert.deepEqual(audits(exported).map((a) => a.client_address), ['203.0.113.8', null]);
+    const audits = (text: string[]) =>
+      text.map((l) => JSON.parse(l) as { type: string; client_address?: string | null }).filter((r) => r.type === 'audit');
+    assert.deepEqual(
+      audits(exported).map((a) => a.client_address),
+      ['203.0.113.8', null],
+    );
     const older = exported.map((l) => JSON.stringify({ ...JSON.parse(l), client_address: undefined }));
     assert.ok(audits(older).every((a) => !('client_address' in a)));
-    for (const [text, expected] of [[exported, ['203.0.113.8', null]], [older, [null, null]]] as const) {
+    for (const [text, expected] of [
+      [exported, ['203.0.113.8', null]],
+      [older, [null, null]],
+    ] as const) {
       const target = await fresh();
       await new DataTransfer(target.transfer, cipher).import(from([...text]));
-      assert.deepEqual((await target.transfer.listAuditRecordsAfter(0, 10)).map((r) => r.clientAddress), expected);
+      assert.deepEqual(
+        (await target.transfer.listAuditRecordsAfter(0, 10)).map((r) => r.clientAddress),
+        expected,
+      );
     }
   });
 
   it('carries the webhook a webhook.* audit record names', async () => {
     const source = await fresh();
-    const record = { id: 'wh_0123456789abcdef01234567', environment: 'Customer' as const, url: 'https://hooks.example/in', events: null, description: null, secretCiphertext: Buffer.alloc(40, 1), previousSecretCiphertext: null, previousSecretExpiresAt: null, createdAt: '2026-01-01T00:00:00.000Z', disabledAt: null, failingSince: null };
+    const record = {
+      id: 'wh_0123456789abcdef01234567',
+      environment: 'Customer' as const,
+      url: 'https://hooks.example/in',
+      events: null,
+      description: null,
+      secretCiphertext: Buffer.alloc(40, 1),
+      previousSecretCiphertext: null,
+      previousSecretExpiresAt: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      disabledAt: null,
+      failingSince: null,
+    };
     await source.webhooks.insertWebhook(record, { keyId: 'k', fields: ['url'] }, 20);
     const exported = await collect(new DataTransfer(source.transfer, cipher).exportLines());
     const target = await fresh();
@@ -107,6 +141,9 @@ describe('DataTransfer', () => {
 
   it('refuses an export made under another server secret', async () => {
     const target = await fresh();
-    await assert.rejects(new DataTransfer(target.transfer, createTokenCipher('u'.repeat(32))).import(from(lines)), /different server secret/);
+    await assert.rejects(
+      new DataTransfer(target.transfer, createTokenCipher('u'.repeat(32))).import(from(lines)),
+      /different server secret/,
+    );
   });
 });

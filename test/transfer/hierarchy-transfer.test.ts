@@ -26,7 +26,9 @@ const from = (lines: string[]) => () =>
 
 /** Each group's provided id and its parent's, as the store reads them. */
 async function tree(store: Store): Promise<[string, string | null][]> {
-  return (await store.transfer.listUserGroupsAfter(0, 100)).map((g) => [g.providedId, g.parentTeamId ?? null] as const).map(([id, parent]) => [id, parent === null ? null : String(parent)]);
+  return (await store.transfer.listUserGroupsAfter(0, 100))
+    .map((g) => [g.providedId, g.parentTeamId ?? null] as const)
+    .map(([id, parent]) => [id, parent === null ? null : String(parent)]);
 }
 
 describe('Export and import keep the group hierarchy', () => {
@@ -55,7 +57,10 @@ describe('Export and import keep the group hierarchy', () => {
 
   it('exports parents before their children, each child naming its parent', () => {
     const groups = lines.map((l) => JSON.parse(l)).filter((l) => l.type === 'user_group');
-    assert.deepEqual(groups.map((g) => g.provided_id), ['new-parent', 'old-child', 'grandchild']);
+    assert.deepEqual(
+      groups.map((g) => g.provided_id),
+      ['new-parent', 'old-child', 'grandchild'],
+    );
     assert.equal(groups[0].parent_team_id, undefined, 'a root line is what it was');
     assert.equal(groups[1].parent_team_id, groups[0].team_id);
     assert.equal(groups[2].parent_team_id, groups[1].team_id);
@@ -66,13 +71,21 @@ describe('Export and import keep the group hierarchy', () => {
     stores.push(sqlite);
     const database = await createTestDatabase({ migrated: true });
     databases.push(database);
-    const { store: postgres } = await PostgresStore.open({ connectionString: database.url, poolSize: 2, statementTimeoutMs: 5000, connectTimeoutMs: 2000 });
+    const { store: postgres } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 2,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 2000,
+    });
     stores.push(postgres);
     for (const target of [sqlite, postgres]) {
       await new DataTransfer(target.transfer, cipher).import(from(lines));
       assert.deepEqual(await tree(target), sourceTree);
       const lineage = await target.userGroups.findUserGroupLineage('Customer', 'grandchild');
-      assert.deepEqual(lineage?.ancestors.map((g) => g.providedId), ['new-parent', 'old-child']);
+      assert.deepEqual(
+        lineage?.ancestors.map((g) => g.providedId),
+        ['new-parent', 'old-child'],
+      );
     }
   });
 
@@ -81,7 +94,10 @@ describe('Export and import keep the group hierarchy', () => {
     const swapped = lines.map((l) => (l === groupLines[0] ? groupLines[1]! : l === groupLines[1] ? groupLines[0]! : l));
     const { store: target } = await SqliteStore.open({ path: join(dir.path, 'refused.sqlite') });
     stores.push(target);
-    await assert.rejects(new DataTransfer(target.transfer, cipher).import(from(swapped)), /Line 2 of the export: user group "old-child" names parent team_id/);
+    await assert.rejects(
+      new DataTransfer(target.transfer, cipher).import(from(swapped)),
+      /Line 2 of the export: user group "old-child" names parent team_id/,
+    );
     assert.equal(await target.transfer.isEmpty(), true);
   });
 });

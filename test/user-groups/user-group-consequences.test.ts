@@ -30,10 +30,31 @@ function record(providedId: string, teamId: number): UserGroupRecord {
 describe('the consequences of user group writes', () => {
   it('a create: one audit record and its event, naming the group and never a value', () => {
     const c = groupCreated({ environment: 'Customer', providedId: 'acme', teamId: 7 }, AT, by);
-    assert.deepEqual(c.audit, [{ at: AT, action: 'user_group.created', environment: 'Customer', teamId: 7, providedId: 'acme', keyId: 'key_a', fields: ['name', 'properties'], clientAddress: '203.0.113.9', webhookId: null }]);
+    assert.deepEqual(c.audit, [
+      {
+        at: AT,
+        action: 'user_group.created',
+        environment: 'Customer',
+        teamId: 7,
+        providedId: 'acme',
+        keyId: 'key_a',
+        fields: ['name', 'properties'],
+        clientAddress: '203.0.113.9',
+        webhookId: null,
+      },
+    ]);
     assert.equal(c.events.length, 1);
     assert.match(c.events[0]!.id, EVENT_ID);
-    assert.deepEqual({ ...c.events[0]!, id: 'x' }, { id: 'x', environment: 'Customer', type: 'user_group.created', at: AT, data: { api_environment_tag: 'Customer', user_group_id: 'acme', team_id: 7 } });
+    assert.deepEqual(
+      { ...c.events[0]!, id: 'x' },
+      {
+        id: 'x',
+        environment: 'Customer',
+        type: 'user_group.created',
+        at: AT,
+        data: { api_environment_tag: 'Customer', user_group_id: 'acme', team_id: 7 },
+      },
+    );
     assert.deepEqual(c.revocations, []);
   });
 
@@ -59,9 +80,26 @@ describe('the consequences of user group writes', () => {
   it('a rotation is audited and ends the sessions of the old token, not the new one, for the longest session and clock tolerance', () => {
     const old = randomBytes(32);
     const fresh = randomBytes(32);
-    const c = tokenRotated({ teamId: 7, environment: 'Customer', providedId: 'acme', expectedTokenHash: old, tokenHash: fresh, tokenCiphertext: randomBytes(60), updatedAt: AT }, { keyId: 'key_a', fields: ['token'] });
-    assert.deepEqual(c.audit.map((r) => [r.action, r.teamId, r.fields]), [['user_group.token_rotated', 7, ['token']]]);
-    assert.deepEqual(c.events.map((e) => e.data), [{ api_environment_tag: 'Customer', user_group_id: 'acme', team_id: 7 }]);
+    const c = tokenRotated(
+      {
+        teamId: 7,
+        environment: 'Customer',
+        providedId: 'acme',
+        expectedTokenHash: old,
+        tokenHash: fresh,
+        tokenCiphertext: randomBytes(60),
+        updatedAt: AT,
+      },
+      { keyId: 'key_a', fields: ['token'] },
+    );
+    assert.deepEqual(
+      c.audit.map((r) => [r.action, r.teamId, r.fields]),
+      [['user_group.token_rotated', 7, ['token']]],
+    );
+    assert.deepEqual(
+      c.events.map((e) => e.data),
+      [{ api_environment_tag: 'Customer', user_group_id: 'acme', team_id: 7 }],
+    );
     assert.deepEqual(c.revocations, [
       {
         environment: 'Customer',
@@ -75,12 +113,25 @@ describe('the consequences of user group writes', () => {
     ]);
   });
 
-  it('a deletion audits each group of the subtree on its own and ends each one\'s sessions, in the order given', () => {
+  it("a deletion audits each group of the subtree on its own and ends each one's sessions, in the order given", () => {
     const members = [record('leaf', 9), record('child', 8), record('root', 7)];
     const c = groupsDeleted(members, AT, { keyId: 'key_a', fields: [] });
-    assert.deepEqual(c.audit.map((r) => [r.action, r.teamId, r.providedId]), [['user_group.deleted', 9, 'leaf'], ['user_group.deleted', 8, 'child'], ['user_group.deleted', 7, 'root']]);
-    assert.deepEqual(c.events.map((e) => e.data.user_group_id), ['leaf', 'child', 'root']);
-    assert.deepEqual(c.revocations.map((r) => [r.providedId, r.tokenVersion, r.reason]), members.map((m) => [m.providedId, tokenVersionOf(m.tokenHash), 'user_group_deleted']));
+    assert.deepEqual(
+      c.audit.map((r) => [r.action, r.teamId, r.providedId]),
+      [
+        ['user_group.deleted', 9, 'leaf'],
+        ['user_group.deleted', 8, 'child'],
+        ['user_group.deleted', 7, 'root'],
+      ],
+    );
+    assert.deepEqual(
+      c.events.map((e) => e.data.user_group_id),
+      ['leaf', 'child', 'root'],
+    );
+    assert.deepEqual(
+      c.revocations.map((r) => [r.providedId, r.tokenVersion, r.reason]),
+      members.map((m) => [m.providedId, tokenVersionOf(m.tokenHash), 'user_group_deleted']),
+    );
     assert.equal(new Set(c.events.map((e) => e.id)).size, 3);
     assert.doesNotMatch(JSON.stringify(c), /never in a consequence/);
   });

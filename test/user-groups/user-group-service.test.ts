@@ -22,7 +22,11 @@ describe('UserGroupService', () => {
   let service: UserGroupService;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 's.sqlite') })).store;
-    service = new UserGroupService({ store: store.userGroups, cipher: createTokenCipher('s'.repeat(32)), now: () => new Date('2026-01-01T00:00:00Z') });
+    service = new UserGroupService({
+      store: store.userGroups,
+      cipher: createTokenCipher('s'.repeat(32)),
+      now: () => new Date('2026-01-01T00:00:00Z'),
+    });
   });
   after(async () => {
     await store.close();
@@ -40,7 +44,10 @@ describe('UserGroupService', () => {
 
   it('creates no group whose id is not NFC, and keeps one made before that rule readable, changeable and deletable', async () => {
     const decomposed = 'cre\u0300me';
-    await assert.rejects(service.getOrCreate(writer, { userGroupId: decomposed, name: 'C' }), (e: unknown) => isError('invalid_request')(e) && /NFC/.test((e as Error).message));
+    await assert.rejects(
+      service.getOrCreate(writer, { userGroupId: decomposed, name: 'C' }),
+      (e: unknown) => isError('invalid_request')(e) && /NFC/.test((e as Error).message),
+    );
     // As an older version stored it, before creation checked.
     await store.userGroups.insertUserGroupIfAbsent({
       environment: 'Customer',

@@ -40,7 +40,15 @@ describe('WebhookService', () => {
   it('creates a webhook with a whsec_ secret shown once and stored sealed; lists and gets it without the secret', async () => {
     const { webhook, secret } = await service.create(writer, { url: URL, description: 'CRM sync' });
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{32}$/);
-    assert.deepEqual(webhook, { id: webhook.id, url: URL, events: null, description: 'CRM sync', createdAt: now.toISOString(), disabledAt: null, failingSince: null });
+    assert.deepEqual(webhook, {
+      id: webhook.id,
+      url: URL,
+      events: null,
+      description: 'CRM sync',
+      createdAt: now.toISOString(),
+      disabledAt: null,
+      failingSince: null,
+    });
     assert.deepEqual(await service.get(reader, webhook.id), webhook);
     assert.ok((await service.list(reader)).some((w) => w.id === webhook.id));
     const stored = (await store.webhooks.findWebhook('Customer', webhook.id))!;
@@ -49,7 +57,7 @@ describe('WebhookService', () => {
     await service.remove(writer, webhook.id);
   });
 
-  it('scopes by environment and access: embed keys 403, read-only keys may read only, another environment\'s ids 404', async () => {
+  it("scopes by environment and access: embed keys 403, read-only keys may read only, another environment's ids 404", async () => {
     const { webhook } = await service.create(writer, { url: URL, events: ['user_group.deleted', 'user_group.deleted'] });
     assert.deepEqual(webhook.events, ['user_group.deleted']);
     await assert.rejects(service.list(embed), isError('forbidden', 'embed key'));
@@ -60,7 +68,10 @@ describe('WebhookService', () => {
     await assert.rejects(service.remove(tester, webhook.id), isError('not_found'));
     await assert.rejects(service.listDeliveries(tester, webhook.id, { limit: 10 }), isError('not_found'));
     await assert.rejects(service.redeliver(tester, webhook.id, 'evt_x'), isError('not_found'));
-    await assert.rejects(service.create(writer, { url: URL, events: ['user_group.exploded' as never] }), isError('invalid_request', 'user_group.exploded'));
+    await assert.rejects(
+      service.create(writer, { url: URL, events: ['user_group.exploded' as never] }),
+      isError('invalid_request', 'user_group.exploded'),
+    );
     await assert.rejects(service.create(writer, { url: URL, description: 'x'.repeat(256) }), isError('invalid_request', '255'));
     await assert.rejects(service.create(writer, { url: 'http://hooks.example/in' }), isError('invalid_request', 'https'));
     await service.remove(writer, webhook.id);
@@ -89,12 +100,27 @@ describe('WebhookService', () => {
   it('redelivers a known event as a new pending delivery, 404 for an unknown one; enable is a no-op on an enabled webhook', async () => {
     const { webhook } = await service.create(writer, { url: URL });
     await store.userGroups.insertUserGroupIfAbsent(
-      { environment: 'Customer', providedId: 'wh-redeliver', name: 'R', mapping: null, properties: null, tokenHash: Buffer.alloc(32, 7), tokenCiphertext: Buffer.alloc(60), createdAt: now.toISOString(), updatedAt: now.toISOString() },
+      {
+        environment: 'Customer',
+        providedId: 'wh-redeliver',
+        name: 'R',
+        mapping: null,
+        properties: null,
+        tokenHash: Buffer.alloc(32, 7),
+        tokenCiphertext: Buffer.alloc(60),
+        createdAt: now.toISOString(),
+        updatedAt: now.toISOString(),
+      },
       { keyId: 'key_w', fields: [] },
     );
-    const [event] = (await store.events.listEvents('Customer', 0, 1000, '2020-01-01T00:00:00Z')).filter((e) => e.data.user_group_id === 'wh-redeliver');
+    const [event] = (await store.events.listEvents('Customer', 0, 1000, '2020-01-01T00:00:00Z')).filter(
+      (e) => e.data.user_group_id === 'wh-redeliver',
+    );
     const delivery = await service.redeliver(writer, webhook.id, event!.id);
-    assert.deepEqual([delivery.eventId, delivery.eventType, delivery.status, delivery.attempts], [event!.id, 'user_group.created', 'pending', 0]);
+    assert.deepEqual(
+      [delivery.eventId, delivery.eventType, delivery.status, delivery.attempts],
+      [event!.id, 'user_group.created', 'pending', 0],
+    );
     await assert.rejects(service.redeliver(writer, webhook.id, 'evt_unknown'), isError('not_found'));
     const page = await service.listDeliveries(writer, webhook.id, { limit: 1 });
     assert.equal(page.deliveries[0]!.id, delivery.id);

@@ -37,6 +37,8 @@ export class FailedAuthThrottle {
     window.failures++;
     if (window.failures <= this.limit) return failure;
     const seconds = Math.ceil((window.resetAt - now) / 1000);
-    return new ServiceError('rate_limited', `Too many failed authentication attempts from this address; retry in ${seconds} s.`, { retryAfterSeconds: seconds });
+    return new ServiceError('rate_limited', `Too many failed authentication attempts from this address; retry in ${seconds} s.`, {
+      retryAfterSeconds: seconds,
+    });
   }
 }

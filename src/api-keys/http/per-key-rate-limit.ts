@@ -20,7 +20,10 @@ export interface SharedLimits {
 }
 
 export function sharedLimits(limits: HttpLimits): SharedLimits {
-  return { throttle: new FailedAuthThrottle(limits.authFailuresPerMinute), perKeyRateLimit: perKeyRateLimit(limits.requestsPerKeyPerMinute) };
+  return {
+    throttle: new FailedAuthThrottle(limits.authFailuresPerMinute),
+    perKeyRateLimit: perKeyRateLimit(limits.requestsPerKeyPerMinute),
+  };
 }
 
 function perKeyRateLimit(max: number): RateLimitOptions | undefined {
@@ -40,7 +43,9 @@ function perKeyRateLimit(max: number): RateLimitOptions | undefined {
     store: SharedStore,
     keyGenerator: (request) => request.principal.keyId,
     errorResponseBuilder: (_request, context) =>
-      new ServiceError('rate_limited', `This API key made more than ${context.max} requests this minute; retry in ${context.after}.`, { retryAfterSeconds: Math.ceil(context.ttl / 1000) }),
+      new ServiceError('rate_limited', `This API key made more than ${context.max} requests this minute; retry in ${context.after}.`, {
+        retryAfterSeconds: Math.ceil(context.ttl / 1000),
+      }),
   };
 }
 

@@ -10,9 +10,21 @@ export function registerActivityPage(app: FastifyInstance, services: Core): void
     const principal = request.principal;
     const group = request.query.group?.trim() || undefined;
     const [audit, events] = await Promise.all([
-      services.audit.listAuditRecords({ environment: principal.environment, newestFirst: true, limit: SHOWN, ...(group === undefined ? {} : { group: { providedId: group } }) }),
+      services.audit.listAuditRecords({
+        environment: principal.environment,
+        newestFirst: true,
+        limit: SHOWN,
+        ...(group === undefined ? {} : { group: { providedId: group } }),
+      }),
       services.events.recent(principal, { limit: SHOWN, userGroupId: group }),
     ]);
-    return reply.view('activity', { title: 'Activity', session: request.session, csrf: reply.generateCsrf(), group: group ?? '', audit, events });
+    return reply.view('activity', {
+      title: 'Activity',
+      session: request.session,
+      csrf: reply.generateCsrf(),
+      group: group ?? '',
+      audit,
+      events,
+    });
   });
 }

@@ -22,7 +22,8 @@ function auditView(record: AuditRecord) {
 
 function parseSince(text: string): string {
   const time = new Date(text);
-  if (Number.isNaN(time.getTime())) throw new CliError(`--since ${JSON.stringify(text)} is not a time; use ISO 8601, e.g. 2026-11-22 or 2026-11-22T10:00:00Z.`);
+  if (Number.isNaN(time.getTime()))
+    throw new CliError(`--since ${JSON.stringify(text)} is not a time; use ISO 8601, e.g. 2026-11-22 or 2026-11-22T10:00:00Z.`);
   return time.toISOString();
 }
 
@@ -31,7 +32,8 @@ const ALL_PAGE_SIZE = 1000;
 
 function positiveInteger(flag: string, text: string): number {
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1) throw new CliError(`${flag} must be a positive whole number, not ${JSON.stringify(text)}.`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new CliError(`${flag} must be a positive whole number, not ${JSON.stringify(text)}.`);
   return value;
 }
 
@@ -51,12 +53,16 @@ export function auditCommand(program: Command, output: CliOutput): void {
       const limit = positiveInteger('--limit', options.limit);
       const filter: Omit<AuditQuery, 'limit'> = {
         newestFirst: true,
-        ...(options.group !== undefined && { group: /^\d+$/.test(options.group) ? { teamId: Number(options.group) } : { providedId: options.group } }),
+        ...(options.group !== undefined && {
+          group: /^\d+$/.test(options.group) ? { teamId: Number(options.group) } : { providedId: options.group },
+        }),
         ...(options.since !== undefined && { since: parseSince(options.since) }),
         ...(options.before !== undefined && { beforeId: positiveInteger('--before', options.before) }),
       };
       await withServices(async ({ audit }) => {
-        const { records, nextBefore } = options.all ? { records: await everyRecord(audit, filter), nextBefore: undefined } : await onePage(audit, filter, limit);
+        const { records, nextBefore } = options.all
+          ? { records: await everyRecord(audit, filter), nextBefore: undefined }
+          : await onePage(audit, filter, limit);
         const views = records.map(auditView);
         if (options.json) output.log(JSON.stringify(views, null, 2));
         else if (views.length === 0) output.log('No audit records match.');
@@ -77,13 +83,20 @@ export function auditCommand(program: Command, output: CliOutput): void {
             output,
           );
         // On stderr: stdout stays the records alone (a JSON array stays parseable).
-        if (nextBefore !== undefined) output.error(`ugs: older records match too: \`ugs audit --before ${nextBefore}\` (with the same filters) shows the next ${limit}, \`--all\` every one.`);
+        if (nextBefore !== undefined)
+          output.error(
+            `ugs: older records match too: \`ugs audit --before ${nextBefore}\` (with the same filters) shows the next ${limit}, \`--all\` every one.`,
+          );
       }, output);
     });
 }
 
 /** The newest `limit` records matching, and the cursor of the next page when older ones match too. */
-async function onePage(audit: AuditStore, filter: Omit<AuditQuery, 'limit'>, limit: number): Promise<{ records: AuditRecord[]; nextBefore: number | undefined }> {
+async function onePage(
+  audit: AuditStore,
+  filter: Omit<AuditQuery, 'limit'>,
+  limit: number,
+): Promise<{ records: AuditRecord[]; nextBefore: number | undefined }> {
   // One more than shown tells whether another page exists without counting the whole log.
   const records = await audit.listAuditRecords({ ...filter, limit: limit + 1 });
   if (records.length <= limit) return { records, nextBefore: undefined };
@@ -93,7 +106,7 @@ async function onePage(audit: AuditStore, filter: Omit<AuditQuery, 'limit'>, lim
 
 async function everyRecord(audit: AuditStore, filter: Omit<AuditQuery, 'limit'>): Promise<AuditRecord[]> {
   const all: AuditRecord[] = [];
-  for (let beforeId = filter.beforeId; ; ) {
+  for (let beforeId = filter.beforeId; ;) {
     const page = await audit.listAuditRecords({ ...filter, limit: ALL_PAGE_SIZE, ...(beforeId !== undefined && { beforeId }) });
     all.push(...page);
     if (page.length < ALL_PAGE_SIZE) return all;

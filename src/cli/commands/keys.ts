@@ -24,27 +24,40 @@ export function keysCommand(program: Command, output: CliOutput): void {
   keys
     .command('create')
     .description('create an API key; the key itself is the last line of output and is shown only once')
-    .addOption(new Option('--environment <environment>', 'environment of the groups the key sees and creates').choices(ENVIRONMENTS).default('Customer'))
     .addOption(
-      new Option('--access <access>', 'read-write; read-only (reads existing groups, never changes them); embed (only mints and ends embed sessions)')
+      new Option('--environment <environment>', 'environment of the groups the key sees and creates')
+        .choices(ENVIRONMENTS)
+        .default('Customer'),
+    )
+    .addOption(
+      new Option(
+        '--access <access>',
+        'read-write; read-only (reads existing groups, never changes them); embed (only mints and ends embed sessions)',
+      )
         .choices(ACCESS_LEVELS)
         .default('read-write'),
     )
     .addOption(new Option('--read-only', 'the same as --access read-only').conflicts('access'))
     .option('--name <text>', 'a label to recognise the key by')
     .action(async (options: { environment: Environment; access: Access; readOnly?: boolean; name?: string }) => {
-      await withServices(async ({ apiKeys }) => {
-        const { record, key } = await apiKeys.create({
-          environment: options.environment,
-          access: options.readOnly ? 'read-only' : options.access,
-          name: options.name ?? null,
-        });
-        output.log(`Created ${record.access === 'embed' ? 'an' : 'a'} ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`);
-        output.log('Store the key now: it cannot be shown again. Send it as "Authorization: Token <key>".');
-        // The id just before the key, the key last: `tail -n 1` captures the key alone.
-        output.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);
-        output.log(key);
-      }, output, { mayCreate: true });
+      await withServices(
+        async ({ apiKeys }) => {
+          const { record, key } = await apiKeys.create({
+            environment: options.environment,
+            access: options.readOnly ? 'read-only' : options.access,
+            name: options.name ?? null,
+          });
+          output.log(
+            `Created ${record.access === 'embed' ? 'an' : 'a'} ${record.access} API key for the ${record.environment} environment${record.name ? ` (${record.name})` : ''}.`,
+          );
+          output.log('Store the key now: it cannot be shown again. Send it as "Authorization: Token <key>".');
+          // The id just before the key, the key last: `tail -n 1` captures the key alone.
+          output.log(`Key id (for \`ugs keys list\` and \`ugs keys revoke\`): ${record.id}`);
+          output.log(key);
+        },
+        output,
+        { mayCreate: true },
+      );
     });
 
   keys
@@ -79,9 +92,13 @@ export function keysCommand(program: Command, output: CliOutput): void {
       await withServices(async ({ apiKeys }) => {
         const id = await apiKeys.revokeByIdOrKey(given);
         // Only a value shaped as a key id is echoed: anything else may be a secret pasted by mistake.
-        if (id === null && given.startsWith(apiKeyFormat.prefix)) throw new CliError('No API key matches the key given (not shown); see `ugs keys list`.');
+        if (id === null && given.startsWith(apiKeyFormat.prefix))
+          throw new CliError('No API key matches the key given (not shown); see `ugs keys list`.');
         if (id === null && isApiKeyId(given)) throw new CliError(`No API key with id ${given}; see \`ugs keys list\`.`);
-        if (id === null) throw new CliError('No API key with the id given (not shown: it is not shaped as a key id, key_ and 16 hex digits); see `ugs keys list`.');
+        if (id === null)
+          throw new CliError(
+            'No API key with the id given (not shown: it is not shaped as a key id, key_ and 16 hex digits); see `ugs keys list`.',
+          );
         output.log(`Revoked ${id}.`);
       }, output);
     });

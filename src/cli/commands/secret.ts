@@ -11,7 +11,11 @@ export function secretCommand(program: Command, output: CliOutput): void {
       'move every stored token to a new server secret without stopping reads. With UGS_SECRET: run with UGS_SECRET=<new> and ' +
         'UGS_PREVIOUS_SECRET=<old>, the same as every running replica. Without: generates a new secret in the data dir.',
     )
-    .option('--grace-ms <ms>', 'how long at most to wait for every running server to switch to the new secret (they check every 5 s)', '12000')
+    .option(
+      '--grace-ms <ms>',
+      'how long at most to wait for every running server to switch to the new secret (they check every 5 s)',
+      '12000',
+    )
     .action(async (options: { graceMs: string }) => {
       const graceMs = Number(options.graceMs);
       if (!Number.isInteger(graceMs) || graceMs < 0) throw new CliError('--grace-ms must be a whole number of milliseconds.');

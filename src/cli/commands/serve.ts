@@ -44,5 +44,8 @@ async function serveHttp(config: Config): Promise<void> {
   const server = await startServer(config);
   server.app.log.info({ url: server.url, dataDir: config.dataDir, store: describeStore(config) }, 'user group service listening');
   // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.
-  stopOnSignals({ signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'], delayMs: config.shutdownTimeoutMs, log: server.app.log }, () => server.close());
+  stopOnSignals(
+    { signals: cluster.isWorker ? ['SIGTERM'] : ['SIGTERM', 'SIGINT'], delayMs: config.shutdownTimeoutMs, log: server.app.log },
+    () => server.close(),
+  );
 }

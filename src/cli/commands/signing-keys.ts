@@ -31,7 +31,9 @@ function chosen(environment: Environment | undefined): readonly Environment[] {
 export function signingKeysCommand(program: Command, output: CliOutput): void {
   const keys = program
     .command('signing-keys')
-    .description(`list and rotate the keys that sign embed tokens: each environment has its own (Customer's published at ${JWKS_PATHS.Customer}, Testing's at ${JWKS_PATHS.Testing})`);
+    .description(
+      `list and rotate the keys that sign embed tokens: each environment has its own (Customer's published at ${JWKS_PATHS.Customer}, Testing's at ${JWKS_PATHS.Testing})`,
+    );
 
   keys
     .command('list')
@@ -63,16 +65,22 @@ export function signingKeysCommand(program: Command, output: CliOutput): void {
 
   keys
     .command('rotate')
-    .description('publish a new signing key now; it signs once cached JWKS copies have expired, and the old key stays published until its last token expires')
+    .description(
+      'publish a new signing key now; it signs once cached JWKS copies have expired, and the old key stays published until its last token expires',
+    )
     .addOption(environmentOption('rotate the keys of this environment only'))
     .action(async (options: { environment?: Environment }) => {
       await withServices(async ({ signingKeys }, config) => {
         for (const environment of chosen(options.environment)) {
           const phase = await signingKeys[environment].rotate();
           output.log(`Published ${environment} signing key ${phase.key.kid} (${phase.key.algorithm}) at ${JWKS_PATHS[environment]}.`);
-          output.log(`It signs new ${environment} embed tokens from ${phase.key.activatesAt}, once every JWKS cached under max-age=${config.embed.jwksMaxAgeSeconds} has expired; until then the current key signs.`);
+          output.log(
+            `It signs new ${environment} embed tokens from ${phase.key.activatesAt}, once every JWKS cached under max-age=${config.embed.jwksMaxAgeSeconds} has expired; until then the current key signs.`,
+          );
         }
-        output.log('The current key stays published until the last token it signed has expired; no token fails verification because of this rotation.');
+        output.log(
+          'The current key stays published until the last token it signed has expired; no token fails verification because of this rotation.',
+        );
       }, output);
     });
 }

@@ -16,7 +16,8 @@ export function transferCommands(program: Command, output: CliOutput): void {
         for await (const line of dataTransfer.exportLines()) {
           if (!out.write(line)) await once(out, 'drain');
         }
-        if (out !== output.stdout) await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+        if (out !== output.stdout)
+          await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       }, output);
     });
 

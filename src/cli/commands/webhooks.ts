@@ -16,7 +16,8 @@ function operator(environment: Environment): Principal {
   return { keyId: 'cli', environment, access: 'read-write' };
 }
 
-const environmentOption = () => new Option('--environment <environment>', 'the environment whose webhooks these are').choices(ENVIRONMENTS).default('Customer');
+const environmentOption = () =>
+  new Option('--environment <environment>', 'the environment whose webhooks these are').choices(ENVIRONMENTS).default('Customer');
 
 function webhookRow(w: WebhookView): Record<string, string> {
   return {
@@ -42,15 +43,21 @@ function deliveryRow(d: DeliveryView): Record<string, string> {
 }
 
 function eventTypes(value: string): EventType[] | undefined {
-  const types = value.split(',').map((t) => t.trim()).filter(Boolean);
+  const types = value
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (types.length === 0 || (types.length === 1 && types[0] === '*')) return undefined;
   const unknown = types.find((t) => !(EVENT_TYPES as readonly string[]).includes(t));
-  if (unknown !== undefined) throw new CliError(`Unknown event type ${JSON.stringify(unknown)}; known: ${EVENT_TYPES.join(', ')} (or * for all).`);
+  if (unknown !== undefined)
+    throw new CliError(`Unknown event type ${JSON.stringify(unknown)}; known: ${EVENT_TYPES.join(', ')} (or * for all).`);
   return types as EventType[];
 }
 
 export function webhooksCommand(program: Command, output: CliOutput): void {
-  const webhooks = program.command('webhooks').description("register, list and remove webhooks, and see what they were sent (the same as /api/webhooks)");
+  const webhooks = program
+    .command('webhooks')
+    .description('register, list and remove webhooks, and see what they were sent (the same as /api/webhooks)');
 
   webhooks
     .command('list')
@@ -69,14 +76,23 @@ export function webhooksCommand(program: Command, output: CliOutput): void {
   webhooks
     .command('add')
     .description('register a webhook; its signing secret is the last line of output and is shown only once')
-    .argument('<url>', 'where deliveries are POSTed (https to a public address; loopback, private and other non-public addresses only with UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)')
+    .argument(
+      '<url>',
+      'where deliveries are POSTed (https to a public address; loopback, private and other non-public addresses only with UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)',
+    )
     .addOption(environmentOption())
     .option('--events <types>', 'comma-separated event types, or * for all', '*')
     .option('--description <text>', 'a note for operators')
     .action(async (url: string, options: { environment: Environment; events: string; description?: string }) => {
       await withServices(async (services) => {
-        const { webhook, secret } = await services.webhooks.create(operator(options.environment), { url, events: eventTypes(options.events), description: options.description }, { ip: undefined });
-        output.log(`Registered webhook ${webhook.id} for the ${options.environment} environment: ${webhook.url} (${webhook.events === null ? 'every event' : webhook.events.join(', ')}).`);
+        const { webhook, secret } = await services.webhooks.create(
+          operator(options.environment),
+          { url, events: eventTypes(options.events), description: options.description },
+          { ip: undefined },
+        );
+        output.log(
+          `Registered webhook ${webhook.id} for the ${options.environment} environment: ${webhook.url} (${webhook.events === null ? 'every event' : webhook.events.join(', ')}).`,
+        );
         output.log('Store the signing secret now: it cannot be shown again. Verify deliveries with it (Standard Webhooks).');
         output.log(secret);
       }, output);
@@ -99,11 +115,16 @@ export function webhooksCommand(program: Command, output: CliOutput): void {
     .description("a webhook's latest deliveries, newest first, with their last attempt")
     .argument('<id>', 'the webhook id (wh_…)')
     .addOption(environmentOption())
-    .option('--limit <n>', 'how many', (value) => {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 1 || n > 100) throw new CliError('--limit is a whole number from 1 to 100.');
-      return n;
-    }, 20)
+    .option(
+      '--limit <n>',
+      'how many',
+      (value) => {
+        const n = Number(value);
+        if (!Number.isInteger(n) || n < 1 || n > 100) throw new CliError('--limit is a whole number from 1 to 100.');
+        return n;
+      },
+      20,
+    )
     .option('--json', 'print a JSON array, every attempt included')
     .action(async (id: string, options: { environment: Environment; limit: number; json?: boolean }) => {
       await withServices(async (services) => {

@@ -57,11 +57,17 @@
     } else if (button.hasAttribute('data-close-dialog')) {
       button.closest('dialog').close();
     } else if (button.dataset.reveal) {
-      reveal(button).catch(function (error) { say(error.message); });
+      reveal(button).catch(function (error) {
+        say(error.message);
+      });
     } else if (button.dataset.copyText) {
-      copyText(button).catch(function (error) { say(error.message, button.dataset.status); });
+      copyText(button).catch(function (error) {
+        say(error.message, button.dataset.status);
+      });
     } else if (button.dataset.copy) {
-      copy(button).catch(function (error) { say(error.message); });
+      copy(button).catch(function (error) {
+        say(error.message);
+      });
     }
   });
 })();

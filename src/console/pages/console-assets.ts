@@ -18,9 +18,13 @@ const ASSETS: Record<string, { path: string; type: string }> = {
 /** GET /console/assets/<name>: read once at start, served from memory. */
 export function registerConsoleAssets(app: FastifyInstance): void {
   const loaded = new Map(Object.entries(ASSETS).map(([name, asset]) => [name, { body: readFileSync(asset.path), type: asset.type }]));
-  app.get<{ Params: { name: string } }>('/assets/:name', { config: { consolePublic: true, rateLimit: false }, schema: { hide: true } }, async (request, reply) => {
-    const asset = loaded.get(request.params.name);
-    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('No such asset.');
-    return reply.header('cache-control', CACHE_CONTROL).type(asset.type).send(asset.body);
-  });
+  app.get<{ Params: { name: string } }>(
+    '/assets/:name',
+    { config: { consolePublic: true, rateLimit: false }, schema: { hide: true } },
+    async (request, reply) => {
+      const asset = loaded.get(request.params.name);
+      if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('No such asset.');
+      return reply.header('cache-control', CACHE_CONTROL).type(asset.type).send(asset.body);
+    },
+  );
 }

@@ -17,18 +17,30 @@ export function installConsoleErrors(app: FastifyInstance): void {
       const { retryAfterSeconds } = error.details;
       if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
       if (error.code === 'unavailable') request.log.warn({ err: error }, 'store unavailable');
-      return reply.code(ERROR_STATUS[error.code]).view('error', { title: titleOf(error.code), message: redactSecrets(error.message), session });
+      return reply
+        .code(ERROR_STATUS[error.code])
+        .view('error', { title: titleOf(error.code), message: redactSecrets(error.message), session });
     }
     if (CSRF_ERRORS.has(error.code)) {
-      return reply.code(403).view('error', { title: 'Refused', message: "This form's security token is missing or wrong: reload the page and try again.", session });
+      return reply.code(403).view('error', {
+        title: 'Refused',
+        message: "This form's security token is missing or wrong: reload the page and try again.",
+        session,
+      });
     }
-    if (error.validation) return reply.code(400).view('error', { title: 'Not valid', message: describeValidationFailure(error.validation), session });
+    if (error.validation)
+      return reply.code(400).view('error', { title: 'Not valid', message: describeValidationFailure(error.validation), session });
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return reply.code(status).view('error', { title: 'Not accepted', message: redactSecrets(error.message), session });
+    if (status >= 400 && status < 500)
+      return reply.code(status).view('error', { title: 'Not accepted', message: redactSecrets(error.message), session });
     request.log.error({ err: error }, 'console request failed');
-    return reply.code(500).view('error', { title: 'Failed', message: 'The console failed to handle this request; it has been logged. Retry later.', session });
+    return reply
+      .code(500)
+      .view('error', { title: 'Failed', message: 'The console failed to handle this request; it has been logged. Retry later.', session });
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).view('error', { title: 'Not found', message: 'There is no such console page.', session: request.session ?? null }));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).view('error', { title: 'Not found', message: 'There is no such console page.', session: request.session ?? null }),
+  );
 }
 
 function titleOf(code: ServiceError['code']): string {

@@ -65,7 +65,11 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: VIEWS, viewExt: 'eta' });
   // The secret is the session's (request.session.csrfSecret, derived from its id): "@fastify/session" is
   // the plugin's name for "read the secret from request.session", which our hook fills.
-  await app.register(csrfProtection, { sessionPlugin: '@fastify/session', sessionKey: 'csrfSecret', getToken: (request) => formToken(request.body) });
+  await app.register(csrfProtection, {
+    sessionPlugin: '@fastify/session',
+    sessionKey: 'csrfSecret',
+    getToken: (request) => formToken(request.body),
+  });
   installFormBodyParser(app);
   installConsoleErrors(app);
   app.decorateRequest('principal', null as never);

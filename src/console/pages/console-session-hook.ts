@@ -37,7 +37,11 @@ export function resumeSession(sessions: ConsoleSessionService): onRequestAsyncHo
       const ended = request.cookies[SESSION_COOKIE] !== undefined;
       return reply.redirect(`${CONSOLE_PATH}/sign-in${ended ? '?ended=1' : ''}`, 303);
     }
-    return reply.code(403).view('error', { title: 'Signed out', message: 'Your console session has ended or was never started: sign in again.', session: null });
+    return reply.code(403).view('error', {
+      title: 'Signed out',
+      message: 'Your console session has ended or was never started: sign in again.',
+      session: null,
+    });
   };
 }
 
@@ -65,7 +69,14 @@ export function refuseCrossSitePost(request: FastifyRequest, reply: FastifyReply
   if (request.method !== 'POST') return done();
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
-  const crossSite = site !== undefined ? site !== 'same-origin' && site !== 'none' : origin !== undefined && origin !== `${request.protocol}://${request.host}`;
+  const crossSite =
+    site !== undefined
+      ? site !== 'same-origin' && site !== 'none'
+      : origin !== undefined && origin !== `${request.protocol}://${request.host}`;
   if (!crossSite) return done();
-  void reply.code(403).view('error', { title: 'Refused', message: 'This form was posted from another site; the console accepts its own forms only.', session: null });
+  void reply.code(403).view('error', {
+    title: 'Refused',
+    message: 'This form was posted from another site; the console accepts its own forms only.',
+    session: null,
+  });
 }

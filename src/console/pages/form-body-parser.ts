@@ -10,15 +10,19 @@ const FORM_BODY_LIMIT = 512 * 1024;
  * A field given twice keeps its first value.
  */
 export function installFormBodyParser(app: FastifyInstance): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-    try {
-      const fields: Record<string, string> = {};
-      for (const [name, value] of new URLSearchParams(body as string)) if (!(name in fields)) fields[name] = value;
-      done(null, fields);
-    } catch {
-      done(invalidRequest('The form body could not be read.'), undefined);
-    }
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => {
+      try {
+        const fields: Record<string, string> = {};
+        for (const [name, value] of new URLSearchParams(body as string)) if (!(name in fields)) fields[name] = value;
+        done(null, fields);
+      } catch {
+        done(invalidRequest('The form body could not be read.'), undefined);
+      }
+    },
+  );
 }
 
 /** The form's fields as strings (the parser above made them); a missing one is ''. */

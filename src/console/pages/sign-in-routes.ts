@@ -16,7 +16,9 @@ const NOT_VALID = 'That API key is not valid (or was revoked).';
 export function registerSignIn(app: FastifyInstance, services: Core, throttle: FailedAuthThrottle): void {
   const publicRoute = { config: { consolePublic: true, rateLimit: false as const }, schema: { hide: true } };
 
-  app.get('/', { ...publicRoute }, async (request, reply) => reply.redirect(`${CONSOLE_PATH}/${request.session ? 'groups' : 'sign-in'}`, 303));
+  app.get('/', { ...publicRoute }, async (request, reply) =>
+    reply.redirect(`${CONSOLE_PATH}/${request.session ? 'groups' : 'sign-in'}`, 303),
+  );
 
   app.get<{ Querystring: { ended?: string } }>('/sign-in', publicRoute, async (request, reply) => {
     if (request.session) return reply.redirect(`${CONSOLE_PATH}/groups`, 303);
@@ -30,7 +32,8 @@ export function registerSignIn(app: FastifyInstance, services: Core, throttle: F
       if (key === '') throw unauthenticated('Enter an API key (ugsk_...), created with `ugs keys create`.');
       const { sessionId } = await services.consoleSessions.signIn(key).catch((error: unknown) => {
         // The API's message speaks of an Authorization header the operator never saw; the throttle's, when it refuses, stays.
-        if (error instanceof ServiceError && error.code === 'unauthenticated') throw throttle.refuse(request.ip, unauthenticated(NOT_VALID));
+        if (error instanceof ServiceError && error.code === 'unauthenticated')
+          throw throttle.refuse(request.ip, unauthenticated(NOT_VALID));
         throw error;
       });
       // The session this browser held, if any, ends here: one browser, one session, and no id planted beforehand lives on.

@@ -5,18 +5,35 @@ import { EnvironmentTag, Mapping, Properties, sealedCursor, UserGroupId } from '
 
 /** The embed session part of the wire (POST /api/embed_sessions and its siblings, the JWKS). */
 
-const Origin = Type.String({ minLength: 1, maxLength: 300, description: 'An https origin (http://localhost allowed), e.g. https://app.example.com.', examples: ['https://app.example.com'] });
+const Origin = Type.String({
+  minLength: 1,
+  maxLength: 300,
+  description: 'An https origin (http://localhost allowed), e.g. https://app.example.com.',
+  examples: ['https://app.example.com'],
+});
 
 export const MintBody = Type.Object({
   user_group_id: Type.Optional(UserGroupId),
-  user_group_token: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "The group's current token, instead of user_group_id." })),
-  expires_in: Type.Optional(
-    Type.Integer({ minimum: EMBED_LIMITS.expiresInMin, maximum: EMBED_LIMITS.expiresInMax, description: `Seconds the session lives, ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}; default ${EMBED_LIMITS.expiresInDefault}.` }),
+  user_group_token: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1024, description: "The group's current token, instead of user_group_id." }),
   ),
-  dashboard: Type.Optional(Type.String({ minLength: 1, maxLength: EMBED_LIMITS.dashboardMaxLength, description: 'The dashboard the session is for (claim dsh).' })),
-  origins: Type.Optional(Type.Array(Origin, { maxItems: EMBED_LIMITS.originsMax, description: 'Origins allowed to frame the dashboard (claim org).' })),
+  expires_in: Type.Optional(
+    Type.Integer({
+      minimum: EMBED_LIMITS.expiresInMin,
+      maximum: EMBED_LIMITS.expiresInMax,
+      description: `Seconds the session lives, ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}; default ${EMBED_LIMITS.expiresInDefault}.`,
+    }),
+  ),
+  dashboard: Type.Optional(
+    Type.String({ minLength: 1, maxLength: EMBED_LIMITS.dashboardMaxLength, description: 'The dashboard the session is for (claim dsh).' }),
+  ),
+  origins: Type.Optional(
+    Type.Array(Origin, { maxItems: EMBED_LIMITS.originsMax, description: 'Origins allowed to frame the dashboard (claim org).' }),
+  ),
   include_descendants: Type.Optional(
-    Type.Boolean({ description: `Adds the ids of the group's whole subtree (claim desc), when it has at most ${EMBED_LIMITS.descendantsMax} descendants; more answer 409 conflict.` }),
+    Type.Boolean({
+      description: `Adds the ids of the group's whole subtree (claim desc), when it has at most ${EMBED_LIMITS.descendantsMax} descendants; more answer 409 conflict.`,
+    }),
   ),
 });
 export type MintBody = Static<typeof MintBody>;
@@ -36,7 +53,8 @@ export type MintResponse = Static<typeof MintResponse>;
 export const SessionIdParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 100 }) });
 export type SessionIdParams = Static<typeof SessionIdParams>;
 
-// Bounded by the body limit only: a group at every limit mints a token of about 437 KB (see docs), and each one the service mints must be accepted back.
+// Bounded by the body limit only: a group at every limit mints a token of about 437 KB (see docs), and each one the service mints must be
+// accepted back.
 export const IntrospectBody = Type.Object({ token: Type.String({ maxLength: LIMITS.bodyMaxBytes, description: 'An embed token.' }) });
 export type IntrospectBody = Static<typeof IntrospectBody>;
 
@@ -73,7 +91,9 @@ export type RevocationsQuery = Static<typeof RevocationsQuery>;
 export const Revocation = Type.Object({
   session_id: Type.Union([Type.String(), Type.Null()], { description: 'When set, the one session (jti) ended.' }),
   user_group_id: Type.String(),
-  token_version: Type.Union([Type.String(), Type.Null()], { description: 'When session_id is null: every session of the group with this tv ended.' }),
+  token_version: Type.Union([Type.String(), Type.Null()], {
+    description: 'When session_id is null: every session of the group with this tv ended.',
+  }),
   reason: Type.Union(REVOCATION_REASONS.map((r) => Type.Literal(r))),
   revoked_at: Type.String({ format: 'date-time' }),
   expires_at: Type.String({ format: 'date-time', description: 'After it no token this entry covers can be live; forget it then.' }),
@@ -82,7 +102,8 @@ export const Revocation = Type.Object({
 export const RevocationsResponse = Type.Object({
   success: Type.Literal(1),
   environment: Type.Union([EnvironmentTag], {
-    description: "The key's environment: the feed covers its tokens only, so a verifier polling it must refuse tokens of the other environment.",
+    description:
+      "The key's environment: the feed covers its tokens only, so a verifier polling it must refuse tokens of the other environment.",
   }),
   revocations: Type.Array(Revocation),
   next_cursor: Type.String({ description: 'Pass as after next time (the same cursor when nothing is new).' }),

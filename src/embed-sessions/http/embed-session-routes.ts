@@ -27,7 +27,10 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
       tags: TAGS,
       body: documented(MintBody, {
         examples: {
-          byId: { summary: 'By user_group_id', value: { user_group_id: 'acme', expires_in: 600, dashboard: 'sales', origins: ['https://app.example.com'] } },
+          byId: {
+            summary: 'By user_group_id',
+            value: { user_group_id: 'acme', expires_in: 600, dashboard: 'sales', origins: ['https://app.example.com'] },
+          },
         },
       }),
       response: {
@@ -36,7 +39,16 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
           examples: {
             minted: {
               summary: 'Minted',
-              value: { success: 1, embed_session: { token: EXAMPLE_JWT, session_id: EXAMPLE_SESSION_ID, expires_at: '2026-11-23T12:10:00.000Z', user_group_id: 'acme', team_id: 1 } },
+              value: {
+                success: 1,
+                embed_session: {
+                  token: EXAMPLE_JWT,
+                  session_id: EXAMPLE_SESSION_ID,
+                  expires_at: '2026-11-23T12:10:00.000Z',
+                  user_group_id: 'acme',
+                  team_id: 1,
+                },
+              },
             },
           },
         }),
@@ -56,7 +68,13 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
       reply.code(201);
       return {
         success: 1 as const,
-        embed_session: { token: minted.token, session_id: minted.sessionId, expires_at: minted.expiresAt, user_group_id: minted.userGroupId, team_id: minted.teamId },
+        embed_session: {
+          token: minted.token,
+          session_id: minted.sessionId,
+          expires_at: minted.expiresAt,
+          user_group_id: minted.userGroupId,
+          team_id: minted.teamId,
+        },
       };
     },
   });
@@ -83,11 +101,14 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
     schema: {
       summary: 'Introspect an embed token',
       description:
-        "RFC 7662: {\"active\":true, ...claims} when the token is signed by this service, unexpired, of the key's environment, not ended and its group still holds the token it was minted under; {\"active\":false} for anything else. Any key of the environment.",
+        'RFC 7662: {"active":true, ...claims} when the token is signed by this service, unexpired, of the key\'s environment, not ended and its group still holds the token it was minted under; {"active":false} for anything else. Any key of the environment.',
       tags: TAGS,
       body: documented(IntrospectBody, { examples: { token: { summary: 'A token', value: { token: EXAMPLE_JWT } } } }),
       response: {
-        200: documented(IntrospectResponse, { description: 'Whether the token is live, and its claims when it is.', examples: { inactive: { summary: 'Not live', value: { active: false } } } }),
+        200: documented(IntrospectResponse, {
+          description: 'Whether the token is live, and its claims when it is.',
+          examples: { inactive: { summary: 'Not live', value: { active: false } } },
+        }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS),
       },
     },
@@ -111,7 +132,14 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
                 success: 1,
                 environment: 'Customer',
                 revocations: [
-                  { session_id: null, user_group_id: 'acme', token_version: 'AbCdEfGhIjKlMnOp', reason: 'token_rotated', revoked_at: '2026-11-23T12:00:00.000Z', expires_at: '2026-11-24T12:01:00.000Z' },
+                  {
+                    session_id: null,
+                    user_group_id: 'acme',
+                    token_version: 'AbCdEfGhIjKlMnOp',
+                    reason: 'token_rotated',
+                    revoked_at: '2026-11-23T12:00:00.000Z',
+                    expires_at: '2026-11-24T12:01:00.000Z',
+                  },
                 ],
                 next_cursor: 'Zk3qD5Yh0nW2cTQx8aPjLg',
               },

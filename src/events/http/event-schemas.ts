@@ -18,10 +18,24 @@ const EventData = Type.Object(
     user_group_id: Type.Optional(Type.String({ description: 'The group concerned (user_group.* and embed_session.* events).' })),
     team_id: Type.Optional(Type.Integer({ minimum: 1, description: 'The team_id of the group concerned.' })),
     api_key_id: Type.Optional(Type.String({ description: 'The id (not the key) of the API key concerned (api_key.* events).' })),
-    changed: Type.Optional(Type.Array(Type.String(), { description: 'The names of the fields an update or a move set (user_group.updated, user_group.moved); never their values.' })),
+    changed: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'The names of the fields an update or a move set (user_group.updated, user_group.moved); never their values.',
+      }),
+    ),
     webhook_id: Type.Optional(Type.String({ description: 'The webhook concerned (webhook.* events); never its URL or secret.' })),
-    signing_key_id: Type.Optional(Type.String({ description: 'signing_key.rotated: the `kid` of the new embed token signing key of the environment the event belongs to (published in its JWKS at once).' })),
-    activates_at: Type.Optional(Type.String({ format: 'date-time', description: 'signing_key.rotated: when the new key starts signing; until then the previous key signs.' })),
+    signing_key_id: Type.Optional(
+      Type.String({
+        description:
+          'signing_key.rotated: the `kid` of the new embed token signing key of the environment the event belongs to (published in its JWKS at once).',
+      }),
+    ),
+    activates_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'signing_key.rotated: when the new key starts signing; until then the previous key signs.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -23,13 +23,15 @@ export function registerListEvents(app: TypedApp, events: EventService): void {
     schema: {
       summary: 'List events',
       description:
-        'The changes made in the key\'s environment (groups created, updated, moved, rotated, deleted; API keys created and revoked; embed sessions ended), oldest first in commit order, each written in the transaction of its change. Pass next_cursor back as `after` to get what came since: none is skipped. Events are kept UGS_EVENT_RETENTION_DAYS days (30 by default). Any read-write or read-only key; embed keys are refused (403).',
+        "The changes made in the key's environment (groups created, updated, moved, rotated, deleted; API keys created and revoked; embed sessions ended), oldest first in commit order, each written in the transaction of its change. Pass next_cursor back as `after` to get what came since: none is skipped. Events are kept UGS_EVENT_RETENTION_DAYS days (30 by default). Any read-write or read-only key; embed keys are refused (403).",
       tags: ['Events'],
       querystring: EventsQuery,
       response: {
         200: documented(EventsResponse, {
           description: 'One page of events.',
-          examples: { page: { summary: 'Two events', value: { success: 1, events: [CREATED, UPDATED], next_cursor: 'u8NVbDS1k3DzgJKL0m8x4w' } } },
+          examples: {
+            page: { summary: 'Two events', value: { success: 1, events: [CREATED, UPDATED], next_cursor: 'u8NVbDS1k3DzgJKL0m8x4w' } },
+          },
         }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden'),
       },

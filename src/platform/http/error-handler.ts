@@ -38,7 +38,10 @@ export function installErrorHandler(app: FastifyInstance): void {
       return sendServiceError(reply, new ServiceError(codeForClientStatus(status), describe ? describe(request) : error.message), status);
     }
     request.log.error({ err: error }, 'request failed');
-    return sendServiceError(reply, new ServiceError('internal', 'The service failed to handle this request; it has been logged. Retry later.'));
+    return sendServiceError(
+      reply,
+      new ServiceError('internal', 'The service failed to handle this request; it has been logged. Retry later.'),
+    );
   });
 }
 
@@ -46,5 +49,8 @@ export function sendServiceError(reply: FastifyReply, error: ServiceError, statu
   const { retryAfterSeconds, allowedMethods } = error.details;
   if (retryAfterSeconds !== undefined) reply.header('retry-after', String(retryAfterSeconds));
   if (allowedMethods !== undefined) reply.header('allow', allowedMethods.join(', '));
-  return reply.code(status).type('application/json; charset=utf-8').send(errorBody(error.code, error.message, reply.request.id));
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error.code, error.message, reply.request.id));
 }

@@ -22,21 +22,24 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
  */
 export const ERROR_WHEN: Readonly<Record<ErrorCode, string>> = {
   invalid_request:
-    'The body is not JSON, not an object, has a field of the wrong type, misses a required field, or breaks a limit (see the README\'s limits). Also: `name` missing when creating, a malformed query string or URL, malformed HTTP.',
-  unauthenticated: 'No `Authorization` header, a header that is not `Token <key>` / `Bearer <key>`, or a malformed, unknown or revoked key.',
-  forbidden: 'A read-only key tried to create, update, rotate, delete or mint an embed session; or an embed key called anything but the embed session routes.',
+    "The body is not JSON, not an object, has a field of the wrong type, misses a required field, or breaks a limit (see the README's limits). Also: `name` missing when creating, a malformed query string or URL, malformed HTTP.",
+  unauthenticated:
+    'No `Authorization` header, a header that is not `Token <key>` / `Bearer <key>`, or a malformed, unknown or revoked key.',
+  forbidden:
+    'A read-only key tried to create, update, rotate, delete or mint an embed session; or an embed key called anything but the embed session routes.',
   not_found:
-    'Unknown path; `PUT` or `DELETE` for a group that does not exist in the key\'s environment (a group deleted before, too); `POST` with an unknown, malformed or already rotated token.',
+    "Unknown path; `PUT` or `DELETE` for a group that does not exist in the key's environment (a group deleted before, too); `POST` with an unknown, malformed or already rotated token.",
   method_not_allowed: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
   conflict:
     'A change the group hierarchy refuses: a parent that would put a group under itself or one of its descendants, a chain deeper than 5 levels (a root and four below), or `DELETE` of a group that has children without `"cascade": true`.',
-  request_timeout: 'The headers (`UGS_HEADERS_TIMEOUT_MS`, 10 s by default) or the whole request (`UGS_REQUEST_TIMEOUT_MS`, 30 s) did not arrive in time; the connection is closed.',
+  request_timeout:
+    'The headers (`UGS_HEADERS_TIMEOUT_MS`, 10 s by default) or the whole request (`UGS_REQUEST_TIMEOUT_MS`, 30 s) did not arrive in time; the connection is closed.',
   payload_too_large: 'The body is larger than 1 MiB.',
   unsupported_media_type: 'A body sent with a `Content-Type` other than `application/json`, or with none.',
   rate_limited:
-    'Too many requests for this API key (when a limit is configured), or another failed authentication from an address that failed too often this minute (a valid key from it is still served); retry after the `Retry-After` header\'s seconds.',
+    "Too many requests for this API key (when a limit is configured), or another failed authentication from an address that failed too often this minute (a valid key from it is still served); retry after the `Retry-After` header's seconds.",
   unavailable:
-    'The store is not answering (`/readyz`), the server is shutting down, or a group\'s token is sealed under a server secret this server does not have yet (a secret rotation under way). Retry.',
+    "The store is not answering (`/readyz`), the server is shutting down, or a group's token is sealed under a server secret this server does not have yet (a secret rotation under way). Retry.",
   internal: 'A fault in the service, never caused by input. It is logged with the request id (`X-Request-Id`).',
 };
 

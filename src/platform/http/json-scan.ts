@@ -42,7 +42,8 @@ export function scanJson(text: string, maxDepth: number): JsonFinding | undefine
         else end++;
       }
       const top = frames[frames.length - 1];
-      if (keyExpected && top !== undefined && finding === undefined) finding = addKey(top, frames, escaped ? decoded(text.slice(i, end + 1)) : text.slice(i + 1, end));
+      if (keyExpected && top !== undefined && finding === undefined)
+        finding = addKey(top, frames, escaped ? decoded(text.slice(i, end + 1)) : text.slice(i + 1, end));
       keyExpected = false;
       i = end;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {

@@ -3,7 +3,8 @@ import { ServiceError, notFound } from '../../kernel/errors.js';
 import { sendServiceError } from './error-handler.js';
 
 /** What someone who typed the host name alone, or a wrong path, is looking for. */
-const WHERE_THINGS_ARE = 'the API lives at /api/user, its reference at /docs (OpenAPI document: /openapi.json), and the operator console at /console.';
+const WHERE_THINGS_ARE =
+  'the API lives at /api/user, its reference at /docs (OpenAPI document: /openapi.json), and the operator console at /console.';
 
 /**
  * Answers requests no route matched: 405 with `Allow` when the path exists
@@ -28,7 +29,9 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
     const allowedMethods = [...new Set(allowed)];
     return sendServiceError(
       reply,
-      new ServiceError('method_not_allowed', `${request.method} is not supported on ${path}; use one of: ${allowedMethods.join(', ')}.`, { allowedMethods }),
+      new ServiceError('method_not_allowed', `${request.method} is not supported on ${path}; use one of: ${allowedMethods.join(', ')}.`, {
+        allowedMethods,
+      }),
     );
   });
 }

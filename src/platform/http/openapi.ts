@@ -35,7 +35,11 @@ export async function registerOpenApi(app: TypedApp): Promise<void> {
       tags: [
         { name: 'User groups', description: 'Authenticated with an API key; a key sees only the groups of its own environment.' },
         { name: 'Events', description: 'What changed in an environment, in commit order; any read-write or read-only key of it.' },
-        { name: 'Webhooks', description: "The environment's events POSTed to your endpoints, signed the Standard Webhooks way and retried until they succeed; read-write keys manage them, read-only keys read them." },
+        {
+          name: 'Webhooks',
+          description:
+            "The environment's events POSTed to your endpoints, signed the Standard Webhooks way and retried until they succeed; read-write keys manage them, read-only keys read them.",
+        },
         { name: 'Operations', description: 'Health, readiness and metrics; no API key.' },
       ],
     },
@@ -44,7 +48,8 @@ export async function registerOpenApi(app: TypedApp): Promise<void> {
     // HEAD is served wherever GET is (Fastify's exposeHeadRoutes), so the document declares it too.
     exposeHeadRoutes: true,
     transform: ({ schema, url, route }) => ({ schema: schema && route.method === 'HEAD' ? headOperation(schema) : schema, url }),
-    transformObject: (document) => ('openapiObject' in document ? withOptionalBodies(document.openapiObject as OpenApiObject) : document.swaggerObject),
+    transformObject: (document) =>
+      'openapiObject' in document ? withOptionalBodies(document.openapiObject as OpenApiObject) : document.swaggerObject,
   } satisfies FastifyDynamicSwaggerOptions);
 
   app.get('/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
@@ -95,4 +100,3 @@ never on \`message\`. An unknown path answers 404 \`not_found\`; a known path wi
 | --- | --- | --- |
 ${codes}`;
 }
-

@@ -8,7 +8,10 @@ import { SEALED_PATTERN } from '../../kernel/position-seal.js';
 export const PATTERNS = {
   // C0 controls and DEL are refused in identifiers: they break logs and some databases.
   printable: { pattern: '^[^\\u0000-\\u001f\\u007f]+$', rule: 'must not contain control characters (U+0000 to U+001F, U+007F)' },
-  sealedCursor: { pattern: SEALED_PATTERN, rule: 'must be a next_cursor this service handed out, unchanged: 22 characters of A-Z, a-z, 0-9, "-" and "_"' },
+  sealedCursor: {
+    pattern: SEALED_PATTERN,
+    rule: 'must be a next_cursor this service handed out, unchanged: 22 characters of A-Z, a-z, 0-9, "-" and "_"',
+  },
 } as const;
 
 const RULES = new Map<string, string>(Object.values(PATTERNS).map(({ pattern, rule }) => [pattern, rule]));

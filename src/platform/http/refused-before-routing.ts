@@ -16,9 +16,18 @@ export function refuseExpectation(request: IncomingMessage, response: ServerResp
   request.resume();
   const id = requestIdFor(request);
   const body = JSON.stringify(
-    errorBody('invalid_request', `Unsupported "Expect: ${String(request.headers.expect).slice(0, 100)}"; only "Expect: 100-continue" is supported.`, id),
+    errorBody(
+      'invalid_request',
+      `Unsupported "Expect: ${String(request.headers.expect).slice(0, 100)}"; only "Expect: 100-continue" is supported.`,
+      id,
+    ),
   );
-  response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': id, connection: 'close' });
+  response.writeHead(400, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': id,
+    connection: 'close',
+  });
   response.end(body);
 }
 
@@ -42,7 +51,10 @@ export function answerMalformedHttp(logger: FastifyBaseLogger): (error: Error & 
     const body = JSON.stringify(errorBody(timedOut ? 'request_timeout' : 'invalid_request', message, id));
     const status = timedOut ? 408 : 400;
     // The parser's code only: its message and raw packet may hold whatever the client sent.
-    logger.info({ reqId: id, req: { remoteAddress: socket.remoteAddress }, res: { statusCode: status }, parserError: error.code }, 'request refused by the HTTP parser');
+    logger.info(
+      { reqId: id, req: { remoteAddress: socket.remoteAddress }, res: { statusCode: status }, parserError: error.code },
+      'request refused by the HTTP parser',
+    );
     socket.end(
       `HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
     );

@@ -15,7 +15,8 @@ import { ErrorResponse } from './schemas.js';
 export const ErrorEnvelope = Type.Object(ErrorResponse.properties, { $id: 'ErrorResponse' });
 const envelope = Type.Unsafe<Static<typeof ErrorResponse>>({ $ref: 'ErrorResponse#' });
 
-/** What any request can meet besides its route's own answers: a malformed URL (400), a fault (500), shutdown or a store that does not answer (503). */
+/** What any request can meet besides its route's own answers: a malformed URL (400), a fault (500), shutdown or a store that does not
+ * answer (503). */
 export const ANY_REQUEST_ERRORS: readonly ErrorCode[] = ['invalid_request', 'internal', 'unavailable'];
 /** Reading a body, GET's included: not JSON (400), not all sent in time (408), too large (413), not `application/json` (415). */
 export const BODY_ERRORS: readonly ErrorCode[] = ['invalid_request', 'request_timeout', 'payload_too_large', 'unsupported_media_type'];
@@ -28,7 +29,8 @@ const EXAMPLE_MESSAGE: Readonly<Record<ErrorCode, string>> = {
   unauthenticated: 'Missing "Authorization: Token <API_KEY>" header; create a key with `ugs keys create`.',
   forbidden: 'This API key is read-only; use a read-write key to change user groups.',
   not_found: 'No user group with "user_group_id" "acme" exists in the Customer environment.',
-  conflict: 'User group "acme" cannot be placed under "acme-eu": that is the group itself or one of its descendants, which would make a cycle.',
+  conflict:
+    'User group "acme" cannot be placed under "acme-eu": that is the group itself or one of its descendants, which would make a cycle.',
   method_not_allowed: 'PATCH is not supported on /api/user; use one of: GET, HEAD, PUT, POST, DELETE.',
   request_timeout: 'The request was not received in time; send headers and body without pausing.',
   payload_too_large: 'The request body is larger than the 1 MiB limit.',
@@ -38,7 +40,10 @@ const EXAMPLE_MESSAGE: Readonly<Record<ErrorCode, string>> = {
   internal: 'The service failed to handle this request; it has been logged. Retry later.',
 };
 
-const REQUEST_ID = { type: 'string', description: 'The request id (yours, if you sent a sane X-Request-Id); logged with the request.' } as const;
+const REQUEST_ID = {
+  type: 'string',
+  description: 'The request id (yours, if you sent a sane X-Request-Id); logged with the request.',
+} as const;
 const RETRY_AFTER = { type: 'integer', minimum: 0, description: 'Seconds to wait before retrying.' } as const;
 
 interface ErrorAnswer {
@@ -82,7 +87,11 @@ export interface NamedExample {
  * serialization.
  */
 export function documented<T extends TSchema>(schema: T, docs: { description?: string; examples?: Record<string, NamedExample> }): T {
-  return { ...schema, ...(docs.description !== undefined && { 'x-response-description': docs.description }), ...(docs.examples && { 'x-examples': docs.examples }) };
+  return {
+    ...schema,
+    ...(docs.description !== undefined && { 'x-response-description': docs.description }),
+    ...(docs.examples && { 'x-examples': docs.examples }),
+  };
 }
 
 type ResponseSchema = { description?: string; headers?: unknown; 'x-response-description'?: string };
@@ -100,7 +109,14 @@ export function headOperation(schema: FastifySchema): FastifySchema {
     .filter(([status]) => !bodyErrors.has(Number(status)))
     .map(([status, response]) => {
       const description = response['x-response-description'] ?? response.description ?? 'Success.';
-      return [status, { type: 'null', description: /^2/.test(status) ? `${description} Headers only: HEAD answers carry no body.` : description, ...(response.headers !== undefined && { headers: response.headers }) }];
+      return [
+        status,
+        {
+          type: 'null',
+          description: /^2/.test(status) ? `${description} Headers only: HEAD answers carry no body.` : description,
+          ...(response.headers !== undefined && { headers: response.headers }),
+        },
+      ];
     });
   return { ...schema, body: undefined, response: Object.fromEntries(responses) };
 }

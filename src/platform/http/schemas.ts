@@ -70,7 +70,9 @@ export const GetOrCreateBody = Type.Object({
   name: Type.Optional(Name),
   mapping: Type.Optional(Mapping),
   properties: Type.Optional(Properties),
-  parent_user_group_id: Type.Optional(Type.Unsafe<string>({ ...ParentId, description: `${ParentId.description} Used only when the group is created.` })),
+  parent_user_group_id: Type.Optional(
+    Type.Unsafe<string>({ ...ParentId, description: `${ParentId.description} Used only when the group is created.` }),
+  ),
 });
 export type GetOrCreateBody = Static<typeof GetOrCreateBody>;
 
@@ -115,7 +117,9 @@ export const RotateBody = Type.Object({
 export type RotateBody = Static<typeof RotateBody>;
 
 /** Present only on a group that has a parent. */
-const parentField = { parent_user_group_id: Type.Optional(Type.String({ description: 'The parent group\'s user_group_id; absent for a root.' })) };
+const parentField = {
+  parent_user_group_id: Type.Optional(Type.String({ description: "The parent group's user_group_id; absent for a root." })),
+};
 
 const groupFields = {
   team_id: Type.Integer({ minimum: 1 }),
@@ -146,9 +150,16 @@ export const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Groups per page, 1 to 100.' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page, unchanged.' })),
   q: Type.Optional(
-    Type.String({ minLength: 1, maxLength: LIMITS.idMaxLength, pattern: PRINTABLE, description: 'Keep groups whose user_group_id or name starts with this (case-sensitive).' }),
+    Type.String({
+      minLength: 1,
+      maxLength: LIMITS.idMaxLength,
+      pattern: PRINTABLE,
+      description: 'Keep groups whose user_group_id or name starts with this (case-sensitive).',
+    }),
   ),
-  parent: Type.Optional(Type.Unsafe<string>({ ...UserGroupId, description: 'Keep the children of this group (404 when it does not exist).' })),
+  parent: Type.Optional(
+    Type.Unsafe<string>({ ...UserGroupId, description: 'Keep the children of this group (404 when it does not exist).' }),
+  ),
 });
 export type ListQuery = Static<typeof ListQuery>;
 
@@ -162,7 +173,9 @@ export type UserGroupIdParams = Static<typeof UserGroupIdParams>;
 
 export const DeleteBody = Type.Object({
   user_group_id: UserGroupId,
-  cascade: Type.Optional(Type.Boolean({ description: 'Delete the whole subtree; without it a group that has children is refused with 409 conflict.' })),
+  cascade: Type.Optional(
+    Type.Boolean({ description: 'Delete the whole subtree; without it a group that has children is refused with 409 conflict.' }),
+  ),
 });
 export type DeleteBody = Static<typeof DeleteBody>;
 
@@ -184,7 +197,8 @@ export const UserGroupDetail = Type.Object({
   ...UserGroupItem.properties,
   ancestors: Type.Array(Type.String(), { description: 'The user_group_ids of its ancestors, root first; empty for a root.' }),
   effective_properties: Type.Union([Properties, Type.Null()], {
-    description: 'The ancestors\' properties and its own merged root first: the nearer group wins per top-level key; a null value hides the inherited key.',
+    description:
+      "The ancestors' properties and its own merged root first: the nearer group wins per top-level key; a null value hides the inherited key.",
   }),
   effective_mapping: Type.Union([Mapping, Type.Null()], { description: 'The mapping merged as effective_properties is.' }),
 });

@@ -4,12 +4,14 @@ import { NAMED_PROXY_RANGES, proxyRangeOf } from '../config.js';
 /** True when `address` (a peer's socket address, IPv4-mapped or not) is one of the trusted proxies. */
 export type TrustedProxyCheck = (address: string | undefined) => boolean;
 
-/** The check for UGS_TRUST_PROXY's entries (parseTrustedProxies in config.ts); one for Fastify's trustProxy and the connection limits alike. */
+/** The check for UGS_TRUST_PROXY's entries (parseTrustedProxies in config.ts); one for Fastify's trustProxy and the connection limits
+ * alike. */
 export function trustedProxyCheck(entries: readonly string[]): TrustedProxyCheck {
   if (entries.length === 0) return () => false;
   const list = new BlockList();
   for (const entry of entries) {
-    for (const [network, prefix] of NAMED_PROXY_RANGES[entry] ?? [proxyRangeOf(entry)!]) list.addSubnet(network, prefix, isIP(network) === 6 ? 'ipv6' : 'ipv4');
+    for (const [network, prefix] of NAMED_PROXY_RANGES[entry] ?? [proxyRangeOf(entry)!])
+      list.addSubnet(network, prefix, isIP(network) === 6 ? 'ipv6' : 'ipv4');
   }
   return (address) => {
     const family = address === undefined ? 0 : isIP(address);

@@ -19,12 +19,14 @@ export function describeValidationFailure(errors: readonly FastifySchemaValidati
     return `${field(`${first.instancePath}/${missing}`)} is required.`;
   }
   if (first.instancePath === '' && first.keyword === 'type') return 'The request body must be a JSON object.';
-  if (first.keyword === 'pattern') return `${field(first.instancePath)} ${patternRule(String((first.params as { pattern?: string }).pattern))}.`;
+  if (first.keyword === 'pattern')
+    return `${field(first.instancePath)} ${patternRule(String((first.params as { pattern?: string }).pattern))}.`;
   if (first.keyword === 'propertyNames') {
     return `${field(first.instancePath)} keys must be 1 to 255 characters long, without control characters.`;
   }
   if (first.keyword === 'maxProperties') return `${field(first.instancePath)} ${first.message} (entries).`;
-  if (first.keyword === 'enum') return `${field(first.instancePath)} must be one of ${(first.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}.`;
+  if (first.keyword === 'enum')
+    return `${field(first.instancePath)} must be one of ${(first.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}.`;
   return `${field(first.instancePath)} ${first.message}.`;
 }
 

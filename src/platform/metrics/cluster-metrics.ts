@@ -49,7 +49,8 @@ export function clusterMetricsText(): Promise<string> {
       else resolve(text ?? '');
     };
     const onMessage = (message: Partial<Answer>) => {
-      if (message?.type === ANSWER && message.id === id) finish(message.error === undefined ? undefined : new Error(message.error), message.text);
+      if (message?.type === ANSWER && message.id === id)
+        finish(message.error === undefined ? undefined : new Error(message.error), message.text);
     };
     const timer = setTimeout(() => finish(new Error('the primary process did not answer')), TIMEOUT_MS);
     process.on('message', onMessage);

@@ -4,7 +4,10 @@ import type { StoreTiming } from './store-timing.js';
 
 /** The console session port, timed as timed-ports.ts times the others. */
 export class TimedConsoleSessionStore implements ConsoleSessionStore {
-  constructor(private readonly inner: ConsoleSessionStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: ConsoleSessionStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   insertConsoleSession(session: ConsoleSessionRecord, staleBefore: { lastSeen: string; created: string }): Promise<void> {
     return this.timing.time('insertConsoleSession', () => this.inner.insertConsoleSession(session, staleBefore));

@@ -9,7 +9,10 @@ import type { StoreTiming } from './store-timing.js';
 /* The embed session ports, timed as timed-ports.ts times the others. */
 
 export class TimedEmbedSessionStore implements EmbedSessionStore {
-  constructor(private readonly inner: EmbedSessionStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: EmbedSessionStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   insertEmbedSession(session: EmbedSessionRecord, now: string): Promise<void> {
     return this.timing.time('insertEmbedSession', () => this.inner.insertEmbedSession(session, now));
@@ -17,7 +20,12 @@ export class TimedEmbedSessionStore implements EmbedSessionStore {
   findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
     return this.timing.time('findEmbedSession', () => this.inner.findEmbedSession(environment, sessionId));
   }
-  revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null> {
+  revokeEmbedSession(
+    environment: Environment,
+    sessionId: string,
+    revokedAt: string,
+    audit: AuditContext,
+  ): Promise<EmbedSessionRecord | null> {
     return this.timing.time('revokeEmbedSession', () => this.inner.revokeEmbedSession(environment, sessionId, revokedAt, audit));
   }
   listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
@@ -26,7 +34,10 @@ export class TimedEmbedSessionStore implements EmbedSessionStore {
 }
 
 export class TimedSigningKeyStore implements SigningKeyStore {
-  constructor(private readonly inner: SigningKeyStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: SigningKeyStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   listSigningKeys(environment: Environment): Promise<SigningKeyRecord[]> {
     return this.timing.time('listSigningKeys', () => this.inner.listSigningKeys(environment));

@@ -11,7 +11,13 @@ import type { SettingsStore } from '../../kernel/settings-store.js';
 import type { StoreHealth } from '../../kernel/store-health.js';
 import type { ImportBatch, TransferStore } from '../../transfer/transfer-store.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
-import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../user-groups/user-group-store.js';
+import type {
+  NewUserGroup,
+  TokenReplacement,
+  UserGroupChanges,
+  UserGroupLineage,
+  UserGroupStore,
+} from '../../user-groups/user-group-store.js';
 import type { StoreTiming } from './store-timing.js';
 
 /*
@@ -21,7 +27,10 @@ import type { StoreTiming } from './store-timing.js';
  */
 
 export class TimedUserGroupStore implements UserGroupStore {
-  constructor(private readonly inner: UserGroupStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: UserGroupStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null> {
     return this.timing.time('findUserGroup', () => this.inner.findUserGroup(environment, providedId));
@@ -32,13 +41,21 @@ export class TimedUserGroupStore implements UserGroupStore {
   insertUserGroupIfAbsent(group: NewUserGroup, audit?: AuditContext): Promise<{ group: UserGroupRecord; created: boolean }> {
     return this.timing.time('insertUserGroupIfAbsent', () => this.inner.insertUserGroupIfAbsent(group, audit));
   }
-  updateUserGroup(environment: Environment, providedId: string, changes: UserGroupChanges, audit?: AuditContext): Promise<UserGroupRecord | null> {
+  updateUserGroup(
+    environment: Environment,
+    providedId: string,
+    changes: UserGroupChanges,
+    audit?: AuditContext,
+  ): Promise<UserGroupRecord | null> {
     return this.timing.time('updateUserGroup', () => this.inner.updateUserGroup(environment, providedId, changes, audit));
   }
   replaceToken(replacement: TokenReplacement, audit?: AuditContext): Promise<UserGroupRecord | null> {
     return this.timing.time('replaceToken', () => this.inner.replaceToken(replacement, audit));
   }
-  listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string }): Promise<UserGroupRecord[]> {
+  listUserGroups(
+    environment: Environment,
+    page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string },
+  ): Promise<UserGroupRecord[]> {
     return this.timing.time('listUserGroups', () => this.inner.listUserGroups(environment, page));
   }
   findUserGroupLineage(environment: Environment, providedId: string): Promise<UserGroupLineage | null> {
@@ -50,13 +67,22 @@ export class TimedUserGroupStore implements UserGroupStore {
   countUserGroups(): Promise<Record<Environment, number>> {
     return this.timing.time('countUserGroups', () => this.inner.countUserGroups());
   }
-  deleteUserGroup(environment: Environment, providedId: string, deletedAt: string, audit?: AuditContext, options?: { cascade?: boolean }): Promise<UserGroupRecord | null> {
+  deleteUserGroup(
+    environment: Environment,
+    providedId: string,
+    deletedAt: string,
+    audit?: AuditContext,
+    options?: { cascade?: boolean },
+  ): Promise<UserGroupRecord | null> {
     return this.timing.time('deleteUserGroup', () => this.inner.deleteUserGroup(environment, providedId, deletedAt, audit, options));
   }
 }
 
 export class TimedApiKeyStore implements ApiKeyStore {
-  constructor(private readonly inner: ApiKeyStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: ApiKeyStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   insertApiKey(key: ApiKeyRecord, audit?: AuditContext): Promise<void> {
     return this.timing.time('insertApiKey', () => this.inner.insertApiKey(key, audit));
@@ -80,7 +106,10 @@ export class TimedApiKeyStore implements ApiKeyStore {
 }
 
 export class TimedAuditStore implements AuditStore {
-  constructor(private readonly inner: AuditStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: AuditStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {
     return this.timing.time('listAuditRecords', () => this.inner.listAuditRecords(query));
@@ -88,7 +117,10 @@ export class TimedAuditStore implements AuditStore {
 }
 
 export class TimedEventStore implements EventStore {
-  constructor(private readonly inner: EventStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: EventStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   listRecentEvents(environment: Environment, limit: number, notBefore: string, userGroupId?: string): Promise<EventRecord[]> {
     return this.timing.time('listRecentEvents', () => this.inner.listRecentEvents(environment, limit, notBefore, userGroupId));
@@ -100,7 +132,10 @@ export class TimedEventStore implements EventStore {
 }
 
 export class TimedTransferStore implements TransferStore {
-  constructor(private readonly inner: TransferStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: TransferStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   listApiKeys(): Promise<ApiKeyRecord[]> {
     return this.timing.time('listApiKeys', () => this.inner.listApiKeys());
@@ -120,7 +155,10 @@ export class TimedTransferStore implements TransferStore {
 }
 
 export class TimedTokenResealStore implements TokenResealStore {
-  constructor(private readonly inner: TokenResealStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: TokenResealStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {
     return this.timing.time('listUserGroupsAfter', () => this.inner.listUserGroupsAfter(afterTeamId, limit));
@@ -131,7 +169,10 @@ export class TimedTokenResealStore implements TokenResealStore {
 }
 
 export class TimedSettingsStore implements SettingsStore {
-  constructor(private readonly inner: SettingsStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: SettingsStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   getSetting(name: string): Promise<string | null> {
     return this.timing.time('getSetting', () => this.inner.getSetting(name));
@@ -154,7 +195,10 @@ export class TimedSettingsStore implements SettingsStore {
 }
 
 export class TimedStoreHealth implements StoreHealth {
-  constructor(private readonly inner: StoreHealth, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: StoreHealth,
+    private readonly timing: StoreTiming,
+  ) {}
 
   ping(): Promise<void> {
     return this.timing.time('ping', () => this.inner.ping());

@@ -15,9 +15,16 @@ import type { StoreTiming } from './store-timing.js';
 /* The webhook ports, each async method timed under its own name, as in timed-ports.ts. */
 
 export class TimedWebhookStore implements WebhookStore {
-  constructor(private readonly inner: WebhookStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: WebhookStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
-  insertWebhook(webhook: Omit<WebhookRecord, 'afterSequence'>, audit: AuditContext, maxPerEnvironment: number): Promise<WebhookRecord | null> {
+  insertWebhook(
+    webhook: Omit<WebhookRecord, 'afterSequence'>,
+    audit: AuditContext,
+    maxPerEnvironment: number,
+  ): Promise<WebhookRecord | null> {
     return this.timing.time('insertWebhook', () => this.inner.insertWebhook(webhook, audit, maxPerEnvironment));
   }
   listWebhooks(environment: Environment): Promise<WebhookRecord[]> {
@@ -29,7 +36,13 @@ export class TimedWebhookStore implements WebhookStore {
   deleteWebhook(environment: Environment, id: string, at: string, audit: AuditContext): Promise<boolean> {
     return this.timing.time('deleteWebhook', () => this.inner.deleteWebhook(environment, id, at, audit));
   }
-  rotateWebhookSecret(environment: Environment, id: string, rotation: SecretRotation, at: string, audit: AuditContext): Promise<WebhookRecord | null> {
+  rotateWebhookSecret(
+    environment: Environment,
+    id: string,
+    rotation: SecretRotation,
+    at: string,
+    audit: AuditContext,
+  ): Promise<WebhookRecord | null> {
     return this.timing.time('rotateWebhookSecret', () => this.inner.rotateWebhookSecret(environment, id, rotation, at, audit));
   }
   enableWebhook(environment: Environment, id: string, at: string, audit: AuditContext): Promise<WebhookRecord | null> {
@@ -38,7 +51,11 @@ export class TimedWebhookStore implements WebhookStore {
   listDeliveries(webhookId: string, beforeId: number | null, limit: number): Promise<DeliveryRecord[]> {
     return this.timing.time('listDeliveries', () => this.inner.listDeliveries(webhookId, beforeId, limit));
   }
-  findEventPayload(environment: Environment, webhookId: string, eventId: string): Promise<{ eventType: EventType; payload: string } | null> {
+  findEventPayload(
+    environment: Environment,
+    webhookId: string,
+    eventId: string,
+  ): Promise<{ eventType: EventType; payload: string } | null> {
     return this.timing.time('findEventPayload', () => this.inner.findEventPayload(environment, webhookId, eventId));
   }
   insertRedelivery(delivery: NewRedelivery): Promise<DeliveryRecord> {
@@ -47,7 +64,10 @@ export class TimedWebhookStore implements WebhookStore {
 }
 
 export class TimedWebhookDeliveryStore implements WebhookDeliveryStore {
-  constructor(private readonly inner: WebhookDeliveryStore, private readonly timing: StoreTiming) {}
+  constructor(
+    private readonly inner: WebhookDeliveryStore,
+    private readonly timing: StoreTiming,
+  ) {}
 
   webhooksToDispatch(): Promise<string[]> {
     return this.timing.time('webhooksToDispatch', () => this.inner.webhooksToDispatch());

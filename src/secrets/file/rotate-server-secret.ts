@@ -5,7 +5,16 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileDurably } from '../../platform/durable-file.js';
 import { invalidRequest } from '../../kernel/errors.js';
-import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, resealSigningKeys, resealTokens, resealWebhookSecrets, type ResealSummary, type Rotation } from '../secret-rotation.js';
+import {
+  describeHolder,
+  holdersThatCannotFollow,
+  planEnvironmentRotation,
+  resealSigningKeys,
+  resealTokens,
+  resealWebhookSecrets,
+  type ResealSummary,
+  type Rotation,
+} from '../secret-rotation.js';
 import { secretCheckOf } from '../token-cipher.js';
 import { listLiveHolders, readRotation, recordRotation } from '../secret-holders.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
@@ -53,7 +62,11 @@ export async function rotateServerSecret(services: RotationServices, settings: S
     rotation = planEnvironmentRotation(recorded, secretCheckOf(settings.secret), previous, last);
   } else if (existsSync(previousPath)) {
     // A run that stopped half way: resume it.
-    rotation = { from: secretCheckOf(readFileSync(previousPath, 'utf8').trim()), to: secretCheckOf(readFileSync(currentPath, 'utf8').trim()), finishedAt: null };
+    rotation = {
+      from: secretCheckOf(readFileSync(previousPath, 'utf8').trim()),
+      to: secretCheckOf(readFileSync(currentPath, 'utf8').trim()),
+      finishedAt: null,
+    };
   } else {
     newSecret = randomBytes(32).toString('hex');
     rotation = { from: recorded, to: secretCheckOf(newSecret), finishedAt: null };
@@ -62,12 +75,20 @@ export async function rotateServerSecret(services: RotationServices, settings: S
   const now = new Date();
   const blockers = holdersThatCannotFollow(
     await listLiveHolders(storeSettings, now),
-    { mode: settings.secret !== undefined ? 'UGS_SECRET' : 'data dir', from: rotation.from, to: rotation.to, host: hostname(), dataDir: resolve(settings.dataDir) },
+    {
+      mode: settings.secret !== undefined ? 'UGS_SECRET' : 'data dir',
+      from: rotation.from,
+      to: rotation.to,
+      host: hostname(),
+      dataDir: resolve(settings.dataDir),
+    },
     now,
   );
   if (blockers.length > 0) {
     const more = blockers.length > 1 ? ` (and ${blockers.length - 1} more server${blockers.length > 2 ? 's' : ''})` : '';
-    throw invalidRequest(`Not rotating: ${blockers[0]}${more}. Nothing was changed. A server that has stopped counts until its record expires (30 s or so).`);
+    throw invalidRequest(
+      `Not rotating: ${blockers[0]}${more}. Nothing was changed. A server that has stopped counts until its record expires (30 s or so).`,
+    );
   }
 
   if (newSecret !== undefined) {

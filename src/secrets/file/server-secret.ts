@@ -4,7 +4,14 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { StartupError } from '../../kernel/errors.js';
 import { writeFileDurably } from '../../platform/durable-file.js';
-import { createTokenCipher, isUsableServerSecret, secretCheckOf, SERVER_SECRET_RULE, UnknownSecretError, type TokenCipher } from '../token-cipher.js';
+import {
+  createTokenCipher,
+  isUsableServerSecret,
+  secretCheckOf,
+  SERVER_SECRET_RULE,
+  UnknownSecretError,
+  type TokenCipher,
+} from '../token-cipher.js';
 import type { SecretHolder } from '../secret-rotation.js';
 import { holderTtlMs, newHolderName, pruneHolders, readRotation, recordHolder } from '../secret-holders.js';
 import type { SettingsStore } from '../../kernel/settings-store.js';
@@ -35,7 +42,8 @@ interface Secrets {
 function readSecretFile(path: string): string | undefined {
   try {
     const value = readFileSync(path, 'utf8').trim();
-    if (!isUsableServerSecret(value)) throw new StartupError(`The server secret in ${path} is too short: it must be ${SERVER_SECRET_RULE}.`);
+    if (!isUsableServerSecret(value))
+      throw new StartupError(`The server secret in ${path} is too short: it must be ${SERVER_SECRET_RULE}.`);
     return value;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -46,7 +54,12 @@ function readSecretFile(path: string): string | undefined {
 /** The secrets the settings point at: the environment's, or the data dir's files (a new one generated when none exists). */
 export function readSecrets(settings: SecretSettings): Secrets {
   if (settings.secret !== undefined) {
-    return { current: settings.secret, previous: settings.previousSecret ? [settings.previousSecret] : [], source: 'UGS_SECRET', generated: false };
+    return {
+      current: settings.secret,
+      previous: settings.previousSecret ? [settings.previousSecret] : [],
+      source: 'UGS_SECRET',
+      generated: false,
+    };
   }
   const path = join(settings.dataDir, SECRET_FILE);
   const previous = readSecretFile(join(settings.dataDir, PREVIOUS_SECRET_FILE));
@@ -222,7 +235,10 @@ export class SecretKeyring implements TokenCipher {
   /** A cipher over every known secret, sealing under the one with `sealingCheck` (else the configured one). */
   private build(sealingCheck: string | undefined): TokenCipher {
     const sealing = this.secrets.find((secret) => secretCheckOf(secret) === sealingCheck) ?? this.secrets[0]!;
-    return createTokenCipher(sealing, this.secrets.filter((secret) => secret !== sealing));
+    return createTokenCipher(
+      sealing,
+      this.secrets.filter((secret) => secret !== sealing),
+    );
   }
 }
 
@@ -243,7 +259,9 @@ export async function loadServerSecret(store: SettingsStore, settings: SecretSet
   const expected = recorded ?? (await store.putSettingIfAbsent(SECRET_CHECK_SETTING, configured.secretCheck));
   if (!configured.knownChecks.includes(expected)) {
     if (secrets.generated) {
-      throw new StartupError(`This store was created with a server secret, but none was found: set UGS_SECRET or restore ${secrets.source}.`);
+      throw new StartupError(
+        `This store was created with a server secret, but none was found: set UGS_SECRET or restore ${secrets.source}.`,
+      );
     }
     throw new StartupError(
       `The server secret from ${secrets.source} is not the one this store was created with; use the original secret (while rotating, keep the old one as UGS_PREVIOUS_SECRET until \`ugs secret rotate\` has finished).`,

@@ -20,7 +20,23 @@ export function registerJwks(app: TypedApp, signingKeys: SigningKeyring): void {
         response: {
           200: documented(Jwks, {
             description: `The published ${environment} keys.`,
-            examples: { keys: { summary: 'One Ed25519 key', value: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: '3mmA_CT1LAgvyAuhDe7qqT4HCVz6Mz-73kios5HLJbk', kid: '0KCL-PW-U5y7eRFJlKRxKNWQXuiVBr7mtBIcrQSe49Y', alg: 'EdDSA', use: 'sig' }] } } },
+            examples: {
+              keys: {
+                summary: 'One Ed25519 key',
+                value: {
+                  keys: [
+                    {
+                      kty: 'OKP',
+                      crv: 'Ed25519',
+                      x: '3mmA_CT1LAgvyAuhDe7qqT4HCVz6Mz-73kios5HLJbk',
+                      kid: '0KCL-PW-U5y7eRFJlKRxKNWQXuiVBr7mtBIcrQSe49Y',
+                      alg: 'EdDSA',
+                      use: 'sig',
+                    },
+                  ],
+                },
+              },
+            },
           }),
           ...errorAnswers(ANY_REQUEST_ERRORS, BODY_ERRORS),
         },

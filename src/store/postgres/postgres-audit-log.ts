@@ -3,7 +3,8 @@ import type { AuditStore } from '../../audit/audit-store.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { toAuditRecord, type AuditRow } from '../rows.js';
 
-/** The PostgreSQL audit log, as `ugs audit` and the export read it; writes append to it with their consequences (postgres-consequences.ts). */
+/** The PostgreSQL audit log, as `ugs audit` and the export read it; writes append to it with their consequences (postgres-consequences.ts).
+ * */
 export class PostgresAuditLog implements AuditStore {
   constructor(private readonly queries: PostgresQueries) {}
 

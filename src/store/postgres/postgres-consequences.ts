@@ -15,11 +15,34 @@ export function consequenceParameters(perWrite: readonly WriteConsequences[]): [
   perWrite.forEach((c, index) => {
     const n = index + 1;
     for (const r of c.audit) {
-      audit.push({ n, i: audit.length, at: r.at, action: r.action, environment: r.environment, team_id: r.teamId, provided_id: r.providedId, key_id: r.keyId, fields: JSON.stringify(r.fields), client_address: r.clientAddress, webhook_id: r.webhookId ?? null });
+      audit.push({
+        n,
+        i: audit.length,
+        at: r.at,
+        action: r.action,
+        environment: r.environment,
+        team_id: r.teamId,
+        provided_id: r.providedId,
+        key_id: r.keyId,
+        fields: JSON.stringify(r.fields),
+        client_address: r.clientAddress,
+        webhook_id: r.webhookId ?? null,
+      });
     }
-    for (const e of c.events) events.push({ n, i: events.length, id: e.id, environment: e.environment, type: e.type, at: e.at, data: e.data });
+    for (const e of c.events)
+      events.push({ n, i: events.length, id: e.id, environment: e.environment, type: e.type, at: e.at, data: e.data });
     for (const r of c.revocations) {
-      revocations.push({ n, i: revocations.length, environment: r.environment, session_id: r.sessionId, provided_id: r.providedId, token_version: r.tokenVersion, reason: r.reason, revoked_at: r.revokedAt, expires_at: r.expiresAt });
+      revocations.push({
+        n,
+        i: revocations.length,
+        environment: r.environment,
+        session_id: r.sessionId,
+        provided_id: r.providedId,
+        token_version: r.tokenVersion,
+        reason: r.reason,
+        revoked_at: r.revokedAt,
+        expires_at: r.expiresAt,
+      });
     }
   });
   return [JSON.stringify(audit), JSON.stringify(events), JSON.stringify(revocations)];
@@ -44,7 +67,9 @@ export function consequenceParameters(perWrite: readonly WriteConsequences[]): [
 export function appendConsequences(first: number, written?: string, teamIdOfRow = false): string {
   const join = (alias: string) => (written ? `JOIN ${written} w ON w.input_n = ${alias}.n` : '');
   const teamId = teamIdOfRow ? 'coalesce(c.team_id, w.team_id)' : 'c.team_id';
-  const data = teamIdOfRow ? `CASE WHEN c.data ? 'team_id' THEN c.data ELSE c.data || jsonb_build_object('team_id', w.team_id) END` : 'c.data';
+  const data = teamIdOfRow
+    ? `CASE WHEN c.data ? 'team_id' THEN c.data ELSE c.data || jsonb_build_object('team_id', w.team_id) END`
+    : 'c.data';
   return `appended_audit AS (
     INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
     SELECT c.at, c.action, c.environment, ${teamId}, c.provided_id, c.key_id, c.fields, c.client_address, c.webhook_id

@@ -38,7 +38,16 @@ export class PostgresConsoleSessions implements ConsoleSessionStore {
   constructor(private readonly run: RunStatement) {}
 
   async insertConsoleSession(s: ConsoleSessionRecord, staleBefore: { lastSeen: string; created: string }): Promise<void> {
-    await this.run('insertConsoleSession', SQL.insertConsoleSession, [s.idHash, s.keyId, s.environment, s.access, s.createdAt, s.lastSeenAt, staleBefore.lastSeen, staleBefore.created]);
+    await this.run('insertConsoleSession', SQL.insertConsoleSession, [
+      s.idHash,
+      s.keyId,
+      s.environment,
+      s.access,
+      s.createdAt,
+      s.lastSeenAt,
+      staleBefore.lastSeen,
+      staleBefore.created,
+    ]);
   }
 
   async findConsoleSession(idHash: Buffer): Promise<ConsoleSessionRecord | null> {

@@ -63,10 +63,12 @@ const SQL = {
                        SELECT * FROM revoked
                        UNION ALL
                        SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2 AND NOT EXISTS (SELECT 1 FROM revoked)`,
-  listEmbedRevocations: 'SELECT * FROM embed_revocations WHERE environment = $1 AND sequence > $2 AND expires_at > $3 ORDER BY sequence LIMIT $4',
+  listEmbedRevocations:
+    'SELECT * FROM embed_revocations WHERE environment = $1 AND sequence > $2 AND expires_at > $3 ORDER BY sequence LIMIT $4',
 } as const;
 
-/** Embed sessions and their revocation feed on PostgreSQL: each call one statement in autocommit (the inserts of one turn, one statement). */
+/** Embed sessions and their revocation feed on PostgreSQL: each call one statement in autocommit (the inserts of one turn, one statement).
+ * */
 export class PostgresEmbedSessions implements EmbedSessionStore {
   /** Sessions minted in one turn share one statement and one commit: a commit each made mints wait in line for the WAL's fsync. */
   private readonly insertInBatch: PerTurnBatch<{ session: EmbedSessionRecord; now: string }, void>;
@@ -74,7 +76,9 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
   constructor(private readonly run: RunStatement) {
     this.insertInBatch = perTurnBatch((inputs) =>
       eachAloneOnFailure(inputs, async (batch) => {
-        const columns = asColumns(batch.map(({ session: s }) => [s.sessionId, s.environment, s.teamId, s.providedId, s.tokenVersion, s.createdAt, s.expiresAt]));
+        const columns = asColumns(
+          batch.map(({ session: s }) => [s.sessionId, s.environment, s.teamId, s.providedId, s.tokenVersion, s.createdAt, s.expiresAt]),
+        );
         const now = batch.reduce((latest, input) => (input.now > latest ? input.now : latest), batch[0]!.now);
         await this.run('insertEmbedSessions', SQL.insertEmbedSessions, [...columns, now]);
         return batch.map(() => undefined);
@@ -91,7 +95,12 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
     return row ? toSession(row) : null;
   }
 
-  async revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null> {
+  async revokeEmbedSession(
+    environment: Environment,
+    sessionId: string,
+    revokedAt: string,
+    audit: AuditContext,
+  ): Promise<EmbedSessionRecord | null> {
     const session = await this.findEmbedSession(environment, sessionId);
     if (!session || session.revokedAt !== null) return session;
     const values = [environment, sessionId, revokedAt, ...consequenceParameters([sessionRevoked(session, revokedAt, audit)])];
@@ -100,7 +109,9 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
   }
 
   async listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
-    return (await this.run<RevocationRow>('listEmbedRevocations', SQL.listEmbedRevocations, [environment, afterSequence, now, limit])).rows.map(toRevocation);
+    return (
+      await this.run<RevocationRow>('listEmbedRevocations', SQL.listEmbedRevocations, [environment, afterSequence, now, limit])
+    ).rows.map(toRevocation);
   }
 }
 

@@ -31,7 +31,11 @@ export class PostgresEvents implements EventStore {
 
   async listEvents(environment: Environment, afterSequence: number, limit: number, notBefore: string): Promise<EventRecord[]> {
     const text = SQL.listEvents;
-    const { rows } = await this.queries.queryText<EventRow>({ name: 'ugs_listEvents', text, values: [environment, afterSequence, notBefore, limit] });
+    const { rows } = await this.queries.queryText<EventRow>({
+      name: 'ugs_listEvents',
+      text,
+      values: [environment, afterSequence, notBefore, limit],
+    });
     return rows.map(toEventRecord);
   }
 

@@ -28,10 +28,16 @@ export class PostgresGroupHierarchy {
   }
 
   /** The parent's team_id after checking the placement (400 or 409 otherwise); call inside inTransaction. */
-  async placeUnder(tx: Transaction, environment: Environment, group: { teamId: number | null; providedId: string }, parentProvidedId: string): Promise<number> {
+  async placeUnder(
+    tx: Transaction,
+    environment: Environment,
+    group: { teamId: number | null; providedId: string },
+    parentProvidedId: string,
+  ): Promise<number> {
     const parent = (await tx<{ team_id: number }>('findTeamId', [environment, parentProvidedId])).rows[0];
     const parentChain = parent ? (await tx<{ team_id: number }>('groupChain', [parent.team_id])).rows.map((row) => row.team_id) : null;
-    const subtreeHeight = group.teamId === null ? 1 : Number((await tx<{ height: number | null }>('subtreeHeight', [group.teamId])).rows[0]?.height ?? 1);
+    const subtreeHeight =
+      group.teamId === null ? 1 : Number((await tx<{ height: number | null }>('subtreeHeight', [group.teamId])).rows[0]?.height ?? 1);
     assertPlacement({ teamId: group.teamId, providedId: group.providedId, parentProvidedId, parentChain, subtreeHeight });
     return Number(parent!.team_id);
   }

@@ -30,7 +30,8 @@ const SQL = {
                    ), ${appendConsequences(9, 'written')}
                    SELECT kid FROM inserted`,
   deleteSigningKeys: 'DELETE FROM signing_keys WHERE environment = $1 AND kid = ANY($2::text[])',
-  replaceSigningKeyCiphertext: 'UPDATE signing_keys SET private_key_ciphertext = $1 WHERE environment = $2 AND kid = $3 AND private_key_ciphertext = $4',
+  replaceSigningKeyCiphertext:
+    'UPDATE signing_keys SET private_key_ciphertext = $1 WHERE environment = $2 AND kid = $3 AND private_key_ciphertext = $4',
 } as const;
 
 /** Embed token signing keys on PostgreSQL. */
@@ -42,10 +43,22 @@ export class PostgresSigningKeys implements SigningKeyStore {
   }
 
   async insertSigningKey(k: SigningKeyRecord, announce = false): Promise<boolean> {
-    const values = [k.kid, k.environment, k.generation, k.algorithm, JSON.stringify(k.publicJwk), k.privateKeyCiphertext, k.createdAt, k.activatesAt];
+    const values = [
+      k.kid,
+      k.environment,
+      k.generation,
+      k.algorithm,
+      JSON.stringify(k.publicJwk),
+      k.privateKeyCiphertext,
+      k.createdAt,
+      k.activatesAt,
+    ];
     // A retry after a lost answer reports the key's own row as a conflict; the rotation then adds one more key, which is harmless.
     const inserted = announce
-      ? await this.run('insertAnnouncedSigningKey', SQL.insertAnnouncedSigningKey, [...values, ...consequenceParameters([signingKeyRotated(k)])])
+      ? await this.run('insertAnnouncedSigningKey', SQL.insertAnnouncedSigningKey, [
+          ...values,
+          ...consequenceParameters([signingKeyRotated(k)]),
+        ])
       : await this.run('insertSigningKey', SQL.insertSigningKey, values);
     return (inserted.rowCount ?? 0) > 0;
   }
@@ -55,7 +68,10 @@ export class PostgresSigningKeys implements SigningKeyStore {
   }
 
   async replaceSigningKeyCiphertext(environment: Environment, kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
-    return ((await this.run('replaceSigningKeyCiphertext', SQL.replaceSigningKeyCiphertext, [next, environment, kid, expected])).rowCount ?? 0) > 0;
+    return (
+      ((await this.run('replaceSigningKeyCiphertext', SQL.replaceSigningKeyCiphertext, [next, environment, kid, expected])).rowCount ?? 0) >
+      0
+    );
   }
 }
 

@@ -106,8 +106,15 @@ export class PostgresStore implements Store {
         );
       }
       const appliedMigrations = await migratePostgres(pool);
-      const revocations = new RevocationListener({ connectionString: options.connectionString, connectTimeoutMs: options.connectTimeoutMs });
-      return { store: new PostgresStore(new PostgresQueries(pool, options.retry ?? { attempts: 3, baseDelayMs: 25 }), revocations), appliedMigrations, created: !existed };
+      const revocations = new RevocationListener({
+        connectionString: options.connectionString,
+        connectTimeoutMs: options.connectTimeoutMs,
+      });
+      return {
+        store: new PostgresStore(new PostgresQueries(pool, options.retry ?? { attempts: 3, baseDelayMs: 25 }), revocations),
+        appliedMigrations,
+        created: !existed,
+      };
     } catch (error) {
       await pool.end();
       throw error;

@@ -43,17 +43,34 @@ export class PostgresTransfer implements TransferStore {
     const client = await this.queries.connect();
     try {
       await client.query('BEGIN');
-      for (const [name, value] of Object.entries(settings)) await client.query({ name: 'ugs_putSettingIfAbsent', text: SQL.putSettingIfAbsent, values: [name, value] });
+      for (const [name, value] of Object.entries(settings))
+        await client.query({ name: 'ugs_putSettingIfAbsent', text: SQL.putSettingIfAbsent, values: [name, value] });
       // A child may come before its parent (a move can put a group under a newer one): the parent link is checked at COMMIT.
       await client.query('SET CONSTRAINTS user_groups_parent DEFERRED');
       for await (const batch of batches) {
-        for (const g of batch.userGroups) await client.query({ name: 'ugs_importGroup', text: SQL.importGroup, values: [g.teamId, ...newGroupColumns(g), g.parentTeamId ?? null] });
+        for (const g of batch.userGroups)
+          await client.query({
+            name: 'ugs_importGroup',
+            text: SQL.importGroup,
+            values: [g.teamId, ...newGroupColumns(g), g.parentTeamId ?? null],
+          });
         for (const k of batch.apiKeys) await client.query({ name: 'ugs_importKey', text: SQL.importKey, values: apiKeyValues(k) });
         for (const a of batch.auditRecords) {
           await client.query({
             name: 'ugs_importAudit',
             text: SQL.importAudit,
-            values: [a.id, a.at, a.action, a.environment, a.teamId, a.providedId, a.keyId, JSON.stringify(a.fields), a.clientAddress, a.webhookId ?? null],
+            values: [
+              a.id,
+              a.at,
+              a.action,
+              a.environment,
+              a.teamId,
+              a.providedId,
+              a.keyId,
+              JSON.stringify(a.fields),
+              a.clientAddress,
+              a.webhookId ?? null,
+            ],
           });
         }
       }

@@ -6,7 +6,8 @@ const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ, '
 function parseInt8(text: string): number {
   const value = Number(text);
   // Refuse instead of rounding: a rounded id would name another row.
-  if (!Number.isSafeInteger(value)) throw new RangeError(`PostgreSQL returned the BIGINT ${text}, beyond what a JavaScript number holds exactly.`);
+  if (!Number.isSafeInteger(value))
+    throw new RangeError(`PostgreSQL returned the BIGINT ${text}, beyond what a JavaScript number holds exactly.`);
   return value;
 }
 

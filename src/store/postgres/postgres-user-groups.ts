@@ -2,7 +2,13 @@ import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
 import type { Environment } from '../../kernel/environment.js';
 import type { TokenResealStore } from '../../secrets/secret-rotation.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
-import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../user-groups/user-group-store.js';
+import type {
+  NewUserGroup,
+  TokenReplacement,
+  UserGroupChanges,
+  UserGroupLineage,
+  UserGroupStore,
+} from '../../user-groups/user-group-store.js';
 import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
 import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../user-groups/user-group-consequences.js';
 import { PostgresGroupHierarchy } from './postgres-group-hierarchy.js';
@@ -37,7 +43,8 @@ function insertValues({ group }: AuditedGroup, parentTeamId: number | null = nul
 }
 
 /** A create's consequences; the statement adds the team_id it assigns. */
-const createdConsequences = ({ group, audit }: AuditedGroup) => groupCreated({ environment: group.environment, providedId: group.providedId, teamId: null }, group.createdAt, audit);
+const createdConsequences = ({ group, audit }: AuditedGroup) =>
+  groupCreated({ environment: group.environment, providedId: group.providedId, teamId: null }, group.createdAt, audit);
 
 /** One input's columns of updateGroups. */
 function updateValues({ environment, providedId, changes }: AuditedChange, parentTeamId: number | null = null): unknown[] {
@@ -57,7 +64,8 @@ function updateValues({ environment, providedId, changes }: AuditedChange, paren
 }
 
 /** An update's consequences; the statement adds the team_id of the row it finds. */
-const updatedConsequences = ({ environment, providedId, changes, audit }: AuditedChange) => groupUpdated({ environment, providedId, teamId: null }, changes, audit);
+const updatedConsequences = ({ environment, providedId, changes, audit }: AuditedChange) =>
+  groupUpdated({ environment, providedId, teamId: null }, changes, audit);
 
 /** One input's columns of replaceTokens. */
 function replaceValues({ replacement: r }: AuditedReplacement): unknown[] {
@@ -87,7 +95,13 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
     this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
     this.insertedGroup = batchedWrites(queries, 'insertGroups', (input) => insertValues(input), createdConsequences);
-    this.updatedGroup = batchedWrites(queries, 'updateGroups', (input) => updateValues(input), updatedConsequences, (i) => `${i.environment}\u0000${i.providedId}`);
+    this.updatedGroup = batchedWrites(
+      queries,
+      'updateGroups',
+      (input) => updateValues(input),
+      updatedConsequences,
+      (i) => `${i.environment}\u0000${i.providedId}`,
+    );
     this.replacedToken = batchedWrites(queries, 'replaceTokens', replaceValues, rotatedConsequences, (i) => String(i.replacement.teamId));
   }
 
@@ -97,7 +111,10 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     keys: readonly (readonly [Environment, K])[],
     keyOf: (row: UserGroupRow) => readonly [string, K],
   ): Promise<(UserGroupRecord | null)[]> {
-    const { rows } = await this.queries.query<UserGroupRow>(statement, [keys.map(([environment]) => environment), keys.map(([, key]) => key)]);
+    const { rows } = await this.queries.query<UserGroupRow>(statement, [
+      keys.map(([environment]) => environment),
+      keys.map(([, key]) => key),
+    ]);
     const joined = (environment: string, key: K) => `${environment}\u0000${typeof key === 'string' ? key : key.toString('hex')}`;
     const found = new Map(rows.map((row) => [joined(...keyOf(row)), row]));
     return keys.map(([environment, key]) => {
@@ -114,7 +131,10 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return this.groupByTokenHash([environment, tokenHash]);
   }
 
-  async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
+  async insertUserGroupIfAbsent(
+    group: NewUserGroup,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<{ group: UserGroupRecord; created: boolean }> {
     const inserted = group.parentId ? await this.insertUnderParent({ group, audit }) : await this.insertedGroup({ group, audit });
     if (inserted) return { group: toUserGroupRecord(inserted), created: true };
     // ON CONFLICT waited for the competing insert to commit, so the row is visible now.
@@ -129,7 +149,14 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return this.hierarchy.inTransaction(async (tx) => {
       if ((await tx('findTeamId', [environment, providedId])).rows.length > 0) return null;
       const parentTeamId = await this.hierarchy.placeUnder(tx, environment, { teamId: null, providedId }, parentId!);
-      return (await tx<UserGroupRow>('insertGroups', batchParameters([input], (i) => insertValues(i, parentTeamId), createdConsequences))).rows[0] ?? null;
+      return (
+        (
+          await tx<UserGroupRow>(
+            'insertGroups',
+            batchParameters([input], (i) => insertValues(i, parentTeamId), createdConsequences),
+          )
+        ).rows[0] ?? null
+      );
     });
   }
 
@@ -139,8 +166,20 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return this.hierarchy.inTransaction(async (tx) => {
       const current = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
       if (!current) return null;
-      const parentTeamId = await this.hierarchy.placeUnder(tx, environment, { teamId: Number(current.team_id), providedId }, changes.parentId!);
-      return (await tx<UserGroupRow>('updateGroups', batchParameters([input], (i) => updateValues(i, parentTeamId), updatedConsequences))).rows[0] ?? null;
+      const parentTeamId = await this.hierarchy.placeUnder(
+        tx,
+        environment,
+        { teamId: Number(current.team_id), providedId },
+        changes.parentId!,
+      );
+      return (
+        (
+          await tx<UserGroupRow>(
+            'updateGroups',
+            batchParameters([input], (i) => updateValues(i, parentTeamId), updatedConsequences),
+          )
+        ).rows[0] ?? null
+      );
     });
   }
 
@@ -151,7 +190,9 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     audit: AuditContext = NO_AUDIT_DETAIL,
   ): Promise<UserGroupRecord | null> {
     // A detach (null) cannot close a cycle nor deepen a chain: it needs no check, only its own batch.
-    const row = changes.parentId ? await this.moveGroup({ environment, providedId, changes, audit }) : await this.updatedGroup({ environment, providedId, changes, audit });
+    const row = changes.parentId
+      ? await this.moveGroup({ environment, providedId, changes, audit })
+      : await this.updatedGroup({ environment, providedId, changes, audit });
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -164,8 +205,17 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return ((await this.queries.query('replaceCiphertext', [next, teamId, expected])).rowCount ?? 0) > 0;
   }
 
-  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string }): Promise<UserGroupRecord[]> {
-    const { rows } = await this.queries.query<UserGroupRow>('listGroups', [environment, page.beforeTeamId, page.prefix ?? null, page.limit, page.parentId ?? null]);
+  async listUserGroups(
+    environment: Environment,
+    page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string },
+  ): Promise<UserGroupRecord[]> {
+    const { rows } = await this.queries.query<UserGroupRow>('listGroups', [
+      environment,
+      page.beforeTeamId,
+      page.prefix ?? null,
+      page.limit,
+      page.parentId ?? null,
+    ]);
     return rows.map(toUserGroupRecord);
   }
 
@@ -176,13 +226,20 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return group ? { group, ancestors: chain } : null;
   }
 
-  async listDescendants(environment: Environment, providedId: string, page: { beforeTeamId: number; limit: number }): Promise<UserGroupRecord[]> {
-    return (await this.queries.query<UserGroupRow>('descendants', [environment, providedId, page.beforeTeamId, page.limit])).rows.map(toUserGroupRecord);
+  async listDescendants(
+    environment: Environment,
+    providedId: string,
+    page: { beforeTeamId: number; limit: number },
+  ): Promise<UserGroupRecord[]> {
+    return (await this.queries.query<UserGroupRow>('descendants', [environment, providedId, page.beforeTeamId, page.limit])).rows.map(
+      toUserGroupRecord,
+    );
   }
 
   async countUserGroups(): Promise<Record<Environment, number>> {
     const counts: Record<Environment, number> = { Customer: 0, Testing: 0 };
-    for (const row of (await this.queries.query<{ environment: Environment; n: number }>('countGroups', [])).rows) counts[row.environment] = row.n;
+    for (const row of (await this.queries.query<{ environment: Environment; n: number }>('countGroups', [])).rows)
+      counts[row.environment] = row.n;
     return counts;
   }
 
@@ -200,7 +257,10 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
       const group = members.find((member) => member.providedId === providedId);
       if (!group) return null;
       if (!options.cascade && members.length > 1) throw hasChildrenConflict(providedId);
-      await tx('deleteGroups', [members.map((member) => member.teamId), ...consequenceParameters([groupsDeleted(members, deletedAt, audit)])]);
+      await tx('deleteGroups', [
+        members.map((member) => member.teamId),
+        ...consequenceParameters([groupsDeleted(members, deletedAt, audit)]),
+      ]);
       return group;
     });
   }

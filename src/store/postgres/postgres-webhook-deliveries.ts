@@ -40,16 +40,20 @@ const SQL = {
           )
           SELECT d.id, d.webhook_id, d.event_id, d.payload, d.attempts, w.url, w.secret_ciphertext, w.previous_secret_ciphertext, w.previous_secret_expires_at
           FROM claimed d JOIN webhooks w ON w.id = d.webhook_id ORDER BY d.next_attempt_at`,
-  // The webhook row first, then its deliveries: outcomes of one webhook's deliveries (which may disable it and fail them all) queue instead of deadlocking.
+  // The webhook row first, then its deliveries: outcomes of one webhook's deliveries (which may disable it and fail them all) queue instead
+  // of deadlocking.
   lockOwner: 'SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE',
   held: "SELECT 1 FROM webhook_deliveries WHERE id = $1 AND lease_owner = $2 AND status = 'pending' FOR UPDATE",
   insertAttempt: `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
                   VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-  settle: 'UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, lease_owner = NULL, lease_expires_at = NULL WHERE id = $1',
+  settle:
+    'UPDATE webhook_deliveries SET status = $2, attempts = $3, next_attempt_at = $4, lease_owner = NULL, lease_expires_at = NULL WHERE id = $1',
   succeeded: 'UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL',
-  failing: 'UPDATE webhooks SET failing_since = coalesce(failing_since, $1) WHERE id = $2 RETURNING environment, failing_since, disabled_at',
+  failing:
+    'UPDATE webhooks SET failing_since = coalesce(failing_since, $1) WHERE id = $2 RETURNING environment, failing_since, disabled_at',
   disable: 'UPDATE webhooks SET disabled_at = $1 WHERE id = $2',
-  failPending: "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE webhook_id = $1 AND status = 'pending'",
+  failPending:
+    "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, lease_owner = NULL, lease_expires_at = NULL WHERE webhook_id = $1 AND status = 'pending'",
   oldestPending: "SELECT min(created_at) AS at FROM webhook_deliveries WHERE status = 'pending'",
   pruneAttempts: `WITH pruned AS (
                     DELETE FROM webhook_delivery_attempts WHERE (delivery_id, attempt) IN (
@@ -81,13 +85,24 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
 
   async dispatchWebhook(id: string, limit: number, at: string, dueAt: string): Promise<number> {
     return inTransaction(this.queries, async (tx) => {
-      const webhook = (await tx<{ environment: string; events: EventType[] | null; after_sequence: string }>(SQL.lockWebhook, [id])).rows[0];
+      const webhook = (await tx<{ environment: string; events: EventType[] | null; after_sequence: string }>(SQL.lockWebhook, [id]))
+        .rows[0];
       if (!webhook) return 0;
-      const events = (await tx<EventRow & Record<string, unknown>>(SQL.events, [webhook.environment, webhook.after_sequence, limit])).rows.map(toEventRecord);
+      const events = (
+        await tx<EventRow & Record<string, unknown>>(SQL.events, [webhook.environment, webhook.after_sequence, limit])
+      ).rows.map(toEventRecord);
       const types = webhook.events === null ? null : new Set(webhook.events);
       const wanted = events.filter((event) => !types || types.has(event.type));
       if (wanted.length > 0) {
-        await tx(SQL.insertDeliveries, [id, webhook.environment, at, wanted.map((e) => e.id), wanted.map((e) => e.type), wanted.map(webhookPayload), dueAt]);
+        await tx(SQL.insertDeliveries, [
+          id,
+          webhook.environment,
+          at,
+          wanted.map((e) => e.id),
+          wanted.map((e) => e.type),
+          wanted.map(webhookPayload),
+          dueAt,
+        ]);
       }
       if (events.length > 0) await tx(SQL.advance, [events.at(-1)!.sequence, id]);
       return events.length;
@@ -96,9 +111,11 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
 
   async claimDeliveries(owner: string, now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]> {
     // One statement: the claim commits (or not) as a whole; not retried on a lost connection (the lease expires instead).
-    const { rows } = await this.queries.pool.query<ClaimedRow>({ name: 'ugs_deliveries_claim', text: SQL.claim, values: [owner, leaseUntil, now, limit] }).catch((error: unknown) => {
-      throw asUnavailable(error);
-    });
+    const { rows } = await this.queries.pool
+      .query<ClaimedRow>({ name: 'ugs_deliveries_claim', text: SQL.claim, values: [owner, leaseUntil, now, limit] })
+      .catch((error: unknown) => {
+        throw asUnavailable(error);
+      });
     return rows.map((row) => ({
       id: row.id,
       webhookId: row.webhook_id,
@@ -119,13 +136,21 @@ export class PostgresWebhookDeliveries implements WebhookDeliveryStore {
       if ((await tx(SQL.held, [result.deliveryId, result.leaseOwner])).rowCount === 0) return { applied: false, disabled: false };
       const a = result.attempt;
       await tx(SQL.insertAttempt, [result.deliveryId, a.attempt, a.at, a.statusCode, a.durationMs, a.error, a.responseExcerpt]);
-      await tx(SQL.settle, [result.deliveryId, result.outcome === 'retrying' ? 'pending' : result.outcome, a.attempt, result.nextAttemptAt]);
+      await tx(SQL.settle, [
+        result.deliveryId,
+        result.outcome === 'retrying' ? 'pending' : result.outcome,
+        a.attempt,
+        result.nextAttemptAt,
+      ]);
       if (result.outcome === 'succeeded') {
         await tx(SQL.succeeded, [result.webhookId]);
         return { applied: true, disabled: false };
       }
-      const webhook = (await tx<{ environment: string; failing_since: string; disabled_at: string | null }>(SQL.failing, [a.at, result.webhookId])).rows[0];
-      if (!webhook || webhook.disabled_at !== null || Date.parse(webhook.failing_since) > Date.parse(result.disableIfFailingSince)) return { applied: true, disabled: false };
+      const webhook = (
+        await tx<{ environment: string; failing_since: string; disabled_at: string | null }>(SQL.failing, [a.at, result.webhookId])
+      ).rows[0];
+      if (!webhook || webhook.disabled_at !== null || Date.parse(webhook.failing_since) > Date.parse(result.disableIfFailingSince))
+        return { applied: true, disabled: false };
       await tx(SQL.disable, [a.at, result.webhookId]);
       await tx(SQL.failPending, [result.webhookId]);
       await appendConsequencesIn(tx, webhookDisabled(webhook.environment as Environment, result.webhookId, a.at));

@@ -46,13 +46,25 @@ export class PostgresWebhooks implements WebhookStore, WebhookSecretResealStore 
     return this.queries.queryText<Row & Record<string, unknown>>({ name: `ugs_webhooks_${name}`, text: SQL[name], values });
   }
 
-  async insertWebhook(webhook: Omit<WebhookRecord, 'afterSequence'>, audit: AuditContext, maxPerEnvironment: number): Promise<WebhookRecord | null> {
+  async insertWebhook(
+    webhook: Omit<WebhookRecord, 'afterSequence'>,
+    audit: AuditContext,
+    maxPerEnvironment: number,
+  ): Promise<WebhookRecord | null> {
     return inTransaction(this.queries, async (tx) => {
       await tx(WEBHOOK_CAP_LOCK, []);
       const { n } = (await tx<{ n: number }>(SQL.count, [webhook.environment])).rows[0]!;
       if (n >= maxPerEnvironment) return null;
       const events = webhook.events === null ? null : JSON.stringify(webhook.events);
-      const values = [webhook.id, webhook.environment, webhook.url, events, webhook.description, webhook.secretCiphertext, webhook.createdAt];
+      const values = [
+        webhook.id,
+        webhook.environment,
+        webhook.url,
+        events,
+        webhook.description,
+        webhook.secretCiphertext,
+        webhook.createdAt,
+      ];
       const row = (await tx<WebhookRow & Record<string, unknown>>(SQL.insert, values)).rows[0]!;
       await appendConsequencesIn(tx, webhookCreated(webhook.environment, webhook.id, webhook.createdAt, audit));
       return toWebhook(row);
@@ -78,9 +90,22 @@ export class PostgresWebhooks implements WebhookStore, WebhookSecretResealStore 
     });
   }
 
-  async rotateWebhookSecret(environment: Environment, id: string, rotation: SecretRotation, at: string, audit: AuditContext): Promise<WebhookRecord | null> {
+  async rotateWebhookSecret(
+    environment: Environment,
+    id: string,
+    rotation: SecretRotation,
+    at: string,
+    audit: AuditContext,
+  ): Promise<WebhookRecord | null> {
     return inTransaction(this.queries, async (tx) => {
-      const values = [environment, id, rotation.secretCiphertext, rotation.previousSecretCiphertext, rotation.previousSecretExpiresAt, rotation.expectedSecretCiphertext];
+      const values = [
+        environment,
+        id,
+        rotation.secretCiphertext,
+        rotation.previousSecretCiphertext,
+        rotation.previousSecretExpiresAt,
+        rotation.expectedSecretCiphertext,
+      ];
       const row = (await tx<WebhookRow & Record<string, unknown>>(SQL.rotate, values)).rows[0];
       if (!row) return null;
       await appendConsequencesIn(tx, webhookSecretRotated(environment, id, at, audit));
@@ -106,7 +131,11 @@ export class PostgresWebhooks implements WebhookStore, WebhookSecretResealStore 
     return rows.map((row) => toDelivery(row, attempts));
   }
 
-  async findEventPayload(environment: Environment, webhookId: string, eventId: string): Promise<{ eventType: EventType; payload: string } | null> {
+  async findEventPayload(
+    environment: Environment,
+    webhookId: string,
+    eventId: string,
+  ): Promise<{ eventType: EventType; payload: string } | null> {
     const event = (await this.query<EventRow>('event', [environment, eventId])).rows[0];
     if (event) {
       const record = toEventRecord(event);
@@ -117,13 +146,28 @@ export class PostgresWebhooks implements WebhookStore, WebhookSecretResealStore 
   }
 
   async insertRedelivery(d: NewRedelivery): Promise<DeliveryRecord> {
-    const row = (await this.query<DeliveryRow>('insertDelivery', [d.webhookId, d.eventId, d.eventType, d.environment, d.payload, d.nextAttemptAt, d.createdAt])).rows[0]!;
+    const row = (
+      await this.query<DeliveryRow>('insertDelivery', [
+        d.webhookId,
+        d.eventId,
+        d.eventType,
+        d.environment,
+        d.payload,
+        d.nextAttemptAt,
+        d.createdAt,
+      ])
+    ).rows[0]!;
     return toDelivery(row, []);
   }
 
   async listWebhookSecrets(): Promise<{ id: string; secretCiphertext: Buffer; previousSecretCiphertext: Buffer | null }[]> {
-    const rows = (await this.query<{ id: string; secret_ciphertext: Buffer; previous_secret_ciphertext: Buffer | null }>('secrets', [])).rows;
-    return rows.map((row) => ({ id: row.id, secretCiphertext: row.secret_ciphertext, previousSecretCiphertext: row.previous_secret_ciphertext }));
+    const rows = (await this.query<{ id: string; secret_ciphertext: Buffer; previous_secret_ciphertext: Buffer | null }>('secrets', []))
+      .rows;
+    return rows.map((row) => ({
+      id: row.id,
+      secretCiphertext: row.secret_ciphertext,
+      previousSecretCiphertext: row.previous_secret_ciphertext,
+    }));
   }
 
   async replaceWebhookSecretCiphertext(id: string, which: 'current' | 'previous', expected: Buffer, next: Buffer): Promise<boolean> {

@@ -53,7 +53,11 @@ function writeBatch<I>(
 }
 
 /** A batch statement's parameters: its columns, then its inputs' consequences. */
-export function batchParameters<I>(inputs: readonly I[], valuesOf: (input: I) => unknown[], consequencesOf: (input: I) => WriteConsequences): unknown[] {
+export function batchParameters<I>(
+  inputs: readonly I[],
+  valuesOf: (input: I) => unknown[],
+  consequencesOf: (input: I) => WriteConsequences,
+): unknown[] {
   return [...asColumns(inputs.map(valuesOf)), ...consequenceParameters(inputs.map(consequencesOf))];
 }
 
@@ -77,7 +81,11 @@ export async function eachAloneOnFailure<I, A>(inputs: readonly I[], write: (bat
 }
 
 /** `write` for each round of `inRounds`, one round after the other; the answers in input order. */
-async function roundByRound<I>(inputs: readonly I[], keyOf: (input: I) => string, write: (round: I[]) => Promise<Answer[]>): Promise<Answer[]> {
+async function roundByRound<I>(
+  inputs: readonly I[],
+  keyOf: (input: I) => string,
+  write: (round: I[]) => Promise<Answer[]>,
+): Promise<Answer[]> {
   const answers: Answer[] = [];
   for (const round of inRounds(inputs, keyOf)) {
     const roundAnswers = await write(round.map((position) => inputs[position]!));

@@ -8,9 +8,20 @@ const ROLLED_BACK = new Set(['40001' /* serialization_failure */, '40P01' /* dea
 
 /** The connection broke: the statement may or may not have committed. */
 const CONNECTION_LOST = new Set([
-  '08000', '08001', '08003', '08004', '08006', // connection_exception family
-  '57P01', '57P02', '57P03', // admin/crash shutdown, cannot connect now
-  'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006', // connection_exception family
+  '57P01',
+  '57P02',
+  '57P03', // admin/crash shutdown, cannot connect now
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 
 function codeOf(error: unknown): string | undefined {
@@ -25,7 +36,9 @@ export function isConnectionLost(error: unknown): boolean {
   const code = codeOf(error);
   if (code !== undefined && CONNECTION_LOST.has(code)) return true;
   const message = (error as Error | null)?.message ?? '';
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    message,
+  );
 }
 
 /** Failures that mean "the database cannot serve now", not "this request is wrong". */

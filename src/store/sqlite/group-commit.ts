@@ -146,7 +146,9 @@ export class GroupCommit {
       }
       this.waitingSince = undefined;
       const failure = busy
-        ? new ServiceError('unavailable', `Another process held the store's write lock for over ${this.busyTimeoutMs} ms; retry shortly.`, { retryAfterSeconds: 1 })
+        ? new ServiceError('unavailable', `Another process held the store's write lock for over ${this.busyTimeoutMs} ms; retry shortly.`, {
+            retryAfterSeconds: 1,
+          })
         : this.guard.failed(error);
       const batch = this.pending;
       this.pending = [];

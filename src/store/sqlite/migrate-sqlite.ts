@@ -36,7 +36,10 @@ export async function migrateSqlite(path: string, busyTimeoutMs: number): Promis
     return [];
   }
   // Loaded only with something to apply (or a history to refuse): importing Kysely costs a CLI call about a third of its start.
-  const [{ Kysely, Migrator, SqliteDialect }, { sqliteMigrations }] = await Promise.all([import('kysely'), import('./migrations/index.js')]);
+  const [{ Kysely, Migrator, SqliteDialect }, { sqliteMigrations }] = await Promise.all([
+    import('kysely'),
+    import('./migrations/index.js'),
+  ]);
   // Kysely closes the connection it is given on destroy, so it gets one of its own.
   const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: connection }) });
   try {

@@ -42,7 +42,9 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<OpenedSqli
   if (options.mustExist && !existed) {
     // A data dir that lost its database says so (and how to recover) rather than "no store".
     marker.checkBeforeOpen(marker.recorded());
-    throw new StartupError(`No store in ${dir} (no ${basename(path)}), and this command creates none: check UGS_DATA_DIR, or make the store with \`ugs keys create\`.`);
+    throw new StartupError(
+      `No store in ${dir} (no ${basename(path)}), and this command creates none: check UGS_DATA_DIR, or make the store with \`ugs keys create\`.`,
+    );
   }
   let db: Database.Database;
   try {
@@ -87,6 +89,8 @@ function assertWritable(path: string, what: string): void {
     accessSync(path, constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new StartupError(`${what} ${path} is read-only (${code}): the store must write there; make it writable, or point UGS_DATA_DIR elsewhere.`);
+    throw new StartupError(
+      `${what} ${path} is read-only (${code}): the store must write there; make it writable, or point UGS_DATA_DIR elsewhere.`,
+    );
   }
 }

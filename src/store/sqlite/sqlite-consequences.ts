@@ -25,8 +25,10 @@ export class SqliteConsequences {
   }
 
   persist(consequences: WriteConsequences): void {
-    for (const record of consequences.audit) this.statements.audit.run({ ...record, webhookId: record.webhookId ?? null, fields: JSON.stringify(record.fields) });
-    for (const event of consequences.events) this.statements.event.run(event.id, event.environment, event.type, event.at, JSON.stringify(event.data));
+    for (const record of consequences.audit)
+      this.statements.audit.run({ ...record, webhookId: record.webhookId ?? null, fields: JSON.stringify(record.fields) });
+    for (const event of consequences.events)
+      this.statements.event.run(event.id, event.environment, event.type, event.at, JSON.stringify(event.data));
     for (const revocation of consequences.revocations) this.statements.revocation.run(revocation);
   }
 }

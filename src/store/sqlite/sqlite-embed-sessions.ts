@@ -78,7 +78,12 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     return row ? toSession(row) : null;
   }
 
-  async revokeEmbedSession(environment: Environment, sessionId: string, revokedAt: string, audit: AuditContext): Promise<EmbedSessionRecord | null> {
+  async revokeEmbedSession(
+    environment: Environment,
+    sessionId: string,
+    revokedAt: string,
+    audit: AuditContext,
+  ): Promise<EmbedSessionRecord | null> {
     return this.groupCommit.run(() => {
       const row = this.statements.revoke.get(revokedAt, environment, sessionId);
       if (row) {

@@ -34,12 +34,16 @@ export class SqliteEvents implements EventStore {
       list: db.prepare<[string, number, string, number], EventRow>(
         'SELECT * FROM events WHERE environment = ? AND sequence > ? AND at >= ? ORDER BY sequence LIMIT ?',
       ),
-      recent: db.prepare<[string, string, number], EventRow>('SELECT * FROM events WHERE environment = ? AND at >= ? ORDER BY sequence DESC LIMIT ?'),
+      recent: db.prepare<[string, string, number], EventRow>(
+        'SELECT * FROM events WHERE environment = ? AND at >= ? ORDER BY sequence DESC LIMIT ?',
+      ),
       recentOfGroup: db.prepare<[string, string, string, number], EventRow>(
         "SELECT * FROM events WHERE environment = ? AND at >= ? AND json_extract(data, '$.user_group_id') = ? ORDER BY sequence DESC LIMIT ?",
       ),
       anyExpired: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM events WHERE at < ? LIMIT 1'),
-      prune: db.prepare<[string, number]>('DELETE FROM events WHERE sequence IN (SELECT sequence FROM events WHERE at < ? ORDER BY at LIMIT ?)'),
+      prune: db.prepare<[string, number]>(
+        'DELETE FROM events WHERE sequence IN (SELECT sequence FROM events WHERE at < ? ORDER BY at LIMIT ?)',
+      ),
     };
   }
 
@@ -52,7 +56,10 @@ export class SqliteEvents implements EventStore {
 
   async listRecentEvents(environment: Environment, limit: number, notBefore: string, userGroupId?: string): Promise<EventRecord[]> {
     this.health.assertUsable();
-    const rows = userGroupId === undefined ? this.statements.recent.all(environment, notBefore, limit) : this.statements.recentOfGroup.all(environment, notBefore, userGroupId, limit);
+    const rows =
+      userGroupId === undefined
+        ? this.statements.recent.all(environment, notBefore, limit)
+        : this.statements.recentOfGroup.all(environment, notBefore, userGroupId, limit);
     return rows.map(toEventRecord);
   }
 }

@@ -17,7 +17,9 @@ export class SqliteSettings implements SettingsStore {
       putIfAbsent: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING'),
       replace: db.prepare('UPDATE settings SET value = ? WHERE name = ? AND value = ?'),
       put: db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
-      list: db.prepare<[number, string], { name: string; value: string }>('SELECT name, value FROM settings WHERE substr(name, 1, ?) = ? ORDER BY name'),
+      list: db.prepare<[number, string], { name: string; value: string }>(
+        'SELECT name, value FROM settings WHERE substr(name, 1, ?) = ? ORDER BY name',
+      ),
       delete: db.prepare('DELETE FROM settings WHERE name = ?'),
     };
   }

@@ -35,7 +35,9 @@ export class SqliteSigningKeys implements SigningKeyStore {
          VALUES (@kid, @environment, @generation, @algorithm, @publicJwk, @privateKeyCiphertext, @createdAt, @activatesAt)
          ON CONFLICT DO NOTHING`,
       ),
-      replaceCiphertext: db.prepare('UPDATE signing_keys SET private_key_ciphertext = ? WHERE environment = ? AND kid = ? AND private_key_ciphertext = ?'),
+      replaceCiphertext: db.prepare(
+        'UPDATE signing_keys SET private_key_ciphertext = ? WHERE environment = ? AND kid = ? AND private_key_ciphertext = ?',
+      ),
     };
   }
 

@@ -77,7 +77,12 @@ export class SqliteStore implements Store {
     this.userGroups = new SqliteUserGroups(db, health, groupCommit, consequences);
     this.tokenReseal = this.userGroups;
     this.apiKeys = new SqliteApiKeys(db, health, groupCommit, consequences, revocations);
-    this.transfer = new SqliteTransfer(db, health, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit, settings: this.settings });
+    this.transfer = new SqliteTransfer(db, health, {
+      userGroups: this.userGroups,
+      apiKeys: this.apiKeys,
+      auditLog: this.audit,
+      settings: this.settings,
+    });
     this.webhooks = new SqliteWebhooks(db, health, groupCommit, consequences);
     this.webhookDeliveries = new SqliteWebhookDeliveries(db, health, groupCommit, consequences);
     this.pingStatement = db.prepare('SELECT 1');
@@ -86,7 +91,12 @@ export class SqliteStore implements Store {
   /** Opens (creating when missing; see open-sqlite.ts for when not) and migrates the database at `options.path`. */
   static async open(options: SqliteStoreOptions): Promise<{ store: SqliteStore; appliedMigrations: string[]; created: boolean }> {
     const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
-    const { db, appliedMigrations, created } = await openSqlite({ path: options.path, busyTimeoutMs, create: options.create, mustExist: options.mustExist });
+    const { db, appliedMigrations, created } = await openSqlite({
+      path: options.path,
+      busyTimeoutMs,
+      create: options.create,
+      mustExist: options.mustExist,
+    });
     const health = new SqliteHealth(options.path, new DatabaseFileWatch(options.path), options.log ?? SILENT_STORE_LOG);
     return { store: new SqliteStore(db, busyTimeoutMs, health), appliedMigrations, created };
   }

@@ -26,7 +26,9 @@ export class SqliteTransfer implements TransferStore {
     private readonly health: SqliteHealth,
     private readonly tables: SqliteTables,
   ) {
-    this.anyRow = db.prepare('SELECT (SELECT count(*) FROM user_groups) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM audit_log) AS n');
+    this.anyRow = db.prepare(
+      'SELECT (SELECT count(*) FROM user_groups) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM audit_log) AS n',
+    );
   }
 
   listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {

@@ -3,7 +3,13 @@ import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
 import type { Environment } from '../../kernel/environment.js';
 import type { TokenResealStore } from '../../secrets/secret-rotation.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
-import type { NewUserGroup, TokenReplacement, UserGroupChanges, UserGroupLineage, UserGroupStore } from '../../user-groups/user-group-store.js';
+import type {
+  NewUserGroup,
+  TokenReplacement,
+  UserGroupChanges,
+  UserGroupLineage,
+  UserGroupStore,
+} from '../../user-groups/user-group-store.js';
 import { newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
@@ -36,8 +42,12 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     this.hierarchy = new SqliteGroupHierarchy(db);
     this.statements = {
       // The parent's provided id comes with the group: a root's costs one index probe that finds nothing.
-      find: db.prepare<[string, string], UserGroupRow>(`SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND provided_id = ?`),
-      findByToken: db.prepare<[string, Buffer], UserGroupRow>(`SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND token_hash = ?`),
+      find: db.prepare<[string, string], UserGroupRow>(
+        `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND provided_id = ?`,
+      ),
+      findByToken: db.prepare<[string, Buffer], UserGroupRow>(
+        `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND token_hash = ?`,
+      ),
       insert: db.prepare<unknown[], UserGroupRow>(
         `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -60,7 +70,10 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
          RETURNING *`,
       ),
       replaceCiphertext: db.prepare('UPDATE user_groups SET token_ciphertext = ? WHERE team_id = ? AND token_ciphertext = ?'),
-      list: db.prepare<[{ environment: string; before: number; prefix: string | null; parent: string | null; limit: number }], UserGroupRow>(
+      list: db.prepare<
+        [{ environment: string; before: number; prefix: string | null; parent: string | null; limit: number }],
+        UserGroupRow
+      >(
         `SELECT ${GROUP_WITH_PARENT} FROM user_groups g
          WHERE environment = @environment AND team_id < @before
            AND (@prefix IS NULL OR substr(provided_id, 1, length(@prefix)) = @prefix OR substr(name, 1, length(@prefix)) = @prefix)
@@ -69,7 +82,9 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       ),
       count: db.prepare<[], { environment: string; n: number }>('SELECT environment, count(*) AS n FROM user_groups GROUP BY environment'),
       deleteById: db.prepare<[number]>('DELETE FROM user_groups WHERE team_id = ?'),
-      listAfter: db.prepare<[number, number], UserGroupRow>(`SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE team_id > ? ORDER BY team_id LIMIT ?`),
+      listAfter: db.prepare<[number, number], UserGroupRow>(
+        `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE team_id > ? ORDER BY team_id LIMIT ?`,
+      ),
       // An explicit team_id also advances AUTOINCREMENT's sequence, so new ids stay above imported ones.
       importRow: db.prepare(
         `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
@@ -83,7 +98,9 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       return snapshot(read);
     };
     const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
-    this.groupById = perTurnBatch(async (keys) => inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.find.get(environment, providedId)))));
+    this.groupById = perTurnBatch(async (keys) =>
+      inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.find.get(environment, providedId)))),
+    );
     this.groupByTokenHash = perTurnBatch(async (keys) =>
       inOneSnapshot(() => keys.map(([environment, tokenHash]) => recordOrNull(this.statements.findByToken.get(environment, tokenHash)))),
     );
@@ -97,15 +114,22 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     return this.groupByTokenHash([environment, tokenHash]);
   }
 
-  async insertUserGroupIfAbsent(group: NewUserGroup, audit: AuditContext = NO_AUDIT_DETAIL): Promise<{ group: UserGroupRecord; created: boolean }> {
+  async insertUserGroupIfAbsent(
+    group: NewUserGroup,
+    audit: AuditContext = NO_AUDIT_DETAIL,
+  ): Promise<{ group: UserGroupRecord; created: boolean }> {
     return this.groupCommit.run(() => {
       // A group that exists is answered as it is: the parent counts on creation only.
       const existing = this.statements.find.get(group.environment, group.providedId);
       if (existing) return { group: toUserGroupRecord(existing), created: false };
-      const parentTeamId = group.parentId ? this.hierarchy.placeUnder(group.environment, { teamId: null, providedId: group.providedId }, group.parentId) : null;
+      const parentTeamId = group.parentId
+        ? this.hierarchy.placeUnder(group.environment, { teamId: null, providedId: group.providedId }, group.parentId)
+        : null;
       const row = this.statements.insert.get(...newGroupColumns(group), parentTeamId);
       if (!row) throw new Error('user group appeared between read and insert in one write transaction');
-      this.consequences.persist(groupCreated({ environment: group.environment, providedId: group.providedId, teamId: row.team_id }, row.created_at, audit));
+      this.consequences.persist(
+        groupCreated({ environment: group.environment, providedId: group.providedId, teamId: row.team_id }, row.created_at, audit),
+      );
       return { group: toUserGroupRecord({ ...row, parent_provided_id: group.parentId ?? null }), created: true };
     });
   }
@@ -159,20 +183,35 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     return this.groupCommit.run(() => this.statements.replaceCiphertext.run(next, teamId, expected).changes > 0);
   }
 
-  async listUserGroups(environment: Environment, page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string }): Promise<UserGroupRecord[]> {
+  async listUserGroups(
+    environment: Environment,
+    page: { beforeTeamId: number; limit: number; prefix?: string; parentId?: string },
+  ): Promise<UserGroupRecord[]> {
     this.health.assertUsable();
-    const parameters = { environment, before: page.beforeTeamId, prefix: page.prefix ?? null, parent: page.parentId ?? null, limit: page.limit };
+    const parameters = {
+      environment,
+      before: page.beforeTeamId,
+      prefix: page.prefix ?? null,
+      parent: page.parentId ?? null,
+      limit: page.limit,
+    };
     return this.statements.list.all(parameters).map(toUserGroupRecord);
   }
 
   async findUserGroupLineage(environment: Environment, providedId: string): Promise<UserGroupLineage | null> {
     this.health.assertUsable();
-    const chain = this.hierarchy.lineage(environment, providedId).map((row, i, rows) => toUserGroupRecord({ ...row, parent_provided_id: rows[i - 1]?.provided_id ?? null }));
+    const chain = this.hierarchy
+      .lineage(environment, providedId)
+      .map((row, i, rows) => toUserGroupRecord({ ...row, parent_provided_id: rows[i - 1]?.provided_id ?? null }));
     const group = chain.pop();
     return group ? { group, ancestors: chain } : null;
   }
 
-  async listDescendants(environment: Environment, providedId: string, page: { beforeTeamId: number; limit: number }): Promise<UserGroupRecord[]> {
+  async listDescendants(
+    environment: Environment,
+    providedId: string,
+    page: { beforeTeamId: number; limit: number },
+  ): Promise<UserGroupRecord[]> {
     this.health.assertUsable();
     return this.hierarchy.descendants(environment, providedId, page.beforeTeamId, page.limit).map(toUserGroupRecord);
   }
@@ -211,6 +250,11 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
 
   /** Inserts an exported group as it is, team_id included; call inside the import's transaction. */
   importRow(group: UserGroupRecord): void {
-    this.statements.importRow.run({ ...group, mapping: jsonOrNull(group.mapping), properties: jsonOrNull(group.properties), parentTeamId: group.parentTeamId ?? null });
+    this.statements.importRow.run({
+      ...group,
+      mapping: jsonOrNull(group.mapping),
+      properties: jsonOrNull(group.properties),
+      parentTeamId: group.parentTeamId ?? null,
+    });
   }
 }

@@ -44,7 +44,9 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
       webhook: db.prepare<[string], { environment: string; events: string | null; after_sequence: number }>(
         'SELECT environment, events, after_sequence FROM webhooks WHERE id = ? AND disabled_at IS NULL',
       ),
-      events: db.prepare<[string, number, number], EventRow>('SELECT * FROM events WHERE environment = ? AND sequence > ? ORDER BY sequence LIMIT ?'),
+      events: db.prepare<[string, number, number], EventRow>(
+        'SELECT * FROM events WHERE environment = ? AND sequence > ? ORDER BY sequence LIMIT ?',
+      ),
       insertDelivery: db.prepare(
         `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, environment, payload, status, next_attempt_at, created_at)
          VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) ON CONFLICT DO NOTHING`,
@@ -65,7 +67,9 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.next_attempt_at`,
       ),
-      held: db.prepare<[number, string], { one: number }>("SELECT 1 AS one FROM webhook_deliveries WHERE id = ? AND lease_owner = ? AND status = 'pending'"),
+      held: db.prepare<[number, string], { one: number }>(
+        "SELECT 1 AS one FROM webhook_deliveries WHERE id = ? AND lease_owner = ? AND status = 'pending'",
+      ),
       insertAttempt: db.prepare(
         `INSERT INTO webhook_delivery_attempts (delivery_id, attempt, at, status_code, duration_ms, error, response_excerpt)
          VALUES (@deliveryId, @attempt, @at, @statusCode, @durationMs, @error, @responseExcerpt)`,
@@ -142,13 +146,19 @@ export class SqliteWebhookDeliveries implements WebhookDeliveryStore {
       if (!this.statements.held.get(result.deliveryId, result.leaseOwner)) return { applied: false, disabled: false };
       const { attempt } = result;
       this.statements.insertAttempt.run({ deliveryId: result.deliveryId, ...attempt });
-      this.statements.settle.run({ deliveryId: result.deliveryId, status: result.outcome === 'retrying' ? 'pending' : result.outcome, attempt: attempt.attempt, nextAttemptAt: result.nextAttemptAt });
+      this.statements.settle.run({
+        deliveryId: result.deliveryId,
+        status: result.outcome === 'retrying' ? 'pending' : result.outcome,
+        attempt: attempt.attempt,
+        nextAttemptAt: result.nextAttemptAt,
+      });
       if (result.outcome === 'succeeded') {
         this.statements.succeeded.run(result.webhookId);
         return { applied: true, disabled: false };
       }
       const webhook = this.statements.failing.get(attempt.at, result.webhookId);
-      if (!webhook || webhook.disabled_at !== null || webhook.failing_since > result.disableIfFailingSince) return { applied: true, disabled: false };
+      if (!webhook || webhook.disabled_at !== null || webhook.failing_since > result.disableIfFailingSince)
+        return { applied: true, disabled: false };
       this.statements.disable.run(attempt.at, result.webhookId);
       this.statements.failPending.run(result.webhookId);
       this.consequences.persist(webhookDisabled(webhook.environment as Environment, result.webhookId, attempt.at));

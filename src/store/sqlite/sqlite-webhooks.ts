@@ -30,7 +30,9 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
       list: db.prepare<[string], WebhookRow>('SELECT * FROM webhooks WHERE environment = ? ORDER BY created_at, id'),
       find: db.prepare<[string, string], WebhookRow>('SELECT * FROM webhooks WHERE environment = ? AND id = ?'),
       delete: db.prepare<[string, string]>('DELETE FROM webhooks WHERE environment = ? AND id = ?'),
-      deleteAttempts: db.prepare<[string]>('DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)'),
+      deleteAttempts: db.prepare<[string]>(
+        'DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)',
+      ),
       deleteDeliveries: db.prepare<[string]>('DELETE FROM webhook_deliveries WHERE webhook_id = ?'),
       rotate: db.prepare(
         `UPDATE webhooks SET secret_ciphertext = @secretCiphertext, previous_secret_ciphertext = @previousSecretCiphertext,
@@ -41,8 +43,12 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
         `UPDATE webhooks SET disabled_at = NULL, failing_since = NULL, after_sequence = (SELECT coalesce(max(sequence), 0) FROM events)
          WHERE environment = ? AND id = ? AND disabled_at IS NOT NULL`,
       ),
-      deliveries: db.prepare<[string, number, number], DeliveryRow>('SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
-      attempts: db.prepare<[string], AttemptRow>('SELECT * FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt'),
+      deliveries: db.prepare<[string, number, number], DeliveryRow>(
+        'SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+      ),
+      attempts: db.prepare<[string], AttemptRow>(
+        'SELECT * FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY delivery_id, attempt',
+      ),
       event: db.prepare<[string, string], EventRow>('SELECT * FROM events WHERE environment = ? AND id = ?'),
       earlierDelivery: db.prepare<[string, string], { event_type: string; payload: string }>(
         'SELECT event_type, payload FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ? ORDER BY id LIMIT 1',
@@ -54,12 +60,20 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
       secrets: db.prepare<[], { id: string; secret_ciphertext: Buffer; previous_secret_ciphertext: Buffer | null }>(
         'SELECT id, secret_ciphertext, previous_secret_ciphertext FROM webhooks ORDER BY id',
       ),
-      replaceCurrent: db.prepare<[Buffer, string, Buffer]>('UPDATE webhooks SET secret_ciphertext = ? WHERE id = ? AND secret_ciphertext = ?'),
-      replacePrevious: db.prepare<[Buffer, string, Buffer]>('UPDATE webhooks SET previous_secret_ciphertext = ? WHERE id = ? AND previous_secret_ciphertext = ?'),
+      replaceCurrent: db.prepare<[Buffer, string, Buffer]>(
+        'UPDATE webhooks SET secret_ciphertext = ? WHERE id = ? AND secret_ciphertext = ?',
+      ),
+      replacePrevious: db.prepare<[Buffer, string, Buffer]>(
+        'UPDATE webhooks SET previous_secret_ciphertext = ? WHERE id = ? AND previous_secret_ciphertext = ?',
+      ),
     };
   }
 
-  async insertWebhook(webhook: Omit<WebhookRecord, 'afterSequence'>, audit: AuditContext, maxPerEnvironment: number): Promise<WebhookRecord | null> {
+  async insertWebhook(
+    webhook: Omit<WebhookRecord, 'afterSequence'>,
+    audit: AuditContext,
+    maxPerEnvironment: number,
+  ): Promise<WebhookRecord | null> {
     return this.groupCommit.run(() => {
       if (this.statements.count.get(webhook.environment)!.n >= maxPerEnvironment) return null;
       this.statements.insert.run({ ...webhook, events: webhook.events === null ? null : JSON.stringify(webhook.events) });
@@ -90,7 +104,13 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
     });
   }
 
-  async rotateWebhookSecret(environment: Environment, id: string, rotation: SecretRotation, at: string, audit: AuditContext): Promise<WebhookRecord | null> {
+  async rotateWebhookSecret(
+    environment: Environment,
+    id: string,
+    rotation: SecretRotation,
+    at: string,
+    audit: AuditContext,
+  ): Promise<WebhookRecord | null> {
     return this.groupCommit.run(() => {
       if (this.statements.rotate.run({ environment, id, ...rotation }).changes === 0) return null;
       this.consequences.persist(webhookSecretRotated(environment, id, at, audit));
@@ -113,7 +133,11 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
     return rows.map((row) => toDelivery(row, attempts));
   }
 
-  async findEventPayload(environment: Environment, webhookId: string, eventId: string): Promise<{ eventType: EventType; payload: string } | null> {
+  async findEventPayload(
+    environment: Environment,
+    webhookId: string,
+    eventId: string,
+  ): Promise<{ eventType: EventType; payload: string } | null> {
     this.health.assertUsable();
     const event = this.statements.event.get(environment, eventId);
     if (event) {
@@ -130,7 +154,9 @@ export class SqliteWebhooks implements WebhookStore, WebhookSecretResealStore {
 
   async listWebhookSecrets(): Promise<{ id: string; secretCiphertext: Buffer; previousSecretCiphertext: Buffer | null }[]> {
     this.health.assertUsable();
-    return this.statements.secrets.all().map((row) => ({ id: row.id, secretCiphertext: row.secret_ciphertext, previousSecretCiphertext: row.previous_secret_ciphertext }));
+    return this.statements.secrets
+      .all()
+      .map((row) => ({ id: row.id, secretCiphertext: row.secret_ciphertext, previousSecretCiphertext: row.previous_secret_ciphertext }));
   }
 
   async replaceWebhookSecretCiphertext(id: string, which: 'current' | 'previous', expected: Buffer, next: Buffer): Promise<boolean> {

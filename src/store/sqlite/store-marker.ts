@@ -57,7 +57,11 @@ export class StoreMarker {
   /** After opening and before migrating: refuses a database that is not the store the data dir names. */
   checkDatabase(recorded: string | undefined, stored: string | undefined): void {
     if (recorded === undefined || stored === recorded) return;
-    throw this.refusal(stored === undefined ? 'is not the store this data dir held (it holds no store id)' : `holds another store (id ${stored}, not ${recorded})`);
+    throw this.refusal(
+      stored === undefined
+        ? 'is not the store this data dir held (it holds no store id)'
+        : `holds another store (id ${stored}, not ${recorded})`,
+    );
   }
 
   /** After migrating: gives the database an id if it has none, and records it in the data dir. */

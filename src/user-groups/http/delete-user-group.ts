@@ -8,7 +8,8 @@ export function registerDeleteUserGroup(app: TypedApp, userGroups: UserGroupServ
   app.delete('/api/user', {
     schema: {
       summary: 'Delete a user group',
-      description: 'Deletes the group of the key\'s environment with this user_group_id (404 when absent). Its token stops working at once; a later get-or-create makes a new group with a new team_id and token. A group that has children is refused with 409 conflict unless cascade is true: then its whole subtree goes in one transaction, every token in it stops working and every embed session of it ends. Read-only keys get 403. Each deleted group is audited.',
+      description:
+        "Deletes the group of the key's environment with this user_group_id (404 when absent). Its token stops working at once; a later get-or-create makes a new group with a new team_id and token. A group that has children is refused with 409 conflict unless cascade is true: then its whole subtree goes in one transaction, every token in it stops working and every embed session of it ends. Read-only keys get 403. Each deleted group is audited.",
       tags: ['User groups'],
       body: documented(DeleteBody, { examples: { delete: { summary: 'Delete a group', value: { user_group_id: 'acme' } } } }),
       response: {

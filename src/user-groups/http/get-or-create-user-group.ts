@@ -2,7 +2,14 @@ import type { FastifyRequest } from 'fastify';
 import type { UserGroupService } from '../user-group-service.js';
 import { invalidRequest } from '../../kernel/errors.js';
 import { parseJsonBody } from '../../platform/http/json-body-parser.js';
-import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers, EXAMPLE_TOKEN } from '../../platform/http/route-docs.js';
+import {
+  ANY_REQUEST_ERRORS,
+  API_KEY_ERRORS,
+  BODY_ERRORS,
+  documented,
+  errorAnswers,
+  EXAMPLE_TOKEN,
+} from '../../platform/http/route-docs.js';
 import { GetOrCreateBody, GetOrCreateQuery, GetOrCreateResponse } from '../../platform/http/schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { getOrCreateView } from './user-group-view.js';
@@ -15,11 +22,14 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
     schema: {
       summary: 'Get or create a user group',
       description:
-        'Returns the group with this user_group_id in the key\'s environment, creating it (name required) when there is none. The fields come as a JSON body, sent with GET (e.g. `curl -X GET -d`); clients that cannot send a body with GET send none and put the same fields in the query string instead, with mapping and properties JSON-encoded (see the query parameters).',
+        "Returns the group with this user_group_id in the key's environment, creating it (name required) when there is none. The fields come as a JSON body, sent with GET (e.g. `curl -X GET -d`); clients that cannot send a body with GET send none and put the same fields in the query string instead, with mapping and properties JSON-encoded (see the query parameters).",
       tags: ['User groups'],
       body: documented(GetOrCreateBody, {
         examples: {
-          create: { summary: 'Get the group, creating it when missing', value: { user_group_id: 'acme', name: 'Acme Inc.', mapping: { '40': '213' }, properties: { region: 'eu' } } },
+          create: {
+            summary: 'Get the group, creating it when missing',
+            value: { user_group_id: 'acme', name: 'Acme Inc.', mapping: { '40': '213' }, properties: { region: 'eu' } },
+          },
           get: { summary: 'Get an existing group (name only needed to create)', value: { user_group_id: 'acme' } },
         },
       }),
@@ -29,8 +39,22 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
         200: documented(GetOrCreateResponse, {
           description: 'The group, created by this call or already there (new_user_group says which).',
           examples: {
-            created: { summary: 'Created by this call', value: { success: 1, new_user_group: true, user_group: { team_id: 1, token: EXAMPLE_TOKEN, name: 'Acme Inc.', provided_id: 'acme', properties: { region: 'eu' } } } },
-            existing: { summary: 'Already there', value: { success: 1, new_user_group: false, user_group: { team_id: 1, token: EXAMPLE_TOKEN, name: 'Acme Inc.', provided_id: 'acme', properties: { region: 'eu' } } } },
+            created: {
+              summary: 'Created by this call',
+              value: {
+                success: 1,
+                new_user_group: true,
+                user_group: { team_id: 1, token: EXAMPLE_TOKEN, name: 'Acme Inc.', provided_id: 'acme', properties: { region: 'eu' } },
+              },
+            },
+            existing: {
+              summary: 'Already there',
+              value: {
+                success: 1,
+                new_user_group: false,
+                user_group: { team_id: 1, token: EXAMPLE_TOKEN, name: 'Acme Inc.', provided_id: 'acme', properties: { region: 'eu' } },
+              },
+            },
           },
         }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'conflict'),
@@ -53,7 +77,11 @@ export function registerGetOrCreateUserGroup(app: TypedApp, userGroups: UserGrou
     handler: async (request) => {
       const { user_group_id, name, mapping, properties, parent_user_group_id } = request.body;
       // The request is the change's origin: its address is read only if a group is created.
-      const { group, created } = await userGroups.getOrCreate(request.principal, { userGroupId: user_group_id, name, mapping, properties, parentUserGroupId: parent_user_group_id }, request);
+      const { group, created } = await userGroups.getOrCreate(
+        request.principal,
+        { userGroupId: user_group_id, name, mapping, properties, parentUserGroupId: parent_user_group_id },
+        request,
+      );
       return { success: 1 as const, new_user_group: created, user_group: getOrCreateView(group) };
     },
   });

@@ -10,7 +10,8 @@ export function registerGetUserGroup(app: TypedApp, userGroups: UserGroupService
   app.get('/api/user_groups/:user_group_id', {
     schema: {
       summary: 'Read a user group',
-      description: 'The group with this user_group_id (URL-encoded) in the key\'s environment, without its token, with ancestors (root first) and effective_properties / effective_mapping: the ancestors\' values merged root first, the nearer group winning per top-level key, a null value hiding the inherited key. 404 when absent; never creates.',
+      description:
+        "The group with this user_group_id (URL-encoded) in the key's environment, without its token, with ancestors (root first) and effective_properties / effective_mapping: the ancestors' values merged root first, the nearer group winning per top-level key, a null value hiding the inherited key. 404 when absent; never creates.",
       tags: ['User groups'],
       params: UserGroupIdParams,
       response: {
@@ -21,7 +22,20 @@ export function registerGetUserGroup(app: TypedApp, userGroups: UserGroupService
               summary: 'The group',
               value: {
                 success: 1,
-                user_group: { team_id: 1, provided_id: 'acme', name: 'Acme Inc.', properties: { region: 'eu' }, mapping: null, api_environment_tag: 'Customer', created_at: '2025-01-31T12:00:00.000Z', updated_at: '2025-01-31T12:00:00.000Z', parent_user_group_id: 'acme-holding', ancestors: ['acme-holding'], effective_properties: { region: 'eu', plan: 'gold' }, effective_mapping: { '40': '213' } },
+                user_group: {
+                  team_id: 1,
+                  provided_id: 'acme',
+                  name: 'Acme Inc.',
+                  properties: { region: 'eu' },
+                  mapping: null,
+                  api_environment_tag: 'Customer',
+                  created_at: '2025-01-31T12:00:00.000Z',
+                  updated_at: '2025-01-31T12:00:00.000Z',
+                  parent_user_group_id: 'acme-holding',
+                  ancestors: ['acme-holding'],
+                  effective_properties: { region: 'eu', plan: 'gold' },
+                  effective_mapping: { '40': '213' },
+                },
               },
             },
           },
@@ -30,6 +44,9 @@ export function registerGetUserGroup(app: TypedApp, userGroups: UserGroupService
       },
     },
     validatorCompiler: queryValidatorCompiler,
-    handler: async (request) => ({ success: 1 as const, user_group: detailView(await userGroups.get(request.principal, request.params.user_group_id)) }),
+    handler: async (request) => ({
+      success: 1 as const,
+      user_group: detailView(await userGroups.get(request.principal, request.params.user_group_id)),
+    }),
   });
 }

@@ -21,7 +21,10 @@ export function registerHeadUserGroup(app: TypedApp, userGroups: UserGroupServic
         'The status and headers GET /api/user answers for the same query string when the group exists, without a body; 404 when it does not, since HEAD never creates. The fields come from the query string (HEAD has no body).',
       tags: ['User groups'],
       // What GET would answer serializes the headers (Content-Length included); the document declares no body.
-      response: { 200: documented(GetOrCreateResponse, { description: 'The group exists.' }), ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, 'forbidden', 'not_found') },
+      response: {
+        200: documented(GetOrCreateResponse, { description: 'The group exists.' }),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, 'forbidden', 'not_found'),
+      },
     },
     config: {
       // The query string is read by the handler, not validated by Fastify: declared for the document only.

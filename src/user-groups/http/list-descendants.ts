@@ -5,14 +5,25 @@ import { DescendantsQuery, ListResponse, UserGroupIdParams } from '../../platfor
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { itemView } from './user-group-view.js';
 
-const STORE_EU = { team_id: 3, provided_id: 'acme-eu', name: 'Acme EU', properties: { region: 'eu' }, mapping: { '40': '214' }, api_environment_tag: 'Customer', created_at: '2025-01-31T12:00:00.000Z', updated_at: '2025-01-31T12:00:00.000Z', parent_user_group_id: 'acme' };
+const STORE_EU = {
+  team_id: 3,
+  provided_id: 'acme-eu',
+  name: 'Acme EU',
+  properties: { region: 'eu' },
+  mapping: { '40': '214' },
+  api_environment_tag: 'Customer',
+  created_at: '2025-01-31T12:00:00.000Z',
+  updated_at: '2025-01-31T12:00:00.000Z',
+  parent_user_group_id: 'acme',
+};
 
 /** GET /api/user_groups/{user_group_id}/descendants: the group's whole subtree, a page at a time. */
 export function registerListDescendants(app: TypedApp, userGroups: UserGroupService): void {
   app.get('/api/user_groups/:user_group_id/descendants', {
     schema: {
       summary: 'List the descendants of a user group',
-      description: 'Every group below this one (children, their children, and so on), newest first, without tokens. Follow next_cursor until it is null. 404 when the group does not exist.',
+      description:
+        'Every group below this one (children, their children, and so on), newest first, without tokens. Follow next_cursor until it is null. 404 when the group does not exist.',
       tags: ['User groups'],
       params: UserGroupIdParams,
       querystring: DescendantsQuery,

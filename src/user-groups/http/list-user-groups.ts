@@ -5,14 +5,24 @@ import { ListQuery, ListResponse } from '../../platform/http/schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { itemView } from './user-group-view.js';
 
-const ACME = { team_id: 2, provided_id: 'acme', name: 'Acme Inc.', properties: { region: 'eu' }, mapping: { '40': '213' }, api_environment_tag: 'Customer', created_at: '2025-01-31T12:00:00.000Z', updated_at: '2025-02-01T08:30:00.000Z' };
+const ACME = {
+  team_id: 2,
+  provided_id: 'acme',
+  name: 'Acme Inc.',
+  properties: { region: 'eu' },
+  mapping: { '40': '213' },
+  api_environment_tag: 'Customer',
+  created_at: '2025-01-31T12:00:00.000Z',
+  updated_at: '2025-02-01T08:30:00.000Z',
+};
 
 /** GET /api/user_groups: the key's environment's groups, newest first, a page at a time. */
 export function registerListUserGroups(app: TypedApp, userGroups: UserGroupService): void {
   app.get('/api/user_groups', {
     schema: {
       summary: 'List user groups',
-      description: 'The groups of the key\'s environment, newest first, without tokens. Follow next_cursor until it is null; pages stay stable while groups are created. parent=<user_group_id> keeps that group\'s children (404 when it does not exist). Read-only keys may list.',
+      description:
+        "The groups of the key's environment, newest first, without tokens. Follow next_cursor until it is null; pages stay stable while groups are created. parent=<user_group_id> keeps that group's children (404 when it does not exist). Read-only keys may list.",
       tags: ['User groups'],
       querystring: ListQuery,
       response: {

@@ -1,5 +1,13 @@
 import type { UserGroupService } from '../user-group-service.js';
-import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers, EXAMPLE_NEW_TOKEN, EXAMPLE_TOKEN } from '../../platform/http/route-docs.js';
+import {
+  ANY_REQUEST_ERRORS,
+  API_KEY_ERRORS,
+  BODY_ERRORS,
+  documented,
+  errorAnswers,
+  EXAMPLE_NEW_TOKEN,
+  EXAMPLE_TOKEN,
+} from '../../platform/http/route-docs.js';
 import { RotateBody, RotateResponse } from '../../platform/http/schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { rotateView } from './user-group-view.js';
@@ -9,7 +17,8 @@ export function registerRotateUserGroupToken(app: TypedApp, userGroups: UserGrou
   app.post('/api/user', {
     schema: {
       summary: 'Rotate a user group token',
-      description: 'Issues a new token for the group holding current_token. The old token stops working immediately; an unknown, malformed or already rotated token is 404.',
+      description:
+        'Issues a new token for the group holding current_token. The old token stops working immediately; an unknown, malformed or already rotated token is 404.',
       tags: ['User groups'],
       body: documented(RotateBody, { examples: { rotate: { summary: 'Rotate the token', value: { current_token: EXAMPLE_TOKEN } } } }),
       response: {
@@ -18,7 +27,16 @@ export function registerRotateUserGroupToken(app: TypedApp, userGroups: UserGrou
           examples: {
             rotated: {
               summary: 'The group with its new token; the old one no longer works',
-              value: { success: 1, user_group: { team_id: 1, token: EXAMPLE_NEW_TOKEN, name: 'Acme Inc.', provided_id: 'acme', api_environment_tag: 'Customer' } },
+              value: {
+                success: 1,
+                user_group: {
+                  team_id: 1,
+                  token: EXAMPLE_NEW_TOKEN,
+                  name: 'Acme Inc.',
+                  provided_id: 'acme',
+                  api_environment_tag: 'Customer',
+                },
+              },
             },
           },
         }),

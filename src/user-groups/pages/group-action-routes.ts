@@ -26,7 +26,11 @@ export function registerGroupActions(app: FastifyInstance, services: Core): void
   };
 
   onPost('edit', async (request, reply, id) => {
-    const values = { name: formField(request.body, 'name'), mapping: formField(request.body, 'mapping'), properties: formField(request.body, 'properties') };
+    const values = {
+      name: formField(request.body, 'name'),
+      mapping: formField(request.body, 'mapping'),
+      properties: formField(request.body, 'properties'),
+    };
     const parsed = parseGroupForm(id, values);
     if ('errors' in parsed) return renderGroupPage(services, request, reply.code(400), id, { values, errors: parsed.errors });
     try {
@@ -46,7 +50,9 @@ export function registerGroupActions(app: FastifyInstance, services: Core): void
 
   onPost('delete', async (request, reply, id) => {
     if (formField(request.body, 'confirm') !== id) {
-      return renderGroupPage(services, request, reply.code(400), id, { errors: { confirm: `Type the user_group_id, ${JSON.stringify(id)}, exactly to delete the group.` } });
+      return renderGroupPage(services, request, reply.code(400), id, {
+        errors: { confirm: `Type the user_group_id, ${JSON.stringify(id)}, exactly to delete the group.` },
+      });
     }
     const cascade = formField(request.body, 'cascade') === '1';
     try {

@@ -44,7 +44,14 @@ export function parseGroupForm(userGroupId: string, values: GroupFormValues): { 
     const found = validateUpdate.errors ?? [];
     return { errors: { [fieldOf(found)]: describeValidationFailure(found as never) } };
   }
-  return { input: { userGroupId, name: values.name, mapping: mapping as UpdateInput['mapping'], properties: properties as UpdateInput['properties'] } };
+  return {
+    input: {
+      userGroupId,
+      name: values.name,
+      mapping: mapping as UpdateInput['mapping'],
+      properties: properties as UpdateInput['properties'],
+    },
+  };
 }
 
 /** Which field a service refusal is about, by the field its message names; the form as a whole otherwise. */

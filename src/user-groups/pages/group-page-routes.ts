@@ -24,20 +24,28 @@ const NOTICES: Record<string, string> = {
 
 /** GET /console/groups (search by prefix, a page at a time), a group's page and its token for reveal and copy (group-urls.ts). */
 export function registerGroupPages(app: FastifyInstance, services: Core): void {
-  app.get<{ Querystring: { prefix?: string; cursor?: string; done?: string } }>('/groups', { schema: { hide: true } }, async (request, reply) => {
-    const prefix = request.query.prefix?.trim() || undefined;
-    const page = await services.userGroups.list(request.principal, { limit: PAGE_SIZE, cursor: request.query.cursor || undefined, prefix });
-    return reply.view('groups', {
-      title: 'Groups',
-      session: request.session,
-      csrf: reply.generateCsrf(),
-      prefix: prefix ?? '',
-      groups: page.groups,
-      nextCursor: page.nextCursor,
-      notice: NOTICES[request.query.done ?? ''] ?? null,
-      groupUrl,
-    });
-  });
+  app.get<{ Querystring: { prefix?: string; cursor?: string; done?: string } }>(
+    '/groups',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const prefix = request.query.prefix?.trim() || undefined;
+      const page = await services.userGroups.list(request.principal, {
+        limit: PAGE_SIZE,
+        cursor: request.query.cursor || undefined,
+        prefix,
+      });
+      return reply.view('groups', {
+        title: 'Groups',
+        session: request.session,
+        csrf: reply.generateCsrf(),
+        prefix: prefix ?? '',
+        groups: page.groups,
+        nextCursor: page.nextCursor,
+        notice: NOTICES[request.query.done ?? ''] ?? null,
+        groupUrl,
+      });
+    },
+  );
 
   for (const url of groupRoutes()) {
     app.get<{ Querystring: { done?: string } }>(url, { schema: { hide: true } }, async (request, reply) =>
@@ -53,8 +61,15 @@ export function registerGroupPages(app: FastifyInstance, services: Core): void {
   }
 }
 
-/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, and the forms a read-write session may use. */
-export async function renderGroupPage(services: Core, request: FastifyRequest, reply: FastifyReply, userGroupId: string, extras: GroupPageExtras = {}): Promise<FastifyReply> {
+/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, and the forms a read-write session
+ * may use. */
+export async function renderGroupPage(
+  services: Core,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userGroupId: string,
+  extras: GroupPageExtras = {},
+): Promise<FastifyReply> {
   const principal = request.principal;
   const [detail, withToken, children] = await Promise.all([
     services.userGroups.get(principal, userGroupId),

@@ -27,6 +27,7 @@ export function groupRoutes(action?: GroupAction): string[] {
 /** The group a request to one of groupRoutes() is about. */
 export function groupIdOf(request: FastifyRequest): string {
   const id = (request.params as { id?: string }).id ?? (request.query as { id?: unknown }).id;
-  if (typeof id !== 'string' || id === '') throw invalidRequest('Name the group: /console/groups/<user_group_id>, or /console/group?id=<user_group_id>.');
+  if (typeof id !== 'string' || id === '')
+    throw invalidRequest('Name the group: /console/groups/<user_group_id>, or /console/group?id=<user_group_id>.');
   return id;
 }

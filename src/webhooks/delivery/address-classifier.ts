@@ -52,7 +52,7 @@ const RANGE_NAMES: Readonly<Record<string, string>> = {
   deprecatedSiteLocal: 'site-local (deprecated, private)',
   discard: 'discard-only (100::/64)',
   rfc6145: 'IPv4-translated (SIIT, local)',
-  rfc6052: 'local-use NAT64 (the operator\'s network)',
+  rfc6052: "local-use NAT64 (the operator's network)",
   teredo: 'Teredo',
   benchmarking: 'benchmarking',
   as112v6: 'an AS112 DNS sink',
@@ -88,7 +88,8 @@ export function classifyAddress(text: string): AddressClass {
 export function canonicalAddress(text: string): string | null {
   const address = parseAddress(text);
   if (!address) return null;
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) return (address as ipaddr.IPv6).toIPv4Address().toString();
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress())
+    return (address as ipaddr.IPv6).toIPv4Address().toString();
   return address.toNormalizedString();
 }
 

@@ -21,7 +21,8 @@ export async function readHostAddresses(): Promise<string[]> {
   return [...interfaces, ...ipv4Gateways(ipv4Routes), ...ipv6Gateways(ipv6Routes)];
 }
 
-/** /proc/net/route: a header, then `Iface Destination Gateway Flags …`, addresses in hex as the kernel's __be32 printed in host byte order. */
+/** /proc/net/route: a header, then `Iface Destination Gateway Flags …`, addresses in hex as the kernel's __be32 printed in host byte order.
+ * */
 export function ipv4Gateways(table: string, byteOrder: 'LE' | 'BE' = endianness()): string[] {
   const gateways = new Set<string>();
   for (const line of table.split('\n').slice(1)) {

@@ -13,7 +13,10 @@ export class TargetRefused extends Error {
   override name = 'TargetRefused';
   readonly code = 'ETARGETREFUSED';
   /** `address`: the operator's opt-out would admit it; `http`: nothing would. */
-  constructor(message: string, readonly reason: 'address' | 'http') {
+  constructor(
+    message: string,
+    readonly reason: 'address' | 'http',
+  ) {
     super(message);
   }
 }
@@ -50,7 +53,10 @@ export class TargetGuard implements WebhookTargetPolicy {
       await this.addressesFor(url);
     } catch (error) {
       if (error instanceof TargetRefused) {
-        const allow = error.reason === 'address' ? ' (loopback, private and other non-public targets are allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)' : '';
+        const allow =
+          error.reason === 'address'
+            ? ' (loopback, private and other non-public targets are allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)'
+            : '';
         throw invalidRequest(`"url" is refused: ${error.message}${allow}.`);
       }
       throw invalidRequest(`"url" names a host that does not resolve (${url.hostname}).`);
@@ -85,7 +91,8 @@ export class TargetGuard implements WebhookTargetPolicy {
         continue;
       }
       own ??= await this.ownAddresses();
-      if (found.identities.some((identity) => own!.has(identity))) refusals.push(`${subject} is an address of this host or its gateway, not a public address`);
+      if (found.identities.some((identity) => own!.has(identity)))
+        refusals.push(`${subject} is an address of this host or its gateway, not a public address`);
     }
     return refusals;
   }
@@ -118,6 +125,7 @@ export function parseTarget(text: string): URL {
     throw invalidRequest('"url" is not an absolute URL; give one like https://example.com/webhooks.');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidRequest('"url" must be an https URL.');
-  if (url.username !== '' || url.password !== '') throw invalidRequest('"url" must not hold credentials (user:password@); authenticate deliveries by their signature instead.');
+  if (url.username !== '' || url.password !== '')
+    throw invalidRequest('"url" must not hold credentials (user:password@); authenticate deliveries by their signature instead.');
   return url;
 }

@@ -43,7 +43,12 @@ export async function sendDelivery(delivery: OutgoingDelivery, options: SenderOp
     // Resolved and checked before any socket exists; the socket then connects to these very addresses.
     addresses = await withDeadline(options.targets.addressesFor(url), deadline);
   } catch (error) {
-    return { statusCode: null, durationMs: Math.round(performance.now() - started), error: describeError(error as NodeJS.ErrnoException), responseExcerpt: null };
+    return {
+      statusCode: null,
+      durationMs: Math.round(performance.now() - started),
+      error: describeError(error as NodeJS.ErrnoException),
+      responseExcerpt: null,
+    };
   }
   return new Promise((resolve) => {
     let settled = false;
@@ -54,7 +59,9 @@ export async function sendDelivery(delivery: OutgoingDelivery, options: SenderOp
       resolve({ statusCode, durationMs: Math.round(performance.now() - started), error, responseExcerpt });
       req.destroy();
     };
-    const signature = delivery.secrets.map((secret) => new Webhook(secret).sign(delivery.messageId, delivery.at, delivery.payload)).join(' ');
+    const signature = delivery.secrets
+      .map((secret) => new Webhook(secret).sign(delivery.messageId, delivery.at, delivery.payload))
+      .join(' ');
     const body = Buffer.from(delivery.payload);
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = request(url, {
@@ -77,7 +84,8 @@ export async function sendDelivery(delivery: OutgoingDelivery, options: SenderOp
       const status = response.statusCode ?? 0;
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = () => finish(status, outcomeError(status), Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') || null);
+      const done = () =>
+        finish(status, outcomeError(status), Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') || null);
       response.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;
@@ -107,7 +115,10 @@ function fixedLookup(addresses: LookupAddress[]): LookupFunction {
 
 function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })), Math.max(0, deadline - performance.now()));
+    const timer = setTimeout(
+      () => reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
+      Math.max(0, deadline - performance.now()),
+    );
     promise.then(
       (value) => {
         clearTimeout(timer);

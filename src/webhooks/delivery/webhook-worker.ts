@@ -104,7 +104,12 @@ export class WebhookWorker {
     const claimed = await this.deps.store.claimDeliveries(this.owner, now.toISOString(), leaseUntil, room);
     for (const delivery of claimed) {
       const sending: Promise<void> = this.deliver(delivery)
-        .catch((error: unknown) => this.deps.log?.warn({ webhookId: delivery.webhookId, err: (error as Error).message }, 'webhook attempt not recorded; retried when its lease expires'))
+        .catch((error: unknown) =>
+          this.deps.log?.warn(
+            { webhookId: delivery.webhookId, err: (error as Error).message },
+            'webhook attempt not recorded; retried when its lease expires',
+          ),
+        )
         .finally(() => {
           this.inFlight.delete(sending);
           // A slot is free: look for more at once rather than at the next poll.
@@ -147,7 +152,12 @@ export class WebhookWorker {
     for (const id of await this.deps.store.webhooksToDispatch()) {
       if (this.stopping) break;
       const at = this.now();
-      const read = await this.deps.store.dispatchWebhook(id, DISPATCH_BATCH, at.toISOString(), firstAttemptAt(this.deps.config.retryScheduleMs, at).toISOString());
+      const read = await this.deps.store.dispatchWebhook(
+        id,
+        DISPATCH_BATCH,
+        at.toISOString(),
+        firstAttemptAt(this.deps.config.retryScheduleMs, at).toISOString(),
+      );
       full ||= read === DISPATCH_BATCH;
     }
     return full;
@@ -169,7 +179,12 @@ export class WebhookWorker {
           { url: delivery.url, messageId: delivery.eventId, payload: delivery.payload, secrets, at },
           { targets: this.deps.targets, timeoutMs: this.deps.config.timeoutMs, userAgent: this.deps.userAgent },
         )
-      : { statusCode: null, durationMs: 0, error: 'signing secret unavailable (sealed under an unknown server secret)', responseExcerpt: null };
+      : {
+          statusCode: null,
+          durationMs: 0,
+          error: 'signing secret unavailable (sealed under an unknown server secret)',
+          responseExcerpt: null,
+        };
     const finished = this.now();
     const succeeded = result.error === null && isSuccess(result.statusCode);
     const next = succeeded ? null : nextAttemptAt(attemptNumber, this.deps.config.retryScheduleMs, finished, this.deps.random);
@@ -185,7 +200,8 @@ export class WebhookWorker {
     });
     if (!recorded.applied) return;
     this.deps.outcomes?.record(outcome);
-    if (recorded.disabled) this.deps.log?.warn({ webhookId: delivery.webhookId }, 'webhook disabled: every attempt failed for UGS_WEBHOOK_DISABLE_AFTER_HOURS');
+    if (recorded.disabled)
+      this.deps.log?.warn({ webhookId: delivery.webhookId }, 'webhook disabled: every attempt failed for UGS_WEBHOOK_DISABLE_AFTER_HOURS');
   }
 
   /** The secrets that sign: the current one, and the previous one until its grace period ends. */
@@ -193,7 +209,11 @@ export class WebhookWorker {
     const context = webhookSecretSealContext(delivery.webhookId);
     try {
       const secrets = [this.deps.cipher.open(delivery.secretCiphertext, context)];
-      if (delivery.previousSecretCiphertext && delivery.previousSecretExpiresAt && Date.parse(delivery.previousSecretExpiresAt) > at.getTime()) {
+      if (
+        delivery.previousSecretCiphertext &&
+        delivery.previousSecretExpiresAt &&
+        Date.parse(delivery.previousSecretExpiresAt) > at.getTime()
+      ) {
         secrets.push(this.deps.cipher.open(delivery.previousSecretCiphertext, context));
       }
       return secrets;
@@ -212,7 +232,10 @@ export interface WebhookDeliveryPorts {
 }
 
 /** The worker of a serving process, over its core; tests pass overrides (a fast poll, a clock). */
-export function webhookWorkerFor(services: { webhookDelivery: WebhookDeliveryPorts; cipher: TokenCipher }, overrides: Partial<WebhookWorkerDeps> = {}): WebhookWorker {
+export function webhookWorkerFor(
+  services: { webhookDelivery: WebhookDeliveryPorts; cipher: TokenCipher },
+  overrides: Partial<WebhookWorkerDeps> = {},
+): WebhookWorker {
   const { store, targets, config, outcomes } = services.webhookDelivery;
   return new WebhookWorker({ store, targets, config, outcomes, cipher: services.cipher, userAgent: webhookUserAgent(), ...overrides });
 }

@@ -19,7 +19,12 @@ export function registerWebhookDeliveryRoutes(app: TypedApp, webhooks: WebhookSe
       response: {
         200: documented(DeliveriesResponse, {
           description: 'One page of deliveries.',
-          examples: { page: { summary: 'One delivery, second attempt succeeded', value: { success: 1, deliveries: [EXAMPLE_DELIVERY], next_cursor: null } } },
+          examples: {
+            page: {
+              summary: 'One delivery, second attempt succeeded',
+              value: { success: 1, deliveries: [EXAMPLE_DELIVERY], next_cursor: null },
+            },
+          },
         }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
       },
@@ -43,7 +48,21 @@ export function registerWebhookDeliveryRoutes(app: TypedApp, webhooks: WebhookSe
       response: {
         202: documented(DeliveryResponse, {
           description: 'Scheduled: a worker sends it within a poll interval.',
-          examples: { scheduled: { summary: 'Scheduled', value: { success: 1, delivery: { ...EXAMPLE_DELIVERY, status: 'pending', attempts: 0, next_attempt_at: '2026-11-23T12:30:00.000Z', attempt_log: [] } } } },
+          examples: {
+            scheduled: {
+              summary: 'Scheduled',
+              value: {
+                success: 1,
+                delivery: {
+                  ...EXAMPLE_DELIVERY,
+                  status: 'pending',
+                  attempts: 0,
+                  next_attempt_at: '2026-11-23T12:30:00.000Z',
+                  attempt_log: [],
+                },
+              },
+            },
+          },
         }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found', 'conflict'),
       },

@@ -3,7 +3,14 @@ import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswe
 import { DeleteResponse } from '../../platform/http/schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { subscribedEvents, webhookJson } from './webhook-view.js';
-import { CreateWebhookBody, EXAMPLE_TARGET_URL, WebhookIdParams, WebhookListResponse, WebhookResponse, WebhookWithSecretResponse } from './webhook-schemas.js';
+import {
+  CreateWebhookBody,
+  EXAMPLE_TARGET_URL,
+  WebhookIdParams,
+  WebhookListResponse,
+  WebhookResponse,
+  WebhookWithSecretResponse,
+} from './webhook-schemas.js';
 import { EXAMPLE_SECRET, EXAMPLE_WEBHOOK, WEBHOOK_TAGS } from './webhook-examples.js';
 
 /** Registering, listing, removing and re-keying webhooks. Deliveries are in webhook-delivery-routes.ts. */
@@ -17,13 +24,22 @@ export function registerWebhookRoutes(app: TypedApp, webhooks: WebhookService): 
       body: documented(CreateWebhookBody, {
         examples: {
           all: { summary: 'Every event', value: { url: EXAMPLE_TARGET_URL } },
-          some: { summary: 'Some events', value: { url: EXAMPLE_TARGET_URL, events: ['user_group.deleted', 'user_group.token_rotated'], description: 'Cache invalidation' } },
+          some: {
+            summary: 'Some events',
+            value: {
+              url: EXAMPLE_TARGET_URL,
+              events: ['user_group.deleted', 'user_group.token_rotated'],
+              description: 'Cache invalidation',
+            },
+          },
         },
       }),
       response: {
         201: documented(WebhookWithSecretResponse, {
           description: 'Registered: keep the secret, it is not shown again.',
-          examples: { registered: { summary: 'Registered', value: { success: 1, webhook: { ...EXAMPLE_WEBHOOK, secret: EXAMPLE_SECRET } } } },
+          examples: {
+            registered: { summary: 'Registered', value: { success: 1, webhook: { ...EXAMPLE_WEBHOOK, secret: EXAMPLE_SECRET } } },
+          },
         }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'conflict'),
       },
@@ -42,7 +58,10 @@ export function registerWebhookRoutes(app: TypedApp, webhooks: WebhookService): 
       description: "The webhooks of the key's environment, oldest first, without their secrets. Read-write and read-only keys.",
       tags: WEBHOOK_TAGS,
       response: {
-        200: documented(WebhookListResponse, { description: 'The webhooks.', examples: { one: { summary: 'One webhook', value: { success: 1, webhooks: [EXAMPLE_WEBHOOK] } } } }),
+        200: documented(WebhookListResponse, {
+          description: 'The webhooks.',
+          examples: { one: { summary: 'One webhook', value: { success: 1, webhooks: [EXAMPLE_WEBHOOK] } } },
+        }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden'),
       },
     },
@@ -56,11 +75,17 @@ export function registerWebhookRoutes(app: TypedApp, webhooks: WebhookService): 
       tags: WEBHOOK_TAGS,
       params: WebhookIdParams,
       response: {
-        200: documented(WebhookResponse, { description: 'The webhook.', examples: { one: { summary: 'A webhook', value: { success: 1, webhook: EXAMPLE_WEBHOOK } } } }),
+        200: documented(WebhookResponse, {
+          description: 'The webhook.',
+          examples: { one: { summary: 'A webhook', value: { success: 1, webhook: EXAMPLE_WEBHOOK } } },
+        }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
       },
     },
-    handler: async (request) => ({ success: 1 as const, webhook: webhookJson(await webhooks.get(request.principal, request.params.webhook_id)) }),
+    handler: async (request) => ({
+      success: 1 as const,
+      webhook: webhookJson(await webhooks.get(request.principal, request.params.webhook_id)),
+    }),
   });
 
   app.delete('/api/webhooks/:webhook_id', {
@@ -109,10 +134,16 @@ export function registerWebhookRoutes(app: TypedApp, webhooks: WebhookService): 
       tags: WEBHOOK_TAGS,
       params: WebhookIdParams,
       response: {
-        200: documented(WebhookResponse, { description: 'Enabled.', examples: { enabled: { summary: 'Enabled', value: { success: 1, webhook: EXAMPLE_WEBHOOK } } } }),
+        200: documented(WebhookResponse, {
+          description: 'Enabled.',
+          examples: { enabled: { summary: 'Enabled', value: { success: 1, webhook: EXAMPLE_WEBHOOK } } },
+        }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
       },
     },
-    handler: async (request) => ({ success: 1 as const, webhook: webhookJson(await webhooks.enable(request.principal, request.params.webhook_id, request)) }),
+    handler: async (request) => ({
+      success: 1 as const,
+      webhook: webhookJson(await webhooks.enable(request.principal, request.params.webhook_id, request)),
+    }),
   });
 }

@@ -17,7 +17,9 @@ const EventTypeOrAll = Type.Union([...EVENT_TYPES.map((type) => Type.Literal(typ
   description: 'An event type, or `*` for every type (including types added later).',
 });
 
-export const WebhookIdParams = Type.Object({ webhook_id: Type.String({ minLength: 1, maxLength: 100, description: 'The webhook id (wh_…).' }) });
+export const WebhookIdParams = Type.Object({
+  webhook_id: Type.String({ minLength: 1, maxLength: 100, description: 'The webhook id (wh_…).' }),
+});
 export type WebhookIdParams = Static<typeof WebhookIdParams>;
 
 export const CreateWebhookBody = Type.Object({
@@ -25,10 +27,17 @@ export const CreateWebhookBody = Type.Object({
     minLength: 1,
     maxLength: 2048,
     description:
-      'Where deliveries are POSTed. https only, to a public address; a loopback, private or other non-public address, or one of this host\'s own (http or https), only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true. No credentials in the URL.',
+      "Where deliveries are POSTed. https only, to a public address; a loopback, private or other non-public address, or one of this host's own (http or https), only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true. No credentials in the URL.",
     examples: [EXAMPLE_TARGET_URL],
   }),
-  events: Type.Optional(Type.Array(EventTypeOrAll, { minItems: 1, maxItems: EVENT_TYPES.length + 1, uniqueItems: true, description: 'The event types to deliver; default `["*"]` (all).' })),
+  events: Type.Optional(
+    Type.Array(EventTypeOrAll, {
+      minItems: 1,
+      maxItems: EVENT_TYPES.length + 1,
+      uniqueItems: true,
+      description: 'The event types to deliver; default `["*"]` (all).',
+    }),
+  ),
   description: Type.Optional(Type.String({ maxLength: 255, description: 'A note for operators.' })),
 });
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
@@ -40,9 +49,12 @@ const WebhookFields = {
   description: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   disabled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: 'Set when every attempt failed for UGS_WEBHOOK_DISABLE_AFTER_HOURS (5 days by default): nothing is delivered until it is enabled again.',
+    description:
+      'Set when every attempt failed for UGS_WEBHOOK_DISABLE_AFTER_HOURS (5 days by default): nothing is delivered until it is enabled again.',
   }),
-  failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The first failed attempt since the last success; null while deliveries succeed.' }),
+  failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'The first failed attempt since the last success; null while deliveries succeed.',
+  }),
 };
 
 export const Webhook = Type.Object(WebhookFields);
@@ -56,7 +68,8 @@ export const WebhookWithSecretResponse = Type.Object({
   webhook: Type.Object({
     ...WebhookFields,
     secret: Type.String({
-      description: 'The signing secret (whsec_ + base64), shown this once: stored encrypted, never shown again. Verify each delivery with it (Standard Webhooks).',
+      description:
+        'The signing secret (whsec_ + base64), shown this once: stored encrypted, never shown again. Verify each delivery with it (Standard Webhooks).',
     }),
   }),
 });
@@ -75,9 +88,13 @@ export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
 const Attempt = Type.Object({
   attempt: Type.Integer({ minimum: 1 }),
   at: Type.String({ format: 'date-time' }),
-  status_code: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status; null when none came (timeout, refused, network error)." }),
+  status_code: Type.Union([Type.Integer(), Type.Null()], {
+    description: "The receiver's HTTP status; null when none came (timeout, refused, network error).",
+  }),
   duration_ms: Type.Integer({ minimum: 0 }),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'Why the attempt failed (`timeout`, `HTTP 500`, `redirect not followed`, `target refused: …`); null on success.' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why the attempt failed (`timeout`, `HTTP 500`, `redirect not followed`, `target refused: …`); null on success.',
+  }),
   response_excerpt: Type.Union([Type.String(), Type.Null()], { description: "The start of the receiver's answer (at most 1 KiB)." }),
 });
 
@@ -87,7 +104,9 @@ export const Delivery = Type.Object({
   event_type: Type.String(),
   status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
   attempts: Type.Integer({ minimum: 0 }),
-  next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the next attempt is due; null once succeeded or failed.' }),
+  next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the next attempt is due; null once succeeded or failed.',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   attempt_log: Type.Array(Attempt, { description: 'Every attempt, first first.' }),
 });
@@ -100,7 +119,9 @@ export const DeliveriesResponse = Type.Object({
 });
 export type DeliveriesResponse = Static<typeof DeliveriesResponse>;
 
-export const RedeliverBody = Type.Object({ event_id: Type.String({ minLength: 1, maxLength: 100, description: 'The event to send again (evt_…).' }) });
+export const RedeliverBody = Type.Object({
+  event_id: Type.String({ minLength: 1, maxLength: 100, description: 'The event to send again (evt_…).' }),
+});
 export type RedeliverBody = Static<typeof RedeliverBody>;
 
 export const DeliveryResponse = Type.Object({ success: Type.Literal(1), delivery: Delivery });

@@ -49,7 +49,9 @@ export function registerWebhookActions(app: FastifyInstance, webhooks: WebhookSe
   app.post<WebhookPost>('/webhooks/:id/remove', post, async (request, reply) => {
     const id = request.params.id;
     if (formField(request.body, 'confirm') !== id) {
-      return renderWebhookPage(webhooks, request, reply.code(400), id, { errors: { confirm: `Type the webhook id, ${id}, exactly to remove it.` } });
+      return renderWebhookPage(webhooks, request, reply.code(400), id, {
+        errors: { confirm: `Type the webhook id, ${id}, exactly to remove it.` },
+      });
     }
     await webhooks.remove(request.principal, id, request);
     return reply.redirect(`${CONSOLE_PATH}/webhooks?done=removed`, 303);

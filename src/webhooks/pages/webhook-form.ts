@@ -43,7 +43,8 @@ export function webhookInputOf(values: WebhookFormValues): { input: WebhookInput
   };
 }
 
-/** Which field a service refusal is about, by the field its message names (`"url" is refused: …`); the form as a whole otherwise (the cap of 20). */
+/** Which field a service refusal is about, by the field its message names (`"url" is refused: …`); the form as a whole otherwise (the cap
+ * of 20). */
 export function webhookFieldOf(error: ServiceError): WebhookFormField {
   for (const field of ['url', 'events', 'description'] as const) if (error.message.startsWith(`"${field}"`)) return field;
   return 'form';

@@ -26,7 +26,8 @@ export interface WebhookPageExtras {
   notice?: string | null;
 }
 
-/** GET /console/webhooks (the environment's webhooks and the Add form) and /console/webhooks/:id (one webhook and its latest deliveries). */
+/** GET /console/webhooks (the environment's webhooks and the Add form) and /console/webhooks/:id (one webhook and its latest deliveries).
+ * */
 export function registerWebhookPages(app: FastifyInstance, webhooks: WebhookService): void {
   app.get<{ Querystring: { done?: string } }>('/webhooks', { schema: { hide: true } }, async (request, reply) =>
     renderWebhookList(webhooks, request, reply, { notice: NOTICES[request.query.done ?? ''] ?? null }),
@@ -37,7 +38,12 @@ export function registerWebhookPages(app: FastifyInstance, webhooks: WebhookServ
   );
 }
 
-export async function renderWebhookList(webhooks: WebhookService, request: FastifyRequest, reply: FastifyReply, extras: WebhookListExtras = {}): Promise<FastifyReply> {
+export async function renderWebhookList(
+  webhooks: WebhookService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  extras: WebhookListExtras = {},
+): Promise<FastifyReply> {
   const list = await webhooks.list(request.principal);
   return reply.view('webhooks', {
     title: 'Webhooks',
@@ -52,9 +58,18 @@ export async function renderWebhookList(webhooks: WebhookService, request: Fasti
   });
 }
 
-export async function renderWebhookPage(webhooks: WebhookService, request: FastifyRequest, reply: FastifyReply, id: string, extras: WebhookPageExtras = {}): Promise<FastifyReply> {
+export async function renderWebhookPage(
+  webhooks: WebhookService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  id: string,
+  extras: WebhookPageExtras = {},
+): Promise<FastifyReply> {
   const principal = request.principal;
-  const [webhook, deliveries] = await Promise.all([webhooks.get(principal, id), webhooks.listDeliveries(principal, id, { limit: DELIVERIES_SHOWN })]);
+  const [webhook, deliveries] = await Promise.all([
+    webhooks.get(principal, id),
+    webhooks.listDeliveries(principal, id, { limit: DELIVERIES_SHOWN }),
+  ]);
   return reply.view('webhook', {
     title: `Webhook ${webhook.id}`,
     session: request.session,
@@ -69,7 +84,13 @@ export async function renderWebhookPage(webhooks: WebhookService, request: Fasti
 }
 
 /** The page that shows a signing secret, the once it is ever shown: after Add, and after Rotate secret. */
-export function renderSecretPage(request: FastifyRequest, reply: FastifyReply, webhook: WebhookView, secret: string, rotated: boolean): FastifyReply {
+export function renderSecretPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  webhook: WebhookView,
+  secret: string,
+  rotated: boolean,
+): FastifyReply {
   return reply.view('webhook-secret', {
     title: rotated ? 'New signing secret' : 'Webhook added',
     session: request.session,

@@ -112,7 +112,7 @@ describe('operator console: CSRF in every form', () => {
     ]);
   });
 
-  it('refuses every form without the token, with a wrong one, with another session\'s, from another site and without the cookie; nothing changes', async () => {
+  it("refuses every form without the token, with a wrong one, with another session's, from another site and without the cookie; nothing changes", async () => {
     const before = await state();
     const token = await browser.csrfToken(`/console/groups/${GROUP}`);
     const othersToken = await other.csrfToken();
@@ -121,11 +121,27 @@ describe('operator console: CSRF in every form', () => {
       const { path, fields } = formOf(route);
       refusedWith(await browser.post(path, fields), CSRF, `${route} without a token`);
       refusedWith(await browser.post(path, { ...fields, _csrf: 'forged' }), CSRF, `${route} with a wrong token`);
-      refusedWith(await browser.post(path, { ...fields, _csrf: `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}` }), CSRF, `${route} with its token altered`);
+      refusedWith(
+        await browser.post(path, { ...fields, _csrf: `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}` }),
+        CSRF,
+        `${route} with its token altered`,
+      );
       refusedWith(await browser.post(path, { ...fields, _csrf: othersToken }), CSRF, `${route} with another session's token`);
-      refusedWith(await browser.post(path, { ...fields, _csrf: token }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), CROSS_SITE, `${route} cross-site`);
-      refusedWith(await browser.post(path, { ...fields, _csrf: token }, { 'sec-fetch-site': 'same-site', origin: 'https://sub.evil.example' }), CROSS_SITE, `${route} same-site`);
-      refusedWith(await browser.post(path, { ...fields, _csrf: token }, { origin: 'https://evil.example' }), CROSS_SITE, `${route} with a foreign Origin only`);
+      refusedWith(
+        await browser.post(path, { ...fields, _csrf: token }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }),
+        CROSS_SITE,
+        `${route} cross-site`,
+      );
+      refusedWith(
+        await browser.post(path, { ...fields, _csrf: token }, { 'sec-fetch-site': 'same-site', origin: 'https://sub.evil.example' }),
+        CROSS_SITE,
+        `${route} same-site`,
+      );
+      refusedWith(
+        await browser.post(path, { ...fields, _csrf: token }, { origin: 'https://evil.example' }),
+        CROSS_SITE,
+        `${route} with a foreign Origin only`,
+      );
       refusedWith(await noCookie.post(path, { ...fields, _csrf: token }), NO_SESSION, `${route} without the session cookie`);
     }
     assert.deepEqual(await state(), before);
@@ -133,12 +149,20 @@ describe('operator console: CSRF in every form', () => {
 
   it('refuses a sign-in posted from another site (login CSRF), setting no cookie', async () => {
     const victim = new ConsoleClient(server.url);
-    refusedWith(await victim.post('/console/sign-in', { api_key: api.key! }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }), CROSS_SITE, 'cross-site sign-in');
-    refusedWith(await victim.post('/console/sign-in', { api_key: api.key! }, { origin: 'https://evil.example' }), CROSS_SITE, 'sign-in with a foreign Origin only');
+    refusedWith(
+      await victim.post('/console/sign-in', { api_key: api.key! }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' }),
+      CROSS_SITE,
+      'cross-site sign-in',
+    );
+    refusedWith(
+      await victim.post('/console/sign-in', { api_key: api.key! }, { origin: 'https://evil.example' }),
+      CROSS_SITE,
+      'sign-in with a foreign Origin only',
+    );
     assert.equal((await victim.signIn(api.key!)).status, 303, 'the control: the same post from the console itself signs in');
   });
 
-  it('accepts every form with the session\'s token from the console itself (the control: each refusal above was the token\'s or the site\'s)', async () => {
+  it("accepts every form with the session's token from the console itself (the control: each refusal above was the token's or the site's)", async () => {
     const routes = consolePostRoutes(server).filter((r) => r !== '/console/sign-in');
     // Last: these end the group, the webhook and the session the others need.
     const order = ['/console/group/delete', '/console/groups/:id/delete', '/console/webhooks/:id/remove', '/console/sign-out'];

@@ -24,7 +24,8 @@ describe('operator console: sessions and protections', () => {
   });
   after(() => server.close());
 
-  const groupName = async () => (await server.services.userGroups.get({ keyId: 'test', environment: 'Customer', access: 'read-only' }, 'acme')).group.name;
+  const groupName = async () =>
+    (await server.services.userGroups.get({ keyId: 'test', environment: 'Customer', access: 'read-only' }, 'acme')).group.name;
 
   it('a wrong key shows an error and sets no cookie; a right one sets an HttpOnly, SameSite=Strict, Path=/console cookie holding a random id', async () => {
     const browser = new ConsoleClient(server.url);
@@ -46,12 +47,16 @@ describe('operator console: sessions and protections', () => {
   });
 
   it('marks the cookie Secure when the request came over https through a trusted proxy', async () => {
-    const answer = await new ConsoleClient(server.url).signIn(writerKey, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9', origin: 'https://' + new URL(server.url).host });
+    const answer = await new ConsoleClient(server.url).signIn(writerKey, {
+      'x-forwarded-proto': 'https',
+      'x-forwarded-for': '203.0.113.9',
+      origin: 'https://' + new URL(server.url).host,
+    });
     assert.equal(answer.status, 303);
     assert.match(answer.headers.get('set-cookie')!, /; Secure/);
   });
 
-  it('refuses a post without the CSRF token, with a wrong one, with another session\'s, or from another site: 403, nothing changed', async () => {
+  it("refuses a post without the CSRF token, with a wrong one, with another session's, or from another site: 403, nothing changed", async () => {
     const browser = new ConsoleClient(server.url);
     await browser.signIn(writerKey);
     const other = new ConsoleClient(server.url);
@@ -62,7 +67,11 @@ describe('operator console: sessions and protections', () => {
     assert.equal((await edit({})).status, 403, 'no token');
     assert.equal((await edit({ _csrf: 'forged' })).status, 403, 'wrong token');
     assert.equal((await edit({ _csrf: await other.csrfToken() })).status, 403, "another session's token");
-    assert.equal((await edit({ _csrf: token }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' })).status, 403, 'cross-site, even with cookie and token');
+    assert.equal(
+      (await edit({ _csrf: token }, { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' })).status,
+      403,
+      'cross-site, even with cookie and token',
+    );
     const noCookie = new ConsoleClient(server.url);
     assert.equal((await noCookie.post('/console/groups/acme/rotate', { _csrf: token })).status, 403, 'no session');
     assert.equal(await groupName(), 'Acme');
@@ -71,11 +80,15 @@ describe('operator console: sessions and protections', () => {
     assert.equal(await groupName(), 'Acme Corp');
   });
 
-  it('audits a console change as an API change: the session\'s key and the client address', async () => {
+  it("audits a console change as an API change: the session's key and the client address", async () => {
     const browser = new ConsoleClient(server.url);
     await browser.signIn(writerKey);
     const token = await browser.csrfToken('/console/groups/acme');
-    await browser.post('/console/groups/acme/edit', { _csrf: token, name: 'Acme Audited', mapping: '', properties: '' }, { 'x-forwarded-for': '198.51.100.7' });
+    await browser.post(
+      '/console/groups/acme/edit',
+      { _csrf: token, name: 'Acme Audited', mapping: '', properties: '' },
+      { 'x-forwarded-for': '198.51.100.7' },
+    );
     const [last] = await server.services.audit.listAuditRecords({ group: { providedId: 'acme' }, newestFirst: true, limit: 1 });
     assert.equal(last?.action, 'user_group.updated');
     assert.equal(last?.clientAddress, '198.51.100.7');
@@ -87,10 +100,16 @@ describe('operator console: sessions and protections', () => {
     await browser.signIn(readerKey);
     const page = await browser.get('/console/groups/acme');
     assert.equal(page.status, 200);
-    for (const control of ['/edit"', '/rotate"', '/delete"', '/preview"', 'Rotate token']) assert.ok(!page.text.includes(control), `no ${control}`);
+    for (const control of ['/edit"', '/rotate"', '/delete"', '/preview"', 'Rotate token'])
+      assert.ok(!page.text.includes(control), `no ${control}`);
     const token = await browser.csrfToken('/console/groups/acme');
     const before = await groupName();
-    const refused = await browser.post('/console/groups/acme/edit', { _csrf: token, name: 'Read-only was here', mapping: '', properties: '' });
+    const refused = await browser.post('/console/groups/acme/edit', {
+      _csrf: token,
+      name: 'Read-only was here',
+      mapping: '',
+      properties: '',
+    });
     assert.equal(refused.status, 403);
     assert.match(refused.text, /read-only/);
     assert.equal((await browser.post('/console/groups/acme/rotate', { _csrf: token })).status, 403);
@@ -104,7 +123,10 @@ describe('operator console: sessions and protections', () => {
     const cookie = browser.cookie;
     const out = await browser.post('/console/sign-out', { _csrf: await browser.csrfToken() });
     assert.equal(out.status, 303);
-    assert.match(out.headers.get('set-cookie')!, /^ugs_console=; Max-Age=0; Path=\/console; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/);
+    assert.match(
+      out.headers.get('set-cookie')!,
+      /^ugs_console=; Max-Age=0; Path=\/console; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict$/,
+    );
     browser.cookie = cookie;
     const after = await browser.get('/console/groups');
     assert.equal(after.status, 303);
@@ -166,7 +188,7 @@ describe('operator console: sessions and protections', () => {
     }
   });
 
-  it('sets the CSP (no unsafe-inline) and denies frames on console pages, and leaves the API\'s headers alone', async () => {
+  it("sets the CSP (no unsafe-inline) and denies frames on console pages, and leaves the API's headers alone", async () => {
     const page = await new ConsoleClient(server.url).get('/console/sign-in');
     const csp = page.headers.get('content-security-policy')!;
     assert.match(csp, /frame-ancestors 'none'/);
@@ -175,7 +197,13 @@ describe('operator console: sessions and protections', () => {
     assert.equal(page.headers.get('x-frame-options'), 'DENY');
     const api = await (await server.client()).getOrCreate({ user_group_id: 'acme' });
     const health = await fetch(`${server.url}/healthz`);
-    for (const name of ['content-security-policy', 'x-frame-options', 'strict-transport-security', 'x-content-type-options', 'set-cookie']) {
+    for (const name of [
+      'content-security-policy',
+      'x-frame-options',
+      'strict-transport-security',
+      'x-content-type-options',
+      'set-cookie',
+    ]) {
       assert.equal(api.headers[name], undefined, `API: ${name}`);
       assert.equal(health.headers.get(name), null, `/healthz: ${name}`);
     }
@@ -190,17 +218,22 @@ describe('operator console: sessions and protections', () => {
   });
 });
 
-describe('operator console: the API\'s limits', () => {
-  it('counts console sign-in failures in the API\'s failed-auth throttle, and console pages in the key\'s request budget', async (t) => {
+describe("operator console: the API's limits", () => {
+  it("counts console sign-in failures in the API's failed-auth throttle, and console pages in the key's request budget", async (t) => {
     const server = await startTestServer({ limits: { authFailuresPerMinute: 2, requestsPerKeyPerMinute: 4 } });
     t.after(() => server.close());
     const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     const wrongApi = await server.client();
     const wrongKey = `ugsk_${'x'.repeat(49)}`;
-    for (let i = 0; i < 2; i++) assert.equal((await wrongApi.call('GET', { user_group_id: 'a' }, { headers: { authorization: `Token ${wrongKey}` } })).status, 401);
+    for (let i = 0; i < 2; i++)
+      assert.equal((await wrongApi.call('GET', { user_group_id: 'a' }, { headers: { authorization: `Token ${wrongKey}` } })).status, 401);
     const throttled = await new ConsoleClient(server.url).signIn(wrongKey);
     assert.equal(throttled.status, 429, 'the third failure from this address, through the console');
-    assert.match(throttled.text, /role="alert">Too many failed authentication attempts from this address; retry in \d+ s\./, "the throttle's own message");
+    assert.match(
+      throttled.text,
+      /role="alert">Too many failed authentication attempts from this address; retry in \d+ s\./,
+      "the throttle's own message",
+    );
     const browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(key)).status, 303, 'a valid key is never throttled');
     const api = new (wrongApi.constructor as new (url: string, key: string) => typeof wrongApi)(server.url, key);

@@ -30,7 +30,9 @@ describe('operator console: session fixation', () => {
     const browser = new ConsoleClient(server.url);
     browser.cookie = cookie;
     const page = await browser.get('/console/groups');
-    return page.status === 200 ? /<span class="who">([^<]*)<\/span>/.exec(page.text)?.[1] : `${page.status} ${page.headers.get('location')}`;
+    return page.status === 200
+      ? /<span class="who">([^<]*)<\/span>/.exec(page.text)?.[1]
+      : `${page.status} ${page.headers.get('location')}`;
   };
 
   it('an id the attacker made up is not adopted: sign-in sets a new one, and the planted one opens nothing', async () => {
@@ -46,7 +48,7 @@ describe('operator console: session fixation', () => {
     assert.equal(await seenWith(planted), '303 /console/sign-in?ended=1', 'the planted id opens nothing after');
   });
 
-  it('the attacker\'s own live session planted in the victim\'s browser: the victim\'s sign-in ends it and the attacker gains nothing', async () => {
+  it("the attacker's own live session planted in the victim's browser: the victim's sign-in ends it and the attacker gains nothing", async () => {
     const attacker = new ConsoleClient(server.url);
     assert.equal((await attacker.signIn(attackerKey)).status, 303);
     const planted = attacker.cookie!;
@@ -56,7 +58,11 @@ describe('operator console: session fixation', () => {
     assert.equal((await victim.signIn(victimKey)).status, 303);
     assert.notEqual(victim.cookie, planted);
     assert.equal(await seenWith(victim.cookie!), 'Customer · read-write');
-    assert.equal(await seenWith(planted), '303 /console/sign-in?ended=1', 'the id the attacker knows is not the victim\'s session, nor its own any more');
+    assert.equal(
+      await seenWith(planted),
+      '303 /console/sign-in?ended=1',
+      "the id the attacker knows is not the victim's session, nor its own any more",
+    );
   });
 
   it('an id passed in the URL is ignored: only the cookie names a session', async () => {

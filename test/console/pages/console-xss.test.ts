@@ -33,8 +33,16 @@ describe('operator console: hostile markup in every field is shown as text', () 
     const fields = { name: HOSTILE, mapping: { [HOSTILE]: HOSTILE }, properties: { [HOSTILE]: HOSTILE, nested: [{ [HOSTILE]: HOSTILE }] } };
     assert.equal((await api.getOrCreate({ user_group_id: PARENT, ...fields })).status, 200);
     assert.equal((await api.getOrCreate({ user_group_id: CHILD, parent_user_group_id: PARENT, ...fields })).status, 200);
-    assert.equal((await api.update({ user_group_id: CHILD, name: `${HOSTILE} renamed` })).status, 200, 'an update, so the activity page lists changed fields');
-    const hook = await api.call('POST', { url: `https://127.0.0.1:9/hooks?q=${encodeURIComponent(HOSTILE)}`, description: HOSTILE }, { path: '/api/webhooks' });
+    assert.equal(
+      (await api.update({ user_group_id: CHILD, name: `${HOSTILE} renamed` })).status,
+      200,
+      'an update, so the activity page lists changed fields',
+    );
+    const hook = await api.call(
+      'POST',
+      { url: `https://127.0.0.1:9/hooks?q=${encodeURIComponent(HOSTILE)}`, description: HOSTILE },
+      { path: '/api/webhooks' },
+    );
     assert.equal(hook.status, 201, hook.text);
     webhookId = hook.json.webhook.id;
     browser = new ConsoleClient(server.url);
@@ -55,12 +63,12 @@ describe('operator console: hostile markup in every field is shown as text', () 
     assertInert(await browser.get(`/console/groups?prefix=${encodeURIComponent(PARENT.slice(0, 20))}`), 'a search with a match');
   });
 
-  it('a group\'s page: its id, name, mapping and properties (own and effective), its ancestors and children, and the edit form', async () => {
-    assertInert(await browser.get(path(CHILD)), 'the child\'s page (ancestors)');
-    assertInert(await browser.get(path(PARENT)), 'the parent\'s page (children)');
+  it("a group's page: its id, name, mapping and properties (own and effective), its ancestors and children, and the edit form", async () => {
+    assertInert(await browser.get(path(CHILD)), "the child's page (ancestors)");
+    assertInert(await browser.get(path(PARENT)), "the parent's page (children)");
   });
 
-  it('what the edit form echoes when refusing it, and the preview\'s claims', async () => {
+  it("what the edit form echoes when refusing it, and the preview's claims", async () => {
     const token = await browser.csrfToken(path(CHILD));
     const refused = [
       { name: HOSTILE, mapping: `{"40": ${JSON.stringify(HOSTILE)}, oops}`, properties: '' },
@@ -83,7 +91,7 @@ describe('operator console: hostile markup in every field is shown as text', () 
     assertInert(await browser.get(`/console/activity?group=${encodeURIComponent(CHILD)}`), 'activity of one group');
   });
 
-  it('the webhooks list and a webhook\'s page: its URL and description', async () => {
+  it("the webhooks list and a webhook's page: its URL and description", async () => {
     const encoded = encodeURIComponent(HOSTILE).slice(0, 20);
     for (const page of ['/console/webhooks', `/console/webhooks/${webhookId}`]) {
       const answer = await browser.get(page);

@@ -22,7 +22,9 @@ const BOUND_MS = 30_000;
 async function startForgingSite(action: string): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html lang="en"><title>Win a prize</title><form method="post" action="${action}"><input type="hidden" name="_csrf" value="guessed"></form><script>document.forms[0].submit()</script></html>`);
+    res.end(
+      `<!doctype html><html lang="en"><title>Win a prize</title><form method="post" action="${action}"><input type="hidden" name="_csrf" value="guessed"></form><script>document.forms[0].submit()</script></html>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -131,7 +133,7 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
       headers: { authorization: `Token ${writer.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ user_group_token: oldToken }),
     });
-    assert.equal(refused.status, 404, 'the old token is no longer any group\'s');
+    assert.equal(refused.status, 404, "the old token is no longer any group's");
     assert.notEqual((await api.getOrCreate({ user_group_id: 'acme-eu' })).userGroup.token, oldToken);
   });
 
@@ -150,7 +152,7 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     assert.equal(gone.status, 404);
   });
 
-  await t.test('webhooks: add one for a receiver, see a group\'s creation delivered, redeliver it, remove the webhook', async () => {
+  await t.test("webhooks: add one for a receiver, see a group's creation delivered, redeliver it, remove the webhook", async () => {
     await operator.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
     await operator.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
     await operator.getByLabel('URL').fill(receiver.url);
@@ -161,12 +163,18 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     assert.match(secret, /^whsec_/);
     await operator.getByRole('link', { name: 'Go to the webhook' }).click();
     await operator.getByRole('heading', { name: /^Webhook wh_/ }).waitFor();
-    assert.equal(await operator.getByText(secret).count(), 0, 'the secret is not on the webhook\'s page');
+    assert.equal(await operator.getByText(secret).count(), 0, "the secret is not on the webhook's page");
     const id = (await operator.getByRole('heading', { name: /^Webhook wh_/ }).innerText()).replace('Webhook ', '');
     await api.getOrCreate({ user_group_id: 'initech', name: 'Initech' });
     // The receiver answers before the worker records the outcome: wait for the record, then look.
     const reader = { keyId: 'test', environment: 'Customer' as const, access: 'read-only' as const };
-    await eventually(async () => ((await service.services.webhooks.listDeliveries(reader, id, { limit: 10 })).deliveries.some((d) => d.eventType === 'user_group.created' && d.status === 'succeeded') ? true : undefined));
+    await eventually(async () =>
+      (await service.services.webhooks.listDeliveries(reader, id, { limit: 10 })).deliveries.some(
+        (d) => d.eventType === 'user_group.created' && d.status === 'succeeded',
+      )
+        ? true
+        : undefined,
+    );
     await operator.reload();
     const delivery = operator.locator('article.delivery').filter({ hasText: 'user_group.created' });
     await delivery.getByText('succeeded', { exact: true }).waitFor();
@@ -192,7 +200,8 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     await page.getByRole('link', { name: 'acme', exact: true }).click();
     await page.getByRole('heading', { name: 'Acme' }).waitFor();
     await page.getByText('This session is read-only').waitFor();
-    for (const name of ['Save', 'Rotate token', 'Delete', 'Preview embed']) assert.equal(await page.getByRole('button', { name }).count(), 0, name);
+    for (const name of ['Save', 'Rotate token', 'Delete', 'Preview embed'])
+      assert.equal(await page.getByRole('button', { name }).count(), 0, name);
     assert.equal(await page.locator('textarea').count(), 0);
     await page.getByRole('button', { name: 'Reveal' }).waitFor();
     assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 375'), 'no sideways scrolling at 375 px');

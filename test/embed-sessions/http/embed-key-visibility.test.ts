@@ -23,8 +23,20 @@ describe('an embed key: what each route shows it', () => {
     server = await startTestServer();
     writer = await server.client();
     embed = await server.client({ access: 'embed' });
-    await writer.getOrCreate({ user_group_id: 'agency', name: 'Agency', mapping: { sales: 'pg-eu' }, properties: { region: 'eu', tier: 'gold' } });
-    groupToken = (await writer.getOrCreate({ user_group_id: 'client', name: 'Client Ltd', parent_user_group_id: 'agency', properties: { note: SECRET_PROPERTY } })).json.user_group.token;
+    await writer.getOrCreate({
+      user_group_id: 'agency',
+      name: 'Agency',
+      mapping: { sales: 'pg-eu' },
+      properties: { region: 'eu', tier: 'gold' },
+    });
+    groupToken = (
+      await writer.getOrCreate({
+        user_group_id: 'client',
+        name: 'Client Ltd',
+        parent_user_group_id: 'agency',
+        properties: { note: SECRET_PROPERTY },
+      })
+    ).json.user_group.token;
     await writer.getOrCreate({ user_group_id: 'client-store', name: 'Store', parent_user_group_id: 'client' });
     // One entry in the revocation feed: a rotation.
     groupToken = (await writer.rotate(groupToken)).json.user_group.token;
@@ -33,7 +45,7 @@ describe('an embed key: what each route shows it', () => {
 
   const mint = (body: object) => embed.call('POST', body, { path: '/api/embed_sessions' });
 
-  it('mint: 201 for any group of its environment it names, the token carrying the group\'s name, effective mapping and properties, ancestors and descendants', async () => {
+  it("mint: 201 for any group of its environment it names, the token carrying the group's name, effective mapping and properties, ancestors and descendants", async () => {
     const res = await mint({ user_group_id: 'client', include_descendants: true });
     assert.equal(res.status, 201, res.text);
     assert.ok(!res.text.includes(groupToken), 'never the group token');
@@ -41,20 +53,31 @@ describe('an embed key: what each route shows it', () => {
     const read = (await writer.call('GET', undefined, { path: '/api/user_groups/client' })).json.user_group;
     assert.deepEqual(
       { name: claims['name'], tid: claims['tid'], map: claims['map'], props: claims['props'], anc: claims['anc'], desc: claims['desc'] },
-      { name: read.name, tid: read.team_id, map: read.effective_mapping, props: read.effective_properties, anc: read.ancestors, desc: ['client-store'] },
+      {
+        name: read.name,
+        tid: read.team_id,
+        map: read.effective_mapping,
+        props: read.effective_properties,
+        anc: read.ancestors,
+        desc: ['client-store'],
+      },
       'exactly what a read-write key reads of the group, less its token',
     );
     assert.equal((claims['props'] as Record<string, unknown>)['note'], SECRET_PROPERTY);
     assertError(await mint({ user_group_id: 'no-such-group' }), 404, 'not_found');
   });
 
-  it('introspect: the claims of a live token of its environment, exactly the token\'s own, nothing more', async () => {
+  it("introspect: the claims of a live token of its environment, exactly the token's own, nothing more", async () => {
     const { token } = (await mint({ user_group_id: 'client' })).json.embed_session;
     const res = await embed.call('POST', { token }, { path: '/api/embed_sessions/introspect' });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.json, { active: true, ...decodeJwt(token) });
     const minted = (await writer.call('POST', { user_group_id: 'agency' }, { path: '/api/embed_sessions' })).json.embed_session.token;
-    assert.deepEqual((await embed.call('POST', { token: minted }, { path: '/api/embed_sessions/introspect' })).json, { active: true, ...decodeJwt(minted) }, 'a token another key minted: what that token carries');
+    assert.deepEqual(
+      (await embed.call('POST', { token: minted }, { path: '/api/embed_sessions/introspect' })).json,
+      { active: true, ...decodeJwt(minted) },
+      'a token another key minted: what that token carries',
+    );
   });
 
   it('list, read, get-or-create, HEAD, update, rotate, delete: 403, showing nothing of any group', async () => {
@@ -73,18 +96,26 @@ describe('an embed key: what each route shows it', () => {
     };
     for (const [route, res] of Object.entries(refusals)) {
       assertError(res, 403, 'forbidden');
-      for (const shown of ['Client Ltd', 'Agency', SECRET_PROPERTY, 'pg-eu', groupToken]) assert.ok(!res.text.includes(shown), `${route} shows ${shown}: ${res.text}`);
+      for (const shown of ['Client Ltd', 'Agency', SECRET_PROPERTY, 'pg-eu', groupToken])
+        assert.ok(!res.text.includes(shown), `${route} shows ${shown}: ${res.text}`);
     }
     const head = await embed.call('HEAD', undefined, { path: '/api/user?user_group_id=client' });
     assert.equal(head.status, 403, 'HEAD cannot probe for groups either');
-    assert.equal((await writer.call('HEAD', undefined, { path: '/api/user?user_group_id=made-by-embed' })).status, 404, 'the embed key created nothing');
+    assert.equal(
+      (await writer.call('HEAD', undefined, { path: '/api/user?user_group_id=made-by-embed' })).status,
+      404,
+      'the embed key created nothing',
+    );
   });
 
   it('revocation feed: group ids and token versions of revoked sessions, never a token, name or property', async () => {
     const res = await embed.call('GET', undefined, { path: '/api/embed_sessions/revocations' });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.environment, 'Customer');
-    assert.deepEqual(res.json.revocations.map((r: { user_group_id: string; reason: string }) => [r.user_group_id, r.reason]), [['client', 'token_rotated']]);
+    assert.deepEqual(
+      res.json.revocations.map((r: { user_group_id: string; reason: string }) => [r.user_group_id, r.reason]),
+      [['client', 'token_rotated']],
+    );
     for (const entry of res.json.revocations) {
       assert.deepEqual(Object.keys(entry).sort(), ['expires_at', 'reason', 'revoked_at', 'session_id', 'token_version', 'user_group_id']);
     }
@@ -98,8 +129,14 @@ describe('an embed key: what each route shows it', () => {
     const nowhere = await mint({ user_group_id: 'no-such-group-anywhere' });
     assertError(there, 404, 'not_found');
     assertError(nowhere, 404, 'not_found');
-    assert.equal(there.json.error.message.replace('testing-only', 'ID'), nowhere.json.error.message.replace('no-such-group-anywhere', 'ID'));
-    const testingToken = (await testingWriter.call('POST', { user_group_id: 'testing-only' }, { path: '/api/embed_sessions' })).json.embed_session.token;
-    assert.deepEqual((await embed.call('POST', { token: testingToken }, { path: '/api/embed_sessions/introspect' })).json, { active: false });
+    assert.equal(
+      there.json.error.message.replace('testing-only', 'ID'),
+      nowhere.json.error.message.replace('no-such-group-anywhere', 'ID'),
+    );
+    const testingToken = (await testingWriter.call('POST', { user_group_id: 'testing-only' }, { path: '/api/embed_sessions' })).json
+      .embed_session.token;
+    assert.deepEqual((await embed.call('POST', { token: testingToken }, { path: '/api/embed_sessions/introspect' })).json, {
+      active: false,
+    });
   });
 });

@@ -26,7 +26,9 @@ async function eventsAfter(api: ApiClient, after: string | undefined, limit = 2)
 }
 
 describe('GET /api/events', () => {
-  const server = buildForSuite({ clients: { testing: { environment: 'Testing' }, reader: { access: 'read-only' }, embed: { access: 'embed' } } });
+  const server = buildForSuite({
+    clients: { testing: { environment: 'Testing' }, reader: { access: 'read-only' }, embed: { access: 'embed' } },
+  });
   let token: string;
   let teamId: number;
   before(async () => {
@@ -34,12 +36,15 @@ describe('GET /api/events', () => {
     assert.equal(created.status, 200, created.text);
     token = created.json.user_group.token;
     teamId = created.json.user_group.team_id;
-    assert.equal((await server.api.update({ user_group_id: 'ev-http', name: 'Renamed', properties: { plan: 'never-in-an-event-either' } })).status, 200);
+    assert.equal(
+      (await server.api.update({ user_group_id: 'ev-http', name: 'Renamed', properties: { plan: 'never-in-an-event-either' } })).status,
+      200,
+    );
     assert.equal((await server.api.rotate(token)).status, 200);
     await server.clients.testing.getOrCreate({ user_group_id: 'ev-http-testing', name: 'Other environment' });
   });
 
-  it('lists the environment\'s changes in commit order, names only, across pages', async () => {
+  it("lists the environment's changes in commit order, names only, across pages", async () => {
     const { events, cursor } = await eventsAfter(server.api, undefined);
     const mine = events.filter((e) => e.data.user_group_id === 'ev-http');
     const named = { api_environment_tag: 'Customer', user_group_id: 'ev-http', team_id: teamId };
@@ -51,8 +56,14 @@ describe('GET /api/events', () => {
         { type: 'user_group.token_rotated', data: named },
       ],
     );
-    assert.ok(events.every((e) => e.data.api_environment_tag === 'Customer'), 'a key sees its environment only');
-    assert.ok(events.some((e) => e.type === 'api_key.created'), 'the suite\'s own keys were created by events too');
+    assert.ok(
+      events.every((e) => e.data.api_environment_tag === 'Customer'),
+      'a key sees its environment only',
+    );
+    assert.ok(
+      events.some((e) => e.type === 'api_key.created'),
+      "the suite's own keys were created by events too",
+    );
     const text = JSON.stringify(events);
     for (const secret of ['never-in-an-event', 'ugt_', 'ugsk_', token]) assert.ok(!text.includes(secret), `no ${secret} in events`);
     assert.equal(new Set(events.map((e) => e.id)).size, events.length);
@@ -60,7 +71,10 @@ describe('GET /api/events', () => {
     const deleted = await server.api.call('DELETE', { user_group_id: 'ev-http' });
     assert.equal(deleted.status, 200, deleted.text);
     const next = await eventsAfter(server.api, cursor);
-    assert.deepEqual(next.events.map(({ type, data }) => ({ type, data })), [{ type: 'user_group.deleted', data: named }]);
+    assert.deepEqual(
+      next.events.map(({ type, data }) => ({ type, data })),
+      [{ type: 'user_group.deleted', data: named }],
+    );
     assert.deepEqual((await eventsAfter(server.api, next.cursor)).events, [], 'nothing new: the cursor stays');
   });
 

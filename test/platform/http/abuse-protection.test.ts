@@ -12,7 +12,12 @@ function fromAddress(url: string, localAddress: string, key: string): Promise<nu
     const body = JSON.stringify({ user_group_id: 'other-address', name: 'Other' });
     const req = request(
       `${url}/api/user`,
-      { method: 'GET', localAddress, agent: false, headers: { authorization: `Token ${key}`, 'content-type': 'application/json', 'content-length': body.length } },
+      {
+        method: 'GET',
+        localAddress,
+        agent: false,
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json', 'content-length': body.length },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -33,7 +38,9 @@ interface HeldConnection {
 
 function holdConnection(url: string, localAddress: string): HeldConnection {
   const { hostname, port } = new URL(url);
-  const socket = connect({ port: Number(port), host: hostname, localAddress }, () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+  const socket = connect({ port: Number(port), host: hostname, localAddress }, () =>
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'),
+  );
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   const outcome = new Promise<'served' | 'refused'>((resolve) => {
     socket.on('data', (chunk: Buffer) => {
@@ -85,7 +92,8 @@ describe('slow and abusive clients', () => {
       const server = await build(t, { limits: { authFailuresPerMinute: 5 }, keyCacheTtlMs });
       const good = await server.client();
       assert.equal((await good.getOrCreate({ user_group_id: 'before', name: 'B' })).status, 200);
-      const guess = () => rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${apiKeyFormat.generate()}` } });
+      const guess = () =>
+        rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { authorization: `Token ${apiKeyFormat.generate()}` } });
       const guesses = [];
       for (let i = 0; i < 6; i++) guesses.push((await guess()).status);
       assert.deepEqual(guesses, [401, 401, 401, 401, 401, 429]);
@@ -118,7 +126,10 @@ describe('slow and abusive clients', () => {
       assert.equal(await fromAddress(server.url, '127.0.0.2', api.key!), 200, 'another address is not affected');
       const other = await holdConnections(server.url, '127.0.0.2', 5);
       all.push(...other.held);
-      assert.ok(other.outcomes.every((o) => o === 'served'), 'each address has its own cap');
+      assert.ok(
+        other.outcomes.every((o) => o === 'served'),
+        'each address has its own cap',
+      );
 
       // One of the five closes: once the server has seen it go, 127.0.0.1 may open one more, and only one.
       held[0]!.socket.end();
@@ -156,7 +167,10 @@ describe('slow and abusive clients', () => {
     const connection = holdConnection(server.url, '127.0.0.1');
     assert.equal(await connection.outcome, 'served');
     const servedAt = Date.now();
-    const closedBy = await Promise.race([connection.closed.then(() => 'server'), new Promise((resolve) => setTimeout(() => resolve('nobody'), 30_000))]);
+    const closedBy = await Promise.race([
+      connection.closed.then(() => 'server'),
+      new Promise((resolve) => setTimeout(() => resolve('nobody'), 30_000)),
+    ]);
     assert.equal(closedBy, 'server');
     assert.ok(Date.now() - servedAt >= 900, `closed after ${Date.now() - servedAt} ms, before the timeout`);
   });

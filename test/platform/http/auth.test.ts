@@ -15,7 +15,12 @@ describe('authentication and access', () => {
   });
 
   async function expect401(headers: Record<string, string>) {
-    const res = await rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { 'content-type': 'application/json', ...headers }, body });
+    const res = await rawRequest(server.url, {
+      method: 'GET',
+      path: '/api/user',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
     assert.equal(res.status, 401, JSON.stringify(headers));
     assert.equal(res.json.success, 0);
     assert.equal(res.json.error.code, 'unauthenticated');
@@ -38,11 +43,17 @@ describe('authentication and access', () => {
     await expect401({ authorization: `Token ${api.key}` });
   });
 
-  it('answers a revoked key and a never-issued key with the same 401 body, so a key\'s past cannot be probed', async () => {
+  it("answers a revoked key and a never-issued key with the same 401 body, so a key's past cannot be probed", async () => {
     const api = await server.client();
     assert.equal((await api.getOrCreate(body)).status, 200);
     await server.services.apiKeys.revoke(api.keyId);
-    const call = (key: string) => rawRequest(server.url, { method: 'GET', path: '/api/user', headers: { 'content-type': 'application/json', authorization: `Token ${key}` }, body });
+    const call = (key: string) =>
+      rawRequest(server.url, {
+        method: 'GET',
+        path: '/api/user',
+        headers: { 'content-type': 'application/json', authorization: `Token ${key}` },
+        body,
+      });
     const revoked = await call(api.key!);
     const unknown = await call(apiKeyFormat.generate());
     assert.equal(revoked.status, 401);

@@ -61,14 +61,20 @@ describe('the OpenAPI document, checked by a contract proxy (Stoplight Prism)', 
     const document = join(temp.path, 'openapi.json');
     writeFileSync(document, JSON.stringify(server.app.swagger()));
     const port = await freePort();
-    prism = spawn(process.execPath, [PRISM, 'proxy', document, server.url, '--errors', '-p', String(port), '-h', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    prism = spawn(process.execPath, [PRISM, 'proxy', document, server.url, '--errors', '-p', String(port), '-h', '127.0.0.1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     prism.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     prism.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     await waitForPort(port, prism, () => output);
     proxy = `http://127.0.0.1:${port}`;
     key = (await server.client()).key!;
     readOnlyKey = (await server.client({ access: 'read-only' })).key!;
-    const created = await rawRequest(server.url, { method: 'GET', path: '/api/user?user_group_id=acme&name=Acme', headers: { authorization: `Token ${key}` } });
+    const created = await rawRequest(server.url, {
+      method: 'GET',
+      path: '/api/user?user_group_id=acme&name=Acme',
+      headers: { authorization: `Token ${key}` },
+    });
     assert.equal(created.status, 200, created.text);
     token = created.json.user_group.token;
   });
@@ -83,7 +89,12 @@ describe('the OpenAPI document, checked by a contract proxy (Stoplight Prism)', 
   });
 
   /** Through Prism; fails on a Prism verdict (its problem+json error or a violations header), else on another status than expected. */
-  async function viaPrism(method: string, path: string, status: number, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<RawResponse> {
+  async function viaPrism(
+    method: string,
+    path: string,
+    status: number,
+    options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<RawResponse> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key !== undefined) headers.authorization = `Token ${options.key}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';

@@ -40,7 +40,11 @@ describe('a full disk under a running server', { skip }, () => {
 
     let refused: RawResponse | undefined;
     for (let i = 0; i < 200 && !refused; i++) {
-      const answer = await api.getOrCreate({ user_group_id: `while-full-${i}`, name: 'x'.repeat(200), properties: { pad: 'y'.repeat(4000) } });
+      const answer = await api.getOrCreate({
+        user_group_id: `while-full-${i}`,
+        name: 'x'.repeat(200),
+        properties: { pad: 'y'.repeat(4000) },
+      });
       assert.ok(answer.status === 200 || answer.status === 503, `never anything but 200 or 503: ${answer.status} ${answer.text}`);
       if (answer.status === 503) refused = answer;
     }
@@ -51,7 +55,10 @@ describe('a full disk under a running server', { skip }, () => {
     assertError(await rawRequest(server.url, { method: 'GET', path: '/readyz' }), 503, 'unavailable');
     assert.equal((await api.getOrCreate({ user_group_id: 'before' })).status, 200, 'reads still work');
 
-    const lines = server.logs.join('').split('\n').filter((line) => line.includes('"level":50'));
+    const lines = server.logs
+      .join('')
+      .split('\n')
+      .filter((line) => line.includes('"level":50'));
     assert.equal(lines.length, 1, `one error line, not one per request:\n${lines.join('\n')}`);
     assert.match(lines[0]!, /full/i);
 

@@ -21,15 +21,23 @@ describe('what a key sees of the other environment: nothing', () => {
       await api.getOrCreate({ user_group_id: id, name: 'C' });
       await api.update({ user_group_id: id, name: 'C2' });
       const minted = await api.call('POST', { user_group_id: id }, { path: '/api/embed_sessions' });
-      assert.equal((await api.call('DELETE', undefined, { path: `/api/embed_sessions/${minted.json.embed_session.session_id}` })).status, 200);
+      assert.equal(
+        (await api.call('DELETE', undefined, { path: `/api/embed_sessions/${minted.json.embed_session.session_id}` })).status,
+        200,
+      );
     }
   }
 
-  const events = (key: TestClient, after?: string) => key.call('GET', undefined, { path: `/api/events${after === undefined ? '' : `?after=${after}`}` });
-  const feed = (key: TestClient, after?: string) => key.call('GET', undefined, { path: `/api/embed_sessions/revocations${after === undefined ? '' : `?after=${after}`}` });
+  const events = (key: TestClient, after?: string) =>
+    key.call('GET', undefined, { path: `/api/events${after === undefined ? '' : `?after=${after}`}` });
+  const feed = (key: TestClient, after?: string) =>
+    key.call('GET', undefined, { path: `/api/embed_sessions/revocations${after === undefined ? '' : `?after=${after}`}` });
 
   it('hands the events cursor out sealed: unchanged by Customer events, bound to its environment', async () => {
-    const { api, clients: { testing } } = server;
+    const {
+      api,
+      clients: { testing },
+    } = server;
     await testing.getOrCreate({ user_group_id: 'testing-1', name: 'T' });
     const first = await events(testing);
     assert.equal(first.status, 200, first.text);
@@ -42,20 +50,33 @@ describe('what a key sees of the other environment: nothing', () => {
 
     await testing.getOrCreate({ user_group_id: 'testing-2', name: 'T' });
     const next = await events(testing, cursor);
-    assert.deepEqual(next.json.events.map((e: { data: { user_group_id: string } }) => e.data.user_group_id), ['testing-2']);
+    assert.deepEqual(
+      next.json.events.map((e: { data: { user_group_id: string } }) => e.data.user_group_id),
+      ['testing-2'],
+    );
     assert.match(next.json.next_cursor, SEALED);
     for (const event of [...first.json.events, ...next.json.events]) assert.match(event.id, /^evt_[0-9a-f]{32}$/);
 
     const elsewhere = assertError(await events(api, cursor), 400, 'invalid_request');
     assert.match(elsewhere, /"after" is not a cursor this service handed out to this environment/);
-    assert.match(assertError(await events(testing, '3'), 400, 'invalid_request'), /"after" must be a next_cursor this service handed out/, 'the old numeric form is refused');
+    assert.match(
+      assertError(await events(testing, '3'), 400, 'invalid_request'),
+      /"after" must be a next_cursor this service handed out/,
+      'the old numeric form is refused',
+    );
   });
 
   it('hands the revocation feed cursor out sealed, unchanged by Customer revocations', async () => {
-    const { api, clients: { testing } } = server;
+    const {
+      api,
+      clients: { testing },
+    } = server;
     await testing.getOrCreate({ user_group_id: 'testing-feed', name: 'T' });
     const minted = await testing.call('POST', { user_group_id: 'testing-feed' }, { path: '/api/embed_sessions' });
-    assert.equal((await testing.call('DELETE', undefined, { path: `/api/embed_sessions/${minted.json.embed_session.session_id}` })).status, 200);
+    assert.equal(
+      (await testing.call('DELETE', undefined, { path: `/api/embed_sessions/${minted.json.embed_session.session_id}` })).status,
+      200,
+    );
     const first = await feed(testing);
     assert.equal(first.json.revocations.length, 1);
     assert.match(first.json.next_cursor, SEALED, 'not the shared sequence number');
@@ -66,7 +87,10 @@ describe('what a key sees of the other environment: nothing', () => {
   });
 
   it('shows delivery ids and their cursor sealed, whatever Customer delivers in between', async () => {
-    const { api, clients: { testing } } = server;
+    const {
+      api,
+      clients: { testing },
+    } = server;
     const register = (key: TestClient) => key.call('POST', { url: 'https://127.0.0.1:9/hook' }, { path: '/api/webhooks' });
     const testingHook = (await register(testing)).json.webhook.id as string;
     const customerHook = (await register(api)).json.webhook.id as string;
@@ -85,10 +109,23 @@ describe('what a key sees of the other environment: nothing', () => {
     for (const id of ids) assert.match(id, /^whd_[A-Za-z0-9_-]{22}$/, 'not the shared row number');
 
     const page = await testing.call('GET', undefined, { path: `/api/webhooks/${testingHook}/deliveries?limit=2` });
-    assert.deepEqual(page.json.deliveries.map((d: { id: string }) => d.id), [ids[2], ids[1]], 'newest first, with the ids the redeliveries answered');
+    assert.deepEqual(
+      page.json.deliveries.map((d: { id: string }) => d.id),
+      [ids[2], ids[1]],
+      'newest first, with the ids the redeliveries answered',
+    );
     assert.match(page.json.next_cursor, SEALED);
-    const rest = await testing.call('GET', undefined, { path: `/api/webhooks/${testingHook}/deliveries?limit=2&after=${page.json.next_cursor}` });
-    assert.deepEqual(rest.json.deliveries.map((d: { id: string }) => d.id), [ids[0]]);
-    assertError(await api.call('GET', undefined, { path: `/api/webhooks/${customerHook}/deliveries?after=${page.json.next_cursor}` }), 400, 'invalid_request');
+    const rest = await testing.call('GET', undefined, {
+      path: `/api/webhooks/${testingHook}/deliveries?limit=2&after=${page.json.next_cursor}`,
+    });
+    assert.deepEqual(
+      rest.json.deliveries.map((d: { id: string }) => d.id),
+      [ids[0]],
+    );
+    assertError(
+      await api.call('GET', undefined, { path: `/api/webhooks/${customerHook}/deliveries?after=${page.json.next_cursor}` }),
+      400,
+      'invalid_request',
+    );
   });
 });

@@ -5,7 +5,11 @@ import { assertError } from './assert-error.js';
 
 describe('environments', () => {
   const server = buildForSuite({
-    clients: { customer: { environment: 'Customer' }, testing: { environment: 'Testing' }, testingReader: { environment: 'Testing', access: 'read-only' } },
+    clients: {
+      customer: { environment: 'Customer' },
+      testing: { environment: 'Testing' },
+      testingReader: { environment: 'Testing', access: 'read-only' },
+    },
   });
 
   it("says a group is missing in the key's environment, the same whether or not the other environment has one", async () => {
@@ -13,7 +17,10 @@ describe('environments', () => {
     await customer.getOrCreate({ user_group_id: 'only-in-customer', name: 'C' });
     const noName = (id: string) => testing.getOrCreate({ user_group_id: id });
     const there = assertError(await noName('only-in-customer'), 400, 'invalid_request');
-    assert.match(there, /"name" is required to create a user group; no group with this "user_group_id" exists in the Testing environment \(this key's\) yet\./);
+    assert.match(
+      there,
+      /"name" is required to create a user group; no group with this "user_group_id" exists in the Testing environment \(this key's\) yet\./,
+    );
     assert.equal(assertError(await noName('nowhere-at-all'), 400, 'invalid_request'), there, 'nothing tells the two apart');
     const readOnly = (id: string) => testingReader.getOrCreate({ user_group_id: id, name: 'X' });
     const refused = assertError(await readOnly('only-in-customer'), 403, 'forbidden');

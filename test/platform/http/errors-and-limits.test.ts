@@ -74,19 +74,27 @@ const SHARED_BAD_CASES: BadCase[] = [
     message: /"user_group_id"/,
     notCreated: 'é'.repeat(255),
   },
-  { title: 'user_group_id as the number 123 (no coercion)', body: () => ({ user_group_id: 123, name: 'N' }), message: /"user_group_id".*string/, notCreated: '123' },
+  {
+    title: 'user_group_id as the number 123 (no coercion)',
+    body: () => ({ user_group_id: 123, name: 'N' }),
+    message: /"user_group_id".*string/,
+    notCreated: '123',
+  },
   { title: 'user_group_id as true', body: () => ({ user_group_id: true, name: 'N' }), message: /"user_group_id"/, notCreated: 'true' },
   { title: 'user_group_id as null', body: () => ({ user_group_id: null, name: 'N' }), message: /"user_group_id"/, notCreated: 'null' },
   { title: 'user_group_id as an array', body: () => ({ user_group_id: ['a'], name: 'N' }), message: /"user_group_id"/, notCreated: 'a' },
-  { title: 'user_group_id as an object', body: () => ({ user_group_id: { id: 'a' }, name: 'N' }), message: /"user_group_id"/, notCreated: null },
-  ...CONTROL_CHARACTERS.map(
-    (c): BadCase => ({
-      title: `user_group_id with control character ${show(c)}`,
-      body: (id) => ({ user_group_id: `${id}${c}x`, name: 'N' }),
-      message: /"user_group_id" must not contain control characters/,
-      notCreated: null,
-    }),
-  ),
+  {
+    title: 'user_group_id as an object',
+    body: () => ({ user_group_id: { id: 'a' }, name: 'N' }),
+    message: /"user_group_id"/,
+    notCreated: null,
+  },
+  ...CONTROL_CHARACTERS.map((c): BadCase => ({
+    title: `user_group_id with control character ${show(c)}`,
+    body: (id) => ({ user_group_id: `${id}${c}x`, name: 'N' }),
+    message: /"user_group_id" must not contain control characters/,
+    notCreated: null,
+  })),
   { title: 'name empty', body: (id) => ({ user_group_id: id, name: '' }), message: /"name"/ },
   { title: 'name of 256 characters', body: (id) => ({ user_group_id: id, name: 'n'.repeat(256) }), message: /"name".*255/ },
   { title: 'name of 256 multi-byte characters', body: (id) => ({ user_group_id: id, name: 'é'.repeat(256) }), message: /"name"/ },
@@ -94,14 +102,16 @@ const SHARED_BAD_CASES: BadCase[] = [
   { title: 'name as a number', body: (id) => ({ user_group_id: id, name: 42 }), message: /"name".*string/ },
   { title: 'name as null', body: (id) => ({ user_group_id: id, name: null }), message: /"name"/ },
   { title: 'name as an object', body: (id) => ({ user_group_id: id, name: { first: 'N' } }), message: /"name"/ },
-  ...CONTROL_CHARACTERS.map(
-    (c): BadCase => ({
-      title: `name with control character ${show(c)}`,
-      body: (id) => ({ user_group_id: id, name: `Na${c}me` }),
-      message: /"name" must not contain control characters/,
-    }),
-  ),
-  { title: 'mapping with 101 entries', body: (id) => ({ user_group_id: id, name: 'N', mapping: mappingWith(101) }), message: /"mapping".*100/ },
+  ...CONTROL_CHARACTERS.map((c): BadCase => ({
+    title: `name with control character ${show(c)}`,
+    body: (id) => ({ user_group_id: id, name: `Na${c}me` }),
+    message: /"name" must not contain control characters/,
+  })),
+  {
+    title: 'mapping with 101 entries',
+    body: (id) => ({ user_group_id: id, name: 'N', mapping: mappingWith(101) }),
+    message: /"mapping".*100/,
+  },
   { title: 'mapping with an empty key', body: (id) => ({ user_group_id: id, name: 'N', mapping: { '': 'x' } }), message: /"mapping"/ },
   {
     title: 'mapping with a 256-character key',
@@ -116,7 +126,11 @@ const SHARED_BAD_CASES: BadCase[] = [
   { title: 'mapping value 1.5', body: (id) => ({ user_group_id: id, name: 'N', mapping: { '40': 1.5 } }), message: /"mapping\.40"/ },
   { title: 'mapping value true', body: (id) => ({ user_group_id: id, name: 'N', mapping: { '40': true } }), message: /"mapping\.40"/ },
   { title: 'mapping value null', body: (id) => ({ user_group_id: id, name: 'N', mapping: { '40': null } }), message: /"mapping\.40"/ },
-  { title: 'mapping value an object', body: (id) => ({ user_group_id: id, name: 'N', mapping: { '40': { id: 1 } } }), message: /"mapping\.40"/ },
+  {
+    title: 'mapping value an object',
+    body: (id) => ({ user_group_id: id, name: 'N', mapping: { '40': { id: 1 } } }),
+    message: /"mapping\.40"/,
+  },
   { title: 'mapping value an array', body: (id) => ({ user_group_id: id, name: 'N', mapping: { '40': [1] } }), message: /"mapping\.40"/ },
   {
     title: 'mapping value above the safe integer range',
@@ -173,7 +187,11 @@ describe('wire errors and limits', () => {
       assert.equal(created.status, 200);
       assertError(await server.api.getOrCreate({ user_group_id: id, name: 'n'.repeat(256) }), 400, 'invalid_request');
       assertError(await server.api.getOrCreate({ user_group_id: id, mapping: { '1': 1.5 } }), 400, 'invalid_request');
-      assertError(await server.api.getOrCreate({ user_group_id: id, properties: propertiesOfSize(PROPERTIES_MAX_BYTES + 1) }), 400, 'invalid_request');
+      assertError(
+        await server.api.getOrCreate({ user_group_id: id, properties: propertiesOfSize(PROPERTIES_MAX_BYTES + 1) }),
+        400,
+        'invalid_request',
+      );
       const again = await server.api.getOrCreate({ user_group_id: id });
       assert.equal(again.json.new_user_group, false);
       assert.deepEqual(again.json.user_group, created.json.user_group);
@@ -182,19 +200,37 @@ describe('wire errors and limits', () => {
 
   describe('GET /api/user accepts values at the limits', () => {
     const accepted: { title: string; body: (id: string) => Record<string, unknown> }[] = [
-      { title: 'user_group_id and name of 255 characters', body: (id) => ({ user_group_id: `${id}-`.padEnd(255, 'i'), name: 'n'.repeat(255) }) },
+      {
+        title: 'user_group_id and name of 255 characters',
+        body: (id) => ({ user_group_id: `${id}-`.padEnd(255, 'i'), name: 'n'.repeat(255) }),
+      },
       { title: 'user_group_id and name of 255 "é"', body: (id) => ({ user_group_id: `${id}-`.padEnd(255, 'é'), name: 'é'.repeat(255) }) },
-      { title: 'name of 255 emoji (counted in characters, not UTF-16 units)', body: (id) => ({ user_group_id: id, name: '😀'.repeat(255) }) },
-      { title: 'user_group_id and name of 1 character', body: (id) => ({ user_group_id: String.fromCodePoint(0x4e00 + counter), name: id.slice(0, 1) }) },
+      {
+        title: 'name of 255 emoji (counted in characters, not UTF-16 units)',
+        body: (id) => ({ user_group_id: id, name: '😀'.repeat(255) }),
+      },
+      {
+        title: 'user_group_id and name of 1 character',
+        body: (id) => ({ user_group_id: String.fromCodePoint(0x4e00 + counter), name: id.slice(0, 1) }),
+      },
       { title: 'mapping with 100 entries', body: (id) => ({ user_group_id: id, name: 'N', mapping: mappingWith(100) }) },
-      { title: 'mapping with a 255-character key and value', body: (id) => ({ user_group_id: id, name: 'N', mapping: { ['k'.repeat(255)]: 'v'.repeat(255) } }) },
+      {
+        title: 'mapping with a 255-character key and value',
+        body: (id) => ({ user_group_id: id, name: 'N', mapping: { ['k'.repeat(255)]: 'v'.repeat(255) } }),
+      },
       {
         title: 'mapping integers at the ends of the safe range',
         body: (id) => ({ user_group_id: id, name: 'N', mapping: { max: MAX_SAFE, min: -MAX_SAFE, zero: 0, neg: -1 } }),
       },
       { title: 'empty mapping and properties', body: (id) => ({ user_group_id: id, name: 'N', mapping: {}, properties: {} }) },
-      { title: 'properties of exactly 64 KiB serialized', body: (id) => ({ user_group_id: id, name: 'N', properties: propertiesOfSize(PROPERTIES_MAX_BYTES) }) },
-      { title: 'unknown body fields, which are ignored', body: (id) => ({ user_group_id: id, name: 'N', colour: 'blue', token: 'ugt_mine', team_id: 1 }) },
+      {
+        title: 'properties of exactly 64 KiB serialized',
+        body: (id) => ({ user_group_id: id, name: 'N', properties: propertiesOfSize(PROPERTIES_MAX_BYTES) }),
+      },
+      {
+        title: 'unknown body fields, which are ignored',
+        body: (id) => ({ user_group_id: id, name: 'N', colour: 'blue', token: 'ugt_mine', team_id: 1 }),
+      },
     ];
     for (const ok of accepted) {
       it(ok.title, async () => {
@@ -291,13 +327,10 @@ describe('wire errors and limits', () => {
       assert.match(message, /must be a JSON object/);
     });
 
-    it(
-      'GET with body null says the body must be a JSON object',
-      async () => {
-        const message = assertError(await server.api.call('GET', 'null'), 400, 'invalid_request');
-        assert.match(message, /must be a JSON object/);
-      },
-    );
+    it('GET with body null says the body must be a JSON object', async () => {
+      const message = assertError(await server.api.call('GET', 'null'), 400, 'invalid_request');
+      assert.match(message, /must be a JSON object/);
+    });
 
     it('PUT with body null says the body must be a JSON object', async () => {
       const message = assertError(await server.api.call('PUT', 'null'), 400, 'invalid_request');
@@ -325,7 +358,11 @@ describe('wire errors and limits', () => {
       it(`${method} refuses a body one byte over 1 MiB with 413 payload_too_large`, async () => {
         const id = freshId('mib-over');
         if (method === 'PUT') await server.api.getOrCreate({ user_group_id: id, name: 'Before' });
-        const message = assertError(await server.api.call(method, bodyOfSize({ user_group_id: id, name: 'Big' }, MIB + 1)), 413, 'payload_too_large');
+        const message = assertError(
+          await server.api.call(method, bodyOfSize({ user_group_id: id, name: 'Big' }, MIB + 1)),
+          413,
+          'payload_too_large',
+        );
         assert.match(message, /1 MiB/);
         if (method === 'GET') await assertNotCreated(server.api, id);
         else assert.equal((await server.api.getOrCreate({ user_group_id: id })).json.user_group.name, 'Before');
@@ -410,7 +447,11 @@ describe('wire errors and limits', () => {
     it('401 unauthenticated for a wrong scheme, a malformed key and an unknown key', async () => {
       for (const authorization of ['Basic dXNlcjpwYXNz', 'Token', 'Token not-a-key', `Token ugsk_${'0'.repeat(49)}`]) {
         for (const method of ['GET', 'PUT', 'POST']) {
-          assertError(await server.api.call(method, { user_group_id: 'x', name: 'x' }, { headers: { authorization } }), 401, 'unauthenticated');
+          assertError(
+            await server.api.call(method, { user_group_id: 'x', name: 'x' }, { headers: { authorization } }),
+            401,
+            'unauthenticated',
+          );
         }
       }
     });

@@ -18,7 +18,9 @@ describe('fuzzer findings', () => {
   it('an undecodable URL with a body the parser then rejects gets exactly one answer', async () => {
     const { hostname, port } = new URL(server.url);
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => socket.write('GET /%zz HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n'));
+      const socket = connect(Number(port), hostname, () =>
+        socket.write('GET /%zz HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: identity\r\n\r\n'),
+      );
       let data = '';
       socket.on('data', (chunk) => (data += chunk));
       socket.on('close', () => resolve(data));

@@ -56,7 +56,10 @@ describe('HEAD', () => {
     assert.match(String(head.headers['content-type']), /^application\/json/);
     assertError(await server.api.call('GET', undefined, { path: '/api/user_groups/not-yet' }), 404, 'not_found');
     const listed = await server.api.call('GET', undefined, { path: '/api/user_groups' });
-    assert.deepEqual(listed.json.user_groups.map((g: { provided_id: string }) => g.provided_id), ['acme']);
+    assert.deepEqual(
+      listed.json.user_groups.map((g: { provided_id: string }) => g.provided_id),
+      ['acme'],
+    );
   });
 
   it('HEAD /api/user needs a key like GET', async () => {

@@ -63,7 +63,10 @@ describe('hostile input', () => {
       ['"__proto__" deep inside properties', (id) => withRawProperties(id, '{"a":{"b":[{"__proto__":{"polluted":1}}]}}')],
       ['"__proto__" written with \\u escapes', (id) => withRawProperties(id, '{"\\u005f\\u005fproto\\u005f\\u005f":{"polluted":1}}')],
       ['"constructor":{"prototype":...} inside properties', (id) => withRawProperties(id, '{"constructor":{"prototype":{"polluted":1}}}')],
-      ['"constructor":{"prototype":...} at the top level', (id) => `{"user_group_id":${JSON.stringify(id)},"name":"P","constructor":{"prototype":{"isAdmin":true}}}`],
+      [
+        '"constructor":{"prototype":...} at the top level',
+        (id) => `{"user_group_id":${JSON.stringify(id)},"name":"P","constructor":{"prototype":{"isAdmin":true}}}`,
+      ],
     ];
     for (const [title, body] of poisoned) {
       it(`refuses ${title}`, async () => {
@@ -78,7 +81,11 @@ describe('hostile input', () => {
       const id = freshId('proto-put');
       const created = await server.api.getOrCreate({ user_group_id: id, name: 'Before', properties: { keep: 1 } });
       assertError(await server.api.call('PUT', withRawProperties(id, '{"__proto__":{"polluted":1}}')), 400, 'invalid_request');
-      assertError(await server.api.call('PUT', withRawProperties(id, '{"constructor":{"prototype":{"polluted":1}}}')), 400, 'invalid_request');
+      assertError(
+        await server.api.call('PUT', withRawProperties(id, '{"constructor":{"prototype":{"polluted":1}}}')),
+        400,
+        'invalid_request',
+      );
       assertNoPollution();
       assert.deepEqual((await server.api.getOrCreate({ user_group_id: id })).json.user_group, created.json.user_group);
     });
@@ -202,7 +209,11 @@ describe('hostile input', () => {
     it('refuses invalid UTF-8 percent-encoded in the query string and the path', async () => {
       const id = freshId('bad-utf8-query');
       assertError(await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}%FF&name=N` }), 400, 'invalid_request');
-      assertError(await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=N&properties=%7B%22a%22%3A%22%C0%AF%22%7D` }), 400, 'invalid_request');
+      assertError(
+        await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=N&properties=%7B%22a%22%3A%22%C0%AF%22%7D` }),
+        400,
+        'invalid_request',
+      );
       assertError(await server.api.call('GET', undefined, { path: `/api/user_groups/${id}%FF` }), 400, 'invalid_request');
       await assertNotCreated(server.api, `${id}\ufffd`);
     });
@@ -227,7 +238,11 @@ describe('hostile input', () => {
     for (const [raw, becomes] of refused) {
       it(`refuses properties holding ${raw} with 400 naming the number, where it is and what it would become`, async () => {
         const id = freshId('number');
-        const message = assertError(await server.api.call('GET', withRawProperties(id, `{"n":1,"list":[2,${raw}]}`)), 400, 'invalid_request');
+        const message = assertError(
+          await server.api.call('GET', withRawProperties(id, `{"n":1,"list":[2,${raw}]}`)),
+          400,
+          'invalid_request',
+        );
         assert.ok(message.includes(`the number ${raw} at "properties.list.1", which would be stored as ${becomes}`), message);
         await assertNotCreated(server.api, id);
       });
@@ -238,26 +253,58 @@ describe('hostile input', () => {
       const raw = '{"max":9007199254740991,"min":-9007199254740991,"d":0.1,"e":1.5e300,"z":-0,"f":100.000,"g":2E-5}';
       const res = await server.api.call('GET', withRawProperties(id, raw));
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.json.user_group.properties, { max: 9007199254740991, min: -9007199254740991, d: 0.1, e: 1.5e300, z: 0, f: 100, g: 2e-5 });
+      assert.deepEqual(res.json.user_group.properties, {
+        max: 9007199254740991,
+        min: -9007199254740991,
+        d: 0.1,
+        e: 1.5e300,
+        z: 0,
+        f: 100,
+        g: 2e-5,
+      });
     });
 
     it('refuses 1e400 as a mapping value or as user_group_id, in a PUT too', async () => {
       const id = freshId('number-mapping');
-      assertError(await server.api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"N","mapping":{"1":1e400}}`), 400, 'invalid_request');
+      assertError(
+        await server.api.call('GET', `{"user_group_id":${JSON.stringify(id)},"name":"N","mapping":{"1":1e400}}`),
+        400,
+        'invalid_request',
+      );
       assertError(await server.api.call('GET', '{"user_group_id":1e400,"name":"N"}'), 400, 'invalid_request');
       await assertNotCreated(server.api, id);
       await assertNotCreated(server.api, 'Infinity');
-      const message = assertError(await server.api.call('PUT', `{"user_group_id":${JSON.stringify(id)},"properties":{"big":18446744073709551616}}`), 400, 'invalid_request');
+      const message = assertError(
+        await server.api.call('PUT', `{"user_group_id":${JSON.stringify(id)},"properties":{"big":18446744073709551616}}`),
+        400,
+        'invalid_request',
+      );
       assert.match(message, /"properties\.big", which would be stored as 18446744073709552000/);
       assert.deepEqual((await server.api.getOrCreate({ user_group_id: id })).json.user_group.properties, undefined);
     });
 
     const duplicated: [string, string, RegExp][] = [
       ['at the top level', '{"user_group_id":"%ID%","name":"A","name":"B"}', /the key "name" twice; /],
-      ['inside properties', '{"user_group_id":"%ID%","name":"A","properties":{"plan":"gold","tier":1,"plan":"free"}}', /the key "plan" twice in the object at "properties"/],
-      ['deep in an array', '{"user_group_id":"%ID%","name":"A","properties":{"l":[{"a":1},{"a":2,"a":3}]}}', /the key "a" twice in the object at "properties\.l\.1"/],
-      ['written once with escapes', '{"user_group_id":"%ID%","name":"A","properties":{"a":1,"\\u0061":2}}', /the key "a" twice in the object at "properties"/],
-      ['in the mapping', '{"user_group_id":"%ID%","name":"A","mapping":{"40":"1","40":"2"}}', /the key "40" twice in the object at "mapping"/],
+      [
+        'inside properties',
+        '{"user_group_id":"%ID%","name":"A","properties":{"plan":"gold","tier":1,"plan":"free"}}',
+        /the key "plan" twice in the object at "properties"/,
+      ],
+      [
+        'deep in an array',
+        '{"user_group_id":"%ID%","name":"A","properties":{"l":[{"a":1},{"a":2,"a":3}]}}',
+        /the key "a" twice in the object at "properties\.l\.1"/,
+      ],
+      [
+        'written once with escapes',
+        '{"user_group_id":"%ID%","name":"A","properties":{"a":1,"\\u0061":2}}',
+        /the key "a" twice in the object at "properties"/,
+      ],
+      [
+        'in the mapping',
+        '{"user_group_id":"%ID%","name":"A","mapping":{"40":"1","40":"2"}}',
+        /the key "40" twice in the object at "mapping"/,
+      ],
     ];
     for (const [where, body, expected] of duplicated) {
       it(`refuses a key given twice ${where} with 400 naming the key and its object`, async () => {
@@ -278,9 +325,16 @@ describe('hostile input', () => {
 
     it('refuses both in the query string too, naming the parameter', async () => {
       const id = freshId('query');
-      const big = await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=Q&properties=${encodeURIComponent('{"n":1e400}')}` });
-      assert.match(assertError(big, 400, 'invalid_request'), /^"properties" in the query string has the number 1e400 at "n", which would be stored as null/);
-      const twice = await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${id}&name=Q&mapping=${encodeURIComponent('{"1":"a","1":"b"}')}` });
+      const big = await server.api.call('GET', undefined, {
+        path: `/api/user?user_group_id=${id}&name=Q&properties=${encodeURIComponent('{"n":1e400}')}`,
+      });
+      assert.match(
+        assertError(big, 400, 'invalid_request'),
+        /^"properties" in the query string has the number 1e400 at "n", which would be stored as null/,
+      );
+      const twice = await server.api.call('GET', undefined, {
+        path: `/api/user?user_group_id=${id}&name=Q&mapping=${encodeURIComponent('{"1":"a","1":"b"}')}`,
+      });
       assert.match(assertError(twice, 400, 'invalid_request'), /^"mapping" in the query string has the key "1" twice/);
       await assertNotCreated(server.api, id);
     });
@@ -290,7 +344,11 @@ describe('hostile input', () => {
     const refused: [string, Record<string, string>, string][] = [
       ['text/plain', { 'content-type': 'text/plain' }, '{"user_group_id":"ct","name":"CT"}'],
       ['application/x-www-form-urlencoded', { 'content-type': 'application/x-www-form-urlencoded' }, 'user_group_id=ct&name=CT'],
-      ['multipart/form-data', { 'content-type': 'multipart/form-data; boundary=x' }, '--x\r\nContent-Disposition: form-data; name="user_group_id"\r\n\r\nct\r\n--x--\r\n'],
+      [
+        'multipart/form-data',
+        { 'content-type': 'multipart/form-data; boundary=x' },
+        '--x\r\nContent-Disposition: form-data; name="user_group_id"\r\n\r\nct\r\n--x--\r\n',
+      ],
       ['application/xml', { 'content-type': 'application/xml' }, '<user_group_id>ct</user_group_id>'],
       ['application/jsonx', { 'content-type': 'application/jsonx' }, '{"user_group_id":"ct","name":"CT"}'],
       ['text/json', { 'content-type': 'text/json' }, '{"user_group_id":"ct","name":"CT"}'],
@@ -317,7 +375,11 @@ describe('hostile input', () => {
     it('a refused content type creates nothing', async () => {
       const id = freshId('ct');
       for (const [, headers] of refused) {
-        assertError(await server.api.call('GET', JSON.stringify({ user_group_id: id, name: 'CT' }), { headers }), 415, 'unsupported_media_type');
+        assertError(
+          await server.api.call('GET', JSON.stringify({ user_group_id: id, name: 'CT' }), { headers }),
+          415,
+          'unsupported_media_type',
+        );
       }
       const res = await rawRequest(server.api.baseUrl, {
         method: 'GET',
@@ -332,10 +394,14 @@ describe('hostile input', () => {
     for (const contentType of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json ; charset=utf-8']) {
       it(`accepts Content-Type: ${contentType}`, async () => {
         const id = freshId('charset');
-        const res = await server.api.call('GET', JSON.stringify({ user_group_id: id, name: 'Charset é' }), { headers: { 'content-type': contentType } });
+        const res = await server.api.call('GET', JSON.stringify({ user_group_id: id, name: 'Charset é' }), {
+          headers: { 'content-type': contentType },
+        });
         assert.equal(res.status, 200, res.text);
         assert.equal(res.json.user_group.name, 'Charset é');
-        const put = await server.api.call('PUT', JSON.stringify({ user_group_id: id, name: 'Put é' }), { headers: { 'content-type': contentType } });
+        const put = await server.api.call('PUT', JSON.stringify({ user_group_id: id, name: 'Put é' }), {
+          headers: { 'content-type': contentType },
+        });
         assert.equal(put.status, 200, put.text);
         assert.equal(put.json.user_group.name, 'Put é');
       });
@@ -397,7 +463,10 @@ describe('hostile input', () => {
 
     it('GET / points to the API, its reference and the console', async () => {
       const message = assertError(await rawRequest(server.url, { method: 'GET', path: '/' }), 404, 'not_found');
-      assert.equal(message, 'No route GET /; the API lives at /api/user, its reference at /docs (OpenAPI document: /openapi.json), and the operator console at /console.');
+      assert.equal(
+        message,
+        'No route GET /; the API lives at /api/user, its reference at /docs (OpenAPI document: /openapi.json), and the operator console at /console.',
+      );
     });
 
     it('404 needs no key', async () => {

@@ -55,7 +55,12 @@ describe('deep JSON and prototype keys on every route', () => {
   it('refuses "__proto__" and "constructor":{"prototype":…} on every route with 400, polluting nothing', async () => {
     const hooks = (await server.services.webhooks.list(READER)).length;
     for (const [method, path, body] of routes()) {
-      for (const poison of ['"__proto__":{"polluted":1}', '"\\u005f_proto__":{"polluted":1}', '"constructor":{"prototype":{"isAdmin":true}}', '"x":[{"__proto__":{"polluted":1}}]']) {
+      for (const poison of [
+        '"__proto__":{"polluted":1}',
+        '"\\u005f_proto__":{"polluted":1}',
+        '"constructor":{"prototype":{"isAdmin":true}}',
+        '"x":[{"__proto__":{"polluted":1}}]',
+      ]) {
         const message = assertError(await server.api.call(method, `${body},${poison}}`, { path }), 400, 'invalid_request');
         assert.match(message, /"__proto__" or "constructor.prototype"/, `${method} ${path} ${poison}`);
       }
@@ -81,7 +86,7 @@ describe('deep JSON and prototype keys on every route', () => {
     assertNoPollution();
   });
 
-  it('refuses the same in the console\'s mapping and properties fields, beside the field, changing nothing', async () => {
+  it("refuses the same in the console's mapping and properties fields, beside the field, changing nothing", async () => {
     const browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(server.api.key!)).status, 303);
     const before = (await server.api.getOrCreate({ user_group_id: 'acme' })).json.user_group;
@@ -91,7 +96,13 @@ describe('deep JSON and prototype keys on every route', () => {
         ['{"constructor":{"prototype":{"isAdmin":true}}}', /"__proto__" or "constructor.prototype"/],
         [deep(70), /nests deeper than 64 levels/],
       ] as const) {
-        const answer = await browser.post('/console/groups/acme/edit', { _csrf: await browser.csrfToken('/console/groups/acme'), name: 'Acme', mapping: '', properties: '', [field]: json });
+        const answer = await browser.post('/console/groups/acme/edit', {
+          _csrf: await browser.csrfToken('/console/groups/acme'),
+          name: 'Acme',
+          mapping: '',
+          properties: '',
+          [field]: json,
+        });
         assert.equal(answer.status, 400, `${field}: ${json.slice(0, 40)}`);
         const error = new RegExp(`<p id="${field}_error" class="error"[^>]*>([^<]*)</p>`).exec(answer.text)?.[1] ?? '';
         assert.match(error.replace(/&#34;|&quot;/g, '"'), why, field);

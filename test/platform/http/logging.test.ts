@@ -43,10 +43,14 @@ describe('logs', () => {
     const answers = [];
     for (const path of paths) answers.push(await api.call('GET', undefined, { path }));
     answers.push(await rawRequest(server.url, { method: 'GET', path: `/healthz?token=${token}`, headers: { expect: `ugt-${token}` } }));
-    assert.ok(answers.some((res) => res.status === 404) && answers.some((res) => res.status === 200), answers.map((res) => res.status).join());
+    assert.ok(
+      answers.some((res) => res.status === 404) && answers.some((res) => res.status === 200),
+      answers.map((res) => res.status).join(),
+    );
 
     const logs = server.logs.join('');
-    for (const path of ['/api/user?user_group_id=', '/no/such/path/']) assert.ok(logs.includes(path), `the request line for ${path} is logged`);
+    for (const path of ['/api/user?user_group_id=', '/no/such/path/'])
+      assert.ok(logs.includes(path), `the request line for ${path} is logged`);
     for (const secret of secrets) assert.equal(logs.includes(secret), false, `${secret} reached the log`);
     assert.match(logs, /ugt_\[redacted\]/);
     for (const res of answers.filter((r) => r.status >= 400)) {

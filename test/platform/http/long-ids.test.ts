@@ -34,9 +34,15 @@ describe('ids of 101 to 255 characters on every path that carries one', () => {
       assert.equal((await api.call('HEAD', undefined, { path: path(id) })).status, 200);
       const descendants = await api.call('GET', undefined, { path: `${path(parent)}/descendants` });
       assert.equal(descendants.status, 200, descendants.text);
-      assert.deepEqual(descendants.json.user_groups.map((g: { provided_id: string }) => g.provided_id), [id]);
+      assert.deepEqual(
+        descendants.json.user_groups.map((g: { provided_id: string }) => g.provided_id),
+        [id],
+      );
       const children = await api.call('GET', undefined, { path: `/api/user_groups?parent=${encodeURIComponent(parent)}` });
-      assert.deepEqual(children.json.user_groups.map((g: { provided_id: string }) => g.provided_id), [id]);
+      assert.deepEqual(
+        children.json.user_groups.map((g: { provided_id: string }) => g.provided_id),
+        [id],
+      );
 
       const moved = await api.update({ user_group_id: id, parent_user_group_id: null });
       assert.equal(moved.status, 200, moved.text);
@@ -46,7 +52,12 @@ describe('ids of 101 to 255 characters on every path that carries one', () => {
       const shown = await browser.get(page);
       assert.equal(shown.status, 200, shown.text.slice(0, 300));
       assert.equal((await browser.get(`${page}/token`)).text, created.json.user_group.token);
-      const saved = await browser.post(`${page}/edit`, { _csrf: await browser.csrfToken(page), name: 'Renamed', mapping: '', properties: '' });
+      const saved = await browser.post(`${page}/edit`, {
+        _csrf: await browser.csrfToken(page),
+        name: 'Renamed',
+        mapping: '',
+        properties: '',
+      });
       assert.equal(saved.status, 303, saved.text.slice(0, 300));
       const rotated = await browser.post(`${page}/rotate`, { _csrf: await browser.csrfToken(page) });
       assert.equal(rotated.status, 303, rotated.text.slice(0, 300));

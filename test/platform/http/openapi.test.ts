@@ -15,7 +15,8 @@ type Doc = any;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 
 /** Served by the reference itself, or pages for people (the operator console): not part of the API it describes. */
-const isReferenceRoute = (url: string) => url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/') || url === '/console' || url.startsWith('/console/');
+const isReferenceRoute = (url: string) =>
+  url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/') || url === '/console' || url.startsWith('/console/');
 
 interface Recorded {
   server: TestServer;
@@ -60,7 +61,12 @@ function compare(doc: Doc, routes: string[]): { undocumented: string[]; unserved
 
 function operations(doc: Doc): { key: string; method: string; path: string; op: Doc }[] {
   return Object.entries(doc.paths as Record<string, Record<string, Doc>>).flatMap(([path, item]) =>
-    METHODS.filter((m) => item[m] !== undefined).map((method) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op: item[method] })),
+    METHODS.filter((m) => item[m] !== undefined).map((method) => ({
+      key: `${method.toUpperCase()} ${path}`,
+      method,
+      path,
+      op: item[method],
+    })),
   );
 }
 
@@ -74,12 +80,14 @@ function mediaObjects(doc: Doc): { where: string; media: Doc }[] {
     walk(`${key} request`, op.requestBody?.content);
     for (const [status, response] of Object.entries(op.responses as Record<string, Doc>)) walk(`${key} ${status}`, response.content);
   }
-  for (const [name, response] of Object.entries((doc.components?.responses ?? {}) as Record<string, Doc>)) walk(`response ${name}`, response.content);
+  for (const [name, response] of Object.entries((doc.components?.responses ?? {}) as Record<string, Doc>))
+    walk(`response ${name}`, response.content);
   return found;
 }
 
 function examplesOf(media: Doc): { name: string; value: unknown }[] {
-  if (media.examples) return Object.entries(media.examples as Record<string, { value: unknown }>).map(([name, e]) => ({ name, value: e.value }));
+  if (media.examples)
+    return Object.entries(media.examples as Record<string, { value: unknown }>).map(([name, e]) => ({ name, value: e.value }));
   return media.example === undefined ? [] : [{ name: 'example', value: media.example }];
 }
 
@@ -105,7 +113,10 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents every route the server registers, and only those', () => {
-    assert.ok(recorded.routes.includes('PUT /api/user') && recorded.routes.includes('GET /healthz'), `recorded: ${recorded.routes.join(', ')}`);
+    assert.ok(
+      recorded.routes.includes('PUT /api/user') && recorded.routes.includes('GET /healthz'),
+      `recorded: ${recorded.routes.join(', ')}`,
+    );
     assert.deepEqual(compare(doc, recorded.routes), { undocumented: [], unserved: [] });
     assert.equal(doc.paths['/openapi.json'], undefined);
     assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/docs')));
@@ -120,7 +131,10 @@ describe('GET /openapi.json', () => {
       const otherDoc = (await rawRequest(other.server.url, { method: 'GET', path: '/openapi.json' })).json;
       assert.equal((await other.server.app.inject({ method: 'GET', url: '/undocumented' })).statusCode, 200);
       // Over the socket, the contract check every HTTP test goes through refuses the answer.
-      await assert.rejects(rawRequest(other.server.url, { method: 'GET', path: '/undocumented' }), /GET \/undocumented answered 200, which the OpenAPI document does not allow: no declared path matches/);
+      await assert.rejects(
+        rawRequest(other.server.url, { method: 'GET', path: '/undocumented' }),
+        /GET \/undocumented answered 200, which the OpenAPI document does not allow: no declared path matches/,
+      );
       assert.deepEqual(compare(otherDoc, other.routes), { undocumented: ['GET /undocumented', 'HEAD /undocumented'], unserved: [] });
     } finally {
       await other.server.close();
@@ -136,7 +150,11 @@ describe('GET /openapi.json', () => {
     });
     assert.match(doc.components.securitySchemes.apiKey.description, /Token <API_KEY>/);
     assert.deepEqual(doc.security, [{ apiKey: [] }]);
-    assert.deepEqual(doc.components.securitySchemes.metricsToken, { type: 'http', scheme: 'bearer', description: doc.components.securitySchemes.metricsToken.description });
+    assert.deepEqual(doc.components.securitySchemes.metricsToken, {
+      type: 'http',
+      scheme: 'bearer',
+      description: doc.components.securitySchemes.metricsToken.description,
+    });
     for (const { key, path, op } of operations(doc)) {
       if (path.startsWith('/api/')) assert.equal(op.security, undefined, `${key} inherits the API key requirement`);
       else if (path === '/metrics') assert.deepEqual(op.security, [{}, { metricsToken: [] }], `${key}: no key, or the metrics token`);
@@ -144,7 +162,7 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('lists concrete error statuses, each its code\'s meaning, the envelope and an example of that code', () => {
+  it("lists concrete error statuses, each its code's meaning, the envelope and an example of that code", () => {
     assert.equal(doc.components.schemas.ErrorResponse.properties.error.required.includes('request_id'), true);
     for (const { key, method, op } of operations(doc)) {
       for (const [status, response] of Object.entries(op.responses as Record<string, Doc>)) {
@@ -175,7 +193,10 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(statuses('GET /api/user_groups'), plus(api, 403, 404));
     assert.deepEqual(statuses('GET /api/user_groups/{user_group_id}/descendants'), plus(api, 403, 404));
     assert.deepEqual(statuses('GET /api/user_groups/{user_group_id}'), plus(api, 403, 404));
-    assert.deepEqual(statuses('POST /api/embed_sessions').filter((s) => s !== 201), plus(api, 403, 404, 409).filter((s) => s !== 200));
+    assert.deepEqual(
+      statuses('POST /api/embed_sessions').filter((s) => s !== 201),
+      plus(api, 403, 404, 409).filter((s) => s !== 200),
+    );
     assert.deepEqual(statuses('GET /api/embed_sessions/revocations'), [200, 400, 401, 429, 500, 503]);
     assert.deepEqual(statuses('GET /readyz'), [200, 400, 408, 413, 415, 500, 503]);
     assert.deepEqual(statuses('GET /metrics'), [200, 400, 401, 408, 413, 415, 500, 503]);
@@ -193,11 +214,12 @@ describe('GET /openapi.json', () => {
     const query = (get.parameters as Doc[]).filter((p) => p.in === 'query');
     assert.deepEqual(query.map((p) => p.name).sort(), ['mapping', 'name', 'parent_user_group_id', 'properties', 'user_group_id']);
     assert.ok(query.every((p) => p.required === false));
-    for (const name of ['mapping', 'properties']) assert.ok(query.find((p) => p.name === name).content['application/json'].schema, `${name} is JSON-encoded`);
+    for (const name of ['mapping', 'properties'])
+      assert.ok(query.find((p) => p.name === name).content['application/json'].schema, `${name} is JSON-encoded`);
     for (const method of ['put', 'post', 'delete']) assert.equal(doc.paths['/api/user'][method].requestBody.required, true);
   });
 
-  it('declares HEAD beside every GET: GET\'s statuses but those of reading a body, and no content; HEAD /api/user reads, so 404, and 403 only for embed keys', () => {
+  it("declares HEAD beside every GET: GET's statuses but those of reading a body, and no content; HEAD /api/user reads, so 404, and 403 only for embed keys", () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Doc>)) {
       if (!item.get) continue;
       assert.ok(item.head, `HEAD ${path}`);
@@ -233,7 +255,7 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('the request examples pass the server\'s own validation, and its answers fit the documented schemas', async () => {
+  it("the request examples pass the server's own validation, and its answers fit the documented schemas", async () => {
     const resolved = await dereference(structuredClone(doc));
     const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
     const client = await recorded.server.client();

@@ -4,10 +4,16 @@ import { buildForSuite } from '../../helpers/build.js';
 import { rawExchange } from '../../helpers/http-client.js';
 
 /** The status, headers (lower-cased names) and JSON body of one raw HTTP/1.1 answer. */
-function parse(answer: string): { status: number; headers: Record<string, string>; json: { success: number; error: { code: string; message: string; request_id?: string } } } {
+function parse(answer: string): {
+  status: number;
+  headers: Record<string, string>;
+  json: { success: number; error: { code: string; message: string; request_id?: string } };
+} {
   const [head = '', body = ''] = answer.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, json: JSON.parse(body) };
 }
 
@@ -42,6 +48,10 @@ describe('answers to requests refused before routing', () => {
     const ids = new Set<string>();
     for (let i = 0; i < 3; i++) ids.add(parse(await rawExchange(server.url, 'NOT HTTP\r\n\r\n')).headers['x-request-id'] ?? '');
     assert.equal(ids.size, 3);
-    for (const id of ids) assert.ok(server.logs.some((line) => line.includes(`"reqId":"${id}"`)), `no log line for ${id}`);
+    for (const id of ids)
+      assert.ok(
+        server.logs.some((line) => line.includes(`"reqId":"${id}"`)),
+        `no log line for ${id}`,
+      );
   });
 });

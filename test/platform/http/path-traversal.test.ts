@@ -4,8 +4,16 @@ import { buildForSuite } from '../../helpers/build.js';
 import { ConsoleClient } from '../../helpers/console-client.js';
 import { rawExchange } from '../../helpers/http-client.js';
 
-/** What the body of a file outside the served folders would show: this package's manifest, swagger-ui's, /etc/passwd, source or templates. */
-const LEAKS = [/"name": "user-group-service"/, /"name": "@fastify\/swagger-ui"/, /root:x?:0:0:/, /\bexport (async )?function\b/, /\bimport .* from '/, /<%[=~]? /];
+/** What the body of a file outside the served folders would show: this package's manifest, swagger-ui's, /etc/passwd, source or templates.
+ * */
+const LEAKS = [
+  /"name": "user-group-service"/,
+  /"name": "@fastify\/swagger-ui"/,
+  /root:x?:0:0:/,
+  /\bexport (async )?function\b/,
+  /\bimport .* from '/,
+  /<%[=~]? /,
+];
 
 /** Refused: a 4xx, or (a console path outside its routes, signed out) the redirect to sign in. */
 function assertRefused(answer: { status: number; text: string }, path: string): void {
@@ -17,7 +25,12 @@ function assertRefused(answer: { status: number; text: string }, path: string): 
 
 /** The request target sent byte for byte (no client normalises `..` away), and the answer's status and text. */
 async function get(url: string, target: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  const lines = [`GET ${target} HTTP/1.1`, 'Host: x', 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `GET ${target} HTTP/1.1`,
+    'Host: x',
+    'Connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   const text = await rawExchange(url, `${lines.join('\r\n')}\r\n\r\n`);
   return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), text };
 }
@@ -26,7 +39,14 @@ async function get(url: string, target: string, headers: Record<string, string> 
 const UP = ['../', '..%2f', '..%2F', '%2e%2e/', '%2e%2e%2f', '..%5c', '..\\', '..%252f', '....//', '..%c0%af', '..;/', '%u002e%u002e/'];
 
 /** Files outside the served folders, their slashes raw and encoded (a route parameter stops at a raw one). */
-const TARGETS = ['package.json', 'etc/passwd', 'etc%2fpasswd', 'src%2fhttp%2fapp.ts', 'dist%2fsrc%2fhttp%2fapp.js', 'src%2fhttp%2fconsole%2fviews%2flayout.eta'];
+const TARGETS = [
+  'package.json',
+  'etc/passwd',
+  'etc%2fpasswd',
+  'src%2fhttp%2fapp.ts',
+  'dist%2fsrc%2fhttp%2fapp.js',
+  'src%2fhttp%2fconsole%2fviews%2flayout.eta',
+];
 
 /**
  * Issue 26: path traversal was refused on the static routes (Swagger UI's
@@ -47,7 +67,9 @@ describe('path traversal', () => {
 
   for (const prefix of ['/docs/static/', '/docs/', '/console/assets/']) {
     it(`refuses every way up from ${prefix}`, async () => {
-      const paths = UP.flatMap((up) => TARGETS.flatMap((target) => [1, 2, 3, 4, 5, 6, 7, 12].map((depth) => `${prefix}${up.repeat(depth)}${target}`)));
+      const paths = UP.flatMap((up) =>
+        TARGETS.flatMap((target) => [1, 2, 3, 4, 5, 6, 7, 12].map((depth) => `${prefix}${up.repeat(depth)}${target}`)),
+      );
       // A few at a time: each is a connection of its own.
       for (let i = 0; i < paths.length; i += 16) {
         const batch = paths.slice(i, i + 16);
@@ -58,7 +80,14 @@ describe('path traversal', () => {
   }
 
   it('refuses an absolute path, a NUL and a file:// URL as the asset name', async () => {
-    for (const path of ['/console/assets/%2fetc%2fpasswd', '/console/assets/console.js%00.png', '/docs/static/%2fetc%2fpasswd', '/docs/static/index.html%00', '/docs/file:%2f%2f%2fetc%2fpasswd', '/console/assets/..']) {
+    for (const path of [
+      '/console/assets/%2fetc%2fpasswd',
+      '/console/assets/console.js%00.png',
+      '/docs/static/%2fetc%2fpasswd',
+      '/docs/static/index.html%00',
+      '/docs/file:%2f%2f%2fetc%2fpasswd',
+      '/console/assets/..',
+    ]) {
       assertRefused(await get(server.url, path), path);
     }
   });

@@ -11,7 +11,11 @@ describe('pattern failures name the rule of their pattern', () => {
   it('says what an "after" cursor looks like', async () => {
     for (const path of ['/api/events?after=zzz', '/api/embed_sessions/revocations?after=42']) {
       const message = assertError(await server.api.call('GET', undefined, { path }), 400, 'invalid_request');
-      assert.equal(message, '"after" must be a next_cursor this service handed out, unchanged: 22 characters of A-Z, a-z, 0-9, "-" and "_".', path);
+      assert.equal(
+        message,
+        '"after" must be a next_cursor this service handed out, unchanged: 22 characters of A-Z, a-z, 0-9, "-" and "_".',
+        path,
+      );
     }
   });
 
@@ -35,6 +39,9 @@ describe('pattern failures name the rule of their pattern', () => {
     walk(document);
     assert.ok(found.size > 0);
     const known = new Set<string>(Object.values(PATTERNS).map((p) => p.pattern));
-    assert.deepEqual([...found].filter((pattern) => !known.has(pattern)), []);
+    assert.deepEqual(
+      [...found].filter((pattern) => !known.has(pattern)),
+      [],
+    );
   });
 });

@@ -71,7 +71,7 @@ describe('property-based HTTP fuzzing', () => {
     ctx = { apiKeys: [mainKey, readOnly.key!, revoked.key!], tokens: [...tokens, ...snapshot.testingTokens] };
   });
 
-  it('generates secrets in the service\'s own format', () => {
+  it("generates secrets in the service's own format", () => {
     for (const bytes of fc.sample(fc.uint8Array({ minLength: 32, maxLength: 32 }), 20)) {
       assert.ok(apiKeyFormat.isWellFormed(wellFormedSecret('ugsk_', bytes)));
       assert.ok(userGroupTokenFormat.isWellFormed(wellFormedSecret('ugt_', bytes)));
@@ -109,6 +109,9 @@ describe('property-based HTTP fuzzing', () => {
   });
 
   it('logs no errors', () => {
-    assert.deepEqual(errorLogLines(server.logs.join('')).map((line) => line.slice(0, 500)), []);
+    assert.deepEqual(
+      errorLogLines(server.logs.join('')).map((line) => line.slice(0, 500)),
+      [],
+    );
   });
 });

@@ -15,7 +15,10 @@ describe('graceful shutdown', () => {
     const answer = new Promise<{ status: number; json: { new_user_group: boolean } }>((resolve, reject) => {
       const req = request(
         `${server.url}/api/user`,
-        { method: 'GET', headers: { authorization: `Token ${api.key}`, 'content-type': 'application/json', 'content-length': body.length } },
+        {
+          method: 'GET',
+          headers: { authorization: `Token ${api.key}`, 'content-type': 'application/json', 'content-length': body.length },
+        },
         (res) => {
           let text = '';
           res.on('data', (c) => (text += c));

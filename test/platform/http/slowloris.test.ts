@@ -73,7 +73,9 @@ describe('slowloris', () => {
 
   it('serves other clients at once while fifty trickling connections are held open', async (t) => {
     const server = await build(t, { limits: { headersTimeoutMs: 1000, requestTimeoutMs: 5000 } });
-    const slow = Array.from({ length: 50 }, (_, i) => trickle(server.url, `GET /api/user HTTP/1.1\r\nHost: x\r\nX-Id: ${i}\r\n`, () => 'X-More: a\r\n', 200));
+    const slow = Array.from({ length: 50 }, (_, i) =>
+      trickle(server.url, `GET /api/user HTTP/1.1\r\nHost: x\r\nX-Id: ${i}\r\n`, () => 'X-More: a\r\n', 200),
+    );
     t.after(() => slow.forEach((s) => s.stop()));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const started = Date.now();
@@ -82,6 +84,9 @@ describe('slowloris', () => {
     assert.ok(Date.now() - started < 1500, `served after ${Date.now() - started} ms`);
     assert.equal((await rawRequest(server.url, { method: 'GET', path: '/healthz' })).status, 200);
     const closed = await Promise.all(slow.map((s) => s.answer));
-    assert.ok(closed.every((text) => text.startsWith('HTTP/1.1 408 ')), 'every trickling connection ends with 408');
+    assert.ok(
+      closed.every((text) => text.startsWith('HTTP/1.1 408 ')),
+      'every trickling connection ends with 408',
+    );
   });
 });

@@ -38,10 +38,13 @@ async function until(status: number, call: () => ReturnType<ApiClient['getOrCrea
 describe('the SQLite database file deleted under a running server', { skip }, () => {
   for (const [how, remove] of [
     ['deleted', (path: string) => rmSync(path)],
-    ['replaced by a copy', (path: string) => {
-      copyFileSync(path, `${path}.copy`);
-      renameSync(`${path}.copy`, path);
-    }],
+    [
+      'replaced by a copy',
+      (path: string) => {
+        copyFileSync(path, `${path}.copy`);
+        renameSync(`${path}.copy`, path);
+      },
+    ],
   ] as const) {
     it(`${how}: the next write answers 503 unavailable, /readyz 503, reads follow, one error line`, async (t) => {
       const server = await build(t, { kind: 'sqlite' });

@@ -11,7 +11,8 @@ function badKeyFrom(server: TestApp, client: string | undefined) {
   return rawRequest(server.url, { method: 'GET', path: '/api/user', headers }).then((res) => res.status);
 }
 
-/** The remoteAddress of the completed-request log line of the answer with this X-Request-Id (written once the answer is sent: waited for). */
+/** The remoteAddress of the completed-request log line of the answer with this X-Request-Id (written once the answer is sent: waited for).
+ * */
 async function loggedAddress(server: TestApp, requestId: unknown): Promise<string | undefined> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const line = server.logs.find((l) => l.includes(`"reqId":"${String(requestId)}"`) && l.includes('request completed'));
@@ -33,7 +34,10 @@ describe('clients behind a proxy', () => {
 
     it('throttles failed authentication per forwarded client, and serves a valid key from a throttled one', async (t) => {
       const server = await start(t);
-      assert.deepEqual([await badKeyFrom(server, '203.0.113.1'), await badKeyFrom(server, '203.0.113.1'), await badKeyFrom(server, '203.0.113.1')], [401, 401, 429]);
+      assert.deepEqual(
+        [await badKeyFrom(server, '203.0.113.1'), await badKeyFrom(server, '203.0.113.1'), await badKeyFrom(server, '203.0.113.1')],
+        [401, 401, 429],
+      );
       assert.equal(await badKeyFrom(server, '203.0.113.2'), 401, 'another client behind the same proxy has its own count');
       assert.equal(await badKeyFrom(server, undefined), 401, 'the proxy itself too');
       // A client cannot pick its address by sending its own X-Forwarded-For: the proxy appends the real one, which is what counts.
@@ -45,7 +49,11 @@ describe('clients behind a proxy', () => {
 
     it('logs the forwarded client address', async (t) => {
       const server = await start(t);
-      const res = await rawRequest(server.url, { method: 'GET', path: '/healthz', headers: { 'x-forwarded-for': '198.51.100.23, 203.0.113.9' } });
+      const res = await rawRequest(server.url, {
+        method: 'GET',
+        path: '/healthz',
+        headers: { 'x-forwarded-for': '198.51.100.23, 203.0.113.9' },
+      });
       assert.equal(await loggedAddress(server, res.headers['x-request-id']), '203.0.113.9');
     });
 
@@ -77,7 +85,10 @@ describe('clients behind a proxy', () => {
   ] as const) {
     it(`ignores X-Forwarded-For ${title}: the connecting address is the client`, async (t) => {
       const server = await build(t, { trustedProxies: trustedProxies && [...trustedProxies], limits: { authFailuresPerMinute: 2 } });
-      assert.deepEqual([await badKeyFrom(server, '203.0.113.1'), await badKeyFrom(server, '203.0.113.2'), await badKeyFrom(server, '203.0.113.3')], [401, 401, 429]);
+      assert.deepEqual(
+        [await badKeyFrom(server, '203.0.113.1'), await badKeyFrom(server, '203.0.113.2'), await badKeyFrom(server, '203.0.113.3')],
+        [401, 401, 429],
+      );
       const res = await rawRequest(server.url, { method: 'GET', path: '/healthz', headers: { 'x-forwarded-for': '203.0.113.9' } });
       assert.equal(await loggedAddress(server, res.headers['x-request-id']), '127.0.0.1');
       const { api } = server;

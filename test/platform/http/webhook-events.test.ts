@@ -14,11 +14,14 @@ describe('webhook events in GET /api/events', () => {
     assert.equal(res.status, 200, res.text);
     const mine = (res.json.events as { type: string; data: Record<string, unknown> }[]).filter((e) => e.type.startsWith('webhook.'));
     const data = { api_environment_tag: 'Customer', webhook_id: webhook.id };
-    assert.deepEqual(mine.map((e) => [e.type, e.data]), [
-      ['webhook.created', data],
-      ['webhook.secret_rotated', data],
-      ['webhook.deleted', data],
-    ]);
+    assert.deepEqual(
+      mine.map((e) => [e.type, e.data]),
+      [
+        ['webhook.created', data],
+        ['webhook.secret_rotated', data],
+        ['webhook.deleted', data],
+      ],
+    );
     for (const secretish of [secret, rotated.secret, 'not-in-an-event']) assert.ok(!res.text.includes(secretish));
   });
 });

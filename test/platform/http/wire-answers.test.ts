@@ -29,7 +29,10 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
         {
           method,
           path,
-          headers: { ...(key !== undefined && { authorization: `Token ${key}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
+          headers: {
+            ...(key !== undefined && { authorization: `Token ${key}` }),
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
           body,
         },
         { label },
@@ -43,7 +46,9 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     }
     await send({ method: 'GET', path: '/metrics' }, { body: 'metric-names' });
     await send({ method: 'HEAD', path: '/metrics' }, { body: 'metric-names' });
-    const documented = (await send({ method: 'GET', path: '/openapi.json' }, { body: 'digest' })).json as { paths: Record<string, Record<string, unknown>> };
+    const documented = (await send({ method: 'GET', path: '/openapi.json' }, { body: 'digest' })).json as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     await send({ method: 'GET', path: '/docs' }, { body: 'omitted' });
     await send({ method: 'GET', path: '/docs/' }, { body: 'omitted' });
     await send({ method: 'GET', path: '/console', outsideContract: true }, { body: 'omitted' });
@@ -54,25 +59,44 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     // Who may call: no key, an unknown key, another scheme, a read-only key writing, an embed key reading.
     await call(undefined, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme' }, 'no key');
     await call(`ugsk_${'0'.repeat(49)}`, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme' }, 'unknown key');
-    await send({ method: 'GET', path: '/api/user_groups', headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }, { label: 'Basic' });
+    await send(
+      { method: 'GET', path: '/api/user_groups', headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } },
+      { label: 'Basic' },
+    );
     await call(clients.reader.key, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme' }, 'read-only key creating');
     await call(clients.embed.key, 'GET', '/api/user_groups', undefined, 'embed key');
 
     // The three spec operations and their errors.
-    const acme = (await call(key, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme', mapping: { '40': '213' }, properties: { region: 'eu' } })).json.user_group;
+    const acme = (
+      await call(key, 'GET', '/api/user', { user_group_id: 'acme', name: 'Acme', mapping: { '40': '213' }, properties: { region: 'eu' } })
+    ).json.user_group;
     await call(key, 'GET', '/api/user', { user_group_id: 'acme', name: 'Ignored' }, 'existing');
     await call(key, 'GET', '/api/user?user_group_id=globex&name=Globex&properties=%7B%22region%22%3A%22us%22%7D');
     await call(key, 'GET', '/api/user', { user_group_id: 'acme-east', name: 'Acme East', parent_user_group_id: 'acme' }, 'child');
-    await call(key, 'GET', '/api/user', { user_group_id: 'acme-east-1', name: 'Acme East 1', parent_user_group_id: 'acme-east', properties: { store: 1 } }, 'grandchild');
+    await call(
+      key,
+      'GET',
+      '/api/user',
+      { user_group_id: 'acme-east-1', name: 'Acme East 1', parent_user_group_id: 'acme-east', properties: { store: 1 } },
+      'grandchild',
+    );
     await call(key, 'HEAD', '/api/user?user_group_id=acme');
     await call(key, 'HEAD', '/api/user?user_group_id=missing&name=Missing');
     await call(key, 'GET', '/api/user', {}, 'empty body');
     await call(key, 'GET', '/api/user', { user_group_id: 'new-one' }, 'no name');
     await call(key, 'GET', '/api/user', { user_group_id: 'x', name: 'X', parent_user_group_id: 'missing' }, 'unknown parent');
     await call(key, 'GET', '/api/user', '{"user_group_id": ', 'malformed JSON');
-    await send({ method: 'GET', path: '/api/user', headers: { authorization: `Token ${key}`, 'content-type': 'text/plain' }, body: 'acme' }, { label: 'text/plain' });
     await send(
-      { method: 'GET', path: '/api/user', headers: { authorization: `Token ${key}`, 'content-type': 'application/json' }, body: `{"user_group_id":"${'a'.repeat(1024 * 1024)}"}` },
+      { method: 'GET', path: '/api/user', headers: { authorization: `Token ${key}`, 'content-type': 'text/plain' }, body: 'acme' },
+      { label: 'text/plain' },
+    );
+    await send(
+      {
+        method: 'GET',
+        path: '/api/user',
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+        body: `{"user_group_id":"${'a'.repeat(1024 * 1024)}"}`,
+      },
       { label: 'over 1 MiB' },
     );
     await call(key, 'PATCH', '/api/user', { user_group_id: 'acme' });
@@ -104,7 +128,8 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
 
     // Embed sessions.
     const mint = (body: unknown, label?: string, as = key) => call(as, 'POST', '/api/embed_sessions', body, label);
-    const session = (await mint({ user_group_id: 'acme', expires_in: 600, dashboard: 'sales', origins: ['https://app.example.com'] })).json.embed_session;
+    const session = (await mint({ user_group_id: 'acme', expires_in: 600, dashboard: 'sales', origins: ['https://app.example.com'] })).json
+      .embed_session;
     await mint({ user_group_token: rotated.token, expires_in: 120 }, 'by token');
     await mint({ user_group_id: 'acme', include_descendants: true }, 'with descendants');
     await mint({ user_group_id: 'acme-east-1' }, 'embed key', clients.embed.key);
@@ -127,7 +152,13 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     await call(clients.embed.key, 'GET', '/api/events', undefined, 'embed key');
 
     // Webhooks and deliveries.
-    const webhook = (await call(key, 'POST', '/api/webhooks', { url: HOOK_URL, events: ['user_group.deleted', 'user_group.created'], description: 'CRM sync' })).json.webhook;
+    const webhook = (
+      await call(key, 'POST', '/api/webhooks', {
+        url: HOOK_URL,
+        events: ['user_group.deleted', 'user_group.created'],
+        description: 'CRM sync',
+      })
+    ).json.webhook;
     await call(key, 'POST', '/api/webhooks', { url: 'http://93.184.216.34/hook' }, 'not https');
     await call(key, 'POST', '/api/webhooks', { url: HOOK_URL, events: ['user_group.exploded'] }, 'unknown event type');
     await call(clients.reader.key, 'POST', '/api/webhooks', { url: HOOK_URL }, 'read-only key');
@@ -162,7 +193,10 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     // Failed authentications past the per-address budget get 429: last, as it locks this address out for the minute.
     let throttled = false;
     for (let i = 0; i < 10 && !throttled; i++) {
-      const res = await server.api.call('GET', undefined, { path: '/api/user_groups', headers: { authorization: `Token ugsk_${'1'.repeat(49)}` } });
+      const res = await server.api.call('GET', undefined, {
+        path: '/api/user_groups',
+        headers: { authorization: `Token ugsk_${'1'.repeat(49)}` },
+      });
       throttled = res.status === 429;
     }
     await call(`ugsk_${'1'.repeat(49)}`, 'GET', '/api/user_groups', undefined, 'past the failed-auth budget');
@@ -171,8 +205,13 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     const played = wire.entries.map((e) => e.request);
     for (const [path, item] of Object.entries(documented.paths)) {
       for (const method of Object.keys(item)) {
-        const line = new RegExp(`^${method.toUpperCase()} ${path.replace(/[.+*?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/?]+')}([? ]|$)`);
-        assert.ok(played.some((request) => line.test(request)), `the script plays no ${method.toUpperCase()} ${path}`);
+        const line = new RegExp(
+          `^${method.toUpperCase()} ${path.replace(/[.+*?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/?]+')}([? ]|$)`,
+        );
+        assert.ok(
+          played.some((request) => line.test(request)),
+          `the script plays no ${method.toUpperCase()} ${path}`,
+        );
       }
     }
     compareWithGolden(wire.entries, GOLDEN);

@@ -8,7 +8,11 @@ import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '/api/embed_sessions' });
 
 /** What a dashboard layer in any language does: fetch the JWKS by URL and verify with an independent JOSE library. */
-async function verifyIndependently(server: TestServer, token: string, options: { algorithm: SigningAlgorithm; issuer?: string; audience?: string; jwks?: string }) {
+async function verifyIndependently(
+  server: TestServer,
+  token: string,
+  options: { algorithm: SigningAlgorithm; issuer?: string; audience?: string; jwks?: string },
+) {
   const jwks = createRemoteJWKSet(new URL(options.jwks ?? '/.well-known/jwks.json', server.url));
   return jwtVerify(token, jwks, {
     algorithms: [options.algorithm],
@@ -49,13 +53,20 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
     await assert.rejects(verifyIndependently(server, minted.token, { algorithm: 'EdDSA', audience: 'someone-else' }), /aud/);
   });
 
-  it('publishes ES256 and RS256 keys under UGS_EMBED_ALGORITHM, with each environment\'s issuer and audience settings, and jose verifies their tokens', async () => {
+  it("publishes ES256 and RS256 keys under UGS_EMBED_ALGORITHM, with each environment's issuer and audience settings, and jose verifies their tokens", async () => {
     for (const [algorithm, shape] of [
       ['ES256', { kty: 'EC', crv: 'P-256', members: ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] }],
       ['RS256', { kty: 'RSA', crv: undefined, members: ['alg', 'e', 'kid', 'kty', 'n', 'use'] }],
     ] as const) {
       const other = await startTestServer({
-        embed: { algorithm, issuer: 'https://ugs.example.com', audience: 'acme-dashboards', testingIssuer: 'https://ugs.example.com/testing', testingAudience: 'acme-dashboards-testing', jwksMaxAgeSeconds: 60 },
+        embed: {
+          algorithm,
+          issuer: 'https://ugs.example.com',
+          audience: 'acme-dashboards',
+          testingIssuer: 'https://ugs.example.com/testing',
+          testingAudience: 'acme-dashboards-testing',
+          jwksMaxAgeSeconds: 60,
+        },
       });
       try {
         const otherApi = await other.client();
@@ -67,7 +78,11 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
         assert.deepEqual([jwk.kty, jwk.crv, jwk.alg, jwk.use], [shape.kty, shape.crv, algorithm, 'sig']);
         const minted = (await mint(otherApi, { user_group_id: 'alg-g' })).json.embed_session;
         assert.equal(decodeProtectedHeader(minted.token).alg, algorithm);
-        const { payload } = await verifyIndependently(other, minted.token, { algorithm, issuer: 'https://ugs.example.com', audience: 'acme-dashboards' });
+        const { payload } = await verifyIndependently(other, minted.token, {
+          algorithm,
+          issuer: 'https://ugs.example.com',
+          audience: 'acme-dashboards',
+        });
         assert.deepEqual([payload.iss, payload.aud, payload.sub], ['https://ugs.example.com', 'acme-dashboards', 'alg-g']);
         const introspected = await otherApi.call('POST', { token: minted.token }, { path: '/api/embed_sessions/introspect' });
         assert.equal(introspected.json.active, true, `${algorithm}: ${introspected.text}`);
@@ -76,11 +91,25 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
         await testingApi.getOrCreate({ user_group_id: 'alg-g', name: `${algorithm} testing` });
         const testingJwks = await testingApi.call('GET', undefined, { path: '/.well-known/jwks-testing.json' });
         assert.equal(testingJwks.headers['cache-control'], 'public, max-age=60');
-        assert.deepEqual(testingJwks.json.keys.map((k: { alg: string }) => k.alg), [algorithm]);
+        assert.deepEqual(
+          testingJwks.json.keys.map((k: { alg: string }) => k.alg),
+          [algorithm],
+        );
         const testingToken = (await mint(testingApi, { user_group_id: 'alg-g' })).json.embed_session.token;
-        const testing = await verifyIndependently(other, testingToken, { algorithm, issuer: 'https://ugs.example.com/testing', audience: 'acme-dashboards-testing', jwks: '/.well-known/jwks-testing.json' });
-        assert.deepEqual([testing.payload.iss, testing.payload.aud, testing.payload['env']], ['https://ugs.example.com/testing', 'acme-dashboards-testing', 'Testing']);
-        assert.equal((await testingApi.call('POST', { token: testingToken }, { path: '/api/embed_sessions/introspect' })).json.active, true);
+        const testing = await verifyIndependently(other, testingToken, {
+          algorithm,
+          issuer: 'https://ugs.example.com/testing',
+          audience: 'acme-dashboards-testing',
+          jwks: '/.well-known/jwks-testing.json',
+        });
+        assert.deepEqual(
+          [testing.payload.iss, testing.payload.aud, testing.payload['env']],
+          ['https://ugs.example.com/testing', 'acme-dashboards-testing', 'Testing'],
+        );
+        assert.equal(
+          (await testingApi.call('POST', { token: testingToken }, { path: '/api/embed_sessions/introspect' })).json.active,
+          true,
+        );
       } finally {
         await other.close();
       }
@@ -89,7 +118,8 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
 
   it('mints, and introspects, a token for a group at every size limit; its length bounds what the docs state', async (t) => {
     const emoji = (i: number) => String.fromCodePoint(0x1f600 + (i % 64));
-    // Per limit, the value whose JSON is longest: 255 four-byte characters where printable text is required, escaped control characters elsewhere.
+    // Per limit, the value whose JSON is longest: 255 four-byte characters where printable text is required, escaped control characters
+    // elsewhere.
     const wide = (n: number, first = 0) => Array.from({ length: n }, (_, i) => emoji(first + i)).join('');
     const sizes: Record<string, number> = {};
     for (const [label, group, body] of [
@@ -111,7 +141,12 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
           mapping: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [emoji(i) + emoji(i >> 6) + wide(253), '\u0001'.repeat(255)])),
           properties: { p: '\u0001'.repeat((65_536 - '{"p":""}'.length) / 6) },
         },
-        { dashboard: '\u0001'.repeat(255), origins: Array.from({ length: 10 }, (_, i) => `https://${String(i).padStart(63, 'h')}.${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(60)}.example.com`.slice(0, 300)) },
+        {
+          dashboard: '\u0001'.repeat(255),
+          origins: Array.from({ length: 10 }, (_, i) =>
+            `https://${String(i).padStart(63, 'h')}.${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(60)}.example.com`.slice(0, 300),
+          ),
+        },
       ],
     ] as const) {
       const created = await api.getOrCreate(group);

@@ -37,7 +37,13 @@ describe('DELETE /api/user', () => {
     assert.equal(refused.json.error.code, 'forbidden');
     await api.call('DELETE', { user_group_id: 'kept' });
     const records = await server.services.audit.listAuditRecords({ group: { providedId: 'kept' }, limit: 10 });
-    assert.deepEqual(records.map((r) => [r.action, r.keyId]), [['user_group.created', api.keyId], ['user_group.deleted', api.keyId]]);
+    assert.deepEqual(
+      records.map((r) => [r.action, r.keyId]),
+      [
+        ['user_group.created', api.keyId],
+        ['user_group.deleted', api.keyId],
+      ],
+    );
   });
 
   it('validates its body like every write', async () => {

@@ -10,7 +10,9 @@ describe('GET /api/user (get or create)', () => {
     const decomposed = 'cafe\u0301';
     const message = assertError(await server.api.getOrCreate({ user_group_id: decomposed, name: 'Café' }), 400, 'invalid_request');
     assert.match(message, /"user_group_id" is not in Unicode NFC/);
-    const query = await server.api.call('GET', undefined, { path: `/api/user?user_group_id=${encodeURIComponent(decomposed)}&name=Caf%C3%A9` });
+    const query = await server.api.call('GET', undefined, {
+      path: `/api/user?user_group_id=${encodeURIComponent(decomposed)}&name=Caf%C3%A9`,
+    });
     assert.match(assertError(query, 400, 'invalid_request'), /NFC/);
     const composed = await server.api.getOrCreate({ user_group_id: decomposed.normalize('NFC'), name: 'Café' });
     assert.equal(composed.status, 200, composed.text);
@@ -94,7 +96,10 @@ describe('GET /api/user (get or create)', () => {
 
   it('uses the query string when a GET carries the JSON content type but no body', async () => {
     const { api } = server;
-    const res = await api.call('GET', undefined, { path: '/api/user?user_group_id=typed-no-body&name=T', headers: { 'content-type': 'application/json' } });
+    const res = await api.call('GET', undefined, {
+      path: '/api/user?user_group_id=typed-no-body&name=T',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.user_group.provided_id, 'typed-no-body');
   });

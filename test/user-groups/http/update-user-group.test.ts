@@ -7,7 +7,8 @@ describe('PUT /api/user (update)', () => {
 
   it('replaces the given fields, keeps the token, and adds api_environment_tag', async () => {
     const { api } = server;
-    const created = (await api.getOrCreate({ user_group_id: 'u1', name: 'Before', mapping: { '1': 'a' }, properties: { p: 1 } })).json.user_group;
+    const created = (await api.getOrCreate({ user_group_id: 'u1', name: 'Before', mapping: { '1': 'a' }, properties: { p: 1 } })).json
+      .user_group;
     const res = await api.update({ user_group_id: 'u1', name: 'After', properties: { p: 2 } });
     assert.equal(res.status, 200);
     assert.equal(res.headers['cache-control'], 'no-store');

@@ -30,7 +30,10 @@ describe('User group hierarchy', () => {
 
   it('shows the parent only on groups that have one, and reads ancestors and inherited values', async () => {
     const { api } = server;
-    const root = await create(api, 'inh-root', { properties: { region: 'eu', plan: 'gold', tier: 1 }, mapping: { '40': 'root-db', '41': 'shared' } });
+    const root = await create(api, 'inh-root', {
+      properties: { region: 'eu', plan: 'gold', tier: 1 },
+      mapping: { '40': 'root-db', '41': 'shared' },
+    });
     assert.deepEqual(Object.keys(root).sort(), ['name', 'properties', 'provided_id', 'team_id', 'token'], 'a root answers as before');
     const mid = await create(api, 'inh-mid', { parent_user_group_id: 'inh-root', properties: { plan: 'silver', tier: null } });
     assert.equal(mid.parent_user_group_id, 'inh-root');
@@ -66,7 +69,12 @@ describe('User group hierarchy', () => {
     await create(api, 'cy-2', { parent_user_group_id: 'cy-1' });
     assertError(await api.update({ user_group_id: 'cy-1', parent_user_group_id: 'cy-2' }), 409, 'conflict');
     assertError(await api.update({ user_group_id: 'cy-1', parent_user_group_id: 'cy-1' }), 409, 'conflict');
-    for (const [id, parent] of [['cy-3', 'cy-2'], ['cy-4', 'cy-3'], ['cy-5', 'cy-4']]) await create(api, id!, { parent_user_group_id: parent });
+    for (const [id, parent] of [
+      ['cy-3', 'cy-2'],
+      ['cy-4', 'cy-3'],
+      ['cy-5', 'cy-4'],
+    ])
+      await create(api, id!, { parent_user_group_id: parent });
     assertError(await api.getOrCreate({ user_group_id: 'cy-6', name: 'Too deep', parent_user_group_id: 'cy-5' }), 409, 'conflict');
     const testing = await server.client({ environment: 'Testing' });
     assertError(await testing.getOrCreate({ user_group_id: 'cross', name: 'Cross', parent_user_group_id: 'cy-1' }), 400, 'invalid_request');
@@ -77,24 +85,37 @@ describe('User group hierarchy', () => {
     await create(api, 'mv-a');
     await create(api, 'mv-b');
     await create(api, 'mv-child', { parent_user_group_id: 'mv-a' });
-    assert.equal((await api.update({ user_group_id: 'mv-child', parent_user_group_id: 'mv-b' })).json.user_group.parent_user_group_id, 'mv-b');
+    assert.equal(
+      (await api.update({ user_group_id: 'mv-child', parent_user_group_id: 'mv-b' })).json.user_group.parent_user_group_id,
+      'mv-b',
+    );
     assert.equal((await api.update({ user_group_id: 'mv-child', name: 'Renamed' })).json.user_group.parent_user_group_id, 'mv-b');
     const detached = await api.update({ user_group_id: 'mv-child', parent_user_group_id: null });
     assert.equal(detached.status, 200, detached.text);
     assert.equal(detached.json.user_group.parent_user_group_id, undefined);
     const records = await server.services.audit.listAuditRecords({ group: { providedId: 'mv-child' }, limit: 10 });
-    assert.deepEqual(records.map((r) => [r.action, r.fields]), [
-      ['user_group.created', ['name']],
-      ['user_group.moved', ['parent_user_group_id']],
-      ['user_group.updated', ['name']],
-      ['user_group.moved', ['parent_user_group_id']],
-    ]);
+    assert.deepEqual(
+      records.map((r) => [r.action, r.fields]),
+      [
+        ['user_group.created', ['name']],
+        ['user_group.moved', ['parent_user_group_id']],
+        ['user_group.updated', ['name']],
+        ['user_group.moved', ['parent_user_group_id']],
+      ],
+    );
   });
 
   it('lists children with ?parent= and the whole subtree with /descendants, paginated', async () => {
     const { api } = server;
     await create(api, 'ls-root');
-    for (const [id, parent] of [['ls-a', 'ls-root'], ['ls-b', 'ls-root'], ['ls-c', 'ls-root'], ['ls-a1', 'ls-a'], ['ls-a1x', 'ls-a1']]) await create(api, id!, { parent_user_group_id: parent });
+    for (const [id, parent] of [
+      ['ls-a', 'ls-root'],
+      ['ls-b', 'ls-root'],
+      ['ls-c', 'ls-root'],
+      ['ls-a1', 'ls-a'],
+      ['ls-a1x', 'ls-a1'],
+    ])
+      await create(api, id!, { parent_user_group_id: parent });
     assert.deepEqual(await allPages(api, '/api/user_groups?parent=ls-root'), ['ls-c', 'ls-b', 'ls-a']);
     assert.deepEqual(await allPages(api, '/api/user_groups/ls-root/descendants'), ['ls-a1x', 'ls-a1', 'ls-c', 'ls-b', 'ls-a']);
     assert.deepEqual(await allPages(api, '/api/user_groups/ls-a1x/descendants'), []);
@@ -120,7 +141,9 @@ describe('User group hierarchy', () => {
       assert.equal(records.filter((r) => r.action === 'user_group.deleted').length, 1);
     }
     const feed = (await listPath(api, `/api/embed_sessions/revocations?after=${encodeURIComponent(feedStart)}&limit=1000`)).json;
-    const ended = feed.revocations.filter((e: { reason: string }) => e.reason === 'user_group_deleted').map((e: { user_group_id: string }) => e.user_group_id);
+    const ended = feed.revocations
+      .filter((e: { reason: string }) => e.reason === 'user_group_deleted')
+      .map((e: { user_group_id: string }) => e.user_group_id);
     assert.deepEqual(ended.sort(), ['del-child', 'del-grandchild', 'del-root']);
   });
 });

@@ -20,19 +20,36 @@ describe('operator console: group pages and forms', () => {
   });
   after(() => server.close());
 
-  const errorOf = (html: string, field: string) => /<p id="[a-z]+_error" class="error"[^>]*>([^<]*)<\/p>/.exec(html.slice(html.indexOf(`id="${field}"`)))?.[1];
-  const unescape = (text: string) => text.replace(/&#34;|&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const errorOf = (html: string, field: string) =>
+    /<p id="[a-z]+_error" class="error"[^>]*>([^<]*)<\/p>/.exec(html.slice(html.indexOf(`id="${field}"`)))?.[1];
+  const unescape = (text: string) =>
+    text
+      .replace(/&#34;|&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
 
   it('shows, beside the field, the message PUT /api/user gives for the same value, and changes nothing', async () => {
     const cases = [
       { field: 'mapping', form: { mapping: '{"40": {"nested": true}}' }, body: { mapping: { '40': { nested: true } } } },
       { field: 'name', form: { name: 'x'.repeat(256) }, body: { name: 'x'.repeat(256) } },
       { field: 'properties', form: { properties: '[1, 2]' }, body: { properties: [1, 2] } },
-      { field: 'properties', form: { properties: JSON.stringify({ blob: 'x'.repeat(70 * 1024) }) }, body: { properties: { blob: 'x'.repeat(70 * 1024) } } },
+      {
+        field: 'properties',
+        form: { properties: JSON.stringify({ blob: 'x'.repeat(70 * 1024) }) },
+        body: { properties: { blob: 'x'.repeat(70 * 1024) } },
+      },
     ];
     for (const { field, form, body } of cases) {
       const expected = (await api.update({ user_group_id: 'acme', ...body })).json.error.message as string;
-      const answer = await browser.post('/console/groups/acme/edit', { _csrf: await browser.csrfToken('/console/groups/acme'), name: 'Acme', mapping: '', properties: '', ...form });
+      const answer = await browser.post('/console/groups/acme/edit', {
+        _csrf: await browser.csrfToken('/console/groups/acme'),
+        name: 'Acme',
+        mapping: '',
+        properties: '',
+        ...form,
+      });
       assert.equal(answer.status, 400, field);
       assert.equal(unescape(errorOf(answer.text, field) ?? ''), expected, `${field}: ${JSON.stringify(form).slice(0, 60)}`);
       assert.match(answer.text, new RegExp(`id="${field}"[^>]*aria-invalid="true"`));
@@ -44,9 +61,17 @@ describe('operator console: group pages and forms', () => {
 
   it('keeps what was typed when refusing it', async () => {
     const typed = '{"region": "us", oops}';
-    const answer = await browser.post('/console/groups/acme/edit', { _csrf: await browser.csrfToken('/console/groups/acme'), name: 'Acme', mapping: '', properties: typed });
+    const answer = await browser.post('/console/groups/acme/edit', {
+      _csrf: await browser.csrfToken('/console/groups/acme'),
+      name: 'Acme',
+      mapping: '',
+      properties: typed,
+    });
     assert.equal(answer.status, 400);
-    assert.ok(answer.text.includes('{&#34;region&#34;: &#34;us&#34;, oops}') || answer.text.includes('{&quot;region&quot;: &quot;us&quot;, oops}'), 'the textarea holds the invalid JSON');
+    assert.ok(
+      answer.text.includes('{&#34;region&#34;: &#34;us&#34;, oops}') || answer.text.includes('{&quot;region&quot;: &quot;us&quot;, oops}'),
+      'the textarea holds the invalid JSON',
+    );
     assert.match(unescape(errorOf(answer.text, 'properties') ?? ''), /^"properties" is not valid JSON: /);
   });
 
@@ -59,7 +84,12 @@ describe('operator console: group pages and forms', () => {
     const page = await browser.get(path);
     assert.equal(page.status, 200);
     assert.ok(page.text.includes(`action="${path}/edit"`));
-    const saved = await browser.post(`${path}/edit`, { _csrf: await browser.csrfToken(path), name: 'Odd', mapping: '{"40": "213"}', properties: '' });
+    const saved = await browser.post(`${path}/edit`, {
+      _csrf: await browser.csrfToken(path),
+      name: 'Odd',
+      mapping: '{"40": "213"}',
+      properties: '',
+    });
     assert.equal(saved.status, 303);
     assert.equal(saved.headers.get('location'), `${path}?done=saved`);
     const { json } = await api.getOrCreate({ user_group_id: ODD_ID });
@@ -70,7 +100,7 @@ describe('operator console: group pages and forms', () => {
     assert.equal(token.headers.get('cache-control'), 'no-store');
   });
 
-  it('answers an unknown group with a 404 page, not the API\'s JSON', async () => {
+  it("answers an unknown group with a 404 page, not the API's JSON", async () => {
     const missing = await browser.get('/console/groups/nobody');
     assert.equal(missing.status, 404);
     assert.match(missing.headers.get('content-type')!, /^text\/html/);
@@ -83,13 +113,20 @@ describe('operator console: group pages and forms', () => {
     const page = await browser.get('/console/groups/tree');
     assert.match(page.text, /<input id="cascade" name="cascade" type="checkbox" value="1"/);
     assert.match(page.text, /<label for="cascade">Delete its whole subtree/);
-    const refused = await browser.post('/console/groups/tree/delete', { _csrf: await browser.csrfToken('/console/groups/tree'), confirm: 'tree' });
+    const refused = await browser.post('/console/groups/tree/delete', {
+      _csrf: await browser.csrfToken('/console/groups/tree'),
+      confirm: 'tree',
+    });
     assert.equal(refused.status, 409);
     assert.match(refused.headers.get('content-type')!, /^text\/html/);
     assert.match(refused.text, /<dialog id="delete-dialog"[^>]* open/, 'the delete form is open again');
     assert.match(unescape(errorOf(refused.text, 'cascade') ?? ''), /child groups: tick "Delete its whole subtree"/);
     assert.equal((await api.getOrCreate({ user_group_id: 'tree-leaf' })).json.new_user_group, false, 'nothing deleted');
-    const deleted = await browser.post('/console/groups/tree/delete', { _csrf: await browser.csrfToken('/console/groups/tree'), confirm: 'tree', cascade: '1' });
+    const deleted = await browser.post('/console/groups/tree/delete', {
+      _csrf: await browser.csrfToken('/console/groups/tree'),
+      confirm: 'tree',
+      cascade: '1',
+    });
     assert.equal(deleted.status, 303, deleted.text.slice(0, 400));
     assert.equal(deleted.headers.get('location'), '/console/groups?done=deleted');
     const reader = { keyId: 'test', environment: 'Customer' as const, access: 'read-only' as const };

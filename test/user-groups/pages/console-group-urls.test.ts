@@ -3,7 +3,13 @@ import { before, describe, it } from 'node:test';
 import { buildForSuite } from '../../helpers/build.js';
 import { ConsoleClient } from '../../helpers/console-client.js';
 
-const unescape = (text: string) => text.replace(/&#34;|&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const unescape = (text: string) =>
+  text
+    .replace(/&#34;|&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 /**
  * Every console link to a group opens that group once a browser has resolved it (WHATWG URL, as fetch
@@ -32,14 +38,18 @@ describe('operator console: links to groups whatever their id', () => {
   for (const id of IDS) {
     it(`opens ${JSON.stringify(id)} from the list, and each of its forms acts on it`, async () => {
       const list = await browser.get(`/console/groups?prefix=${encodeURIComponent(id)}`);
-      const href = new RegExp(`<a href="([^"]+)">${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/&/g, '&amp;')}</a>`).exec(list.text)?.[1];
+      const href = new RegExp(`<a href="([^"]+)">${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/&/g, '&amp;')}</a>`).exec(
+        list.text,
+      )?.[1];
       assert.ok(href, `a link to ${id}`);
       const path = resolve(href);
       const page = await browser.get(path);
       assert.equal(page.status, 200, `${href} -> ${path}`);
       assert.equal(idOnPage(page.text), id, `${href} -> ${path}`);
 
-      const actions = [...page.text.matchAll(/action="([^"]*\/(?:edit|preview|rotate|delete)(?:\?[^"]*)?)"/g)].map((m) => resolve(m[1]!, path));
+      const actions = [...page.text.matchAll(/action="([^"]*\/(?:edit|preview|rotate|delete)(?:\?[^"]*)?)"/g)].map((m) =>
+        resolve(m[1]!, path),
+      );
       assert.equal(actions.length, 4, 'edit, preview, rotate, delete');
       const token = resolve(/data-token-url="([^"]+)"/.exec(page.text)![1]!, path);
       const { json } = await server.api.getOrCreate({ user_group_id: id });
@@ -60,7 +70,12 @@ describe('operator console: links to groups whatever their id', () => {
       if (id === '..') return; // it has a child: deleting it is another test's business
       const deleted = await browser.post(remove, { _csrf: await browser.csrfToken(path), confirm: id });
       assert.equal(deleted.status, 303, deleted.text.slice(0, 300));
-      assert.equal((await server.api.call('GET', undefined, { path: `/api/user_groups?q=${encodeURIComponent(id)}` })).json.user_groups.some((g: { provided_id: string }) => g.provided_id === id), false);
+      assert.equal(
+        (await server.api.call('GET', undefined, { path: `/api/user_groups?q=${encodeURIComponent(id)}` })).json.user_groups.some(
+          (g: { provided_id: string }) => g.provided_id === id,
+        ),
+        false,
+      );
     });
   }
 

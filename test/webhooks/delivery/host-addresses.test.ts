@@ -19,7 +19,10 @@ const IPV6_ROUTE = `fd000000000000000000000000000000 40 000000000000000000000000
 describe("this host's own addresses", () => {
   it('reads every gateway of the IPv4 routing table, in either byte order', () => {
     assert.deepEqual(ipv4Gateways(ROUTE, 'LE'), ['192.0.2.1', '192.168.1.1']);
-    assert.deepEqual(ipv4Gateways(ROUTE.replace('010200C0', 'C0000201').replace('0101A8C0', 'C0A80101'), 'BE'), ['192.0.2.1', '192.168.1.1']);
+    assert.deepEqual(ipv4Gateways(ROUTE.replace('010200C0', 'C0000201').replace('0101A8C0', 'C0A80101'), 'BE'), [
+      '192.0.2.1',
+      '192.168.1.1',
+    ]);
     assert.deepEqual(ipv4Gateways(''), []);
   });
 
@@ -30,7 +33,8 @@ describe("this host's own addresses", () => {
 
   it('lists every interface address of this machine', async () => {
     const listed = new Set(await readHostAddresses());
-    for (const entries of Object.values(networkInterfaces())) for (const entry of entries ?? []) assert.ok(listed.has(entry.address), entry.address);
+    for (const entries of Object.values(networkInterfaces()))
+      for (const entry of entries ?? []) assert.ok(listed.has(entry.address), entry.address);
     assert.ok(listed.has('127.0.0.1'));
   });
 
@@ -38,11 +42,15 @@ describe("this host's own addresses", () => {
     let now = 0;
     let reads = 0;
     let fail = false;
-    const cached = cachedFor(async () => {
-      reads += 1;
-      if (fail) throw new Error('no interfaces');
-      return [String(reads)];
-    }, 1000, () => now);
+    const cached = cachedFor(
+      async () => {
+        reads += 1;
+        if (fail) throw new Error('no interfaces');
+        return [String(reads)];
+      },
+      1000,
+      () => now,
+    );
     assert.deepEqual(await Promise.all([cached(), cached()]), [['1'], ['1']]);
     now = 999;
     assert.deepEqual(await cached(), ['1']);

@@ -40,7 +40,10 @@ describe('a rotated webhook secret', () => {
 
   it('signs with both secrets for 24 h, then with the new one only', async () => {
     const principal = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
-    const { webhook, secret: first } = await server.services.webhooks.create(principal, { url: target.url, events: ['user_group.created'] });
+    const { webhook, secret: first } = await server.services.webhooks.create(principal, {
+      url: target.url,
+      events: ['user_group.created'],
+    });
     const { secret: second } = await server.services.webhooks.rotateSecret(principal, webhook.id);
 
     const within = await deliveredAt(23 * HOUR, 'grace-within');

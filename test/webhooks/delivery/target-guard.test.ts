@@ -4,7 +4,8 @@ import { ServiceError } from '../../../src/kernel/errors.js';
 import { TargetGuard } from '../../../src/webhooks/delivery/target-guard.js';
 import { ALWAYS_REFUSED, hostOf, ISSUE_26_GAPS, PUBLIC_ADDRESSES } from '../../helpers/refused-targets.js';
 
-const refused = (fragment: string) => (error: unknown) => error instanceof ServiceError && error.code === 'invalid_request' && error.message.includes(fragment);
+const refused = (fragment: string) => (error: unknown) =>
+  error instanceof ServiceError && error.code === 'invalid_request' && error.message.includes(fragment);
 
 /** A resolver that answers from a table, so names of other networks are tested without any DNS or traffic. */
 function resolver(table: Record<string, string[]>) {
@@ -36,7 +37,11 @@ describe('webhook target guard', () => {
   });
 
   it('accepts global unicast addresses, and the IPv4-mapped, NAT64 and 6to4 forms of one', async () => {
-    const guard = new TargetGuard({ allowPrivateTargets: false, resolve: resolver({ 'hooks.example': [...PUBLIC_ADDRESSES] }), hostAddresses: globalHost });
+    const guard = new TargetGuard({
+      allowPrivateTargets: false,
+      resolve: resolver({ 'hooks.example': [...PUBLIC_ADDRESSES] }),
+      hostAddresses: globalHost,
+    });
     for (const address of PUBLIC_ADDRESSES) {
       const url = `https://${hostOf(address)}/in`;
       assert.equal(await guard.checkRegistration(url), new URL(url).toString(), address);
@@ -50,9 +55,21 @@ describe('webhook target guard', () => {
       resolve: resolver({ 'self.example': ['81.2.69.142'], 'self6.example': ['2a00:1450:4001:800::200e'], 'gw.example': ['8.8.4.4'] }),
       hostAddresses: async () => [...(await globalHost()), '8.8.4.4'],
     });
-    const own = ['81.2.69.142', '::ffff:81.2.69.142', '64:ff9b::5102:458e', '2002:5102:458e::1', '2a00:1450:4001:800::200e', '2a00:1450:4001:0800:0:0:0:200e', '8.8.4.4'];
+    const own = [
+      '81.2.69.142',
+      '::ffff:81.2.69.142',
+      '64:ff9b::5102:458e',
+      '2002:5102:458e::1',
+      '2a00:1450:4001:800::200e',
+      '2a00:1450:4001:0800:0:0:0:200e',
+      '8.8.4.4',
+    ];
     for (const address of own) {
-      await assert.rejects(guard.checkRegistration(`https://${hostOf(address)}/in`), refused('an address of this host or its gateway'), address);
+      await assert.rejects(
+        guard.checkRegistration(`https://${hostOf(address)}/in`),
+        refused('an address of this host or its gateway'),
+        address,
+      );
     }
     for (const name of ['self.example', 'self6.example', 'gw.example']) {
       await assert.rejects(guard.checkRegistration(`https://${name}/in`), refused(`${name} resolves to`), name);
@@ -67,7 +84,12 @@ describe('webhook target guard', () => {
     await assert.rejects(guard.addressesFor(new URL('https://8.8.8.8/in')), /address of this host/);
     addresses = ['1.1.1.1'];
     assert.equal((await guard.addressesFor(new URL('https://8.8.8.8/in'))).length, 1, 'an address given up is a target again');
-    const blind = new TargetGuard({ allowPrivateTargets: false, hostAddresses: async () => { throw new Error('uv_interface_addresses'); } });
+    const blind = new TargetGuard({
+      allowPrivateTargets: false,
+      hostAddresses: async () => {
+        throw new Error('uv_interface_addresses');
+      },
+    });
     await assert.rejects(blind.checkRegistration('https://8.8.8.8/in'), refused('could not be listed'));
   });
 
@@ -81,18 +103,40 @@ describe('webhook target guard', () => {
   });
 
   it('refuses at registration: private targets, http, credentials, other schemes, unresolvable names', async () => {
-    const guard = new TargetGuard({ allowPrivateTargets: false, resolve: resolver({ 'hooks.example': ['93.184.216.34'], 'inside.example': ['93.184.216.34', '10.0.0.5'], localhost: ['127.0.0.1', '::1'] }) });
+    const guard = new TargetGuard({
+      allowPrivateTargets: false,
+      resolve: resolver({
+        'hooks.example': ['93.184.216.34'],
+        'inside.example': ['93.184.216.34', '10.0.0.5'],
+        localhost: ['127.0.0.1', '::1'],
+      }),
+    });
     assert.equal(await guard.checkRegistration('https://hooks.example/in#frag'), 'https://hooks.example/in');
     await assert.rejects(guard.checkRegistration('http://hooks.example/in'), refused('use https'));
-    await assert.rejects(guard.checkRegistration('https://127.0.0.1/in'), refused('127.0.0.1 is loopback, not a public address (loopback, private and other non-public targets are allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)'));
+    await assert.rejects(
+      guard.checkRegistration('https://127.0.0.1/in'),
+      refused(
+        '127.0.0.1 is loopback, not a public address (loopback, private and other non-public targets are allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true)',
+      ),
+    );
     await assert.rejects(guard.checkRegistration('https://[::1]/in'), refused('::1 is loopback'));
-    await assert.rejects(guard.checkRegistration('https://[::ffff:127.0.0.1]/in'), refused('::ffff:7f00:1 is the IPv4-mapped form of 127.0.0.1, which is loopback'));
-    await assert.rejects(guard.checkRegistration('https://localhost:8443/in'), refused('localhost resolves to 127.0.0.1, which is loopback'));
+    await assert.rejects(
+      guard.checkRegistration('https://[::ffff:127.0.0.1]/in'),
+      refused('::ffff:7f00:1 is the IPv4-mapped form of 127.0.0.1, which is loopback'),
+    );
+    await assert.rejects(
+      guard.checkRegistration('https://localhost:8443/in'),
+      refused('localhost resolves to 127.0.0.1, which is loopback'),
+    );
     // The URL parser turns these spellings into 127.0.0.1 before the guard sees the host.
     for (const spelled of ['https://2130706433/in', 'https://0x7f.1/in', 'https://0177.0.0.1/in', 'https://127.1/in']) {
       await assert.rejects(guard.checkRegistration(spelled), refused('127.0.0.1 is loopback'), spelled);
     }
-    await assert.rejects(guard.checkRegistration('https://inside.example/in'), refused('inside.example resolves to 10.0.0.5, which is private'), 'one private address of several is enough');
+    await assert.rejects(
+      guard.checkRegistration('https://inside.example/in'),
+      refused('inside.example resolves to 10.0.0.5, which is private'),
+      'one private address of several is enough',
+    );
     await assert.rejects(guard.checkRegistration('https://user:pass@hooks.example/in'), refused('credentials'));
     await assert.rejects(guard.checkRegistration('ftp://hooks.example/in'), refused('https URL'));
     await assert.rejects(guard.checkRegistration('not a url'), refused('absolute URL'));
@@ -100,7 +144,10 @@ describe('webhook target guard', () => {
   });
 
   it('allows loopback and private targets, over http or https, when the operator allows them; http to a public address still not', async () => {
-    const guard = new TargetGuard({ allowPrivateTargets: true, resolve: resolver({ 'hooks.example': ['93.184.216.34'], localhost: ['127.0.0.1', '::1'] }) });
+    const guard = new TargetGuard({
+      allowPrivateTargets: true,
+      resolve: resolver({ 'hooks.example': ['93.184.216.34'], localhost: ['127.0.0.1', '::1'] }),
+    });
     assert.equal(await guard.checkRegistration('http://localhost:9000/in'), 'http://localhost:9000/in');
     assert.equal(await guard.checkRegistration('http://127.0.0.1:9000/in'), 'http://127.0.0.1:9000/in');
     assert.equal(await guard.checkRegistration('https://[::1]:9000/in'), 'https://[::1]:9000/in');

@@ -46,8 +46,15 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     }
 
     function startWorker(overrides: Parameters<typeof webhookWorkerFor>[1] = {}): WebhookWorker {
-      const log = { info: (details: object, message: string) => workerLogs.push(JSON.stringify(details) + message), warn: (details: object, message: string) => workerLogs.push(JSON.stringify(details) + message) };
-      const worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...FAST }, log, ...overrides });
+      const log = {
+        info: (details: object, message: string) => workerLogs.push(JSON.stringify(details) + message),
+        warn: (details: object, message: string) => workerLogs.push(JSON.stringify(details) + message),
+      };
+      const worker = webhookWorkerFor(server.services, {
+        config: { ...server.services.webhookDelivery.config, ...FAST },
+        log,
+        ...overrides,
+      });
       workers.push(worker);
       worker.start();
       return worker;
@@ -55,10 +62,14 @@ for (const kind of ['sqlite', 'postgres'] as const) {
 
     /** The webhook's only delivery once it is no longer pending. */
     async function settled(webhookId: string): Promise<DeliveryView> {
-      return eventually(async () => {
-        const [delivery] = (await server.services.webhooks.listDeliveries(principal, webhookId, { limit: 10 })).deliveries;
-        return delivery && delivery.status !== 'pending' ? delivery : undefined;
-      }, 30_000, 'the delivery settling');
+      return eventually(
+        async () => {
+          const [delivery] = (await server.services.webhooks.listDeliveries(principal, webhookId, { limit: 10 })).deliveries;
+          return delivery && delivery.status !== 'pending' ? delivery : undefined;
+        },
+        30_000,
+        'the delivery settling',
+      );
     }
 
     it('signs each delivery as Standard Webhooks says: the standardwebhooks package verifies it, the body is the event', async () => {
@@ -66,7 +77,10 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       const { webhook, secret } = await server.services.webhooks.create(principal, { url: target.url, events: ['user_group.created'] });
       secrets.push(secret);
       startWorker();
-      assert.equal((await api.getOrCreate({ user_group_id: 'wh-signed', name: 'Signed', properties: { plan: 'never-in-a-payload' } })).status, 200);
+      assert.equal(
+        (await api.getOrCreate({ user_group_id: 'wh-signed', name: 'Signed', properties: { plan: 'never-in-a-payload' } })).status,
+        200,
+      );
       const [delivery] = await target.waitFor(1);
       const headers = delivery!.headers as Record<string, string>;
       const verified = new Webhook(secret).verify(delivery!.body, headers) as { type: string; data: Record<string, unknown> };
@@ -77,7 +91,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       assert.equal(headers['content-type'], 'application/json');
       assert.match(headers['user-agent']!, /^user-group-service-webhooks\/\d+\.\d+\.\d+/);
       assert.ok(!delivery!.body.includes('never-in-a-payload') && !delivery!.body.includes('ugt_') && !delivery!.body.includes(secret));
-      const { events } = await server.services.events.list(principal, {limit: 1000});
+      const { events } = await server.services.events.list(principal, { limit: 1000 });
       const event = events.find((e) => e.id === headers['webhook-id']);
       assert.deepEqual(JSON.parse(delivery!.body), { type: event!.type, timestamp: event!.timestamp, data: event!.data });
       const view = await settled(webhook.id);
@@ -98,14 +112,24 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       const view = await settled(webhook.id);
       assert.equal(view.status, 'succeeded');
       assert.equal(view.attempts, 3);
-      assert.deepEqual(view.attemptLog.map((a) => [a.attempt, a.statusCode, a.error]), [[1, 500, 'HTTP 500'], [2, 500, 'HTTP 500'], [3, 200, null]]);
+      assert.deepEqual(
+        view.attemptLog.map((a) => [a.attempt, a.statusCode, a.error]),
+        [
+          [1, 500, 'HTTP 500'],
+          [2, 500, 'HTTP 500'],
+          [3, 200, null],
+        ],
+      );
       assert.equal(view.attemptLog[0]!.responseExcerpt, 'boom');
       assert.equal((await server.services.webhooks.get(principal, webhook.id)).failingSince, null);
     });
 
     it('after a secret rotation signs with the new and the previous secret, so a receiver with either verifies', async () => {
       const target = await receiver();
-      const { webhook, secret: previous } = await server.services.webhooks.create(principal, { url: target.url, events: ['user_group.created'] });
+      const { webhook, secret: previous } = await server.services.webhooks.create(principal, {
+        url: target.url,
+        events: ['user_group.created'],
+      });
       const { secret: current } = await server.services.webhooks.rotateSecret(principal, webhook.id);
       secrets.push(previous, current);
       startWorker();
@@ -124,7 +148,10 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       await api.getOrCreate({ user_group_id: 'wh-redirected', name: 'Redirected' });
       const view = await settled(webhook.id);
       assert.equal(view.status, 'failed');
-      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[302, 'redirect not followed (HTTP 302)']]);
+      assert.deepEqual(
+        view.attemptLog.map((a) => [a.statusCode, a.error]),
+        [[302, 'redirect not followed (HTTP 302)']],
+      );
       assert.equal(elsewhere.received.length, 0);
     });
 
@@ -135,7 +162,10 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       await api.getOrCreate({ user_group_id: 'wh-slow', name: 'Slow' });
       const view = await settled(webhook.id);
       assert.equal(view.status, 'failed');
-      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'timeout']]);
+      assert.deepEqual(
+        view.attemptLog.map((a) => [a.statusCode, a.error]),
+        [[null, 'timeout']],
+      );
     });
 
     it('refuses at delivery time a name that resolves to loopback when private targets are not allowed', async () => {
@@ -143,11 +173,17 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       const url = target.url.replace('127.0.0.1', 'localhost');
       const { webhook } = await server.services.webhooks.create(principal, { url, events: ['user_group.created'] });
       // The operator turned private targets off after the webhook was registered.
-      startWorker({ targets: new TargetGuard({ allowPrivateTargets: false }), config: { ...server.services.webhookDelivery.config, ...FAST, retryScheduleMs: [0] } });
+      startWorker({
+        targets: new TargetGuard({ allowPrivateTargets: false }),
+        config: { ...server.services.webhookDelivery.config, ...FAST, retryScheduleMs: [0] },
+      });
       await api.getOrCreate({ user_group_id: 'wh-refused', name: 'Refused' });
       const view = await settled(webhook.id);
       assert.equal(view.status, 'failed');
-      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'target refused: localhost resolves to 127.0.0.1, which is loopback, not a public address']]);
+      assert.deepEqual(
+        view.attemptLog.map((a) => [a.statusCode, a.error]),
+        [[null, 'target refused: localhost resolves to 127.0.0.1, which is loopback, not a public address']],
+      );
       assert.equal(target.received.length, 0);
     });
 
@@ -155,12 +191,20 @@ for (const kind of ['sqlite', 'postgres'] as const) {
      * A webhook registered to a name (allowed then), delivered by a worker whose guard resolves that name to `address`.
      * https unless the receiver must answer: a guard that let an address through would then connect to it, not refuse http.
      */
-    async function deliverWhenResolvedTo(address: string, guard: Partial<ConstructorParameters<typeof TargetGuard>[0]>, groupId: string, scheme = 'https') {
+    async function deliverWhenResolvedTo(
+      address: string,
+      guard: Partial<ConstructorParameters<typeof TargetGuard>[0]>,
+      groupId: string,
+      scheme = 'https',
+    ) {
       const target = await receiver();
       const url = target.url.replace('http://127.0.0.1', `${scheme}://localhost`);
       const { webhook } = await server.services.webhooks.create(principal, { url, events: ['user_group.created'] });
       const resolve = async (hostname: string) => (hostname === 'localhost' ? [{ address, family: address.includes(':') ? 6 : 4 }] : []);
-      startWorker({ targets: new TargetGuard({ allowPrivateTargets: false, resolve, ...guard }), config: { ...server.services.webhookDelivery.config, ...FAST, retryScheduleMs: [0] } });
+      startWorker({
+        targets: new TargetGuard({ allowPrivateTargets: false, resolve, ...guard }),
+        config: { ...server.services.webhookDelivery.config, ...FAST, retryScheduleMs: [0] },
+      });
       await api.getOrCreate({ user_group_id: groupId, name: groupId });
       return { view: await settled(webhook.id), target };
     }
@@ -168,20 +212,39 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('refuses at delivery time a name that now resolves to the NAT64 form of loopback, and never connects', async () => {
       const { view, target } = await deliverWhenResolvedTo('64:ff9b::7f00:1', { hostAddresses: async () => [] }, 'wh-nat64');
       assert.equal(view.status, 'failed');
-      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'target refused: localhost resolves to 64:ff9b::7f00:1, which is the NAT64 form of 127.0.0.1, which is loopback, not a public address']]);
+      assert.deepEqual(
+        view.attemptLog.map((a) => [a.statusCode, a.error]),
+        [
+          [
+            null,
+            'target refused: localhost resolves to 64:ff9b::7f00:1, which is the NAT64 form of 127.0.0.1, which is loopback, not a public address',
+          ],
+        ],
+      );
       assert.equal(target.received.length, 0);
     });
 
     it("refuses at delivery time a name that now resolves to this host's own global address", async () => {
       const { view } = await deliverWhenResolvedTo('81.2.69.142', { hostAddresses: async () => ['127.0.0.1', '81.2.69.142'] }, 'wh-own');
       assert.equal(view.status, 'failed');
-      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'target refused: localhost resolves to 81.2.69.142, which is an address of this host or its gateway, not a public address']]);
+      assert.deepEqual(
+        view.attemptLog.map((a) => [a.statusCode, a.error]),
+        [
+          [
+            null,
+            'target refused: localhost resolves to 81.2.69.142, which is an address of this host or its gateway, not a public address',
+          ],
+        ],
+      );
     });
 
     it('connects to the address the guard checked, never to a second resolution of the name (DNS rebinding)', async () => {
       // The system resolves localhost to 127.0.0.1, where the receiver listens; the guard's answer, 127.0.0.2, has no listener.
       const { view, target } = await deliverWhenResolvedTo('127.0.0.2', { allowPrivateTargets: true }, 'wh-rebind', 'http');
-      assert.deepEqual(view.attemptLog.map((a) => [a.statusCode, a.error]), [[null, 'connection refused']]);
+      assert.deepEqual(
+        view.attemptLog.map((a) => [a.statusCode, a.error]),
+        [[null, 'connection refused']],
+      );
       assert.equal(target.received.length, 0);
     });
 
@@ -203,7 +266,8 @@ for (const kind of ['sqlite', 'postgres'] as const) {
 
     it('counts attempts by outcome in /metrics, shows the oldest pending age, and logs no secret', async () => {
       const text = (await rawRequest(server.url, { method: 'GET', path: '/metrics' })).text;
-      const count = (outcome: string) => Number(new RegExp(`^ugs_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      const count = (outcome: string) =>
+        Number(new RegExp(`^ugs_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
       assert.ok(count('succeeded') >= 2, text);
       assert.ok(count('retrying') >= 2, text);
       assert.ok(count('failed') >= 3, text);

@@ -30,7 +30,12 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         now: () => now,
         // No jitter: a retry an hour (not up to 66 min) after 4.5 h is due by 5.5 h.
         random: () => 0.5,
-        config: { ...server.services.webhookDelivery.config, retryScheduleMs: [0, HOUR, HOUR, HOUR, HOUR], disableAfterMs: 5 * HOUR, timeoutMs: 5000 },
+        config: {
+          ...server.services.webhookDelivery.config,
+          retryScheduleMs: [0, HOUR, HOUR, HOUR, HOUR],
+          disableAfterMs: 5 * HOUR,
+          timeoutMs: 5000,
+        },
       });
       const api = await server.client();
       await api.getOrCreate({ user_group_id: 'dis-1', name: 'One' });
@@ -53,10 +58,16 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       view = await server.services.webhooks.get(principal, webhook.id);
       assert.ok(view.disabledAt !== null);
       const deliveries = (await server.services.webhooks.listDeliveries(principal, webhook.id, { limit: 10 })).deliveries;
-      assert.deepEqual(deliveries.map((d) => d.status), ['failed', 'failed']);
+      assert.deepEqual(
+        deliveries.map((d) => d.status),
+        ['failed', 'failed'],
+      );
       const { events } = await server.services.events.list(principal, { limit: 1000 });
       const disabled = events.filter((e) => e.type === 'webhook.disabled');
-      assert.deepEqual(disabled.map((e) => e.data), [{ api_environment_tag: 'Customer', webhook_id: webhook.id }]);
+      assert.deepEqual(
+        disabled.map((e) => e.data),
+        [{ api_environment_tag: 'Customer', webhook_id: webhook.id }],
+      );
 
       // Disabled: new events are not dispatched to it; enabling skips what happened meanwhile.
       await api.getOrCreate({ user_group_id: 'dis-3', name: 'Three' });

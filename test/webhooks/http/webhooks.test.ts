@@ -35,7 +35,10 @@ describe('/api/webhooks', () => {
     const { webhook } = res.json;
     assert.match(webhook.id, /^wh_/);
     assert.match(webhook.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
-    assert.deepEqual([webhook.url, webhook.events, webhook.description, webhook.disabled_at, webhook.failing_since], [target.url, ['*'], 'all of it', null, null]);
+    assert.deepEqual(
+      [webhook.url, webhook.events, webhook.description, webhook.disabled_at, webhook.failing_since],
+      [target.url, ['*'], 'all of it', null, null],
+    );
     const listed = await server.api.call('GET', undefined, path());
     assert.equal(listed.status, 200, listed.text);
     const mine = listed.json.webhooks.find((w: { id: string }) => w.id === webhook.id);
@@ -52,7 +55,10 @@ describe('/api/webhooks', () => {
       [{ url: 'http://93.184.216.34/x' }, /https/],
       [{ url: 'not a url' }, /url/i],
       [{ url: 'https://user:pass@203.0.113.10/x' }, /credentials|user/i],
-      [{ url: target.url, events: ['user_group.exploded'] }, /^"events\.0" must be one of "user_group\.created", "user_group\.updated", .*"webhook\.disabled", "\*"\.$/],
+      [
+        { url: target.url, events: ['user_group.exploded'] },
+        /^"events\.0" must be one of "user_group\.created", "user_group\.updated", .*"webhook\.disabled", "\*"\.$/,
+      ],
       [{ url: target.url, events: ['user_group.created', 7] }, /^"events\.1" must be one of "user_group\.created", /],
       [{ url: target.url, events: ['*', 'user_group.created'] }, /"\*"|\*/],
       [{ url: target.url, events: [] }, /events/],
@@ -70,11 +76,19 @@ describe('/api/webhooks', () => {
   it('keeps webhooks to their environment and their access: read-only may read, embed keys nothing, other environments 404', async () => {
     const { webhook } = (await server.api.call('POST', { url: target.url, events: ['user_group.deleted'] }, path())).json;
     assert.equal((await server.clients.testing.call('GET', undefined, path(`/${webhook.id}`))).status, 404);
-    assert.ok(!(await server.clients.testing.call('GET', undefined, path())).json.webhooks.some((w: { id: string }) => w.id === webhook.id));
+    assert.ok(
+      !(await server.clients.testing.call('GET', undefined, path())).json.webhooks.some((w: { id: string }) => w.id === webhook.id),
+    );
     assert.equal((await server.clients.testing.call('DELETE', undefined, path(`/${webhook.id}`))).status, 404);
     assert.equal((await server.clients.reader.call('GET', undefined, path(`/${webhook.id}`))).status, 200);
     assert.equal((await server.clients.reader.call('GET', undefined, path(`/${webhook.id}/deliveries`))).status, 200);
-    for (const [method, suffix, body] of [['POST', '', { url: target.url }], ['DELETE', `/${webhook.id}`, undefined], ['POST', `/${webhook.id}/rotate_secret`, undefined], ['POST', `/${webhook.id}/enable`, undefined], ['POST', `/${webhook.id}/redeliver`, { event_id: 'evt_x' }]] as const) {
+    for (const [method, suffix, body] of [
+      ['POST', '', { url: target.url }],
+      ['DELETE', `/${webhook.id}`, undefined],
+      ['POST', `/${webhook.id}/rotate_secret`, undefined],
+      ['POST', `/${webhook.id}/enable`, undefined],
+      ['POST', `/${webhook.id}/redeliver`, { event_id: 'evt_x' }],
+    ] as const) {
       assert.equal((await server.clients.reader.call(method, body, path(suffix))).status, 403, `read-only ${method} ${suffix}`);
       assert.equal((await server.clients.embed.call(method, body, path(suffix))).status, 403, `embed ${method} ${suffix}`);
     }
@@ -111,7 +125,10 @@ describe('/api/webhooks', () => {
       const [delivery] = listed.json.deliveries;
       assert.equal(delivery.event_id, events[0]!.id);
       assert.deepEqual([delivery.event_type, delivery.attempts, delivery.next_attempt_at], ['user_group.created', 1, null]);
-      assert.deepEqual([delivery.attempt_log[0].attempt, delivery.attempt_log[0].status_code, delivery.attempt_log[0].error], [1, 204, null]);
+      assert.deepEqual(
+        [delivery.attempt_log[0].attempt, delivery.attempt_log[0].status_code, delivery.attempt_log[0].error],
+        [1, 204, null],
+      );
 
       const again = await server.api.call('POST', { event_id: delivery.event_id }, path(`/${id}/redeliver`));
       assert.equal(again.status, 202, again.text);
@@ -157,7 +174,10 @@ describe('/api/webhooks', () => {
     assert.equal((await server.api.call('DELETE', undefined, path(`/${id}`))).status, 200);
     const feed = await server.api.call('GET', undefined, { path: '/api/events?limit=1000' });
     const mine = feed.json.events.filter((e: { data: { webhook_id?: string } }) => e.data.webhook_id === id);
-    assert.deepEqual(mine.map((e: { type: string }) => e.type), ['webhook.created', 'webhook.deleted']);
+    assert.deepEqual(
+      mine.map((e: { type: string }) => e.type),
+      ['webhook.created', 'webhook.deleted'],
+    );
     assert.ok(!feed.text.includes(created.json.webhook.secret));
   });
 });
@@ -172,7 +192,10 @@ describe('/api/webhooks without UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS', () => {
       assert.equal(res.status, 400, `${address}: ${res.text}`);
       assert.equal(res.json.error.code, 'invalid_request');
       const message: string = res.json.error.message;
-      assert.ok(message.startsWith('"url" is refused: ') && message.includes(what) && message.includes('not a public address'), `${address}: ${message}`);
+      assert.ok(
+        message.startsWith('"url" is refused: ') && message.includes(what) && message.includes('not a public address'),
+        `${address}: ${message}`,
+      );
       assert.match(message, /allowed only when the operator sets UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
     }
     assert.deepEqual((await server.api.call('GET', undefined, path())).json.webhooks, []);

@@ -32,7 +32,10 @@ describe('operator console: webhooks', () => {
     browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(api.key!)).status, 303);
     reader = new ConsoleClient(server.url);
-    assert.equal((await reader.signIn((await server.services.apiKeys.create({ environment: 'Customer', access: 'read-only' })).key)).status, 303);
+    assert.equal(
+      (await reader.signIn((await server.services.apiKeys.create({ environment: 'Customer', access: 'read-only' })).key)).status,
+      303,
+    );
   });
   after(async () => {
     await worker.stop(5000);
@@ -40,11 +43,18 @@ describe('operator console: webhooks', () => {
     await server.close();
   });
 
-  const add = async (fields: Record<string, string>, client = browser) => client.post('/console/webhooks', { _csrf: await client.csrfToken('/console/webhooks'), ...fields });
+  const add = async (fields: Record<string, string>, client = browser) =>
+    client.post('/console/webhooks', { _csrf: await client.csrfToken('/console/webhooks'), ...fields });
   const idOf = (html: string) => /href="\/console\/webhooks\/(wh_[0-9a-f]{24})"/.exec(html)?.[1];
   const secretOf = (html: string) => /<code id="secret">(whsec_[A-Za-z0-9+/=]+)<\/code>/.exec(html)?.[1];
   const errorOf = (html: string, field: string) => new RegExp(`<p id="${field}_error" class="error"[^>]*>([^<]*)</p>`).exec(html)?.[1];
-  const unescape = (text: string) => text.replace(/&#34;|&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const unescape = (text: string) =>
+    text
+      .replace(/&#34;|&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
 
   it('adds a webhook and shows its secret once, on the answer to the form only; the list and its page never show it', async () => {
     const added = await add({ url: receiver.url, events_all: '1', description: HOSTILE });
@@ -66,14 +76,18 @@ describe('operator console: webhooks', () => {
     }
   });
 
-  it('shows a delivery with its attempts and the receiver\'s answer escaped, and redelivers it with the same event', async () => {
+  it("shows a delivery with its attempts and the receiver's answer escaped, and redelivers it with the same event", async () => {
     const added = await add({ url: receiver.url, 'event_user_group.created': '1' });
     const id = idOf(added.text)!;
     await api.getOrCreate({ user_group_id: 'hooked', name: 'Hooked' });
-    const page = await eventually(async () => {
-      const answer = await browser.get(`/console/webhooks/${id}`);
-      return answer.text.includes('succeeded') ? answer : undefined;
-    }, 30_000, 'the delivery succeeded');
+    const page = await eventually(
+      async () => {
+        const answer = await browser.get(`/console/webhooks/${id}`);
+        return answer.text.includes('succeeded') ? answer : undefined;
+      },
+      30_000,
+      'the delivery succeeded',
+    );
     assert.match(page.text, /<code>user_group\.created<\/code>/);
     assert.match(page.text, /<td>200<\/td><td>\d+ ms<\/td>/);
     const excerpt = /<pre class="excerpt">([^<]*)<\/pre>/.exec(page.text)?.[1] ?? '';
@@ -82,16 +96,22 @@ describe('operator console: webhooks', () => {
     const eventId = /name="event_id" value="(evt_[^"]+)"/.exec(page.text)?.[1];
     assert.ok(eventId, 'a Redeliver form per delivery');
     const before = receiver.received.length;
-    const redelivered = await browser.post(`/console/webhooks/${id}/redeliver`, { _csrf: await browser.csrfToken(`/console/webhooks/${id}`), event_id: eventId });
+    const redelivered = await browser.post(`/console/webhooks/${id}/redeliver`, {
+      _csrf: await browser.csrfToken(`/console/webhooks/${id}`),
+      event_id: eventId,
+    });
     assert.equal(redelivered.status, 303, redelivered.text.slice(0, 500));
     assert.equal(redelivered.headers.get('location'), `/console/webhooks/${id}?done=redelivered`);
     const [again] = (await receiver.waitFor(before + 1)).slice(before);
     assert.equal(again?.headers['webhook-id'], eventId);
     const { deliveries } = await server.services.webhooks.listDeliveries(READER, id, { limit: 10 });
-    assert.deepEqual(deliveries.map((d) => d.eventId), [eventId, eventId]);
+    assert.deepEqual(
+      deliveries.map((d) => d.eventId),
+      [eventId, eventId],
+    );
   });
 
-  it('shows the service\'s refusals beside the field they are about, keeping what was typed, and registers nothing', async () => {
+  it("shows the service's refusals beside the field they are about, keeping what was typed, and registers nothing", async () => {
     const count = async () => (await server.services.webhooks.list(READER)).length;
     const before = await count();
     const cases: [Record<string, string>, string, RegExp][] = [
@@ -104,7 +124,12 @@ describe('operator console: webhooks', () => {
       const answer = await add(fields);
       assert.equal(answer.status, 400, `${JSON.stringify(fields).slice(0, 80)}: ${answer.text.slice(0, 300)}`);
       assert.match(unescape(errorOf(answer.text, field) ?? ''), message, field);
-      if (field === 'url') assert.match(answer.text, new RegExp(`id="url" name="url" type="url" value="${fields.url!.replace(/[.]/g, '\\.')}"`), 'the URL as typed');
+      if (field === 'url')
+        assert.match(
+          answer.text,
+          new RegExp(`id="url" name="url" type="url" value="${fields.url!.replace(/[.]/g, '\\.')}"`),
+          'the URL as typed',
+        );
     }
     assert.equal(await count(), before);
   });
@@ -130,7 +155,8 @@ describe('operator console: webhooks', () => {
     for (const html of [list.text, page.text]) {
       const forms = [...html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]);
       assert.deepEqual(forms, ['/console/sign-out'], 'no form but sign out');
-      for (const control of ['Add webhook', 'Redeliver', 'Rotate secret', 'Remove', 'Enable']) assert.ok(!html.includes(`>${control}<`), `no ${control}`);
+      for (const control of ['Add webhook', 'Redeliver', 'Rotate secret', 'Remove', 'Enable'])
+        assert.ok(!html.includes(`>${control}<`), `no ${control}`);
     }
     const token = await reader.csrfToken(`/console/webhooks/${id}`);
     const refusals = [
@@ -184,15 +210,23 @@ describe('operator console: webhooks to private addresses when they are not allo
     t.after(() => server.close());
     const browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn((await server.client()).key!)).status, 303);
-    const answer = await browser.post('/console/webhooks', { _csrf: await browser.csrfToken('/console/webhooks'), url: 'http://127.0.0.1:9/hooks', events_all: '1' });
+    const answer = await browser.post('/console/webhooks', {
+      _csrf: await browser.csrfToken('/console/webhooks'),
+      url: 'http://127.0.0.1:9/hooks',
+      events_all: '1',
+    });
     assert.equal(answer.status, 400);
-    assert.match(/<p id="url_error" class="error"[^>]*>([^<]*)<\/p>/.exec(answer.text)?.[1] ?? '', /127.0.0.1 is loopback, not a public address.*UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+    assert.match(
+      /<p id="url_error" class="error"[^>]*>([^<]*)<\/p>/.exec(answer.text)?.[1] ?? '',
+      /127.0.0.1 is loopback, not a public address.*UGS_WEBHOOK_ALLOW_PRIVATE_TARGETS/,
+    );
   });
 });
 
 describe('operator console: a disabled webhook', () => {
   it('shows it disabled, without Redeliver, and Enable brings it back', async (t) => {
-    // Disabled after any failure more than 1 ms after the first: a receiver that refuses connections (port 9) disables it at its second attempt.
+    // Disabled after any failure more than 1 ms after the first: a receiver that refuses connections (port 9) disables it at its second
+    // attempt.
     const config = { retryScheduleMs: [0, 50, 50, 50], timeoutMs: 2000, pollMs: 20, disableAfterMs: 1, allowPrivateTargets: true };
     const server = await startTestServer({ webhooks: config });
     const worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...config } });
@@ -205,7 +239,11 @@ describe('operator console: a disabled webhook', () => {
     const writer = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
     const { webhook } = await server.services.webhooks.create(writer, { url: 'http://127.0.0.1:9/hooks', events: ['user_group.created'] });
     await api.getOrCreate({ user_group_id: 'unheard', name: 'Unheard' });
-    await eventually(async () => ((await server.services.webhooks.get(READER, webhook.id)).disabledAt !== null ? true : undefined), 30_000, 'the webhook disabled');
+    await eventually(
+      async () => ((await server.services.webhooks.get(READER, webhook.id)).disabledAt !== null ? true : undefined),
+      30_000,
+      'the webhook disabled',
+    );
     const browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(api.key!)).status, 303);
     const path = `/console/webhooks/${webhook.id}`;

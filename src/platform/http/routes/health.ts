@@ -10,17 +10,21 @@ export function registerHealth(app: TypedApp, store: StoreHealth): void {
     success: 1 as const,
     status: 'ok',
   }));
-  app.get('/readyz', { schema: operation('Readiness', 'The process is up and its store answers; 503 when the store does not.', 'ready') }, async (request) => {
-    try {
-      await store.ping();
-    } catch (error) {
-      // The store's own account (its file gone, its disk full) says more than "not answering".
-      if (error instanceof ServiceError && error.code === 'unavailable') throw error;
-      request.log.warn({ err: error }, 'store is not answering');
-      throw new ServiceError('unavailable', 'The store is not answering; retry shortly.');
-    }
-    return { success: 1 as const, status: 'ready' };
-  });
+  app.get(
+    '/readyz',
+    { schema: operation('Readiness', 'The process is up and its store answers; 503 when the store does not.', 'ready') },
+    async (request) => {
+      try {
+        await store.ping();
+      } catch (error) {
+        // The store's own account (its file gone, its disk full) says more than "not answering".
+        if (error instanceof ServiceError && error.code === 'unavailable') throw error;
+        request.log.warn({ err: error }, 'store is not answering');
+        throw new ServiceError('unavailable', 'The store is not answering; retry shortly.');
+      }
+      return { success: 1 as const, status: 'ready' };
+    },
+  );
 }
 
 function operation(summary: string, description: string, status: string) {

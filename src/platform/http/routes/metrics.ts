@@ -15,7 +15,8 @@ export function registerMetrics(app: TypedApp, metrics: AppMetrics, token: strin
   const expected = token === undefined ? undefined : digest(token);
   const schema = {
     summary: 'Prometheus metrics',
-    description: 'The Prometheus text exposition format 0.0.4. When UGS_METRICS_TOKEN is set, needs "Authorization: Bearer <UGS_METRICS_TOKEN>" (401 otherwise).',
+    description:
+      'The Prometheus text exposition format 0.0.4. When UGS_METRICS_TOKEN is set, needs "Authorization: Bearer <UGS_METRICS_TOKEN>" (401 otherwise).',
     tags: ['Operations'],
     // No key, or the metrics token when one is set.
     security: [{}, { metricsToken: [] }] as Record<string, string[]>[],

@@ -14,7 +14,9 @@ export const embedSessions: Migration = {
         last_used_at TEXT,
         revoked_at   TEXT
       ) STRICT`.execute(db);
-    await sql`INSERT INTO api_keys_next SELECT id, name, environment, access, key_hash, created_at, last_used_at, revoked_at FROM api_keys`.execute(db);
+    await sql`INSERT INTO api_keys_next SELECT id, name, environment, access, key_hash, created_at, last_used_at, revoked_at FROM api_keys`.execute(
+      db,
+    );
     await sql`DROP TABLE api_keys`.execute(db);
     await sql`ALTER TABLE api_keys_next RENAME TO api_keys`.execute(db);
 

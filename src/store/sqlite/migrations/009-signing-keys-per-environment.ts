@@ -20,7 +20,9 @@ export const signingKeysPerEnvironment: Migration = {
       ) STRICT`.execute(db);
     await sql`
       INSERT INTO signing_keys_per_environment (kid, environment, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
-      SELECT kid, 'Customer', generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at FROM signing_keys`.execute(db);
+      SELECT kid, 'Customer', generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at FROM signing_keys`.execute(
+      db,
+    );
     await sql`DROP TABLE signing_keys`.execute(db);
     await sql`ALTER TABLE signing_keys_per_environment RENAME TO signing_keys`.execute(db);
   },

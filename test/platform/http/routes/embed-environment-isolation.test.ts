@@ -57,7 +57,17 @@ describe('embed tokens cannot cross environments, for a verifier that never read
       const embedKey = await server.client({ environment, access: 'embed' });
       const region = environment === 'Customer' ? 'eu' : 'us';
       assert.equal((await api[environment].getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region } })).status, 200);
-      assert.equal((await api[environment].getOrCreate({ user_group_id: 'acme-store', name: 'Store', parent_user_group_id: 'acme', properties: { region } })).status, 200);
+      assert.equal(
+        (
+          await api[environment].getOrCreate({
+            user_group_id: 'acme-store',
+            name: 'Store',
+            parent_user_group_id: 'acme',
+            properties: { region },
+          })
+        ).status,
+        200,
+      );
       const mint = async (client: ApiClient, body: object) => {
         const res = await client.call('POST', body, { path: '/api/embed_sessions' });
         assert.equal(res.status, 201, res.text);
@@ -65,7 +75,13 @@ describe('embed tokens cannot cross environments, for a verifier that never read
       };
       tokens[environment] = [
         await mint(api[environment], { user_group_id: 'acme' }),
-        await mint(api[environment], { user_group_id: 'acme', include_descendants: true, dashboard: 'sales', origins: ['https://app.example.com'], expires_in: 86_400 }),
+        await mint(api[environment], {
+          user_group_id: 'acme',
+          include_descendants: true,
+          dashboard: 'sales',
+          origins: ['https://app.example.com'],
+          expires_in: 86_400,
+        }),
         await mint(api[environment], { user_group_id: 'acme-store', expires_in: 60 }),
         await mint(embedKey, { user_group_id: 'acme' }),
       ];
@@ -82,11 +98,17 @@ describe('embed tokens cannot cross environments, for a verifier that never read
         const payload = await verify(token);
         assert.equal(payload['env'], environment, 'the claim agrees, though the verifier never read it');
       }
-      const published = (await api[environment].call('GET', undefined, { path: DOCUMENTED[environment].jwks })).json.keys.map((k: { kid: string }) => k.kid);
+      const published = (await api[environment].call('GET', undefined, { path: DOCUMENTED[environment].jwks })).json.keys.map(
+        (k: { kid: string }) => k.kid,
+      );
       for (const token of tokens[other]) {
         assert.ok(!published.includes(decodeProtectedHeader(token).kid), `the ${other} kid is not published in ${environment}'s JWKS`);
         await assert.rejects(verify(token), errors.JWKSNoMatchingKey);
-        await assert.rejects(signatureOnlyVerifier(server, environment)(token), errors.JWKSNoMatchingKey, 'refused even by a verifier that checks nothing but the signature');
+        await assert.rejects(
+          signatureOnlyVerifier(server, environment)(token),
+          errors.JWKSNoMatchingKey,
+          'refused even by a verifier that checks nothing but the signature',
+        );
       }
     });
 
@@ -95,7 +117,10 @@ describe('embed tokens cannot cross environments, for a verifier that never read
       const bound: unknown[] = [];
       const dashboard = async (token: string) => {
         const claims = await verify(token);
-        bound.push(bindProperties('SELECT * FROM orders WHERE region = {{ region }}', claims as Parameters<typeof bindProperties>[1], 'sqlite').values);
+        bound.push(
+          bindProperties('SELECT * FROM orders WHERE region = {{ region }}', claims as Parameters<typeof bindProperties>[1], 'sqlite')
+            .values,
+        );
       };
       for (const token of tokens[other]) await assert.rejects(dashboard(token));
       assert.deepEqual(bound, []);
@@ -104,15 +129,18 @@ describe('embed tokens cannot cross environments, for a verifier that never read
     });
 
     it(`${environment}: introspection with a ${environment} key answers its own tokens active and the other environment's inactive`, async () => {
-      const introspect = async (token: string) => (await api[environment].call('POST', { token }, { path: '/api/embed_sessions/introspect' })).json;
+      const introspect = async (token: string) =>
+        (await api[environment].call('POST', { token }, { path: '/api/embed_sessions/introspect' })).json;
       for (const token of tokens[environment]) assert.equal((await introspect(token)).active, true);
       for (const token of tokens[other]) assert.deepEqual(await introspect(token), { active: false });
     });
   }
 
-  it('publishes each environment\'s keys at its own URL, with the same caching, and no key at both', async () => {
+  it("publishes each environment's keys at its own URL, with the same caching, and no key at both", async () => {
     const [customer, testing] = await Promise.all(
-      (['Customer', 'Testing'] as const).map((environment) => api.Customer.call('GET', undefined, { path: DOCUMENTED[environment].jwks, headers: { authorization: '' } })),
+      (['Customer', 'Testing'] as const).map((environment) =>
+        api.Customer.call('GET', undefined, { path: DOCUMENTED[environment].jwks, headers: { authorization: '' } }),
+      ),
     );
     for (const res of [customer!, testing!]) {
       assert.equal(res.status, 200, res.text);

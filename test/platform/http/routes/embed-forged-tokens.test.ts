@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
-import { forgeries, signedWithRealKey, startAttacker, type Attacker, type EmbedAlg, type PublishedKey } from '../../../helpers/forged-tokens.js';
+import {
+  forgeries,
+  signedWithRealKey,
+  startAttacker,
+  type Attacker,
+  type EmbedAlg,
+  type PublishedKey,
+} from '../../../helpers/forged-tokens.js';
 import type { ApiClient } from '../../../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../../../helpers/test-server.js';
 
@@ -56,15 +63,19 @@ for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
       const other = await generateKeyPair(OTHER_ALG[alg]);
       const forged = await forgeries(claims, published, attacker, { alg: OTHER_ALG[alg], privateKey: other.privateKey });
       for (const { what, token } of forged) assert.deepEqual(await introspect(token), { active: false }, what);
-      assert.deepEqual(attacker.host.requests, [], 'the service fetched from the attacker\'s host');
+      assert.deepEqual(attacker.host.requests, [], "the service fetched from the attacker's host");
     });
 
     it('answers {"active":false} to a token the Testing key signed as a Customer one (iss, aud and env of Customer)', async () => {
       const testing = server.services.signingKeys.Testing.active();
-      const asCustomer = await new SignJWT(claims).setProtectedHeader({ alg: testing.algorithm, kid: testing.kid, typ: 'embed+jwt' }).sign(testing.privateKey);
+      const asCustomer = await new SignJWT(claims)
+        .setProtectedHeader({ alg: testing.algorithm, kid: testing.kid, typ: 'embed+jwt' })
+        .sign(testing.privateKey);
       assert.deepEqual(await introspect(asCustomer), { active: false });
       const customer = server.services.signingKeys.Customer.active();
-      const testingKidCustomerKey = await new SignJWT(claims).setProtectedHeader({ alg: customer.algorithm, kid: testing.kid, typ: 'embed+jwt' }).sign(customer.privateKey);
+      const testingKidCustomerKey = await new SignJWT(claims)
+        .setProtectedHeader({ alg: customer.algorithm, kid: testing.kid, typ: 'embed+jwt' })
+        .sign(customer.privateKey);
       assert.deepEqual(await introspect(testingKidCustomerKey), { active: false }, 'the Testing kid names a key Customer does not publish');
     });
   });

@@ -54,10 +54,14 @@ describe('Embed sessions of groups in a hierarchy', () => {
     await create(api, 'bind-root');
     await create(api, 'bind-a', { parent_user_group_id: 'bind-root' });
     await create(api, "bind-b' OR '1'='1", { parent_user_group_id: 'bind-root' });
-    const claims = decodeJwt((await mint(api, { user_group_id: 'bind-root', include_descendants: true })).json.embed_session.token) as unknown as EmbedClaims;
+    const claims = decodeJwt(
+      (await mint(api, { user_group_id: 'bind-root', include_descendants: true })).json.embed_session.token,
+    ) as unknown as EmbedClaims;
 
     const db = new SqliteDatabase(':memory:');
-    db.exec("CREATE TABLE orders (owner TEXT, amount INTEGER); INSERT INTO orders VALUES ('bind-a', 1), ('bind-root', 2), ('other', 3), ('bind-b'' OR ''1''=''1', 4)");
+    db.exec(
+      "CREATE TABLE orders (owner TEXT, amount INTEGER); INSERT INTO orders VALUES ('bind-a', 1), ('bind-root', 2), ('other', 3), ('bind-b'' OR ''1''=''1', 4)",
+    );
     const sqlite = bindProperties('SELECT amount FROM orders WHERE owner IN {{ desc }} ORDER BY amount', claims, 'sqlite');
     assert.equal(sqlite.text, 'SELECT amount FROM orders WHERE owner IN (?, ?) ORDER BY amount');
     assert.deepEqual(db.prepare(sqlite.text).all(...(sqlite.values as string[])), [{ amount: 1 }, { amount: 4 }]);

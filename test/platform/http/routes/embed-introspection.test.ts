@@ -8,7 +8,8 @@ import { assertError } from '../assert-error.js';
 
 const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '/api/embed_sessions' });
 const introspect = (api: ApiClient, token: unknown) => api.call('POST', { token }, { path: '/api/embed_sessions/introspect' });
-const end = (api: ApiClient, sessionId: string) => api.call('DELETE', undefined, { path: `/api/embed_sessions/${encodeURIComponent(sessionId)}` });
+const end = (api: ApiClient, sessionId: string) =>
+  api.call('DELETE', undefined, { path: `/api/embed_sessions/${encodeURIComponent(sessionId)}` });
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('POST /api/embed_sessions/introspect and DELETE /api/embed_sessions/{id}', () => {
@@ -104,9 +105,14 @@ describe('POST /api/embed_sessions/introspect and DELETE /api/embed_sessions/{id
     const { token } = await fresh('expired');
     const claims = decodeJwt(token);
     const key = server.services.signingKeys.Customer.active();
-    const sign = (payload: JWTPayload) => new SignJWT(payload).setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: 'embed+jwt' }).sign(key.privateKey);
+    const sign = (payload: JWTPayload) =>
+      new SignJWT(payload).setProtectedHeader({ alg: key.algorithm, kid: key.kid, typ: 'embed+jwt' }).sign(key.privateKey);
     const now = Math.floor(Date.now() / 1000);
-    assert.equal(await isActive(await sign({ ...claims, iat: now - 10, exp: now + 600 })), true, 'control: a re-signed live token is active');
+    assert.equal(
+      await isActive(await sign({ ...claims, iat: now - 10, exp: now + 600 })),
+      true,
+      'control: a re-signed live token is active',
+    );
     assert.equal(await isActive(await sign({ ...claims, iat: now - 7200, exp: now - 3600 })), false);
     assert.equal(await isActive(await sign({ ...claims, iat: now - 120, exp: now - 1 })), false);
   });
@@ -115,9 +121,15 @@ describe('POST /api/embed_sessions/introspect and DELETE /api/embed_sessions/{id
     const { token } = await fresh('forged');
     const header = decodeProtectedHeader(token);
     const claims = decodeJwt(token);
-    const jwk = (await api.call('GET', undefined, { path: '/.well-known/jwks.json' })).json.keys.find((k: { kid: string }) => k.kid === header.kid);
-    const hs256 = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: header.kid, typ: 'embed+jwt' }).sign(Buffer.from(JSON.stringify(jwk)));
-    const hs256x = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: header.kid, typ: 'embed+jwt' }).sign(Buffer.from(jwk.x, 'base64url'));
+    const jwk = (await api.call('GET', undefined, { path: '/.well-known/jwks.json' })).json.keys.find(
+      (k: { kid: string }) => k.kid === header.kid,
+    );
+    const hs256 = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', kid: header.kid, typ: 'embed+jwt' })
+      .sign(Buffer.from(JSON.stringify(jwk)));
+    const hs256x = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', kid: header.kid, typ: 'embed+jwt' })
+      .sign(Buffer.from(jwk.x, 'base64url'));
     const stranger = generateKeyPairSync('ed25519').privateKey;
     const unknownKid = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid: 'someone-else', typ: 'embed+jwt' }).sign(stranger);
     const wrongKey = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid: header.kid!, typ: 'embed+jwt' }).sign(stranger);
@@ -140,6 +152,10 @@ describe('POST /api/embed_sessions/introspect and DELETE /api/embed_sessions/{id
   it('validates its body and needs a key', async () => {
     assertError(await api.call('POST', {}, { path: '/api/embed_sessions/introspect' }), 400, 'invalid_request');
     assertError(await introspect(api, 42), 400, 'invalid_request');
-    assertError(await api.call('POST', { token: 'x' }, { path: '/api/embed_sessions/introspect', headers: { authorization: '' } }), 401, 'unauthenticated');
+    assertError(
+      await api.call('POST', { token: 'x' }, { path: '/api/embed_sessions/introspect', headers: { authorization: '' } }),
+      401,
+      'unauthenticated',
+    );
   });
 });

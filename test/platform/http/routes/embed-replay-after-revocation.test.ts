@@ -26,11 +26,14 @@ async function isActive(api: TestClient, token: string): Promise<boolean> {
 describe('replaying an embed token or an API key after its revocation', () => {
   const server = buildForSuite();
 
-  it('a subtree deleted with cascade: every descendant\'s token is inactive, also once the ids are created again', async () => {
+  it("a subtree deleted with cascade: every descendant's token is inactive, also once the ids are created again", async () => {
     const { api } = server;
     const ids = ['sub-root', 'sub-child', 'sub-grandchild'];
     for (const [i, id] of ids.entries()) {
-      assert.equal((await api.getOrCreate({ user_group_id: id, name: id, ...(i > 0 && { parent_user_group_id: ids[i - 1] }) })).status, 200);
+      assert.equal(
+        (await api.getOrCreate({ user_group_id: id, name: id, ...(i > 0 && { parent_user_group_id: ids[i - 1] }) })).status,
+        200,
+      );
     }
     const tokens = await Promise.all(ids.map((id) => mint(api, id)));
     for (const token of tokens) assert.equal(await isActive(api, token), true, 'live before the deletion');
@@ -40,7 +43,7 @@ describe('replaying an embed token or an API key after its revocation', () => {
     for (const [i, token] of tokens.entries()) assert.equal(await isActive(api, token), false, `${ids[i]} created again`);
   });
 
-  it('a rotation and a deletion made in the console end the group\'s sessions as the API\'s do', async () => {
+  it("a rotation and a deletion made in the console end the group's sessions as the API's do", async () => {
     const { api } = server;
     const browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(api.key!)).status, 303);
@@ -62,7 +65,8 @@ describe('replaying an embed token or an API key after its revocation', () => {
       await api.getOrCreate({ user_group_id: 'replayed', name: 'Replayed' });
       const key = await server.client({ access });
       const token = await mint(key, 'replayed');
-      const sessionId = (await key.call('POST', { user_group_id: 'replayed' }, { path: '/api/embed_sessions' })).json.embed_session.session_id;
+      const sessionId = (await key.call('POST', { user_group_id: 'replayed' }, { path: '/api/embed_sessions' })).json.embed_session
+        .session_id;
       await server.services.apiKeys.revoke(key.keyId);
       const calls: [string, string, unknown][] = [
         ['GET', '/api/user', { user_group_id: 'replayed' }],

@@ -68,15 +68,31 @@ describe('GET /api/embed_sessions/revocations', () => {
     assert.ok(rotated.token);
 
     const { entries } = await drain(api, start);
-    assert.deepEqual(entries.map((e) => Object.keys(e).sort()), Array(3).fill(['expires_at', 'reason', 'revoked_at', 'session_id', 'token_version', 'user_group_id']));
+    assert.deepEqual(
+      entries.map((e) => Object.keys(e).sort()),
+      Array(3).fill(['expires_at', 'reason', 'revoked_at', 'session_id', 'token_version', 'user_group_id']),
+    );
     const [session, rotation, deletion] = entries as [Entry, Entry, Entry];
-    assert.deepEqual([session.session_id, session.user_group_id, session.token_version, session.reason], [ended.session_id, 'feed-g', null, 'session_revoked']);
-    assert.equal(session.expires_at, new Date(Date.parse(ended.expires_at) + 60_000).toISOString(), 'kept until the session expires, plus clock tolerance');
+    assert.deepEqual(
+      [session.session_id, session.user_group_id, session.token_version, session.reason],
+      [ended.session_id, 'feed-g', null, 'session_revoked'],
+    );
+    assert.equal(
+      session.expires_at,
+      new Date(Date.parse(ended.expires_at) + 60_000).toISOString(),
+      'kept until the session expires, plus clock tolerance',
+    );
     assert.ok(Math.abs(Date.parse(session.revoked_at) - endedAt) < 60_000, session.revoked_at);
 
-    assert.deepEqual([rotation.session_id, rotation.user_group_id, rotation.token_version, rotation.reason], [null, 'feed-g', beforeRotation.tv, 'token_rotated']);
+    assert.deepEqual(
+      [rotation.session_id, rotation.user_group_id, rotation.token_version, rotation.reason],
+      [null, 'feed-g', beforeRotation.tv, 'token_rotated'],
+    );
     assert.equal(rotation.expires_at, new Date(Date.parse(rotation.revoked_at) + GROUP_REVOCATION_MS).toISOString());
-    assert.deepEqual([deletion.session_id, deletion.user_group_id, deletion.token_version, deletion.reason], [null, 'feed-g', beforeDeletion.tv, 'user_group_deleted']);
+    assert.deepEqual(
+      [deletion.session_id, deletion.user_group_id, deletion.token_version, deletion.reason],
+      [null, 'feed-g', beforeDeletion.tv, 'user_group_deleted'],
+    );
     assert.notEqual(beforeDeletion.tv, beforeRotation.tv);
     assert.equal(deletion.expires_at, new Date(Date.parse(deletion.revoked_at) + GROUP_REVOCATION_MS).toISOString());
     assert.ok(session.revoked_at <= rotation.revoked_at && rotation.revoked_at <= deletion.revoked_at);
@@ -93,14 +109,24 @@ describe('GET /api/embed_sessions/revocations', () => {
     }
     const first = await feed(api, `?after=${encodeURIComponent(start)}&limit=2`);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.json.revocations.map((e: Entry) => e.session_id), ids.slice(0, 2));
+    assert.deepEqual(
+      first.json.revocations.map((e: Entry) => e.session_id),
+      ids.slice(0, 2),
+    );
     const { entries, cursor, pages } = await drain(api, start, 2);
-    assert.deepEqual(entries.map((e) => e.session_id), ids);
+    assert.deepEqual(
+      entries.map((e) => e.session_id),
+      ids,
+    );
     assert.equal(pages, 3);
-    assert.deepEqual((await feed(api, `?after=${encodeURIComponent(cursor)}&limit=2`)).json.revocations, [], 'the last cursor sees nothing new');
+    assert.deepEqual(
+      (await feed(api, `?after=${encodeURIComponent(cursor)}&limit=2`)).json.revocations,
+      [],
+      'the last cursor sees nothing new',
+    );
   });
 
-  it('shows a key only its own environment\'s revocations, to any access level, and needs a key', async () => {
+  it("shows a key only its own environment's revocations, to any access level, and needs a key", async () => {
     const testing = await server.client({ environment: 'Testing' });
     const { cursor: testingStart } = await drain(testing);
     const { cursor: customerStart } = await drain(api);
@@ -110,14 +136,26 @@ describe('GET /api/embed_sessions/revocations', () => {
     assert.deepEqual((await drain(api, customerStart)).entries, [], 'Customer sees nothing of Testing');
     for (const access of ['read-only', 'embed', 'read-write'] as const) {
       const reader = await server.client({ environment: 'Testing', access });
-      assert.deepEqual((await drain(reader, testingStart)).entries.map((e) => e.session_id), [session_id], access);
+      assert.deepEqual(
+        (await drain(reader, testingStart)).entries.map((e) => e.session_id),
+        [session_id],
+        access,
+      );
     }
     assertError(await api.call('GET', undefined, { path: FEED, headers: { authorization: '' } }), 401, 'unauthenticated');
   });
 
   it('answers 400 for a cursor it did not hand out and a limit out of 1..1000', async () => {
     const forged = Buffer.from('r1:-1').toString('base64url');
-    for (const query of ['?after=garbage', `?after=${forged}`, `?after=${Buffer.from('x1:5').toString('base64url')}`, '?limit=0', '?limit=1001', '?limit=ten', '?limit=2.5']) {
+    for (const query of [
+      '?after=garbage',
+      `?after=${forged}`,
+      `?after=${Buffer.from('x1:5').toString('base64url')}`,
+      '?limit=0',
+      '?limit=1001',
+      '?limit=ten',
+      '?limit=2.5',
+    ]) {
       assertError(await feed(api, query), 400, 'invalid_request');
     }
     assert.equal((await feed(api, '?limit=1000')).status, 200);

@@ -16,7 +16,12 @@ describe('POST /api/embed_sessions (mint)', () => {
   before(async () => {
     server = await startTestServer();
     api = await server.client();
-    const created = await api.getOrCreate({ user_group_id: 'acme', name: 'Acme Inc.', mapping: { '40': '213', '41': 7 }, properties: { region: 'eu', tier: { level: 2 } } });
+    const created = await api.getOrCreate({
+      user_group_id: 'acme',
+      name: 'Acme Inc.',
+      mapping: { '40': '213', '41': 7 },
+      properties: { region: 'eu', tier: { level: 2 } },
+    });
     group = created.json.user_group;
   });
   after(() => server.close());
@@ -57,10 +62,27 @@ describe('POST /api/embed_sessions (mint)', () => {
     assert.equal(header.alg, 'EdDSA');
     assert.equal(header.typ, 'embed+jwt');
     const jwks = await api.call('GET', undefined, { path: '/.well-known/jwks.json' });
-    assert.ok(jwks.json.keys.some((k: { kid: string }) => k.kid === header.kid), 'the kid is published');
+    assert.ok(
+      jwks.json.keys.some((k: { kid: string }) => k.kid === header.kid),
+      'the kid is published',
+    );
 
     const claims = decodeJwt(token);
-    assert.deepEqual(Object.keys(claims).sort(), ['anc', 'aud', 'env', 'exp', 'iat', 'iss', 'jti', 'map', 'name', 'props', 'sub', 'tid', 'tv']);
+    assert.deepEqual(Object.keys(claims).sort(), [
+      'anc',
+      'aud',
+      'env',
+      'exp',
+      'iat',
+      'iss',
+      'jti',
+      'map',
+      'name',
+      'props',
+      'sub',
+      'tid',
+      'tv',
+    ]);
     const { iat, exp, tv, ...rest } = claims;
     assert.deepEqual(rest, {
       iss: 'user-group-service',
@@ -75,7 +97,7 @@ describe('POST /api/embed_sessions (mint)', () => {
       anc: [],
     });
     assert.equal(exp, iat! + 3600);
-    assert.equal(tv, tokenVersionOf(hashSecret(group.token)), 'tv names the group\'s current token');
+    assert.equal(tv, tokenVersionOf(hashSecret(group.token)), "tv names the group's current token");
     assert.match(String(tv), /^[A-Za-z0-9_-]{16}$/);
   });
 
@@ -89,7 +111,11 @@ describe('POST /api/embed_sessions (mint)', () => {
     const full = decodeJwt(res.json.embed_session.token);
     assert.equal(full.dsh, 'sales-overview');
     assert.deepEqual(full.org, origins);
-    assert.deepEqual(decodeJwt((await mint(api, { user_group_id: 'bare', origins: [] })).json.embed_session.token).org, [], 'an empty list is kept as given');
+    assert.deepEqual(
+      decodeJwt((await mint(api, { user_group_id: 'bare', origins: [] })).json.embed_session.token).org,
+      [],
+      'an empty list is kept as given',
+    );
   });
 
   it('changes tv when the group token rotates, and gives every session its own jti', async () => {
@@ -130,10 +156,13 @@ describe('POST /api/embed_sessions (mint)', () => {
     }
     assert.equal((await mint(api, { user_group_id: 'acme', expires_in: 60 })).status, 201, 'the bounds themselves are fine');
     assert.equal((await mint(api, { user_group_id: 'acme', expires_in: 86_400, dashboard: 'd'.repeat(255) })).status, 201);
-    assert.equal((await mint(api, { user_group_id: 'acme', origins: Array.from({ length: 10 }, (_, i) => `https://a${i}.example.com`) })).status, 201);
+    assert.equal(
+      (await mint(api, { user_group_id: 'acme', origins: Array.from({ length: 10 }, (_, i) => `https://a${i}.example.com`) })).status,
+      201,
+    );
   });
 
-  it('answers 404 for a group unknown in the key\'s environment, by id or token', async () => {
+  it("answers 404 for a group unknown in the key's environment, by id or token", async () => {
     assertError(await mint(api, { user_group_id: 'nobody' }), 404, 'not_found');
     assertError(await mint(api, { user_group_token: 'ugt_not-a-token' }), 404, 'not_found');
     const testing = await server.client({ environment: 'Testing' });
@@ -163,9 +192,16 @@ describe('POST /api/embed_sessions (mint)', () => {
       await embed.rotate(group.token),
       await embed.call('DELETE', { user_group_id: 'acme' }),
     ];
-    assert.deepEqual(refusals.map((r) => r.status), [403, 403, 403, 403, 403, 403, 403, 403]);
+    assert.deepEqual(
+      refusals.map((r) => r.status),
+      [403, 403, 403, 403, 403, 403, 403, 403],
+    );
     for (const res of refusals.filter((r) => r.text !== '')) assertError(res, 403, 'forbidden');
-    assert.equal((await api.getOrCreate({ user_group_id: 'created-by-embed', name: 'X' })).json.new_user_group, true, 'the embed key created nothing');
+    assert.equal(
+      (await api.getOrCreate({ user_group_id: 'created-by-embed', name: 'X' })).json.new_user_group,
+      true,
+      'the embed key created nothing',
+    );
     const acme = (await api.call('GET', undefined, { path: '/api/user_groups/acme' })).json.user_group;
     assert.equal(acme.name, 'Acme Inc.');
   });

@@ -25,7 +25,10 @@ function parseMetrics(text: string): Sample[] {
 /** The value of the one sample with exactly these labels, or undefined. */
 function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const found = samples.filter(
-    (s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+    (s) =>
+      s.name === name &&
+      Object.keys(s.labels).length === Object.keys(labels).length &&
+      Object.entries(labels).every(([k, v]) => s.labels[k] === v),
   );
   assert.ok(found.length <= 1, `${name} ${JSON.stringify(labels)} appears ${found.length} times`);
   return found[0]?.value;
@@ -64,7 +67,9 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(samples, 'ugs_auth_failures_total', { reason: 'unauthenticated' }), 1);
 
     // Histograms: every bucket up to +Inf, counts per route and method (the 200s and the 401 of GET).
-    const getBuckets = samples.filter((s) => s.name === 'ugs_http_request_duration_seconds_bucket' && s.labels.route === '/api/user' && s.labels.method === 'GET');
+    const getBuckets = samples.filter(
+      (s) => s.name === 'ugs_http_request_duration_seconds_bucket' && s.labels.route === '/api/user' && s.labels.method === 'GET',
+    );
     assert.ok(getBuckets.length >= 10, 'histogram buckets');
     assert.equal(getBuckets.at(-1)!.labels.le, '+Inf');
     assert.equal(getBuckets.at(-1)!.value, 3);
@@ -74,7 +79,11 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(samples, 'ugs_store_operation_duration_seconds_count', { operation: 'insertUserGroupIfAbsent' }), 1);
     assert.equal(valueOf(samples, 'ugs_store_operation_duration_seconds_count', { operation: 'findUserGroupByTokenHash' }), 2);
     assert.equal(valueOf(samples, 'ugs_store_operation_duration_seconds_count', { operation: 'replaceToken' }), 1);
-    assert.ok(samples.some((s) => s.name === 'ugs_store_operation_duration_seconds_bucket' && s.labels.operation === 'findUserGroup' && s.labels.le === '+Inf'));
+    assert.ok(
+      samples.some(
+        (s) => s.name === 'ugs_store_operation_duration_seconds_bucket' && s.labels.operation === 'findUserGroup' && s.labels.le === '+Inf',
+      ),
+    );
 
     // Groups per environment, counted by the store at scrape time.
     assert.equal(valueOf(samples, 'ugs_user_groups', { environment: 'Customer' }), 1);
@@ -133,7 +142,10 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(samples, 'ugs_http_requests_total', { route: '/metrics', method: 'GET', status: '401' }), 4);
     // The API keys of /api/user are not metrics tokens, and the other way round.
     const { api } = server;
-    assert.equal((await rawRequest(server.url, { method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${api.key}` } })).status, 401);
+    assert.equal(
+      (await rawRequest(server.url, { method: 'GET', path: '/metrics', headers: { authorization: `Bearer ${api.key}` } })).status,
+      401,
+    );
     assert.equal((await new ApiClient(server.url, token).getOrCreate({ user_group_id: 'acme', name: 'Acme' })).status, 401);
   });
 });
