@@ -167,7 +167,12 @@ export async function openCore(config: CoreConfig): Promise<Core> {
         webhookReseal: store.webhooks,
       },
       storeStatus: { health: new TimedStoreHealth(store, timing), timing, appliedMigrations, created, monitor: () => store.monitor() },
-      close: () => store.close(),
+      // Serving may have started the secret watch on this core's cipher: closing the core ends it too (it is
+      // idempotent), so a process that closes its core without serving's close() leaves no holder row behind.
+      close: async () => {
+        await cipher.stop();
+        await store.close();
+      },
     };
   } catch (error) {
     await store.close();
