@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './helpers/embedded-postgres.js';
 import { createTemplateOn, TEST_TEMPLATE_ENV } from './helpers/postgres-template.js';
 
 /**
  * `npm test` after the build: every test file once (the store conformance
- * suite covers both stores), and the whole HTTP suite again on PostgreSQL, the
- * two passes at the same time. PostgreSQL is DATABASE_URL when set, else one
+ * suite covers both stores), and the whole HTTP suite again on PostgreSQL, in
+ * the same `node --test` run. PostgreSQL is DATABASE_URL when set, else one
  * embedded server for the run; either way with one migrated template database
  * that test databases are copied from.
  */
@@ -26,30 +26,27 @@ function testFiles(dir: string): string[] {
  * Asynchronously: the embedded PostgreSQL logs into pipes this process reads, and
  * while a spawnSync blocked the event loop they filled up, the server's next log
  * line blocked it (the checkpointer first, so a DROP DATABASE waited forever) and
- * the run hung. With `heldUntil`, the output waits for that promise, so the two
- * passes' reports do not interleave.
+ * the run hung.
  */
-function runNodeTest(files: string[], env: NodeJS.ProcessEnv, heldUntil?: Promise<unknown>): Promise<number> {
+function runNodeTest(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${availableParallelism()}`, ...files];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', heldUntil ? 'pipe' : 'inherit', heldUntil ? 'pipe' : 'inherit'], env });
-  if (heldUntil) {
-    const held: [NodeJS.WriteStream, Buffer][] = [];
-    let holding = true;
-    for (const [from, to] of [
-      [child.stdout!, process.stdout],
-      [child.stderr!, process.stderr],
-    ] as const) {
-      from.on('data', (chunk: Buffer) => (holding ? held.push([to, chunk]) : to.write(chunk)));
-    }
-    void heldUntil.finally(() => {
-      holding = false;
-      for (const [to, chunk] of held.splice(0)) to.write(chunk);
-    });
-  }
+  const child = spawn(process.execPath, args, { stdio: 'inherit', env });
   return new Promise((resolve) => {
     child.on('error', () => resolve(1));
     child.on('close', (code) => resolve(code ?? 1));
   });
+}
+
+/**
+ * The PostgreSQL pass of an HTTP suite file: a file beside the build (dist/postgres-pass/…) that sets
+ * UGS_TEST_STORE before it loads the test, so both passes run in one `node --test` and share its
+ * concurrency (two runs side by side put twice as many processes on the cores, and pinned starts timed out).
+ */
+function onPostgres(file: string): string {
+  const pass = join(root, '..', 'postgres-pass', relative(root, file));
+  mkdirSync(dirname(pass), { recursive: true });
+  writeFileSync(pass, `process.env.UGS_TEST_STORE = 'postgres';\nawait import(${JSON.stringify(pathToFileURL(file).href)});\n`);
+  return pass;
 }
 
 /**
@@ -73,18 +70,9 @@ try {
     const env: NodeJS.ProcessEnv = { ...process.env, [TEST_DATABASE_ENV]: postgres.url, [TEST_TEMPLATE_ENV]: template.name };
     // Tests choose their store explicitly; a developer's DATABASE_URL must not leak into spawned servers.
     delete env.DATABASE_URL;
-    console.log(
-      `# all tests (HTTP suite on SQLite), and the HTTP suite on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'} beside them`,
-    );
-    // Together, so that neither pass's last long files leave a core idle.
-    const all = runNodeTest(testFiles(root), { ...env, UGS_TEST_STORE: 'sqlite' });
-    const http = runNodeTest(
-      testFiles(root).filter(isHttpSuite),
-      { ...env, UGS_TEST_STORE: 'postgres' },
-      all.then(() => console.log('# the HTTP suite on PostgreSQL')),
-    );
-    const codes = await Promise.all([all, http]);
-    failed = codes.some((code) => code !== 0);
+    console.log(`# all tests (HTTP suite on SQLite), and the HTTP suite on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'}`);
+    const files = testFiles(root);
+    failed = (await runNodeTest([...files, ...files.filter(isHttpSuite).map(onPostgres)], { ...env, UGS_TEST_STORE: 'sqlite' })) !== 0;
   } finally {
     await template.drop();
   }

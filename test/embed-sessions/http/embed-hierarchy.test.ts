@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { decodeJwt } from 'jose';
 import { bindProperties, type EmbedClaims } from 'user-group-service/embed';
-import { buildForSuite, type TestClient } from '../../../helpers/build.js';
-import { assertError } from '../assert-error.js';
+import { buildForSuite, type TestClient } from '../../helpers/build.js';
+import { assertError } from '../../platform/http/assert-error.js';
 
 const create = async (api: TestClient, id: string, extra: Record<string, unknown> = {}) => {
   const res = await api.getOrCreate({ user_group_id: id, name: `Group ${id}`, ...extra });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { bindProperties } from 'user-group-service/embed';
-import type { ApiClient } from '../../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../../helpers/test-server.js';
+import type { ApiClient } from '../../helpers/http-client.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 type Environment = 'Customer' | 'Testing';
 

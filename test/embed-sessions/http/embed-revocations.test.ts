@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import type { ApiClient } from '../../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../../helpers/test-server.js';
-import { assertError } from '../assert-error.js';
+import type { ApiClient } from '../../helpers/http-client.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { assertError } from '../../platform/http/assert-error.js';
 
 const FEED = '/api/embed_sessions/revocations';
 /** A group's revocation is kept this long after it was made: the longest session (24 h) and 60 s of clock tolerance. */

@@ -8,9 +8,9 @@ import {
   type Attacker,
   type EmbedAlg,
   type PublishedKey,
-} from '../../../helpers/forged-tokens.js';
-import type { ApiClient } from '../../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../../helpers/test-server.js';
+} from '../../helpers/forged-tokens.js';
+import type { ApiClient } from '../../helpers/http-client.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 /** An asymmetric algorithm other than `alg`, for "the real kid, another algorithm". */
 const OTHER_ALG: Record<EmbedAlg, EmbedAlg> = { EdDSA: 'ES256', ES256: 'EdDSA', RS256: 'ES256' };

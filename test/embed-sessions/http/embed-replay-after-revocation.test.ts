@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildForSuite, type TestClient } from '../../../helpers/build.js';
-import { ConsoleClient } from '../../../helpers/console-client.js';
-import { assertError } from '../assert-error.js';
+import { buildForSuite, type TestClient } from '../../helpers/build.js';
+import { ConsoleClient } from '../../helpers/console-client.js';
+import { assertError } from '../../platform/http/assert-error.js';
 
 /**
  * Issue 26's replays, beyond embed-introspection.test.ts (an ended session,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { tokenVersionOf } from '../../../../src/embed-sessions/embed-session.js';
-import { hashSecret } from '../../../../src/secrets/secret-format.js';
-import type { ApiClient } from '../../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../../helpers/test-server.js';
-import { assertError } from '../assert-error.js';
+import { tokenVersionOf } from '../../../src/embed-sessions/embed-session.js';
+import { hashSecret } from '../../../src/secrets/secret-format.js';
+import type { ApiClient } from '../../helpers/http-client.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { assertError } from '../../platform/http/assert-error.js';
 
 const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '/api/embed_sessions' });
 

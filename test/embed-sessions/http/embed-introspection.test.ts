@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, SignJWT, type JWTPayload } from 'jose';
-import type { ApiClient } from '../../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../../helpers/test-server.js';
-import { assertError } from '../assert-error.js';
+import type { ApiClient } from '../../helpers/http-client.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { assertError } from '../../platform/http/assert-error.js';
 
 const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '/api/embed_sessions' });
 const introspect = (api: ApiClient, token: unknown) => api.call('POST', { token }, { path: '/api/embed_sessions/introspect' });
