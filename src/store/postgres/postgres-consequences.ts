@@ -62,7 +62,11 @@ export function consequenceParameters(perWrite: readonly WriteConsequences[]): [
  *
  * Events and revocations are numbered under the feeds' lock (FEED_ORDER_LOCK),
  * held until commit, so each feed's sequence follows commit order. An event id
- * seen already (a statement retried after its commit was lost) is skipped.
+ * seen already (a statement retried after its commit was lost) is skipped: by
+ * an index probe, not ON CONFLICT, whose speculative insertion (a lock and a
+ * WAL record per row) made a batch of updates measurably slower. A retry that
+ * overtakes the first attempt's commit cannot duplicate the event either: the
+ * unique index refuses it, and the write fails instead.
  */
 export function appendConsequences(first: number, written?: string, teamIdOfRow = false): string {
   const join = (alias: string) => (written ? `JOIN ${written} w ON w.input_n = ${alias}.n` : '');
@@ -80,8 +84,8 @@ export function appendConsequences(first: number, written?: string, teamIdOfRow 
     INSERT INTO events (id, environment, type, at, data)
     SELECT c.id, c.environment, c.type, c.at, ${data}
     FROM jsonb_to_recordset($${first + 1}::jsonb) AS c (n int, i int, id text, environment text, type text, at timestamptz, data jsonb) ${join('c')}, ${FEED_ORDER_LOCK}
+    WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = c.id)
     ORDER BY c.i
-    ON CONFLICT (id) DO NOTHING
   ), appended_revocations AS (
     INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, reason, revoked_at, expires_at)
     SELECT c.environment, c.session_id, c.provided_id, c.token_version, c.reason, c.revoked_at, c.expires_at
