@@ -1,5 +1,7 @@
 import type { Access, ApiKeyRecord } from '../api-keys/api-key.js';
 import type { AuditAction, AuditRecord } from '../audit/audit.js';
+import type { ConsoleSessionRecord } from '../console/console-session.js';
+import type { EventRecord, EventType } from '../events/event.js';
 import type { Environment } from '../kernel/environment.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
 
@@ -94,5 +96,46 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
     clientAddress: row.client_address,
     // Only webhook records have it, so every other record reads as it always did.
     ...(row.webhook_id ? { webhookId: row.webhook_id } : {}),
+  };
+}
+
+export interface EventRow {
+  sequence: number;
+  id: string;
+  environment: string;
+  type: string;
+  at: string;
+  /** Text on SQLite; jsonb, which pg parses, on PostgreSQL. */
+  data: string | EventRecord['data'];
+}
+
+export function toEventRecord(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    sequence: row.sequence,
+    environment: row.environment as Environment,
+    type: row.type as EventType,
+    timestamp: row.at,
+    data: typeof row.data === 'string' ? (JSON.parse(row.data) as EventRecord['data']) : row.data,
+  };
+}
+
+export interface ConsoleSessionRow {
+  id_hash: Buffer;
+  key_id: string;
+  environment: string;
+  access: string;
+  created_at: string;
+  last_seen_at: string;
+}
+
+export function toConsoleSessionRecord(row: ConsoleSessionRow): ConsoleSessionRecord {
+  return {
+    idHash: row.id_hash,
+    keyId: row.key_id,
+    environment: row.environment as Environment,
+    access: row.access as Access,
+    createdAt: row.created_at,
+    lastSeenAt: row.last_seen_at,
   };
 }

@@ -1,17 +1,7 @@
-import type { Access } from '../../api-keys/api-key.js';
+import { toConsoleSessionRecord, type ConsoleSessionRow } from '../rows.js';
 import type { ConsoleSessionRecord } from '../../console/console-session.js';
 import type { ConsoleSessionStore } from '../../console/console-session-store.js';
-import type { Environment } from '../../kernel/environment.js';
 import type { RunStatement } from './postgres-embed-sessions.js';
-
-interface SessionRow {
-  id_hash: Buffer;
-  key_id: string;
-  environment: string;
-  access: string;
-  created_at: string;
-  last_seen_at: string;
-}
 
 /** Stale sessions forgotten per sign-in: enough to outpace any sign-in rate, small enough to cost nothing. */
 const PRUNE_PER_WRITE = 10;
@@ -51,8 +41,8 @@ export class PostgresConsoleSessions implements ConsoleSessionStore {
   }
 
   async findConsoleSession(idHash: Buffer): Promise<ConsoleSessionRecord | null> {
-    const row = (await this.run<SessionRow>('findConsoleSession', SQL.findConsoleSession, [idHash])).rows[0];
-    return row ? toSession(row) : null;
+    const row = (await this.run<ConsoleSessionRow>('findConsoleSession', SQL.findConsoleSession, [idHash])).rows[0];
+    return row ? toConsoleSessionRecord(row) : null;
   }
 
   async touchConsoleSession(idHash: Buffer, lastSeenAt: string): Promise<void> {
@@ -62,15 +52,4 @@ export class PostgresConsoleSessions implements ConsoleSessionStore {
   async deleteConsoleSession(idHash: Buffer): Promise<boolean> {
     return ((await this.run('deleteConsoleSession', SQL.deleteConsoleSession, [idHash])).rowCount ?? 0) > 0;
   }
-}
-
-function toSession(row: SessionRow): ConsoleSessionRecord {
-  return {
-    idHash: row.id_hash,
-    keyId: row.key_id,
-    environment: row.environment as Environment,
-    access: row.access as Access,
-    createdAt: row.created_at,
-    lastSeenAt: row.last_seen_at,
-  };
 }

@@ -1,16 +1,8 @@
+import { toEventRecord, type EventRow } from '../rows.js';
 import type { Environment } from '../../kernel/environment.js';
-import type { EventRecord, EventType } from '../../events/event.js';
+import type { EventRecord } from '../../events/event.js';
 import type { EventStore } from '../../events/event-store.js';
 import type { PostgresQueries } from './postgres-queries.js';
-
-export interface EventRow {
-  sequence: number;
-  id: string;
-  environment: string;
-  type: string;
-  at: string;
-  data: EventRecord['data'];
-}
 
 /** Expired events forgotten per read: enough to outpace any write rate, small enough to cost nothing. */
 const PRUNE_PER_READ = 10;
@@ -44,15 +36,4 @@ export class PostgresEvents implements EventStore {
     const { rows } = await this.queries.queryText<EventRow>({ name: 'ugs_listRecentEvents', text: SQL.listRecentEvents, values });
     return rows.map(toEventRecord);
   }
-}
-
-export function toEventRecord(row: EventRow): EventRecord {
-  return {
-    id: row.id,
-    sequence: row.sequence,
-    environment: row.environment as Environment,
-    type: row.type as EventType,
-    timestamp: row.at,
-    data: row.data,
-  };
 }

@@ -2,7 +2,7 @@ import type { Environment } from '../../kernel/environment.js';
 import type { EventType } from '../../events/event.js';
 import { webhookPayload } from '../../webhooks/webhook.js';
 import type { AttemptResult, ClaimedDelivery, WebhookDeliveryStore } from '../../webhooks/webhook-store.js';
-import { toEventRecord, type EventRow } from './postgres-events.js';
+import { toEventRecord, type EventRow } from '../rows.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { appendConsequencesIn, inTransaction } from './postgres-transaction.js';
 import { webhookDisabled } from '../../webhooks/webhook-consequences.js';

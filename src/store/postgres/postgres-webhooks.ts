@@ -3,7 +3,7 @@ import type { Environment } from '../../kernel/environment.js';
 import type { EventType } from '../../events/event.js';
 import { webhookPayload, type DeliveryRecord, type WebhookRecord } from '../../webhooks/webhook.js';
 import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookStore } from '../../webhooks/webhook-store.js';
-import { toEventRecord, type EventRow } from './postgres-events.js';
+import { toEventRecord, type EventRow } from '../rows.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { appendConsequencesIn, inTransaction } from './postgres-transaction.js';
 import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from '../../webhooks/webhook-consequences.js';

@@ -1,19 +1,9 @@
+import { toConsoleSessionRecord, type ConsoleSessionRow } from '../rows.js';
 import type Database from 'better-sqlite3';
-import type { Access } from '../../api-keys/api-key.js';
 import type { ConsoleSessionRecord } from '../../console/console-session.js';
 import type { ConsoleSessionStore } from '../../console/console-session-store.js';
-import type { Environment } from '../../kernel/environment.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
-
-interface SessionRow {
-  id_hash: Buffer;
-  key_id: string;
-  environment: string;
-  access: string;
-  created_at: string;
-  last_seen_at: string;
-}
 
 /** Stale sessions forgotten per sign-in: enough to outpace any sign-in rate, small enough to cost nothing. */
 const PRUNE_PER_WRITE = 10;
@@ -36,7 +26,7 @@ export class SqliteConsoleSessions implements ConsoleSessionStore {
         'DELETE FROM console_sessions WHERE id_hash IN (SELECT id_hash FROM console_sessions WHERE last_seen_at < ? OR created_at < ? LIMIT ?)',
       ),
       // A revoked or deleted key ends its sessions at once: the lookup every page makes asks for the key too.
-      find: db.prepare<[Buffer], SessionRow>(
+      find: db.prepare<[Buffer], ConsoleSessionRow>(
         `SELECT s.* FROM console_sessions s JOIN api_keys k ON k.id = s.key_id
          WHERE s.id_hash = ? AND k.revoked_at IS NULL`,
       ),
@@ -55,7 +45,7 @@ export class SqliteConsoleSessions implements ConsoleSessionStore {
   async findConsoleSession(idHash: Buffer): Promise<ConsoleSessionRecord | null> {
     this.health.assertUsable();
     const row = this.statements.find.get(idHash);
-    return row ? toSession(row) : null;
+    return row ? toConsoleSessionRecord(row) : null;
   }
 
   async touchConsoleSession(idHash: Buffer, lastSeenAt: string): Promise<void> {
@@ -65,15 +55,4 @@ export class SqliteConsoleSessions implements ConsoleSessionStore {
   async deleteConsoleSession(idHash: Buffer): Promise<boolean> {
     return this.groupCommit.run(() => this.statements.delete.run(idHash).changes > 0);
   }
-}
-
-function toSession(row: SessionRow): ConsoleSessionRecord {
-  return {
-    idHash: row.id_hash,
-    keyId: row.key_id,
-    environment: row.environment as Environment,
-    access: row.access as Access,
-    createdAt: row.created_at,
-    lastSeenAt: row.last_seen_at,
-  };
 }

@@ -1,18 +1,10 @@
+import { toEventRecord, type EventRow } from '../rows.js';
 import type Database from 'better-sqlite3';
 import type { Environment } from '../../kernel/environment.js';
-import type { EventRecord, EventType } from '../../events/event.js';
+import type { EventRecord } from '../../events/event.js';
 import type { EventStore } from '../../events/event-store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteHealth } from './sqlite-health.js';
-
-export interface EventRow {
-  sequence: number;
-  id: string;
-  environment: string;
-  type: string;
-  at: string;
-  data: string;
-}
 
 /** Expired events forgotten per read that finds any: enough to outpace any write rate, small enough to cost nothing. */
 const PRUNE_PER_READ = 10;
@@ -62,15 +54,4 @@ export class SqliteEvents implements EventStore {
         : this.statements.recentOfGroup.all(environment, notBefore, userGroupId, limit);
     return rows.map(toEventRecord);
   }
-}
-
-export function toEventRecord(row: EventRow): EventRecord {
-  return {
-    id: row.id,
-    sequence: row.sequence,
-    environment: row.environment as Environment,
-    type: row.type as EventType,
-    timestamp: row.at,
-    data: JSON.parse(row.data) as EventRecord['data'],
-  };
 }

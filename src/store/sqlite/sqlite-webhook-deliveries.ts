@@ -6,7 +6,7 @@ import type { AttemptResult, ClaimedDelivery, WebhookDeliveryStore } from '../..
 import type { GroupCommit } from './group-commit.js';
 import { webhookDisabled } from '../../webhooks/webhook-consequences.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
-import { toEventRecord, type EventRow } from './sqlite-events.js';
+import { toEventRecord, type EventRow } from '../rows.js';
 import type { SqliteHealth } from './sqlite-health.js';
 
 interface ClaimedRow {

@@ -7,7 +7,7 @@ import type { NewRedelivery, SecretRotation, WebhookSecretResealStore, WebhookSt
 import type { GroupCommit } from './group-commit.js';
 import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from '../../webhooks/webhook-consequences.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
-import { toEventRecord, type EventRow } from './sqlite-events.js';
+import { toEventRecord, type EventRow } from '../rows.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import { toDelivery, toWebhook, type AttemptRow, type DeliveryRow, type WebhookRow } from '../webhook-rows.js';
 
