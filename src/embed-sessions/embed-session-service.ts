@@ -5,12 +5,14 @@ import {
   checkOrigins,
   EMBED_LIMITS,
   EMBED_TOKEN_TYPE,
-  newSessionId,
   tokenVersionOf,
   type EmbedClaims,
   type EmbedRevocation,
+  type EmbedSessionRecord,
   type EmbedSessionRequest,
 } from './embed-session.js';
+import type { SessionActivity } from './session-activity.js';
+import type { SessionIds } from './session-id.js';
 import type { EmbedSessionStore } from './embed-session-store.js';
 import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
@@ -31,7 +33,14 @@ export interface EmbedSettings {
 
 export interface EmbedSessionServiceDeps {
   sessions: EmbedSessionStore;
-  groups: Pick<UserGroupStore, 'findUserGroup' | 'findUserGroupByTokenHash' | 'findUserGroupLineage' | 'listDescendants'>;
+  groups: Pick<
+    UserGroupStore,
+    'findUserGroup' | 'findUserGroupByTeamId' | 'findUserGroupByTokenHash' | 'findUserGroupLineage' | 'listDescendants'
+  >;
+  /** Makes and checks session ids: minting stores nothing. */
+  sessionIds: SessionIds;
+  /** Counts mints in memory for the store (src/embed-sessions/session-activity.ts). */
+  activity: SessionActivity;
   /** Each environment's keys: a group's tokens are signed with its environment's. */
   signingKeys: SigningKeyring;
   settings: Readonly<Record<Environment, EmbedSettings>>;
@@ -80,7 +89,8 @@ export class EmbedSessionService {
     const descendants = request.includeDescendants ? await this.descendantIds(group) : undefined;
     const now = this.now();
     const iat = Math.floor(now.getTime() / 1000);
-    const sessionId = newSessionId();
+    const ids = await this.deps.sessionIds.forEnvironment(group.environment);
+    const sessionId = ids.mint({ teamId: group.teamId, expiresAt: iat + expiresIn });
     const tokenVersion = tokenVersionOf(group.tokenHash);
     const { issuer, audience } = this.deps.settings[group.environment];
     const claims: EmbedClaims = {
@@ -104,33 +114,57 @@ export class EmbedSessionService {
     const key = this.deps.signingKeys[group.environment].active();
     const token = await signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
-    // Recorded before the token is handed out, so every token in a caller's hands can be revoked.
-    await this.sessions.insertEmbedSession(
-      {
-        sessionId,
-        environment: group.environment,
-        teamId: group.teamId,
-        providedId: group.providedId,
-        tokenVersion,
-        createdAt: now.toISOString(),
-        expiresAt,
-        revokedAt: null,
-      },
-      now.toISOString(),
-    );
+    // Nothing is stored: the id proves itself when the session is ended early, and the count is written with others.
+    this.deps.activity.record(group.environment, group.teamId, now);
     return { token, sessionId, expiresAt, userGroupId: group.providedId, teamId: group.teamId };
   }
 
   /** Ends one session at once; ending it again is not an error. */
   async revoke(principal: Principal, sessionId: string, origin?: ChangeOrigin): Promise<void> {
     assertMayMint(principal);
-    const revoked = await this.sessions.revokeEmbedSession(principal.environment, sessionId, this.now().toISOString(), {
+    const session = await this.sessionToEnd(principal.environment, sessionId);
+    if (session === null)
+      throw notFound(`No embed session with id ${JSON.stringify(sessionId)} exists in the ${principal.environment} environment.`);
+    if (session === 'ended') return;
+    await this.sessions.revokeEmbedSession(session, this.now().toISOString(), {
       keyId: principal.keyId,
       fields: [],
       clientAddress: origin?.ip ?? null,
     });
-    if (!revoked)
-      throw notFound(`No embed session with id ${JSON.stringify(sessionId)} exists in the ${principal.environment} environment.`);
+  }
+
+  /** Writes the mints counted since the last flush (serving does every few seconds, and at shutdown). */
+  flushActivity(): Promise<void> {
+    return this.deps.activity.flush();
+  }
+
+  /**
+   * The session an id names, as it is to be stored when ended; 'ended' when
+   * nothing is left to end (ended before, expired, or its group deleted,
+   * which ended every session of it); null when this environment never
+   * minted it.
+   */
+  private async sessionToEnd(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | 'ended' | null> {
+    const opened = (await this.deps.sessionIds.forEnvironment(environment)).open(sessionId);
+    if (opened.kind === 'unknown') return null;
+    const stored = await this.sessions.findEmbedSession(environment, sessionId);
+    if (stored) return stored.revokedAt === null ? stored : 'ended';
+    if (opened.kind === 'stored') return null;
+    const now = this.now();
+    if (opened.expiresAt * 1000 <= now.getTime()) return 'ended';
+    const group = await this.groups.findUserGroupByTeamId(environment, opened.teamId);
+    if (!group) return 'ended';
+    return {
+      sessionId,
+      environment,
+      teamId: group.teamId,
+      providedId: group.providedId,
+      // The group's token now: had it been rotated since the mint, the session would have ended with it.
+      tokenVersion: tokenVersionOf(group.tokenHash),
+      createdAt: now.toISOString(),
+      expiresAt: new Date(opened.expiresAt * 1000).toISOString(),
+      revokedAt: null,
+    };
   }
 
   /**
@@ -144,11 +178,14 @@ export class EmbedSessionService {
   async introspect(principal: Principal, token: string): Promise<Introspection> {
     const claims = await this.verifiedClaims(principal.environment, token);
     if (claims === null || claims.env !== principal.environment) return { active: false };
+    const opened = (await this.deps.sessionIds.forEnvironment(principal.environment)).open(claims.jti);
+    if (opened.kind === 'unknown') return { active: false };
     const [session, group] = await Promise.all([
       this.sessions.findEmbedSession(principal.environment, claims.jti),
       this.groups.findUserGroup(principal.environment, claims.sub),
     ]);
-    if (session === null || session.revokedAt !== null) return { active: false };
+    // A stored row means ended early, but for the ids minted before they checked themselves, whose row had to exist.
+    if (session === null ? opened.kind === 'stored' : session.revokedAt !== null) return { active: false };
     if (group === null || tokenVersionOf(group.tokenHash) !== claims.tv) return { active: false };
     return { active: true, ...claims };
   }

@@ -1,28 +1,35 @@
 import type { AuditContext } from '../audit/audit.js';
 import type { EmbedRevocation, EmbedSessionRecord } from './embed-session.js';
+import type { SessionActivityBatch, SessionActivityCount, SessionActivitySink } from './session-activity.js';
 import type { Environment } from '../kernel/environment.js';
 
 /**
  * The storage EmbedSessionService needs: a port, implemented in src/store for
- * each database and held to it by the store conformance suite. Rotating or
- * deleting a group appends its revocation in the same transaction (see
- * UserGroupStore); here are the sessions themselves and the feed.
+ * each database and held to it by the store conformance suite. Minting writes
+ * nothing here (session ids check themselves, src/embed-sessions/session-id.ts):
+ * a session is stored only when it is ended early. Rotating or deleting a
+ * group appends its revocation in the same transaction (see UserGroupStore).
  */
-export interface EmbedSessionStore {
-  /** Records a minted session; also forgets a few sessions and revocations past their expiry, so neither table grows without bound. */
-  insertEmbedSession(session: EmbedSessionRecord, now: string): Promise<void>;
+export interface EmbedSessionStore extends SessionActivitySink {
+  /**
+   * A stored session: one ended early, or one minted before session ids
+   * checked themselves (those were stored at mint).
+   */
   findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null>;
   /**
-   * Ends a session: sets its revokedAt and appends its revocation (audited),
-   * unless it was revoked already (then nothing is written). Null when the
-   * environment has no such session.
+   * Ends a session: stores it as revoked and appends its revocation
+   * (audited), unless it is stored as revoked already (then nothing is
+   * written and the answer is false). Also forgets a few sessions and
+   * revocations past their expiry, so neither table grows without bound.
    */
-  revokeEmbedSession(
-    environment: Environment,
-    sessionId: string,
-    revokedAt: string,
-    audit: AuditContext,
-  ): Promise<EmbedSessionRecord | null>;
+  revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean>;
   /** The environment's revocations after `afterSequence`, oldest first, not yet past their expiry at `now`. */
   listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]>;
+  /**
+   * Adds a batch of counts to the stored sums, once per batch id however
+   * often it is sent; also forgets a few expired sessions and revocations.
+   */
+  addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void>;
+  /** A group's stored sums for the hours from `fromHour` (inclusive) to `toHour` (exclusive), oldest first. */
+  listSessionActivity(environment: Environment, teamId: number, fromHour: string, toHour: string): Promise<SessionActivityCount[]>;
 }

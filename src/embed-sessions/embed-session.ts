@@ -1,7 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Environment } from '../kernel/environment.js';
 import { invalidRequest } from '../kernel/errors.js';
-import { secureRandomBytes } from '../secrets/random-pool.js';
 import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../signing-keys/signing-key.js';
 import type { Mapping, Properties, UserGroupRecord } from '../user-groups/user-group.js';
 
@@ -31,13 +30,18 @@ export interface EmbedSessionRequest {
   includeDescendants?: boolean;
 }
 
-/** A minted session as the store keeps it: never the token itself, only what revocation and introspection need. */
+/**
+ * A session as the store keeps it once ended early (and, before session ids
+ * checked themselves, every minted one): never the token itself, only what
+ * revocation and introspection need.
+ */
 export interface EmbedSessionRecord {
   sessionId: string;
   environment: Environment;
   teamId: number;
   providedId: string;
   tokenVersion: string;
+  /** When the row was stored: at the mint for the earlier ids, at the revocation since. */
   createdAt: string;
   expiresAt: string;
   revokedAt: string | null;
@@ -94,10 +98,6 @@ export interface EmbedClaims {
  */
 export function tokenVersionOf(tokenHash: Buffer): string {
   return hash('sha256', Buffer.concat([Buffer.from('tv\u0000'), tokenHash]), 'base64url').slice(0, 16);
-}
-
-export function newSessionId(): string {
-  return `es_${secureRandomBytes(16).toString('base64url')}`;
 }
 
 /** The entry that ends every session minted under the group's token as `record` holds it. */

@@ -48,6 +48,13 @@ const ConfigSchema = Type.Object({
       'HTTP worker processes sharing the port (node:cluster); set it to the number of cores to use them all (see the README, One process per core).',
   }),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
+  UGS_ACTIVITY_FLUSH_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 5000,
+    description:
+      'How often each process writes the embed sessions it counted (one write per interval, not one per mint; also at shutdown). A crash loses at most this long of counts, never a revocation.',
+  }),
   UGS_KEY_CACHE_TTL_MS: Type.Integer({
     minimum: 0,
     default: 1000,
@@ -220,6 +227,8 @@ export interface Config {
   secret: string | undefined;
   previousSecret: string | undefined;
   keyCacheTtlMs: number;
+  /** UGS_ACTIVITY_FLUSH_MS. */
+  activityFlushMs: number;
   shutdownTimeoutMs: number;
   /** UGS_WORKERS: processes serving HTTP; more than 1 runs a primary that supervises them. */
   workers: number;
@@ -340,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: config.UGS_SECRET,
     previousSecret: config.UGS_PREVIOUS_SECRET,
     keyCacheTtlMs: config.UGS_KEY_CACHE_TTL_MS,
+    activityFlushMs: config.UGS_ACTIVITY_FLUSH_MS,
     shutdownTimeoutMs: config.UGS_SHUTDOWN_TIMEOUT_MS,
     workers: config.UGS_WORKERS,
     metricsToken: config.UGS_METRICS_TOKEN,

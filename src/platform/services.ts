@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defaultConfig, type Config } from './config.js';
 import { ApiKeyService } from '../api-keys/api-key-service.js';
 import type { AuditStore } from '../audit/audit-store.js';
@@ -10,6 +11,8 @@ import type { SettingsStore } from '../kernel/settings-store.js';
 import type { SigningKeyStore } from '../signing-keys/signing-key-store.js';
 import type { StoreHealth } from '../kernel/store-health.js';
 import { EmbedSessionService } from '../embed-sessions/embed-session-service.js';
+import { SessionActivity } from '../embed-sessions/session-activity.js';
+import { SessionIds } from '../embed-sessions/session-id.js';
 import { createSigningKeyring, loadSigningKeyring, type SigningKeyring } from '../signing-keys/signing-keys.js';
 import { UserGroupService } from '../user-groups/user-group-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
@@ -92,6 +95,9 @@ export interface StoreStatus {
   monitor(): void;
 }
 
+/** How often a serving process writes its counted session activity, unless configured (UGS_ACTIVITY_FLUSH_MS). */
+export const ACTIVITY_FLUSH_MS = 5000;
+
 export interface CoreConfig
   extends
     Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
@@ -125,6 +131,19 @@ export async function openCore(config: CoreConfig): Promise<Core> {
     const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
     // Made on first use (a page read), so tools that only open the store write nothing for it.
     const positions = new PositionSeal(settings);
+    const embedSessionStore = new TimedEmbedSessionStore(store.embedSessions, timing);
+    const embedSessions = new EmbedSessionService({
+      sessions: embedSessionStore,
+      groups: userGroupStore,
+      signingKeys,
+      settings: {
+        Customer: { issuer: embed.issuer, audience: embed.audience },
+        Testing: { issuer: embed.testingIssuer, audience: embed.testingAudience },
+      },
+      positions,
+      sessionIds: new SessionIds(settings),
+      activity: new SessionActivity(embedSessionStore, randomUUID),
+    });
     const apiKeys = new ApiKeyService({
       store: new TimedApiKeyStore(store.apiKeys, timing),
       cacheTtlMs: config.keyCacheTtlMs,
@@ -134,16 +153,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       userGroups: new UserGroupService({ store: userGroupStore, cipher }),
       apiKeys,
       signingKeys,
-      embedSessions: new EmbedSessionService({
-        sessions: new TimedEmbedSessionStore(store.embedSessions, timing),
-        groups: userGroupStore,
-        signingKeys,
-        settings: {
-          Customer: { issuer: embed.issuer, audience: embed.audience },
-          Testing: { issuer: embed.testingIssuer, audience: embed.testingAudience },
-        },
-        positions,
-      }),
+      embedSessions,
       events: new EventService({
         store: new TimedEventStore(store.events, timing),
         retentionDays: config.eventRetentionDays ?? defaultConfig().eventRetentionDays,
@@ -171,6 +181,8 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       // idempotent), so a process that closes its core without serving's close() leaves no holder row behind.
       close: async () => {
         await cipher.stop();
+        // What was minted since the last flush (a CLI's mints, or a serving process's last seconds) is counted before the store closes.
+        await embedSessions.flushActivity().catch(() => {});
         await store.close();
       },
     };

@@ -6,7 +6,7 @@ import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import type { TypedApp } from './http/typed-app.js';
 import { SECRET_POLL_MS } from '../secrets/file/server-secret.js';
-import { openCore, type Core } from './services.js';
+import { ACTIVITY_FLUSH_MS, openCore, type Core } from './services.js';
 import { webhookWorkerFor } from '../webhooks/delivery/webhook-worker.js';
 
 /**
@@ -17,7 +17,10 @@ import { webhookWorkerFor } from '../webhooks/delivery/webhook-worker.js';
  * key signs, the server secret followed through `ugs secret rotate` with this
  * process recorded as a holder, the SQLite file's identity.
  */
-export interface ServingConfig extends Pick<Config, 'port' | 'host' | 'http' | 'metricsToken' | 'trustedProxies' | 'shutdownTimeoutMs'> {
+export interface ServingConfig
+  extends
+    Pick<Config, 'port' | 'host' | 'http' | 'metricsToken' | 'trustedProxies' | 'shutdownTimeoutMs'>,
+    Partial<Pick<Config, 'activityFlushMs'>> {
   logger: Logger;
   /** How often to check for a server secret rotation; SECRET_POLL_MS unless a test needs it faster. */
   secretPollMs?: number;
@@ -35,8 +38,10 @@ export interface Serving {
 export async function startServing(core: Core, config: ServingConfig): Promise<Serving> {
   await core.cipher.watch(core.secretRotation.settings, config.secretPollMs ?? SECRET_POLL_MS, true);
   let keyPoll: NodeJS.Timeout | undefined;
+  let activityFlush: NodeJS.Timeout | undefined;
   const stopPollers = async () => {
     clearInterval(keyPoll);
+    clearInterval(activityFlush);
     await core.cipher.stop();
   };
   try {
@@ -45,6 +50,9 @@ export async function startServing(core: Core, config: ServingConfig): Promise<S
     keyPoll = setInterval(() => void refreshSigningKeyring(core.signingKeys).catch(() => {}), SIGNING_KEY_POLL_MS);
     keyPoll.unref();
     core.storeStatus.monitor();
+    // A failed flush keeps its counts for the next one; the store's own health reports the outage.
+    activityFlush = setInterval(() => void core.embedSessions.flushActivity().catch(() => {}), config.activityFlushMs ?? ACTIVITY_FLUSH_MS);
+    activityFlush.unref();
     const app = await buildApp(core, {
       logger: config.logger,
       limits: config.http,
@@ -63,6 +71,7 @@ export async function startServing(core: Core, config: ServingConfig): Promise<S
         // In-flight deliveries finish within most of the shutdown time; any cut short are retried once their lease expires.
         await Promise.all([app.close(), worker?.stop(Math.max(100, config.shutdownTimeoutMs * 0.8))]);
         await stopPollers();
+        await core.embedSessions.flushActivity();
       },
     };
   } catch (error) {

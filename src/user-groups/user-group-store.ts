@@ -42,6 +42,8 @@ export interface TokenReplacement {
 export interface UserGroupStore {
   findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null>;
   findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null>;
+  /** The group a team id names in the environment (ending a session by id: the id carries its group's team id). */
+  findUserGroupByTeamId(environment: Environment, teamId: number): Promise<UserGroupRecord | null>;
   /**
    * Inserts the group unless its (environment, providedId) exists. Atomic: of
    * many concurrent calls for one id exactly one reports `created: true`, and

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Principal } from '../../src/api-keys/api-key.js';
 import { tokenVersionOf } from '../../src/embed-sessions/embed-session.js';
 import { EmbedSessionService } from '../../src/embed-sessions/embed-session-service.js';
+import { SessionActivity } from '../../src/embed-sessions/session-activity.js';
+import { SessionIds } from '../../src/embed-sessions/session-id.js';
 import { ServiceError } from '../../src/kernel/errors.js';
 import { PositionSeal } from '../../src/kernel/position-seal.js';
 import { hashSecret } from '../../src/secrets/secret-format.js';
@@ -42,6 +45,8 @@ describe('EmbedSessionService with a clock the test controls', () => {
       signingKeys,
       settings: { Customer: { issuer: 'iss-test', audience: 'aud-test' }, Testing: { issuer: 'iss-testing', audience: 'aud-testing' } },
       positions: new PositionSeal(store.settings),
+      sessionIds: new SessionIds(store.settings),
+      activity: new SessionActivity(store.embedSessions, randomUUID, () => clock.now),
       now: () => clock.now,
     });
     await store.userGroups.insertUserGroupIfAbsent({
@@ -61,23 +66,17 @@ describe('EmbedSessionService with a clock the test controls', () => {
     dir.remove();
   });
 
-  it('records the session before handing out the token, with iat and exp from the clock', async () => {
+  it('stores nothing at mint; the id carries the team and expiry; iat and exp come from the clock; the mint is counted at the flush', async () => {
     const minted = await service.mint(embedKey, { userGroupToken: token, expiresIn: 60 });
     assert.equal(minted.expiresAt, '2026-03-01T12:01:00.000Z');
-    const session = await store.embedSessions.findEmbedSession('Customer', minted.sessionId);
-    assert.deepEqual(session, {
-      sessionId: minted.sessionId,
-      environment: 'Customer',
-      teamId: minted.teamId,
-      providedId: 'clocked',
-      tokenVersion: tokenVersionOf(hashSecret(token)),
-      createdAt: '2026-03-01T12:00:00.000Z',
-      expiresAt: '2026-03-01T12:01:00.000Z',
-      revokedAt: null,
-    });
+    assert.match(minted.sessionId, /^es_[A-Za-z0-9_-]{48}$/);
+    assert.equal(await store.embedSessions.findEmbedSession('Customer', minted.sessionId), null, 'no row for a live session');
+    const ids = await new SessionIds(store.settings).forEnvironment('Customer');
+    assert.deepEqual(ids.open(minted.sessionId), { kind: 'sealed', teamId: minted.teamId, expiresAt: Date.parse(minted.expiresAt) / 1000 });
     const claims = await service.introspect(customer, minted.token);
     assert.equal(claims.active, true);
-    assert.deepEqual(claims.active && [claims.iat, claims.exp, claims.iss, claims.aud, claims.map, claims.props], [
+    assert.deepEqual(claims.active && [claims.jti, claims.iat, claims.exp, claims.iss, claims.aud, claims.map, claims.props], [
+      minted.sessionId,
       Date.parse('2026-03-01T12:00:00.000Z') / 1000,
       Date.parse('2026-03-01T12:01:00.000Z') / 1000,
       'iss-test',
@@ -85,10 +84,116 @@ describe('EmbedSessionService with a clock the test controls', () => {
       {},
       { region: 'eu' },
     ]);
+
+    const hour = ['2026-03-01T12:00:00.000Z', '2026-03-01T13:00:00.000Z'] as const;
+    assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', minted.teamId, ...hour), [], 'counted in memory only');
+    await service.mint(customer, { userGroupId: 'clocked' });
+    await service.flushActivity();
+    assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', minted.teamId, ...hour), [
+      { environment: 'Customer', teamId: minted.teamId, hourStart: hour[0], minted: 2 },
+    ]);
+    await service.flushActivity();
+    assert.equal(
+      (await store.embedSessions.listSessionActivity('Customer', minted.teamId, ...hour))[0]?.minted,
+      2,
+      'a flush with nothing counted adds nothing',
+    );
+  });
+
+  it('ends a session by id: stored revoked with its expiry, listed once in the feed, introspected inactive; again is no error and writes nothing', async () => {
+    clock.now = new Date('2026-03-01T12:10:00.000Z');
+    const minted = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 600 });
+    const feedBefore = (await service.revocations(customer, {})).revocations.length;
+    await service.revoke(embedKey, minted.sessionId, { ip: '198.51.100.7' });
+    assert.deepEqual(await store.embedSessions.findEmbedSession('Customer', minted.sessionId), {
+      sessionId: minted.sessionId,
+      environment: 'Customer',
+      teamId: minted.teamId,
+      providedId: 'clocked',
+      tokenVersion: tokenVersionOf(hashSecret(token)),
+      createdAt: '2026-03-01T12:10:00.000Z',
+      expiresAt: '2026-03-01T12:20:00.000Z',
+      revokedAt: '2026-03-01T12:10:00.000Z',
+    });
+    assert.deepEqual(await service.introspect(customer, minted.token), { active: false });
+    await service.revoke(customer, minted.sessionId);
+    const feed = (await service.revocations(customer, {})).revocations;
+    assert.equal(feed.length, feedBefore + 1);
+    assert.equal(feed.at(-1)?.sessionId, minted.sessionId);
+  });
+
+  it("answers not_found for an id this environment never minted: altered, made up, the other environment's, or of the earlier form without a row", async () => {
+    clock.now = new Date('2026-03-01T12:30:00.000Z');
+    const minted = await service.mint(customer, { userGroupId: 'clocked' });
+    const last = minted.sessionId.at(-1) === 'A' ? 'B' : 'A';
+    const testing = (await new SessionIds(store.settings).forEnvironment('Testing')).mint({
+      teamId: minted.teamId,
+      expiresAt: Date.parse(minted.expiresAt) / 1000,
+    });
+    for (const id of [
+      `${minted.sessionId.slice(0, -1)}${last}`,
+      `es_${randomBytes(36).toString('base64url')}`,
+      testing,
+      `es_${randomBytes(16).toString('base64url')}`,
+      'es_x',
+    ]) {
+      await assert.rejects(service.revoke(customer, id), code('not_found'), id);
+    }
+    assert.equal((await service.introspect(customer, minted.token)).active, true, 'the real one is untouched');
+  });
+
+  it('ends an expired session, or one whose group was deleted, without writing anything: each has ended already', async () => {
+    clock.now = new Date('2026-03-01T14:00:00.000Z');
+    const expiring = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 60 });
+    await store.userGroups.insertUserGroupIfAbsent({
+      environment: 'Customer',
+      providedId: 'doomed',
+      name: 'Doomed',
+      mapping: null,
+      properties: null,
+      tokenHash: randomBytes(32),
+      tokenCiphertext: randomBytes(60),
+      createdAt: clock.now.toISOString(),
+      updatedAt: clock.now.toISOString(),
+    });
+    const doomed = await service.mint(customer, { userGroupId: 'doomed' });
+    await store.userGroups.deleteUserGroup('Customer', 'doomed', clock.now.toISOString());
+    clock.now = new Date('2026-03-01T14:01:00.000Z');
+    const feedBefore = (await service.revocations(customer, {})).revocations.length;
+    await service.revoke(customer, expiring.sessionId);
+    await service.revoke(customer, doomed.sessionId);
+    assert.equal(await store.embedSessions.findEmbedSession('Customer', expiring.sessionId), null);
+    assert.equal(await store.embedSessions.findEmbedSession('Customer', doomed.sessionId), null);
+    assert.equal((await service.revocations(customer, {})).revocations.length, feedBefore);
+  });
+
+  it('ends a session stored at mint by an earlier version (the id of the earlier form) from its row', async () => {
+    clock.now = new Date('2026-03-01T15:00:00.000Z');
+    const sessionId = `es_${randomBytes(16).toString('base64url')}`;
+    const group = (await store.userGroups.findUserGroup('Customer', 'clocked'))!;
+    const raw = new Database(join(dir.path, 'store.sqlite'));
+    try {
+      raw
+        .prepare('INSERT INTO embed_sessions VALUES (?, ?, ?, ?, ?, ?, ?, NULL)')
+        .run(
+          sessionId,
+          'Customer',
+          group.teamId,
+          'clocked',
+          tokenVersionOf(group.tokenHash),
+          '2026-03-01T14:59:00.000Z',
+          '2026-03-01T15:09:00.000Z',
+        );
+    } finally {
+      raw.close();
+    }
+    await service.revoke(customer, sessionId);
+    assert.equal((await store.embedSessions.findEmbedSession('Customer', sessionId))?.revokedAt, '2026-03-01T15:00:00.000Z');
+    assert.equal((await service.revocations(customer, {})).revocations.at(-1)?.sessionId, sessionId);
   });
 
   it('introspects a token as inactive once it has expired', async () => {
-    const start = new Date('2026-03-01T13:00:00.000Z');
+    const start = new Date('2026-03-01T16:00:00.000Z');
     clock.now = start;
     const minted = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 60 });
     clock.now = new Date(start.getTime() + 59_000);

@@ -27,7 +27,7 @@ const RANDOM_VALUES: [kind: string, pattern: RegExp][] = [
   ['key_id', /key_[0-9a-f]{16}/g],
   ['webhook_secret', /whsec_[A-Za-z0-9+/]{32}/g],
   ['webhook_id', /wh_[0-9a-f]{24}/g],
-  ['session_id', /es_[A-Za-z0-9_-]{22}/g],
+  ['session_id', /es_[A-Za-z0-9_-]{48}/g],
   // Time-ordered on SQLite, random on PostgreSQL (issue 27, item 1): the same shape, so one placeholder.
   ['event_id', /evt_[0-9a-f]{32}/g],
   ['delivery_id', /whd_[A-Za-z0-9_-]{22}/g],

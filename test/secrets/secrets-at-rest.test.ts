@@ -135,6 +135,8 @@ describe('secrets at rest', () => {
         'table events',
         'table kysely_migration',
         'table kysely_migration_lock',
+        'table session_activity',
+        'table session_activity_batches',
         'table settings',
         'table signing_keys',
         'table user_groups',

@@ -150,43 +150,25 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     const lastSequence = async () => Math.max(0, ...[...(await feed('Customer')), ...(await feed('Testing'))].map((r) => r.sequence));
     const withoutSequence = ({ sequence, ...rest }: EmbedRevocation) => (assert.ok(Number.isSafeInteger(sequence) && sequence > 0), rest);
 
-    it('inserts and finds a session field for field, in its environment only', async () => {
-      const s = session('Customer', 'sess-find');
-      await store.embedSessions.insertEmbedSession(s, EARLY);
-      assert.deepEqual(await store.embedSessions.findEmbedSession('Customer', s.sessionId), s);
-      assert.equal(await store.embedSessions.findEmbedSession('Testing', s.sessionId), null);
-      assert.equal(await store.embedSessions.findEmbedSession('Customer', 'es_missing'), null);
-    });
-
-    it('records every session of many inserted at once (one turn), each field for field', async () => {
-      const sessions = Array.from({ length: 40 }, (_, i) => session(i % 2 ? 'Customer' : 'Testing', `sess-many-${i}`, { teamId: 100 + i }));
-      await Promise.all(sessions.map((s) => store.embedSessions.insertEmbedSession(s, EARLY)));
-      for (const s of sessions) assert.deepEqual(await store.embedSessions.findEmbedSession(s.environment, s.sessionId), s);
-    });
-
-    it('revokes a session once: the record, one feed entry and one audit record; again writes nothing; unknown or other environment is null', async () => {
+    it('stores a session ended early once: field for field, one feed entry, one audit record; again writes nothing', async () => {
       const s = session('Testing', 'sess-revoke', { teamId: 41 });
-      await store.embedSessions.insertEmbedSession(s, EARLY);
       const since = await lastSequence();
       const audits = (await store.audit.listAuditRecords({ limit: 10_000 })).length;
       const at = '2026-04-01T10:01:00.000Z';
+      assert.equal(await store.embedSessions.findEmbedSession('Testing', s.sessionId), null, 'nothing is stored before it ends');
 
+      assert.equal(await store.embedSessions.revokeEmbedSession(s, at, audit('key_rev', '203.0.113.9')), true);
       assert.equal(
-        await store.embedSessions.revokeEmbedSession('Customer', s.sessionId, at, audit('key_other')),
-        null,
-        'another environment does not see it',
+        await store.embedSessions.revokeEmbedSession(s, '2026-04-01T10:02:00.000Z', audit('key_again')),
+        false,
+        'ended already: nothing written',
       );
-      assert.equal(await store.embedSessions.revokeEmbedSession('Testing', 'es_missing', at, audit('key_x')), null);
-      assert.deepEqual(await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, at, audit('key_rev', '203.0.113.9')), {
-        ...s,
-        revokedAt: at,
-      });
       assert.deepEqual(
-        await store.embedSessions.revokeEmbedSession('Testing', s.sessionId, '2026-04-01T10:02:00.000Z', audit('key_again')),
+        await store.embedSessions.findEmbedSession('Testing', s.sessionId),
         { ...s, revokedAt: at },
-        'the first revocation time is kept',
+        'the first time is kept',
       );
-      assert.deepEqual(await store.embedSessions.findEmbedSession('Testing', s.sessionId), { ...s, revokedAt: at });
+      assert.equal(await store.embedSessions.findEmbedSession('Customer', s.sessionId), null, 'in its environment only');
 
       assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
         {
@@ -218,21 +200,75 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       );
     });
 
-    it('revokes a session exactly once under concurrent revocations', async () => {
+    it('ends a session exactly once under concurrent revocations, from this store and a second one on the same database', async () => {
       const s = session('Customer', 'sess-race');
-      await store.embedSessions.insertEmbedSession(s, EARLY);
       const since = await lastSequence();
-      const results = await Promise.all(
-        Array.from({ length: 10 }, (_, i) =>
-          store.embedSessions.revokeEmbedSession('Customer', s.sessionId, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`)),
-        ),
-      );
-      assert.ok(
-        results.every((r) => r !== null && r.revokedAt === results[0]!.revokedAt),
-        'every caller gets the record with the one revocation time',
-      );
+      const other = await fixture.reopen();
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 ? other : store).embedSessions.revokeEmbedSession(s, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`)),
+          ),
+        );
+        assert.equal(results.filter(Boolean).length, 1, 'one caller ended it');
+      } finally {
+        await other.close();
+      }
       assert.equal((await feed('Customer', since)).length, 1);
       assert.equal((await store.audit.listAuditRecords({ group: { providedId: 'sess-race' }, limit: 100 })).length, 1);
+    });
+
+    it('adds counted activity per group and hour, across batches, each batch id once, each environment its own', async () => {
+      const hour = (h: number) => `2026-04-02T${String(h).padStart(2, '0')}:00:00.000Z`;
+      const count = (environment: Environment, teamId: number, h: number, minted: number) => ({
+        environment,
+        teamId,
+        hourStart: hour(h),
+        minted,
+      });
+      const at = '2026-04-02T12:00:00.000Z';
+      await store.embedSessions.addSessionActivity(
+        { batchId: 'b-1', counts: [count('Customer', 501, 9, 3), count('Customer', 501, 10, 1)] },
+        at,
+      );
+      await store.embedSessions.addSessionActivity(
+        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)] },
+        at,
+      );
+      await store.embedSessions.addSessionActivity(
+        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)] },
+        at,
+      );
+      await store.embedSessions.addSessionActivity({ batchId: 'b-3', counts: [] }, at);
+      assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', 501, hour(0), hour(23)), [
+        count('Customer', 501, 9, 3),
+        count('Customer', 501, 10, 5),
+      ]);
+      assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', 501, hour(10), hour(11)), [count('Customer', 501, 10, 5)]);
+      assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', 501, hour(0), hour(9)), [], 'the end is exclusive');
+      assert.deepEqual(await store.embedSessions.listSessionActivity('Testing', 501, hour(0), hour(23)), [count('Testing', 501, 10, 7)]);
+      assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', 502, hour(0), hour(23)), []);
+    });
+
+    it('sums the batches of two processes counting one group at once, none lost and none twice', async () => {
+      const other = await fixture.reopen();
+      const hourStart = '2026-04-03T08:00:00.000Z';
+      try {
+        await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            (i % 2 ? other : store).embedSessions.addSessionActivity(
+              { batchId: `race-${i % 20}`, counts: [{ environment: 'Customer', teamId: 777, hourStart, minted: i % 20 }] },
+              '2026-04-03T08:30:00.000Z',
+            ),
+          ),
+        );
+      } finally {
+        await other.close();
+      }
+      const sum = Array.from({ length: 20 }, (_, i) => i).reduce((a, b) => a + b, 0);
+      assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', 777, hourStart, '2026-04-03T09:00:00.000Z'), [
+        { environment: 'Customer', teamId: 777, hourStart, minted: sum },
+      ]);
     });
 
     it('appends exactly one revocation per token rotation, naming the old token by tokenVersionOf; a lost race appends none', async () => {
@@ -326,8 +362,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const made: EmbedSessionRecord[] = [];
       for (let i = 0; i < 5; i++) {
         const s = session(i % 2 ? 'Testing' : 'Customer', `feed-${i}`, { expiresAt: `2026-06-0${i + 1}T00:00:00.000Z` });
-        await store.embedSessions.insertEmbedSession(s, EARLY);
-        await store.embedSessions.revokeEmbedSession(s.environment, s.sessionId, '2026-04-01T11:00:00.000Z', audit('key_feed'));
+        await store.embedSessions.revokeEmbedSession(s, '2026-04-01T11:00:00.000Z', audit('key_feed'));
         made.push(s);
       }
       const customer = await feed('Customer', since);
@@ -358,23 +393,37 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       );
     });
 
-    it('forgets expired sessions and feed entries as new sessions are inserted, at most a few per insert', async () => {
+    it('forgets expired sessions and feed entries as revocations and activity are written, at most a few per write', async () => {
       const far = '2030-01-01T00:00:00.000Z';
-      const all = [...(await feed('Customer')), ...(await feed('Testing'))];
-      assert.ok(all.length > 10, `enough entries to see the bound (${all.length})`);
-      const expiredSession = session('Customer', 'prune-me');
-      await store.embedSessions.insertEmbedSession(expiredSession, EARLY);
+      const expired = Array.from({ length: 150 }, (_, i) => session('Customer', `prune-me-${i}`));
+      for (const s of expired) await store.embedSessions.revokeEmbedSession(s, EARLY, audit('key_prune'));
       const live = session('Customer', 'prune-live', { expiresAt: '2031-01-01T00:00:00.000Z' });
-      await store.embedSessions.insertEmbedSession(live, EARLY);
+      await store.embedSessions.revokeEmbedSession(live, EARLY, audit('key_prune'));
+      const stored = async () =>
+        (await Promise.all(expired.map((s) => store.embedSessions.findEmbedSession('Customer', s.sessionId)))).filter(Boolean).length;
       for (let i = 0; ; i++) {
         assert.ok(i < 100, 'pruning never finished');
-        const before = [...(await feed('Customer')), ...(await feed('Testing'))].length;
-        await store.embedSessions.insertEmbedSession(session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }), far);
-        const remaining = [...(await feed('Customer')), ...(await feed('Testing'))].length;
-        assert.ok(before - remaining <= 10, `one insert forgot ${before - remaining} entries`);
-        if (remaining === 0 && (await store.embedSessions.findEmbedSession('Customer', expiredSession.sessionId)) === null) break;
+        const [entries, sessions] = [[...(await feed('Customer')), ...(await feed('Testing'))].length, await stored()];
+        if (i % 2) await store.embedSessions.addSessionActivity({ batchId: `prune-${i}`, counts: [] }, far);
+        else
+          await store.embedSessions.revokeEmbedSession(
+            session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }),
+            far,
+            audit('k'),
+          );
+        const [entriesAfter, sessionsAfter] = [[...(await feed('Customer')), ...(await feed('Testing'))].length, await stored()];
+        assert.ok(
+          entries - entriesAfter <= 100 && sessions - sessionsAfter <= 100,
+          `one write forgot ${entries - entriesAfter} entries, ${sessions - sessionsAfter} sessions`,
+        );
+        const liveEntries = [...(await feed('Customer')), ...(await feed('Testing'))].filter((r) => r.expiresAt > far).length;
+        if (entriesAfter === liveEntries && sessionsAfter === 0) break;
       }
-      assert.deepEqual(await store.embedSessions.findEmbedSession('Customer', live.sessionId), live, 'a live session is kept');
+      assert.deepEqual(
+        await store.embedSessions.findEmbedSession('Customer', live.sessionId),
+        { ...live, revokedAt: EARLY },
+        'a live session is kept',
+      );
     });
   });
 }

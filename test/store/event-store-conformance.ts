@@ -123,20 +123,18 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       const child = (await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-child'))).group;
       await store.userGroups.updateUserGroup('Customer', 'ev-child', { parentId: 'ev-root', updatedAt: LATER }, by('key_m', []));
       const sessionId = `es_${randomBytes(16).toString('base64url')}`;
-      await store.embedSessions.insertEmbedSession(
-        {
-          sessionId,
-          environment: 'Customer',
-          teamId: root.teamId,
-          providedId: 'ev-root',
-          tokenVersion: tokenVersionOf(randomBytes(32)),
-          createdAt: AT,
-          expiresAt: LATER,
-          revokedAt: null,
-        },
-        EARLY,
-      );
-      await store.embedSessions.revokeEmbedSession('Customer', sessionId, LATER, by('key_m', []));
+      const ended = {
+        sessionId,
+        environment: 'Customer' as const,
+        teamId: root.teamId,
+        providedId: 'ev-root',
+        tokenVersion: tokenVersionOf(randomBytes(32)),
+        createdAt: AT,
+        expiresAt: LATER,
+        revokedAt: null,
+      };
+      await store.embedSessions.revokeEmbedSession(ended, LATER, by('key_m', []));
+      assert.equal(await store.embedSessions.revokeEmbedSession(ended, LATER, by('key_m', [])), false, 'ended again: no second event');
       await store.userGroups.deleteUserGroup('Customer', 'ev-root', LATER, by('key_m', []), { cascade: true });
       const named = (g: typeof root) => ({ api_environment_tag: 'Customer', user_group_id: g.providedId, team_id: g.teamId });
       assert.deepEqual(
@@ -185,7 +183,6 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       assert.equal(await store.userGroups.replaceToken(stale), null);
       assert.equal(await store.userGroups.deleteUserGroup('Customer', 'ev-missing', LATER), null);
       await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
-      assert.equal(await store.embedSessions.revokeEmbedSession('Customer', 'es_missing', LATER, by(id, [])), null);
       assert.deepEqual(await eventsAfter('Customer', from), []);
     });
 

@@ -44,24 +44,21 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
         updatedAt: at,
       });
       const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
-      await store.embedSessions.insertEmbedSession(
-        {
-          sessionId: 'es_fast',
-          environment: 'Customer',
-          teamId: 1,
-          providedId: 'fast',
-          tokenVersion: 'BBBBBBBBBBBBBBBB',
-          createdAt: at,
-          expiresAt,
-          revokedAt: null,
-        },
-        at,
-      );
+      const fast = {
+        sessionId: 'es_fast',
+        environment: 'Customer' as const,
+        teamId: 1,
+        providedId: 'fast',
+        tokenVersion: 'BBBBBBBBBBBBBBBB',
+        createdAt: at,
+        expiresAt,
+        revokedAt: null,
+      };
 
       const slow = store.userGroups.deleteUserGroup('Customer', 'slow', at);
       await until(admin, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep'");
       // Meanwhile another revocation, numbered after it.
-      await store.embedSessions.revokeEmbedSession('Customer', 'es_fast', at, { keyId: 'key_x', fields: [] });
+      await store.embedSessions.revokeEmbedSession(fast, at, { keyId: 'key_x', fields: [] });
 
       // A verifier polls and moves its cursor past what it saw; then polls again.
       const first = await store.embedSessions.listEmbedRevocations('Customer', 0, 100, at);

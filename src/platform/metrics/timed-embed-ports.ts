@@ -1,5 +1,6 @@
 import type { AuditContext } from '../../audit/audit.js';
 import type { EmbedRevocation, EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
+import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { Environment } from '../../kernel/environment.js';
 import type { SigningKeyRecord } from '../../signing-keys/signing-key.js';
@@ -14,19 +15,17 @@ export class TimedEmbedSessionStore implements EmbedSessionStore {
     private readonly timing: StoreTiming,
   ) {}
 
-  insertEmbedSession(session: EmbedSessionRecord, now: string): Promise<void> {
-    return this.timing.time('insertEmbedSession', () => this.inner.insertEmbedSession(session, now));
-  }
   findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
     return this.timing.time('findEmbedSession', () => this.inner.findEmbedSession(environment, sessionId));
   }
-  revokeEmbedSession(
-    environment: Environment,
-    sessionId: string,
-    revokedAt: string,
-    audit: AuditContext,
-  ): Promise<EmbedSessionRecord | null> {
-    return this.timing.time('revokeEmbedSession', () => this.inner.revokeEmbedSession(environment, sessionId, revokedAt, audit));
+  revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean> {
+    return this.timing.time('revokeEmbedSession', () => this.inner.revokeEmbedSession(session, revokedAt, audit));
+  }
+  addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void> {
+    return this.timing.time('addSessionActivity', () => this.inner.addSessionActivity(batch, now));
+  }
+  listSessionActivity(environment: Environment, teamId: number, fromHour: string, toHour: string): Promise<SessionActivityCount[]> {
+    return this.timing.time('listSessionActivity', () => this.inner.listSessionActivity(environment, teamId, fromHour, toHour));
   }
   listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
     return this.timing.time('listEmbedRevocations', () => this.inner.listEmbedRevocations(environment, afterSequence, limit, now));

@@ -38,6 +38,9 @@ export class TimedUserGroupStore implements UserGroupStore {
   findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
     return this.timing.time('findUserGroupByTokenHash', () => this.inner.findUserGroupByTokenHash(environment, tokenHash));
   }
+  findUserGroupByTeamId(environment: Environment, teamId: number): Promise<UserGroupRecord | null> {
+    return this.timing.time('findUserGroupByTeamId', () => this.inner.findUserGroupByTeamId(environment, teamId));
+  }
   insertUserGroupIfAbsent(group: NewUserGroup, audit?: AuditContext): Promise<{ group: UserGroupRecord; created: boolean }> {
     return this.timing.time('insertUserGroupIfAbsent', () => this.inner.insertUserGroupIfAbsent(group, audit));
   }

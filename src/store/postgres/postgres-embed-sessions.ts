@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import { appendConsequences, consequenceParameters } from './postgres-consequences.js';
-import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
-import { asColumns, eachAloneOnFailure } from './postgres-write-batches.js';
+import { asColumns } from './postgres-write-batches.js';
 import type { AuditContext } from '../../audit/audit.js';
 import { sessionRevoked } from '../../embed-sessions/embed-session-consequences.js';
 import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../embed-sessions/embed-session.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
+import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { Environment } from '../../kernel/environment.js';
 
 /** Runs one named statement with the store's retry and error mapping (PostgresQueries.queryText). */
@@ -33,85 +33,108 @@ interface RevocationRow {
   expires_at: string;
 }
 
-/** Expired rows forgotten per mint: enough to outpace any mint rate, small enough to cost nothing. */
-const PRUNE_PER_WRITE = 10;
+interface ActivityRow {
+  environment: string;
+  team_id: number;
+  hour_start: string;
+  minted: number;
+}
+
+/** Expired rows forgotten per write (a revocation, an activity flush): more than any revocation rate, and cheap. */
+const PRUNE_PER_WRITE = 100;
+
+/** A few expired sessions and revocations forgotten, as a CTE of the write that carries it ($1: now). */
+const PRUNE_EXPIRED = `pruned_sessions AS (
+                         DELETE FROM embed_sessions WHERE session_id IN (
+                           SELECT session_id FROM embed_sessions WHERE expires_at < $1 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                       ), pruned_revocations AS (
+                         DELETE FROM embed_revocations WHERE sequence IN (
+                           SELECT sequence FROM embed_revocations WHERE expires_at < $1 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                       )`;
 
 const SQL = {
-  // One statement for the sessions minted in one turn (one commit, not one per mint), and a few expired
-  // sessions and revocations forgotten. ON CONFLICT makes a retry harmless.
-  insertEmbedSessions: `WITH inserted AS (
-                          INSERT INTO embed_sessions (session_id, environment, team_id, provided_id, token_version, created_at, expires_at)
-                          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::timestamptz[], $7::timestamptz[])
-                          ON CONFLICT (session_id) DO NOTHING
-                        ), pruned_sessions AS (
-                          DELETE FROM embed_sessions WHERE session_id IN (
-                            SELECT session_id FROM embed_sessions WHERE expires_at < $8 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
-                        ), pruned_revocations AS (
-                          DELETE FROM embed_revocations WHERE sequence IN (
-                            SELECT sequence FROM embed_revocations WHERE expires_at < $8 LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
-                        )
-                        SELECT 1`,
   findEmbedSession: 'SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2',
-  // Revokes and appends its consequences ($4 to $6: the feed entry, the audit record, the event) together;
-  // a session ended already writes nothing. They are built from the session as read before: all but
-  // revoked_at, which this statement checks, is fixed when the session is minted.
-  revokeEmbedSession: `WITH revoked AS (
-                         UPDATE embed_sessions SET revoked_at = $3 WHERE environment = $1 AND session_id = $2 AND revoked_at IS NULL RETURNING *
+  // Stores the session revoked (a session stored unrevoked, minted before ids checked themselves, gets its
+  // revoked_at) and appends its consequences ($10 to $12: the feed entry, the audit record, the event)
+  // together, only when it was not revoked before. A retried statement finds it revoked and writes nothing.
+  revokeEmbedSession: `WITH ${PRUNE_EXPIRED}, revoked AS (
+                         INSERT INTO embed_sessions (session_id, environment, team_id, provided_id, token_version, created_at, expires_at, revoked_at)
+                         VALUES ($2, $3, $4, $5, $6, $7, $8, $9)
+                         ON CONFLICT (session_id) DO UPDATE SET revoked_at = EXCLUDED.revoked_at
+                           WHERE embed_sessions.revoked_at IS NULL AND embed_sessions.environment = EXCLUDED.environment
+                         RETURNING 1
                        ), written AS (
                          SELECT 1 AS input_n FROM revoked
-                       ), ${appendConsequences(4, 'written')}
-                       SELECT * FROM revoked
-                       UNION ALL
-                       SELECT * FROM embed_sessions WHERE environment = $1 AND session_id = $2 AND NOT EXISTS (SELECT 1 FROM revoked)`,
+                       ), ${appendConsequences(10, 'written')}
+                       SELECT count(*)::int AS revoked FROM revoked`,
   listEmbedRevocations:
     'SELECT * FROM embed_revocations WHERE environment = $1 AND sequence > $2 AND expires_at > $3 ORDER BY sequence LIMIT $4',
+  // One batch of counts, added once per batch id ($2): a retried statement finds the id and adds nothing.
+  addSessionActivity: `WITH ${PRUNE_EXPIRED}, batch AS (
+                         INSERT INTO session_activity_batches (batch_id, applied_at) VALUES ($2, $1) ON CONFLICT DO NOTHING RETURNING 1
+                       ), pruned_batches AS (
+                         DELETE FROM session_activity_batches WHERE batch_id IN (
+                           SELECT batch_id FROM session_activity_batches WHERE applied_at < $1::timestamptz - interval '1 day'
+                           LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                       )
+                       INSERT INTO session_activity (environment, team_id, hour_start, minted)
+                       SELECT * FROM unnest($3::text[], $4::bigint[], $5::timestamptz[], $6::bigint[]) WHERE EXISTS (SELECT 1 FROM batch)
+                       ON CONFLICT (environment, team_id, hour_start) DO UPDATE SET minted = session_activity.minted + EXCLUDED.minted`,
+  listSessionActivity: `SELECT * FROM session_activity WHERE environment = $1 AND team_id = $2 AND hour_start >= $3 AND hour_start < $4
+                        ORDER BY hour_start`,
 } as const;
 
-/** Embed sessions and their revocation feed on PostgreSQL: each call one statement in autocommit (the inserts of one turn, one statement).
- * */
+/**
+ * Embed sessions ended early, their revocation feed, and the counted activity
+ * on PostgreSQL: each call one statement in autocommit. Every write is safe to
+ * retry after a lost connection (its answer lost, not its effect).
+ */
 export class PostgresEmbedSessions implements EmbedSessionStore {
-  /** Sessions minted in one turn share one statement and one commit: a commit each made mints wait in line for the WAL's fsync. */
-  private readonly insertInBatch: PerTurnBatch<{ session: EmbedSessionRecord; now: string }, void>;
-
-  constructor(private readonly run: RunStatement) {
-    this.insertInBatch = perTurnBatch((inputs) =>
-      eachAloneOnFailure(inputs, async (batch) => {
-        const columns = asColumns(
-          batch.map(({ session: s }) => [s.sessionId, s.environment, s.teamId, s.providedId, s.tokenVersion, s.createdAt, s.expiresAt]),
-        );
-        const now = batch.reduce((latest, input) => (input.now > latest ? input.now : latest), batch[0]!.now);
-        await this.run('insertEmbedSessions', SQL.insertEmbedSessions, [...columns, now]);
-        return batch.map(() => undefined);
-      }),
-    );
-  }
-
-  insertEmbedSession(session: EmbedSessionRecord, now: string): Promise<void> {
-    return this.insertInBatch({ session, now });
-  }
+  constructor(private readonly run: RunStatement) {}
 
   async findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
     const row = (await this.run<SessionRow>('findEmbedSession', SQL.findEmbedSession, [environment, sessionId])).rows[0];
     return row ? toSession(row) : null;
   }
 
-  async revokeEmbedSession(
-    environment: Environment,
-    sessionId: string,
-    revokedAt: string,
-    audit: AuditContext,
-  ): Promise<EmbedSessionRecord | null> {
-    const session = await this.findEmbedSession(environment, sessionId);
-    if (!session || session.revokedAt !== null) return session;
-    const values = [environment, sessionId, revokedAt, ...consequenceParameters([sessionRevoked(session, revokedAt, audit)])];
-    const row = (await this.run<SessionRow>('revokeEmbedSession', SQL.revokeEmbedSession, values)).rows[0];
-    return row ? toSession(row) : null;
+  async revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean> {
+    const s = session;
+    const values = [
+      revokedAt,
+      s.sessionId,
+      s.environment,
+      s.teamId,
+      s.providedId,
+      s.tokenVersion,
+      s.createdAt,
+      s.expiresAt,
+      revokedAt,
+      ...consequenceParameters([sessionRevoked(session, revokedAt, audit)]),
+    ];
+    const row = (await this.run<{ revoked: number }>('revokeEmbedSession', SQL.revokeEmbedSession, values)).rows[0];
+    return (row?.revoked ?? 0) > 0;
   }
 
   async listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
     return (
       await this.run<RevocationRow>('listEmbedRevocations', SQL.listEmbedRevocations, [environment, afterSequence, now, limit])
     ).rows.map(toRevocation);
+  }
+
+  async addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void> {
+    const columns =
+      batch.counts.length === 0 ? [[], [], [], []] : asColumns(batch.counts.map((c) => [c.environment, c.teamId, c.hourStart, c.minted]));
+    await this.run('addSessionActivity', SQL.addSessionActivity, [now, batch.batchId, ...columns]);
+  }
+
+  async listSessionActivity(environment: Environment, teamId: number, fromHour: string, toHour: string): Promise<SessionActivityCount[]> {
+    const { rows } = await this.run<ActivityRow>('listSessionActivity', SQL.listSessionActivity, [environment, teamId, fromHour, toHour]);
+    return rows.map((row) => ({
+      environment: row.environment as Environment,
+      teamId: Number(row.team_id),
+      hourStart: new Date(row.hour_start).toISOString(),
+      minted: Number(row.minted),
+    }));
   }
 }
 

@@ -25,6 +25,7 @@ export const SQL = {
   // A batch of lookups in one query: the keys as parallel arrays, each an index lookup.
   findGroups: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::text[]) AS k (environment, provided_id)
                JOIN user_groups g ON g.environment = k.environment AND g.provided_id = k.provided_id`,
+  findGroupByTeamId: `SELECT ${WITH_PARENT} FROM user_groups g WHERE g.environment = $1 AND g.team_id = $2`,
   findGroupsByToken: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::bytea[]) AS k (environment, token_hash)
                       JOIN user_groups g ON g.environment = k.environment AND g.token_hash = k.token_hash`,
   // Each write and its consequences (audit records, events, revocations: built by the domain, see

@@ -131,6 +131,11 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return this.groupByTokenHash([environment, tokenHash]);
   }
 
+  async findUserGroupByTeamId(environment: Environment, teamId: number): Promise<UserGroupRecord | null> {
+    const row = (await this.queries.query<UserGroupRow>('findGroupByTeamId', [environment, teamId])).rows[0];
+    return row ? toUserGroupRecord(row) : null;
+  }
+
   async insertUserGroupIfAbsent(
     group: NewUserGroup,
     audit: AuditContext = NO_AUDIT_DETAIL,

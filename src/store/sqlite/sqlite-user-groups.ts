@@ -45,6 +45,9 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       find: db.prepare<[string, string], UserGroupRow>(
         `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND provided_id = ?`,
       ),
+      findByTeamId: db.prepare<[string, number], UserGroupRow>(
+        `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND team_id = ?`,
+      ),
       findByToken: db.prepare<[string, Buffer], UserGroupRow>(
         `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND token_hash = ?`,
       ),
@@ -112,6 +115,12 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
 
   findUserGroupByTokenHash(environment: Environment, tokenHash: Buffer): Promise<UserGroupRecord | null> {
     return this.groupByTokenHash([environment, tokenHash]);
+  }
+
+  async findUserGroupByTeamId(environment: Environment, teamId: number): Promise<UserGroupRecord | null> {
+    this.health.assertUsable();
+    const row = this.statements.findByTeamId.get(environment, teamId);
+    return row ? toUserGroupRecord(row) : null;
   }
 
   async insertUserGroupIfAbsent(

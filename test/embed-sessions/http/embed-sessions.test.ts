@@ -37,7 +37,7 @@ describe('POST /api/embed_sessions (mint)', () => {
     assert.deepEqual(Object.keys(session).sort(), ['expires_at', 'session_id', 'team_id', 'token', 'user_group_id']);
     assert.equal(session.user_group_id, 'acme');
     assert.equal(session.team_id, group.team_id);
-    assert.match(session.session_id, /^es_[A-Za-z0-9_-]{22}$/);
+    assert.match(session.session_id, /^es_[A-Za-z0-9_-]{48}$/);
     assert.match(session.token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     const claims = decodeJwt(session.token);
     assert.equal(session.expires_at, new Date(claims.exp! * 1000).toISOString());

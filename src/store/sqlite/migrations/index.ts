@@ -8,6 +8,7 @@ import { events } from './006-events.js';
 import { webhooks } from './007-webhooks.js';
 import { consoleSessions } from './008-console-sessions.js';
 import { signingKeysPerEnvironment } from './009-signing-keys-per-environment.js';
+import { sessionActivity } from './010-session-activity.js';
 
 /** Every SQLite migration, in order. Names sort in application order; never rename or edit a shipped one. */
 export const sqliteMigrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const sqliteMigrations: Record<string, Migration> = {
   '007-webhooks': webhooks,
   '008-console-sessions': consoleSessions,
   '009-signing-keys-per-environment': signingKeysPerEnvironment,
+  '010-session-activity': sessionActivity,
 };

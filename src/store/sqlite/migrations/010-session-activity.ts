@@ -1,0 +1,22 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+export const sessionActivity: Migration = {
+  async up(db: Kysely<unknown>) {
+    // Issue 28: minting stores no session; what it leaves is a count, added per group and hour in batches.
+    await sql`
+      CREATE TABLE session_activity (
+        environment TEXT    NOT NULL CHECK (environment IN ('Customer', 'Testing')),
+        team_id     INTEGER NOT NULL,
+        hour_start  TEXT    NOT NULL,
+        minted      INTEGER NOT NULL,
+        PRIMARY KEY (environment, team_id, hour_start)
+      ) STRICT, WITHOUT ROWID`.execute(db);
+    // The batches applied, so a batch sent again (its answer lost) is counted once.
+    await sql`
+      CREATE TABLE session_activity_batches (
+        batch_id   TEXT PRIMARY KEY,
+        applied_at TEXT NOT NULL
+      ) STRICT, WITHOUT ROWID`.execute(db);
+    await sql`CREATE INDEX session_activity_batches_applied_at ON session_activity_batches (applied_at)`.execute(db);
+  },
+};
