@@ -102,7 +102,7 @@ try {
   const minting = tokens.find((t) => t.algorithm === (process.env.UGS_EMBED_ALGORITHM ?? 'EdDSA'));
   const bareSignature = minting?.figures[0]?.cpuMicrosPerOp;
   console.log(
-    `\nBudgets (issue 28): the service's CPU µs/req and req/s as in the first table, the bare ${minting?.algorithm ?? ''} signature's CPU µs from the table above, hit and the floor as ratios to their own ceilings:\n`,
+    `\nBudgets (issue 28): the service's CPU µs/req and req/s as in the first table, the bare ${minting ? `${minting.algorithm} ` : ''}signature's CPU µs from the table above, hit and the floor as ratios to their own ceilings:\n`,
   );
   console.log(formatBudgetTable(budgetLines(budgetFigures(results, floorRatio, bareSignature))));
   const sizes = opts.scale.split(',').filter(Boolean).map(Number);
