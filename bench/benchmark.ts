@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import type { CannedReply } from './canned-reply.js';
 import { detectLoadGenerator, measure, type LoadGenerator, type Measurement, type Traffic } from './load-generator.js';
 import { SCENARIOS, type Scenario, type SeedGroup } from './scenarios.js';
 
@@ -44,6 +45,8 @@ export interface ScenarioResult {
   ceiling: Measurement[];
   /** Median of service/ceiling throughput over the A/B pairs. */
   ratio: number;
+  /** The service's answer to a sample request, which the ceiling gave every request (and the framework floor gives, for hit). */
+  reply: CannedReply;
 }
 
 export interface Proc {
@@ -210,22 +213,25 @@ export async function startCeiling(
   groups: SeedGroup[],
   workers: number,
   prefix: string[],
-): Promise<Proc> {
+): Promise<Proc & { reply: CannedReply }> {
   const [sample] = scenario.requests(groups, `sample-${Date.now()}`);
   const setup = typeof sample!.setupRequest === 'function' ? sample!.setupRequest({ ...sample! }, {}) : sample!;
   const real = await call(serviceUrl, String(sample!.method), key, JSON.parse(String((setup as { body?: string }).body)), sample!.path);
   keepToken(groups, real);
-  return startProcess(
-    [CEILING],
-    { WORKERS: String(workers) },
-    /"port":(\d+)/,
-    JSON.stringify({
-      status: real.status,
-      headers: { 'content-type': real.headers['content-type'], 'cache-control': real.headers['cache-control'] },
-      body: real.text,
-    }),
-    prefix,
-  );
+  const headers: Record<string, string> = {};
+  for (const name of ['content-type', 'cache-control']) if (real.headers[name] !== undefined) headers[name] = real.headers[name];
+  const reply: CannedReply = { status: real.status, headers, body: real.text };
+  return { ...(await startCannedServer('ceiling', reply, prefix, { WORKERS: String(workers) })), reply };
+}
+
+/** A server of canned bytes, its own process like the service: the ceiling, or the framework floor. */
+export function startCannedServer(
+  kind: 'ceiling' | 'floor',
+  reply: CannedReply,
+  prefix: string[],
+  env: Record<string, string> = {},
+): Promise<Proc> {
+  return startProcess([kind === 'ceiling' ? CEILING : FRAMEWORK_FLOOR], env, /"port":(\d+)/, JSON.stringify(reply), prefix);
 }
 
 /** Runs every scenario on every store, alternating service and ceiling runs (A B A B ...). */
@@ -270,6 +276,7 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
             service: runs.a,
             ceiling: runs.b,
             ratio: runs.ratio,
+            reply: ceiling.reply,
           };
           log(
             `${store.name} ${scenario.name}: ${Math.round(median(result.service.map((m) => m.requestsPerSecond)))} req/s, ratio ${result.ratio.toFixed(2)}`,
@@ -288,33 +295,28 @@ export async function runBenchmark(options: BenchOptions): Promise<ScenarioResul
 
 /**
  * The framework alone (bench/framework-floor-server.ts) against the ceiling,
- * one process each, on hit-shaped traffic: the ratio no service built on
- * Fastify with a log line per request can exceed on this machine.
+ * one process each, on hit traffic, both answering `reply` (the hit scenario's
+ * answer from the service): the ratio no service built on Fastify with the
+ * service's access log line can exceed on this machine. The requests have the
+ * shape of the service's (ids as the seed makes them, a key as long as an API
+ * key), though the floor checks neither.
  */
 export async function runFrameworkFloor(
-  options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs' | 'generator'>,
+  options: Pick<BenchOptions, 'connections' | 'durationSeconds' | 'pairs' | 'generator'> & { reply: CannedReply; seedGroups?: number },
 ): Promise<{ floor: Measurement[]; ceiling: Measurement[]; ratio: number }> {
   const generator = options.generator ?? (await detectLoadGenerator());
-  const body = JSON.stringify({
-    success: 1,
-    new_user_group: false,
-    user_group: { team_id: 1, token: `ugt_${'x'.repeat(49)}`, name: 'Seed 1', provided_id: 'seed-1' },
-  });
-  const reply = JSON.stringify({
-    status: 200,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-    body,
-  });
-  const groups = Array.from({ length: 1000 }, (_, i) => ({ id: `seed-${i}`, token: '' }));
+  const prefix = `seed-${Date.now()}`;
+  const groups = Array.from({ length: options.seedGroups ?? 1000 }, (_, i) => ({ id: `${prefix}-${i}`, token: '' }));
+  const key = `ugsk_${'x'.repeat(49)}`;
   const hit = SCENARIOS.find((s) => s.name === 'hit')!;
-  const floor = await startProcess([FRAMEWORK_FLOOR], {}, /"port":(\d+)/, reply, generator.servicePrefix);
-  const ceiling = await startProcess([CEILING], {}, /"port":(\d+)/, reply, generator.servicePrefix);
+  const floor = await startCannedServer('floor', options.reply, generator.servicePrefix);
+  const ceiling = await startCannedServer('ceiling', options.reply, generator.servicePrefix);
   try {
     const runs = await alternate(
       generator,
       { url: floor.url, pid: floor.child.pid, traffic: (runId) => ({ scenario: hit, groups, runId, side: 'service' }) },
       { url: ceiling.url, pid: ceiling.child.pid, traffic: (runId) => ({ scenario: hit, groups, runId, side: 'ceiling' }) },
-      'none',
+      key,
       options,
     );
     return { floor: runs.a, ceiling: runs.b, ratio: runs.ratio };
@@ -324,10 +326,16 @@ export async function runFrameworkFloor(
   }
 }
 
+/** Median CPU µs per request over the runs; undefined without /proc. */
+export function medianCpuMicros(runs: Measurement[]): number | undefined {
+  const known = runs.map((m) => m.cpuMicrosPerRequest).filter((v): v is number => v !== undefined);
+  return known.length === 0 ? undefined : median(known);
+}
+
 /** Median CPU µs per request over the runs, or '-' without /proc. */
 export function cpuPerRequest(runs: Measurement[]): string {
-  const known = runs.map((m) => m.cpuMicrosPerRequest).filter((v): v is number => v !== undefined);
-  return known.length === 0 ? '-' : String(Math.round(median(known)));
+  const micros = medianCpuMicros(runs);
+  return micros === undefined ? '-' : String(Math.round(micros));
 }
 
 export function formatTable(results: ScenarioResult[]): string {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
 import { cpuPerRequest, formatTable, median, runBenchmark, runFrameworkFloor } from './benchmark.js';
+import { budgetFigures, budgetLines, formatBudgetTable } from './budgets.js';
 import { detectLoadGenerator } from './load-generator.js';
 import { formatEmbedTokenTable, runEmbedTokenBench, type EmbedTokenBench } from './embed-tokens.js';
 import { formatScaleTable, runScale } from './scale.js';
@@ -20,12 +21,15 @@ const program = new Command()
   .option('--seed <n>', 'existing groups before the scenarios run', '1000')
   .addOption(new Option('--stores <list>', 'comma-separated stores').default('sqlite,postgres'))
   .addOption(new Option('--scenarios <list>', 'comma-separated scenarios').default('hit,create,update,rotate,mint'))
-  .option('--floor', 'also measure the framework alone (Fastify + one log line, fixed answer) against the ceiling, one process each')
+  .addOption(
+    new Option('--floor', "measure the framework alone (Fastify + the service's log line, hit's answer) against the ceiling").default(true),
+  )
+  .option('--no-floor', 'skip the framework floor (its budget lines then say not measured)')
   .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
   .option('--embed-algorithms <list>', 'algorithms of the in-process embed token measurements ("" to skip them)', 'EdDSA')
   .parse();
 const opts = program.opts<{
-  floor?: boolean;
+  floor: boolean;
   duration: string;
   pairs: string;
   connections: string;
@@ -70,18 +74,37 @@ try {
     `\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.workers} worker process(es) on each side, ${opts.duration}s runs, ${opts.pairs} pairs (the ratio is the median of the pairs' ratios, the rest medians of the runs); ${generator.description}; PostgreSQL unpinned\n`,
   );
   console.log(formatTable(results));
-  if (opts.floor) {
+  // The floor answers the bytes the service answered for hit, so it needs a hit run.
+  const hit = results.find((r) => r.scenario === 'hit');
+  let floorRatio: number | undefined;
+  if (opts.floor && hit) {
     const floor = await runFrameworkFloor({
       connections: Number(opts.connections),
       durationSeconds: Number(opts.duration),
       pairs: Number(opts.pairs),
+      seedGroups: Number(opts.seed),
       generator,
+      reply: hit.reply,
     });
+    floorRatio = floor.ratio;
     const rps = (runs: { requestsPerSecond: number }[]) => Math.round(median(runs.map((m) => m.requestsPerSecond)));
     console.log(
-      `\nFramework floor (Fastify + one pino line per request, fixed answer; one process each): ${rps(floor.floor)} req/s, ceiling ${rps(floor.ceiling)} req/s, ratio ${floor.ratio.toFixed(2)}; CPU µs/req ${cpuPerRequest(floor.floor)}, ceiling ${cpuPerRequest(floor.ceiling)}`,
+      `\nFramework floor (Fastify + the service's access log line, answering the bytes of ${hit.store} hit; one process each): ${rps(floor.floor)} req/s, ceiling ${rps(floor.ceiling)} req/s, ratio ${floor.ratio.toFixed(2)}; CPU µs/req ${cpuPerRequest(floor.floor)}, ceiling ${cpuPerRequest(floor.ceiling)}`,
     );
+  } else if (opts.floor) {
+    console.log("\nFramework floor: not measured (it answers the hit scenario's bytes, and hit was not run)");
   }
+  const algorithms = opts.embedAlgorithms.split(',').filter(Boolean) as SigningAlgorithm[];
+  const tokens: EmbedTokenBench[] = [];
+  for (const algorithm of algorithms) tokens.push(await runEmbedTokenBench(algorithm));
+  if (tokens.length > 0) console.log(`\n${formatEmbedTokenTable(tokens)}`);
+  // The service mints with UGS_EMBED_ALGORITHM's keys (EdDSA unless set); its bare signature is that table's first row.
+  const minting = tokens.find((t) => t.algorithm === (process.env.UGS_EMBED_ALGORITHM ?? 'EdDSA'));
+  const bareSignature = minting?.figures[0]?.cpuMicrosPerOp;
+  console.log(
+    `\nBudgets (issue 28): the service's CPU µs/req and req/s as in the first table, the bare ${minting ? `${minting.algorithm} ` : ''}signature's CPU µs from the table above, hit and the floor as ratios to their own ceilings:\n`,
+  );
+  console.log(formatBudgetTable(budgetLines(budgetFigures(results, floorRatio, bareSignature))));
   const sizes = opts.scale.split(',').filter(Boolean).map(Number);
   if (sizes.length > 0) {
     const scale = await runScale(sizes, {
@@ -95,12 +118,6 @@ try {
       `\nScale (SQLite, one process per size so each peak RSS is its own; hit and create as above, the sizes' runs alternating, median of ${opts.pairs} rounds):\n`,
     );
     console.log(formatScaleTable(scale));
-  }
-  const algorithms = opts.embedAlgorithms.split(',').filter(Boolean) as SigningAlgorithm[];
-  if (algorithms.length > 0) {
-    const tokens: EmbedTokenBench[] = [];
-    for (const algorithm of algorithms) tokens.push(await runEmbedTokenBench(algorithm));
-    console.log(`\n${formatEmbedTokenTable(tokens)}`);
   }
 } catch (error) {
   console.error(error);

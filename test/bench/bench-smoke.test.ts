@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
-import { runBenchmark, runFrameworkFloor, SERVICE_NODE_FLAGS, type Measurement } from '../../bench/benchmark.js';
+import { runBenchmark, runFrameworkFloor, SERVICE_NODE_FLAGS, startCannedServer, type Measurement } from '../../bench/benchmark.js';
+import type { CannedReply } from '../../bench/canned-reply.js';
 import { detectLoadGenerator, unpinnedLoad } from '../../bench/load-generator.js';
 import { runScale } from '../../bench/scale.js';
 import { createTestDatabase } from '../helpers/postgres.js';
@@ -18,6 +22,30 @@ function assertClean(what: string, measurements: Measurement[]): void {
     assert.equal(m.errors, 0, `${what}: errors or timeouts`);
     assert.ok(m.requestsPerSecond > 0, `${what}: requests were answered`);
   }
+}
+
+/** One GET /api/user with a JSON body, as the hit scenario sends it: the answer's status, the two canned headers and the body. */
+function get(url: string): Promise<CannedReply> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ user_group_id: 'seed-1' });
+    const req = request(
+      `${url}/api/user`,
+      { method: 'GET', headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: { 'content-type': String(res.headers['content-type']), 'cache-control': String(res.headers['cache-control']) },
+            body: text,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 // Checks that `npm run bench` executes every scenario cleanly, each once and as short as wrk allows (1 s);
@@ -98,11 +126,66 @@ describe('benchmark smoke run', () => {
     for (const flag of SERVICE_NODE_FLAGS) assert.ok(start.split(' ').includes(flag), `npm start lacks ${flag}: ${start}`);
   });
 
-  it('measures the framework floor against the ceiling with only 2xx answers', async () => {
-    const result = await runFrameworkFloor({ connections: 8, durationSeconds: 1, pairs: 1 });
+  it('measures the framework floor against the ceiling, both answering the bytes they are given, with only 2xx answers', async () => {
+    const reply: CannedReply = {
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+      body: JSON.stringify({
+        success: 1,
+        new_user_group: false,
+        user_group: { team_id: 1, token: `ugt_${'x'.repeat(49)}`, name: 'Seed 1' },
+      }),
+    };
+    for (const kind of ['floor', 'ceiling'] as const) {
+      const server = await startCannedServer(kind, reply, []);
+      try {
+        assert.deepEqual(await get(server.url), reply, kind);
+      } finally {
+        await server.stop();
+      }
+    }
+    const result = await runFrameworkFloor({ connections: 8, durationSeconds: 1, pairs: 1, seedGroups: 64, reply });
     assertClean('framework floor', result.floor);
     assertClean('framework floor ceiling', result.ceiling);
     assert.ok(result.ratio > 0);
+  });
+
+  it('`npm run bench` measures hit, mint, the floor and the bare signature by default and prints the budget table', async () => {
+    const main = fileURLToPath(new URL('../../bench/main.js', import.meta.url));
+    const args = [
+      '--duration',
+      '1',
+      '--pairs',
+      '1',
+      '--connections',
+      '8',
+      '--seed',
+      '64',
+      '--stores',
+      'sqlite',
+      '--scenarios',
+      'hit,mint',
+      '--scale',
+      '',
+    ];
+    const { stdout } = await promisify(execFile)(process.execPath, [main, ...args], { maxBuffer: 16 * 2 ** 20 });
+    assert.match(stdout, /^\| hit \| sqlite \| \d+ \|/m);
+    assert.match(stdout, /^\| mint \| sqlite \| \d+ \|/m);
+    assert.match(stdout, /^Framework floor \(.*answering the bytes of sqlite hit.*ratio \d/m);
+    assert.match(stdout, /^\| EdDSA \| bare EdDSA sign \(node:crypto\) \|/m);
+    const budget = stdout.slice(stdout.indexOf('| goal | store | measured | budget | result |'));
+    const rows = budget
+      .split('\n')
+      .slice(2)
+      .filter((row) => row.startsWith('| '))
+      .map((row) => row.split(' | '));
+    // Measured on SQLite (pass or FAIL, whichever this machine gives); the PostgreSQL lines lack their store.
+    const result = (goal: string, store: string) => rows.find((r) => r[0] === `| ${goal}` && r[1] === store)?.at(-1);
+    assert.match(String(result('mint CPU ≤ hit CPU + bare signature + 15 µs', 'sqlite')), /^(pass|FAIL) \|$/);
+    assert.match(String(result('hit within 10 % of the framework floor', 'sqlite')), /^(pass|FAIL) \|$/);
+    assert.equal(result('mint CPU ≤ hit CPU + bare signature + 15 µs', 'postgres'), 'not measured |');
+    assert.equal(result('PostgreSQL mint ≥ 0.8 × SQLite mint', 'postgres vs sqlite'), 'not measured |');
+    assert.equal(result('hit within 10 % of the framework floor', 'postgres'), 'not measured |');
   });
 
   it('runs the scale scenarios with the fast loader, reporting time to ready and peak RSS', async () => {
