@@ -111,7 +111,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'mint',
-    description: 'embed session mint for existing groups (a signature and a durable insert each)',
+    description: 'embed session mint for existing groups (a lookup and a signature each; the count is written in batches)',
     requests(groups) {
       const next = spread(groups);
       return [
