@@ -14,9 +14,8 @@ import { createEmbedVerifier } from 'user-group-service/embed';
  * it signs a token (claims to JSON, base64url), and what the package's
  * verifier adds when it checks one (jose, typing and freezing the claims), as
  * ratios. The HTTP mint scenario in the table above adds the store and HTTP.
- * Best of five runs; sequential calls, so µs/op is latency on one core, except
- * the service's signing, measured with as many signatures in flight as the
- * mint scenario has connections, as it signs under load.
+ * Best of five runs; sequential calls, so µs/op is latency on one core (the
+ * service signs in its own thread, as here).
  */
 
 export interface EmbedTokenFigure {
@@ -81,15 +80,10 @@ interface Operation {
   name: string;
   calls: number;
   call: () => unknown;
-  /** Calls kept in flight at once (default 1, one after the other). */
-  inFlight?: number;
 }
 
-/** Signatures in flight while the service mints under load: the mint scenario's connections. */
-const MINTS_IN_FLIGHT = 32;
-
 /**
- * Each operation's best of RUNS batches of calls (sequential unless `inFlight`). The batches take
+ * Each operation's best of RUNS batches of calls, one after the other. The batches take
  * turns (one of each per round, after an untimed round), so a neighbour's load
  * on a shared machine or a change of clock speed weighs on every operation alike.
  */
@@ -97,10 +91,10 @@ async function measure(operations: Operation[]): Promise<EmbedTokenFigure[]> {
   const wall = operations.map(() => Infinity);
   const cpu = operations.map(() => Infinity);
   for (let round = -1; round < RUNS; round++) {
-    for (const [index, { calls, call, inFlight = 1 }] of operations.entries()) {
+    for (const [index, { calls, call }] of operations.entries()) {
       const start = process.hrtime.bigint();
       const startCpu = process.cpuUsage();
-      for (let i = 0; i < calls; i += inFlight) await Promise.all(Array.from({ length: Math.min(inFlight, calls - i) }, call));
+      for (let i = 0; i < calls; i++) await call();
       const used = process.cpuUsage(startCpu);
       if (round < 0) continue;
       wall[index] = Math.min(wall[index]!, Number(process.hrtime.bigint() - start) / 1000 / calls);
@@ -134,7 +128,7 @@ export async function runEmbedTokenBench(algorithm: SigningAlgorithm = 'EdDSA', 
   const publicKey = createPublicKey({ key: pair.publicJwk as JsonWebKey, format: 'jwk' });
   const serviceSign = () => signEmbedToken(typicalClaims(), { algorithm, kid: pair.kid, privateKey }, EMBED_TOKEN_TYPE);
 
-  const token = await serviceSign();
+  const token = serviceSign();
   const signingInput = Buffer.from(token.slice(0, token.lastIndexOf('.')));
   const signature = Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url');
   const bare = bareSigner(algorithm);
@@ -149,14 +143,7 @@ export async function runEmbedTokenBench(algorithm: SigningAlgorithm = 'EdDSA', 
     await cached.verify(token);
     const [bareSign, tokenSign, bareVerify, joseVerify, fullVerify, cachedVerify] = await measure([
       { name: `bare ${algorithm} sign (node:crypto)`, calls, call: () => bare.sign(signingInput, privateKey) },
-      // Awaited one at a time, each signature would also pay for waking the thread pool and then this thread: under load they queue back to
-      // back.
-      {
-        name: `token signing as the service mints (src/embed-sessions/embed-token-signer.ts, ${MINTS_IN_FLIGHT} in flight), × bare sign`,
-        calls,
-        call: serviceSign,
-        inFlight: MINTS_IN_FLIGHT,
-      },
+      { name: 'token signing as the service mints (src/embed-sessions/embed-token-signer.ts), × bare sign', calls, call: serviceSign },
       { name: `bare ${algorithm} verify (node:crypto)`, calls, call: () => bare.verify(signingInput, publicKey, signature) },
       {
         name: 'bare jose jwtVerify (signature only, no claim checks), × node:crypto verify',

@@ -112,7 +112,7 @@ export class EmbedSessionService {
       ...(descendants === undefined ? {} : { desc: descendants }),
     };
     const key = this.deps.signingKeys[group.environment].active();
-    const token = await signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
+    const token = signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     // Nothing is stored: the id proves itself when the session is ended early, and the count is written with others.
     this.deps.activity.record(group.environment, group.teamId, now);

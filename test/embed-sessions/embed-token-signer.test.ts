@@ -10,11 +10,7 @@ describe('embed token signer', () => {
     it(`makes a ${algorithm} JWS that jose verifies, with the claims and header as given`, async () => {
       const pair = await generateSigningKeyPair(algorithm);
       const claims = { sub: 'acme', tid: 7, name: 'Acme – Ünïcode', props: { seats: 250 }, iat: 1_700_000_000, exp: 4_000_000_000 };
-      const token = await signEmbedToken(
-        claims,
-        { kid: pair.kid, algorithm, privateKey: createPrivateKey(pair.privateKeyPem) },
-        'ugs-embed+jwt',
-      );
+      const token = signEmbedToken(claims, { kid: pair.kid, algorithm, privateKey: createPrivateKey(pair.privateKeyPem) }, 'ugs-embed+jwt');
       const publicKey = createPublicKey({ key: pair.publicJwk as JsonWebKey, format: 'jwk' });
       const { payload, protectedHeader } = await jwtVerify(token, publicKey, { algorithms: [algorithm] });
       assert.deepEqual(payload, claims);

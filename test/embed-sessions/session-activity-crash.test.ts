@@ -97,7 +97,9 @@ activityCrashSuite(
       async read(teamId, sessionId) {
         const db = new SqliteDatabase(join(dataDir, 'user-groups.sqlite'), { readonly: true, fileMustExist: true });
         try {
-          const { minted } = db.prepare('SELECT coalesce(sum(minted), 0) AS minted FROM session_activity WHERE team_id = ?').get(teamId) as {
+          const { minted } = db
+            .prepare('SELECT coalesce(sum(minted), 0) AS minted FROM session_activity WHERE team_id = ?')
+            .get(teamId) as {
             minted: number;
           };
           const revoked = db.prepare('SELECT 1 FROM embed_sessions WHERE session_id = ? AND revoked_at IS NOT NULL').get(sessionId);
