@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { ENVIRONMENTS, type Environment } from './environment.js';
 import { invalidRequest } from './errors.js';
 import type { SettingsStore } from './settings-store.js';
@@ -32,7 +32,7 @@ const MARK = Buffer.from('ugs-p1');
  * the sequences themselves anyway; it is kept from API callers only.
  */
 export class PositionSeal {
-  private key: Promise<Buffer> | undefined;
+  private key: Promise<KeyObject> | undefined;
 
   constructor(private readonly settings: Pick<SettingsStore, 'putSettingIfAbsent'>) {}
 
@@ -40,7 +40,7 @@ export class PositionSeal {
   async forEnvironment(environment: Environment): Promise<EnvironmentSeal> {
     this.key ??= this.settings
       .putSettingIfAbsent(POSITION_SEAL_SETTING, randomBytes(32).toString('base64url'))
-      .then((value) => Buffer.from(value, 'base64url'));
+      .then((value) => createSecretKey(Buffer.from(value, 'base64url')));
     // A failed read is tried again by the next request, not remembered.
     const key = await this.key.catch((error: unknown) => {
       this.key = undefined;
@@ -52,7 +52,7 @@ export class PositionSeal {
 
 export class EnvironmentSeal {
   constructor(
-    private readonly key: Buffer,
+    private readonly key: KeyObject,
     private readonly environmentCode: number,
   ) {}
 
