@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -188,5 +188,21 @@ async function runWrk(target: Target, options: { connections: number; durationSe
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Moves an embedded PostgreSQL (the postmaster in `dataDir`'s postmaster.pid
+ * and the processes it has started) to the load generator's core; backends it
+ * forks later inherit that. Says what it did, or why not.
+ */
+export async function pinToLoadCore(dataDir: string): Promise<string> {
+  try {
+    const postmaster = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+    const children = (await run('pgrep', ['-P', postmaster]).catch(() => ({ stdout: '' }))).stdout.split(/\s+/).filter(Boolean);
+    for (const pid of [postmaster, ...children]) await run('taskset', ['-a', '-p', '-c', LOAD_CORE, pid]);
+    return `pinned to core ${LOAD_CORE} with the load generator (${1 + children.length} processes), off the service's core`;
+  } catch (error) {
+    return `not pinned (${(error as Error).message})`;
   }
 }

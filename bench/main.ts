@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createDatabaseOn, startEmbeddedPostgres } from '../test/helpers/embedded-postgres.js';
 import { cpuPerRequest, formatTable, median, runBenchmark, runFrameworkFloor } from './benchmark.js';
 import { budgetFigures, budgetLines, formatBudgetTable } from './budgets.js';
-import { detectLoadGenerator } from './load-generator.js';
+import { detectLoadGenerator, pinToLoadCore } from './load-generator.js';
 import { formatEmbedTokenTable, runEmbedTokenBench, type EmbedTokenBench } from './embed-tokens.js';
 import { formatScaleTable, runScale } from './scale.js';
 import type { SigningAlgorithm } from '../src/signing-keys/signing-key.js';
@@ -51,6 +51,8 @@ const postgres = wanted.includes('postgres')
   : undefined;
 const generator = await detectLoadGenerator();
 console.error(`load: ${generator.description}`);
+// The database is another machine in production: pinned, it shares the load generator's core, never the service's.
+if (generator.pinned && postgres && 'dataDir' in postgres) console.error(`postgres: ${await pinToLoadCore(postgres.dataDir)}`);
 try {
   const databaseUrl = postgres && !process.env.DATABASE_URL ? (await createDatabaseOn(postgres.url, 'ugs_bench')).url : postgres?.url;
   const stores: { name: string; env: Record<string, string> }[] = [

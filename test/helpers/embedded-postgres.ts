@@ -26,6 +26,8 @@ export async function freePort(): Promise<number> {
 export interface EmbeddedServer {
   /** Superuser URL of the `postgres` database. */
   url: string;
+  /** The cluster's data directory (its postmaster.pid names the server process). */
+  dataDir: string;
   /** Stops the server and deletes its data. */
   stop(): Promise<void>;
   /** Stops the server, keeping its data (an outage). */
@@ -78,6 +80,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   let running = true;
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    dataDir: `${dir.path}/data`,
     async stop() {
       if (running) await server.stop();
       running = false;

@@ -83,7 +83,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
     schema: {
       summary: 'End an embed session',
       description:
-        "Ends one session at once (introspection answers inactive; the revocation feed lists it). Ending it again is not an error; an id unknown in the key's environment is 404. Read-write and embed keys. Audited.",
+        "Ends one session at once (introspection answers inactive; the revocation feed lists it). Ending a session that has ended already (ended before, expired, or its group deleted) is not an error and writes nothing; an id the key's environment never minted is 404. Read-write and embed keys. Audited.",
       tags: TAGS,
       params: SessionIdParams,
       response: {
