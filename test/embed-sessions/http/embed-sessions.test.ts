@@ -170,6 +170,41 @@ describe('POST /api/embed_sessions (mint)', () => {
     assertError(await mint(testing, { user_group_token: group.token }), 404, 'not_found');
   });
 
+  it('ends a session by id (200, then inactive, once in the feed), 404 for an id this environment never minted, 200 writing nothing for one whose group was deleted', async () => {
+    const end = (client: ApiClient, id: string) => client.call('DELETE', undefined, { path: `/api/embed_sessions/${id}` });
+    const introspect = async (token: string) => (await api.call('POST', { token }, { path: '/api/embed_sessions/introspect' })).json;
+    const feed = async () => (await api.call('GET', undefined, { path: '/api/embed_sessions/revocations?limit=1000' })).json.revocations;
+    const live = (await mint(api, { user_group_id: 'acme' })).json.embed_session;
+    const ended = (await mint(api, { user_group_id: 'acme' })).json.embed_session;
+    const before = (await feed()).length;
+    assert.equal((await end(api, ended.session_id)).status, 200);
+    assert.equal((await end(api, ended.session_id)).status, 200, 'again: not an error');
+    assert.deepEqual(await introspect(ended.token), { active: false });
+    assert.equal((await introspect(live.token)).active, true, 'only that session ended');
+    assert.deepEqual(
+      (await feed()).slice(before).map((r: { session_id: string }) => r.session_id),
+      [ended.session_id],
+    );
+
+    const altered = `${live.session_id.slice(0, -1)}${live.session_id.endsWith('A') ? 'B' : 'A'}`;
+    const testing = await server.client({ environment: 'Testing' });
+    for (const [client, id] of [
+      [api, altered],
+      [api, `es_${'A'.repeat(48)}`],
+      [testing, live.session_id],
+    ] as const) {
+      assertError(await end(client, id), 404, 'not_found');
+    }
+    assert.equal((await introspect(live.token)).active, true, 'a refused id ends nothing');
+
+    await api.getOrCreate({ user_group_id: 'short-lived', name: 'Short-lived' });
+    const orphan = (await mint(api, { user_group_id: 'short-lived' })).json.embed_session;
+    assert.equal((await api.call('DELETE', { user_group_id: 'short-lived' })).status, 200);
+    const afterDelete = (await feed()).length;
+    assert.equal((await end(api, orphan.session_id)).status, 200, 'its deletion ended it');
+    assert.equal((await feed()).length, afterDelete, 'nothing more to write');
+  });
+
   it('is refused to read-only keys (403) and to requests without a key (401)', async () => {
     const reader = await server.client({ access: 'read-only' });
     assertError(await mint(reader, { user_group_id: 'acme' }), 403, 'forbidden');
