@@ -52,7 +52,11 @@ const postgres = wanted.includes('postgres')
 const generator = await detectLoadGenerator();
 console.error(`load: ${generator.description}`);
 // The database is another machine in production: pinned, it shares the load generator's core, never the service's.
-if (generator.pinned && postgres && 'dataDir' in postgres) console.error(`postgres: ${await pinToLoadCore(postgres.dataDir)}`);
+const pgPlacement =
+  generator.pinned && postgres && 'dataDir' in postgres
+    ? `PostgreSQL ${await pinToLoadCore(postgres.dataDir)}`
+    : 'PostgreSQL unpinned (DATABASE_URL, or no pinning)';
+console.error(pgPlacement);
 try {
   const databaseUrl = postgres && !process.env.DATABASE_URL ? (await createDatabaseOn(postgres.url, 'ugs_bench')).url : postgres?.url;
   const stores: { name: string; env: Record<string, string> }[] = [
@@ -73,7 +77,7 @@ try {
     generator,
   });
   console.log(
-    `\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.workers} worker process(es) on each side, ${opts.duration}s runs, ${opts.pairs} pairs (the ratio is the median of the pairs' ratios, the rest medians of the runs); ${generator.description}; PostgreSQL unpinned\n`,
+    `\n${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${opts.connections} connections, ${opts.workers} worker process(es) on each side, ${opts.duration}s runs, ${opts.pairs} pairs (the ratio is the median of the pairs' ratios, the rest medians of the runs); ${generator.description}; ${pgPlacement}\n`,
   );
   console.log(formatTable(results));
   // The floor answers the bytes the service answered for hit, so it needs a hit run.
