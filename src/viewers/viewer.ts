@@ -45,7 +45,7 @@ export function checkViewer(viewer: Viewer): Viewer {
   return viewer;
 }
 
-/** The token's `props` for a viewer: the group's effective properties, an attribute replacing the property of its name, a null removing it. */
+/** A viewer's `props`: the group's effective properties, an attribute replacing the property of its name, a null removing it. */
 export function overlaidProperties(properties: Properties, attributes: Properties | undefined): Properties {
   if (attributes === undefined) return properties;
   // A Map and fromEntries, so that a name such as "__proto__" is a plain key like any other.
