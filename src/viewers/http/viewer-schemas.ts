@@ -39,6 +39,7 @@ export const RevokeViewerResponse = Type.Object({
     description: "Every session of the viewer minted up to this time's second ended; sessions minted after this answer work.",
   }),
 });
+export type RevokeViewerResponse = Static<typeof RevokeViewerResponse>;
 
 export const GroupViewersParams = Type.Object({ user_group_id: UserGroupId });
 export type GroupViewersParams = Static<typeof GroupViewersParams>;
@@ -67,3 +68,4 @@ export const GroupViewersResponse = Type.Object({
   viewers: Type.Array(ViewerItem),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as after for the next page; null on the last page.' }),
 });
+export type GroupViewersResponse = Static<typeof GroupViewersResponse>;
