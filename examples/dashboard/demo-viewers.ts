@@ -1,4 +1,4 @@
-import { UserGroupServiceError } from 'user-group-service/client';
+import { UserGroupClient } from 'user-group-service/client';
 
 /**
  * The people of the customer app, as its own user directory would hold them:
@@ -16,30 +16,10 @@ export function isDemoViewer(id: string): boolean {
 }
 
 /**
- * DELETE /api/viewers/{id}/sessions with the app's API key: every session of
- * the viewer ends, in every group of the key's environment. Failures throw
- * UserGroupServiceError, as the typed client's calls do.
+ * DELETE /api/viewers/{id}/sessions with the app's API key, through the typed
+ * client: every session of the viewer ends, in every group of the key's
+ * environment. Failures throw UserGroupServiceError.
  */
-export async function endViewerSessions(
-  serviceUrl: string,
-  apiKey: string,
-  viewerId: string,
-): Promise<{ viewerId: string; revokedAt: string }> {
-  const url = `${serviceUrl.replace(/\/+$/, '')}/api/viewers/${encodeURIComponent(viewerId)}/sessions`;
-  let answer: Response;
-  try {
-    answer = await fetch(url, { method: 'DELETE', headers: { authorization: `Token ${apiKey}`, accept: 'application/json' } });
-  } catch (error) {
-    throw new UserGroupServiceError(0, 'network_error', `Could not reach the service: ${(error as Error).message}`, undefined);
-  }
-  const body = (await answer.json().catch(() => ({}))) as {
-    viewer_id?: string;
-    revoked_at?: string;
-    error?: { code?: string; message?: string; request_id?: string };
-  };
-  if (answer.ok && body.viewer_id !== undefined && body.revoked_at !== undefined) {
-    return { viewerId: body.viewer_id, revokedAt: body.revoked_at };
-  }
-  const code = (body.error?.code ?? (answer.status >= 500 ? 'internal' : 'invalid_request')) as UserGroupServiceError['code'];
-  throw new UserGroupServiceError(answer.status, code, body.error?.message ?? `HTTP ${answer.status}`, body.error?.request_id);
+export function endViewerSessions(serviceUrl: string, apiKey: string, viewerId: string): Promise<{ viewerId: string; revokedAt: string }> {
+  return new UserGroupClient({ baseUrl: serviceUrl, apiKey, retries: 0 }).revokeViewerSessions(viewerId);
 }
