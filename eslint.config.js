@@ -17,6 +17,7 @@ const CONCEPTS = [
   'signing-keys',
   'transfer',
   'user-groups',
+  'viewers',
   'webhooks',
 ];
 const CONCEPT_CORE = `src/{${CONCEPTS.join(',')}}/*.ts`;

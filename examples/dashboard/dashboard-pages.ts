@@ -7,42 +7,49 @@ import { escapeHtml, htmlPage } from './html-response.js';
 const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
 const formatCents = (cents: number) => money.format(cents / 100);
 
-export function ordersPage(claims: EmbedClaims, view: OrdersView): string {
+/** The orders page; its script asks every sessionCheckMs whether the session still holds (session-watch.ts). */
+export function ordersPage(claims: EmbedClaims, view: OrdersView, sessionCheckMs: number): string {
   const region = escapeHtml(String(claims.props['region']));
+  const scope = view.salesRep === null ? `in ${region}` : `of sales rep ${escapeHtml(view.salesRep)} in ${region}`;
+  const viewer = claims.vid === undefined ? '' : `, viewer <strong>${escapeHtml(claims.vid)}</strong>`;
   const rows = view.rows
     .map(
       (row) => `<tr>
 <th scope="row">${row.id}</th>
 <td>${escapeHtml(row.ordered_on)}</td>
 <td>${escapeHtml(row.region)}</td>
+<td>${escapeHtml(row.sales_rep)}</td>
 <td>${escapeHtml(row.customer)}</td>
 <td>${escapeHtml(row.product)}</td>
 <td class="amount">${formatCents(row.amount_cents)}</td>
 </tr>`,
     )
     .join('\n');
-  const body = rows === '' ? '<tr><td colspan="6">No orders in this region.</td></tr>' : rows;
+  const body = rows === '' ? `<tr><td colspan="7">No orders ${scope}.</td></tr>` : rows;
   return htmlPage(
     `Orders, ${claims.props['region']}: ${claims.name}`,
-    `<h1>Orders in ${region}</h1>
-<p>Viewing as <strong>${escapeHtml(claims.name)}</strong> (user group ${escapeHtml(claims.sub)}).
+    `<h1>Orders ${scope}</h1>
+<p>Viewing as <strong>${escapeHtml(claims.name)}</strong> (user group ${escapeHtml(claims.sub)}${viewer}).
 ${view.totals.orders} orders, ${formatCents(view.totals.revenue_cents)} in total.</p>
 <table>
-<caption>Orders in region ${region}, oldest first</caption>
+<caption>Orders ${view.salesRep === null ? '' : `of sales rep ${escapeHtml(view.salesRep)} `}in region ${region}, oldest first</caption>
 <thead>
-<tr><th scope="col">Order</th><th scope="col">Date</th><th scope="col">Region</th><th scope="col">Customer</th><th scope="col">Product</th><th scope="col" class="amount">Amount</th></tr>
+<tr><th scope="col">Order</th><th scope="col">Date</th><th scope="col">Region</th><th scope="col">Sales rep</th><th scope="col">Customer</th><th scope="col">Product</th><th scope="col" class="amount">Amount</th></tr>
 </thead>
 <tbody>
 ${body}
 </tbody>
-</table>`,
+</table>
+<script src="/session-watch.js" data-check-ms="${sessionCheckMs}"></script>`,
   );
 }
 
 /** A revoked or expired session: the viewer reloads the page that embeds the dashboard, whose backend mints a new one. */
 export function sessionEndedPage(reason: 'revoked' | 'expired'): string {
   const why =
-    reason === 'revoked' ? 'It was ended (the group’s token was rotated, the group deleted, or the session revoked).' : 'It expired.';
+    reason === 'revoked'
+      ? 'It was ended (the group’s token was rotated, the group deleted, the session revoked, or its viewer’s sessions ended).'
+      : 'It expired.';
   return htmlPage(
     'Session ended',
     `<h1>This session has ended</h1>\n<p role="status">${why} Reload the page that showed this dashboard to start a new session.</p>`,

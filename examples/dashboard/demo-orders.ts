@@ -4,14 +4,18 @@ import { bindProperties, type BindableClaims } from 'user-group-service/embed';
 import SqliteDatabase from 'better-sqlite3';
 
 /**
- * The demo dataset, orders across regions, in an in-memory SQLite database,
- * and the dashboard's queries. The queries are written the way a dashboard
- * author writes them, with {{ region }}; bindProperties turns each into
- * parameterised SQL with the viewing group's value, so a group sees its
- * region's rows and nothing it writes in its properties can change the SQL.
+ * The demo dataset, orders across regions, each won by a sales rep, in an
+ * in-memory SQLite database, and the dashboard's queries. The queries are
+ * written the way a dashboard author writes them, with {{ region }} and
+ * {{ sales_rep }}; bindProperties turns each into parameterised SQL with the
+ * session's values, so a group sees its region's rows, a viewer whose
+ * attributes carry a sales_rep only that rep's among them, and nothing
+ * written in properties or attributes can change the SQL.
  */
 
 export const REGIONS = ['eu', 'us', 'apac'] as const;
+/** Every region has orders of each rep: the demo's viewers "ana" and "ben", and "cleo", whom no demo viewer is. */
+export const SALES_REPS = ['ana', 'ben', 'cleo'] as const;
 const CUSTOMERS: Record<(typeof REGIONS)[number], string[]> = {
   eu: ['Brightwell GmbH', 'Nordlys AS', 'Maison Caron', 'Vela Logistica'],
   us: ['Redwood Supply', 'Lakeshore Foods', 'Mesa Outfitters', 'Harbor & Pine'],
@@ -19,26 +23,30 @@ const CUSTOMERS: Record<(typeof REGIONS)[number], string[]> = {
 };
 const PRODUCTS = ['Starter plan', 'Team plan', 'Enterprise plan', 'Extra seats', 'Support pack'];
 
-const ROWS_QUERY = `
-  SELECT id, ordered_on, region, customer, product, amount_cents
-  FROM orders
-  WHERE region = {{ region }}
-  ORDER BY ordered_on, id`;
-const TOTALS_QUERY = `
-  SELECT count(*) AS orders, coalesce(sum(amount_cents), 0) AS revenue_cents
-  FROM orders
-  WHERE region = {{ region }}`;
+const ROWS = 'SELECT id, ordered_on, region, sales_rep, customer, product, amount_cents FROM orders';
+const TOTALS = 'SELECT count(*) AS orders, coalesce(sum(amount_cents), 0) AS revenue_cents FROM orders';
+const GROUP_FILTER = 'WHERE region = {{ region }}';
+const REP_FILTER = `${GROUP_FILTER} AND sales_rep = {{ sales_rep }}`;
+const ORDER = 'ORDER BY ordered_on, id';
+/** The queries of a whole group's sessions, and of sessions whose props carry a sales_rep (a viewer's attribute, say). */
+const QUERIES = {
+  group: { rows: `${ROWS} ${GROUP_FILTER} ${ORDER}`, totals: `${TOTALS} ${GROUP_FILTER}` },
+  rep: { rows: `${ROWS} ${REP_FILTER} ${ORDER}`, totals: `${TOTALS} ${REP_FILTER}` },
+};
 
 export interface OrderRow {
   id: number;
   ordered_on: string;
   region: string;
+  sales_rep: string;
   customer: string;
   product: string;
   amount_cents: number;
 }
 
 export interface OrdersView {
+  /** The rep the rows are narrowed to, when the session's props carry one; null: all of the group's region. */
+  salesRep: string | null;
   rows: OrderRow[];
   totals: { orders: number; revenue_cents: number };
 }
@@ -55,17 +63,22 @@ export function openDemoOrders(): DemoOrders {
     id INTEGER PRIMARY KEY,
     ordered_on TEXT NOT NULL,
     region TEXT NOT NULL,
+    sales_rep TEXT NOT NULL,
     customer TEXT NOT NULL,
     product TEXT NOT NULL,
     amount_cents INTEGER NOT NULL
   )`);
-  const insert = db.prepare('INSERT INTO orders (id, ordered_on, region, customer, product, amount_cents) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO orders (id, ordered_on, region, sales_rep, customer, product, amount_cents) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   db.transaction(() => {
-    // 36 orders, 12 per region, the same on every start.
+    // 36 orders, 12 per region, 4 of each rep in every region, the same on every start.
     for (let id = 1; id <= 36; id++) {
       const region = REGIONS[id % REGIONS.length]!;
+      const salesRep = SALES_REPS[Math.floor(id / REGIONS.length) % SALES_REPS.length]!;
       const orderedOn = new Date(Date.UTC(2026, 0, 1 + id * 5)).toISOString().slice(0, 10);
-      insert.run(id, orderedOn, region, CUSTOMERS[region][id % 4]!, PRODUCTS[id % PRODUCTS.length]!, 4_900 + ((id * 7_919) % 95_000));
+      const amount = 4_900 + ((id * 7_919) % 95_000);
+      insert.run(id, orderedOn, region, salesRep, CUSTOMERS[region][id % 4]!, PRODUCTS[id % PRODUCTS.length]!, amount);
     }
   })();
   const run = <T>(sql: string, claims: BindableClaims, one: boolean): T => {
@@ -75,7 +88,15 @@ export function openDemoOrders(): DemoOrders {
   };
   return {
     viewFor(claims) {
-      return { rows: run<OrderRow[]>(ROWS_QUERY, claims, false), totals: run<OrdersView['totals']>(TOTALS_QUERY, claims, true) };
+      // The narrower queries only where the session names a rep; their {{ sales_rep }} is bound like any property, so a rep's
+      // name is a value and never SQL. A session without one is the group's own (its admin, say): the whole region.
+      const salesRep = Object.hasOwn(claims.props, 'sales_rep') ? claims.props['sales_rep'] : undefined;
+      const queries = salesRep === undefined ? QUERIES.group : QUERIES.rep;
+      return {
+        salesRep: salesRep === undefined ? null : String(salesRep),
+        rows: run<OrderRow[]>(queries.rows, claims, false),
+        totals: run<OrdersView['totals']>(queries.totals, claims, true),
+      };
     },
     close() {
       db.close();

@@ -4,18 +4,20 @@ import { EmbedTokenError } from 'user-group-service/embed';
 /**
  * The dashboard's Content-Security-Policy, whose frame-ancestors lets only
  * the session's origins (its `org` claim) frame it, and nobody when the
- * session names none. It also forbids every script and any style but the
- * dashboard's own stylesheet.
+ * session names none. It also forbids any style but the dashboard's own
+ * stylesheet, and every script but, where `watch` is set (the orders page),
+ * its own session-watch.js and that script's requests to the dashboard.
  */
 
 /** Only what the service accepts in `origins`: a scheme, a host and a port, nothing that could end the directive. */
 const ORIGIN = /^https:\/\/[a-z0-9.-]+(?::\d{1,5})?$|^http:\/\/localhost(?::\d{1,5})?$/;
 
-export function dashboardCsp(origins: readonly string[] | undefined): string {
+export function dashboardCsp(origins: readonly string[] | undefined, { watch = false }: { watch?: boolean } = {}): string {
   const allowed = (origins ?? []).filter((origin) => ORIGIN.test(origin));
   return [
     "default-src 'none'",
     "style-src 'self'",
+    ...(watch ? ["script-src 'self'", "connect-src 'self'"] : []),
     "base-uri 'none'",
     "form-action 'none'",
     `frame-ancestors ${allowed.length > 0 ? allowed.join(' ') : "'none'"}`,

@@ -43,13 +43,15 @@ export function sendPage(res: ServerResponse, status: number, html: string, csp:
 }
 
 export function sendStylesheet(res: ServerResponse, css: string): void {
-  res
-    .writeHead(200, {
-      'content-type': 'text/css; charset=utf-8',
-      'cache-control': 'public, max-age=300',
-      'x-content-type-options': 'nosniff',
-    })
-    .end(css);
+  sendAsset(res, 'text/css; charset=utf-8', css);
+}
+
+export function sendScript(res: ServerResponse, js: string): void {
+  sendAsset(res, 'text/javascript; charset=utf-8', js);
+}
+
+function sendAsset(res: ServerResponse, type: string, body: string): void {
+  res.writeHead(200, { 'content-type': type, 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' }).end(body);
 }
 
 export function sendNotFound(res: ServerResponse): void {

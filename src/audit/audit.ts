@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
   'embed_session.revoked',
+  'viewer.sessions_revoked',
   'webhook.created',
   'webhook.deleted',
   'webhook.secret_rotated',
@@ -42,6 +43,8 @@ export interface AuditRecord {
   clientAddress: string | null;
   /** For webhook events, the webhook concerned; absent otherwise. */
   webhookId?: string | null;
+  /** For viewer events, the viewer concerned; absent otherwise. */
+  viewerId?: string | null;
 }
 
 /** Who made a change, from where, and which fields it set: what the domain hands the store with every write. */

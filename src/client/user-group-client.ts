@@ -19,6 +19,7 @@ import type {
   WebhookResponse,
   WebhookWithSecretResponse,
 } from '../webhooks/http/webhook-schemas.js';
+import type { GroupViewersResponse, RevokeViewerResponse } from '../viewers/http/viewer-schemas.js';
 import { UserGroupServiceError } from './client-error.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
@@ -44,7 +45,25 @@ export type UserGroupWithLineage = GetResponse['user_group'];
 export type EmbedSession = MintResponse['embed_session'];
 export type EmbedSessionRequest = MintBody;
 export type EmbedIntrospection = IntrospectResponse;
+/** One page of the revocation feed; an entry with `viewer_id` (and `user_group_id` null) ended that viewer's sessions in every group. */
 export type EmbedRevocationPage = Omit<RevocationsResponse, 'success'>;
+/** What `revokeViewerSessions` answers: every session of the viewer minted up to `revokedAt`'s second ended. */
+export interface ViewerRevocation {
+  viewerId: string;
+  revokedAt: string;
+}
+/** A viewer seen in a group's sessions: when first and last, and how many sessions named them there. */
+export interface GroupViewer {
+  viewerId: string;
+  firstSeenAt: string;
+  lastSeenAt: string;
+  sessions: number;
+}
+export interface GroupViewerPage {
+  viewers: GroupViewer[];
+  /** Pass as `after` for the next page; null on the last. */
+  nextCursor: string | null;
+}
 /** One event of the outbox: `id` (what a consumer deduplicates on), `type`, `timestamp`, `data`. */
 export type ServiceEvent = EventItem;
 export type EventPage = Omit<EventsResponse, 'success'>;
@@ -127,7 +146,8 @@ export class UserGroupClient {
     } while (cursor !== null);
   }
 
-  /** POST /api/embed_sessions: a short-lived signed embed token for a group, to hand to the browser. */
+  /** POST /api/embed_sessions: a short-lived signed embed token for a group, to hand to the browser. With `viewer`, the token names
+   * that person (`vid`) and its `props` carry their attributes over the group's properties. */
   async mintEmbedSession(input: EmbedSessionRequest): Promise<EmbedSession> {
     return (await this.call<MintResponse>('POST', '/api/embed_sessions', input)).embed_session;
   }
@@ -150,6 +170,31 @@ export class UserGroupClient {
       `/api/embed_sessions/revocations?${pageQuery(options)}`,
     );
     return { environment, revocations, next_cursor };
+  }
+
+  /** DELETE /api/viewers/{id}/sessions: ends every session of the viewer in every group of the key's environment; resolves once sessions
+   * minted from then on work. */
+  async revokeViewerSessions(viewerId: string): Promise<ViewerRevocation> {
+    const answer = await this.call<RevokeViewerResponse>('DELETE', `/api/viewers/${encodeURIComponent(viewerId)}/sessions`);
+    return { viewerId: answer.viewer_id, revokedAt: answer.revoked_at };
+  }
+
+  /** GET /api/user_groups/{id}/viewers: one page of the group's viewers, most recently seen first; the counts lag the mints by up to
+   * the service's activity flush interval (5 s by default). */
+  async listViewers(userGroupId: string, options: { after?: string; limit?: number } = {}): Promise<GroupViewerPage> {
+    const answer = await this.call<GroupViewersResponse>(
+      'GET',
+      `/api/user_groups/${encodeURIComponent(userGroupId)}/viewers?${pageQuery(options)}`,
+    );
+    return {
+      viewers: answer.viewers.map((v) => ({
+        viewerId: v.viewer_id,
+        firstSeenAt: v.first_seen_at,
+        lastSeenAt: v.last_seen_at,
+        sessions: v.sessions,
+      })),
+      nextCursor: answer.next_cursor,
+    };
   }
 
   /** GET /api/events: the environment's events after `after` (a next_cursor; omitted: the oldest kept), in commit order. */

@@ -13,6 +13,7 @@ import {
 } from './embed-session.js';
 import type { SessionActivity } from './session-activity.js';
 import type { SessionIds } from './session-id.js';
+import { checkViewer, overlaidProperties } from '../viewers/viewer.js';
 import type { EmbedSessionStore } from './embed-session-store.js';
 import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
@@ -85,6 +86,7 @@ export class EmbedSessionService {
       );
     }
     const origins = request.origins === undefined ? undefined : checkOrigins(request.origins);
+    const viewer = request.viewer === undefined ? undefined : checkViewer(request.viewer);
     const { ancestors, properties, mapping } = await this.inherited(group);
     const descendants = request.includeDescendants ? await this.descendantIds(group) : undefined;
     const now = this.now();
@@ -101,7 +103,7 @@ export class EmbedSessionService {
       tid: group.teamId,
       name: group.name,
       map: mapping ?? {},
-      props: properties ?? {},
+      props: overlaidProperties(properties ?? {}, viewer?.attributes),
       tv: tokenVersion,
       jti: sessionId,
       iat,
@@ -110,12 +112,13 @@ export class EmbedSessionService {
       ...(origins === undefined ? {} : { org: origins }),
       anc: ancestors,
       ...(descendants === undefined ? {} : { desc: descendants }),
+      ...(viewer === undefined ? {} : { vid: viewer.id }),
     };
     const key = this.deps.signingKeys[group.environment].active();
     const token = signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
     // Nothing is stored: the id proves itself when the session is ended early, and the count is written with others.
-    this.deps.activity.record(group.environment, group.teamId, now);
+    this.deps.activity.record(group.environment, group.teamId, now, viewer?.id);
     return { token, sessionId, expiresAt, userGroupId: group.providedId, teamId: group.teamId };
   }
 
@@ -180,10 +183,13 @@ export class EmbedSessionService {
     if (claims === null || claims.env !== principal.environment) return { active: false };
     const opened = (await this.deps.sessionIds.forEnvironment(principal.environment)).open(claims.jti);
     if (opened.kind === 'unknown') return { active: false };
-    const [session, group] = await Promise.all([
+    const [session, group, viewerCutoff] = await Promise.all([
       this.sessions.findEmbedSession(principal.environment, claims.jti),
       this.groups.findUserGroup(principal.environment, claims.sub),
+      claims.vid === undefined ? null : this.sessions.latestViewerRevocation(principal.environment, claims.vid, this.now().toISOString()),
     ]);
+    // A viewer's revocation covers the sessions minted up to the end of its second (iat is in whole seconds).
+    if (viewerCutoff !== null && claims.iat <= Math.floor(Date.parse(viewerCutoff) / 1000)) return { active: false };
     // A stored row means ended early, but for the ids minted before they checked themselves, whose row had to exist.
     if (session === null ? opened.kind === 'stored' : session.revokedAt !== null) return { active: false };
     if (group === null || tokenVersionOf(group.tokenHash) !== claims.tv) return { active: false };
@@ -216,7 +222,10 @@ export class EmbedSessionService {
         currentDate: this.now(),
         requiredClaims: ['sub', 'jti', 'exp', 'iat'],
       });
-      return typeof payload.jti === 'string' && typeof payload.sub === 'string' && typeof payload['tv'] === 'string'
+      return typeof payload.jti === 'string' &&
+        typeof payload.sub === 'string' &&
+        typeof payload['tv'] === 'string' &&
+        (payload['vid'] === undefined || typeof payload['vid'] === 'string')
         ? (payload as unknown as EmbedClaims)
         : null;
     } catch {

@@ -2,6 +2,7 @@ import type { AuditContext } from '../audit/audit.js';
 import type { EmbedRevocation, EmbedSessionRecord } from './embed-session.js';
 import type { SessionActivityBatch, SessionActivityCount, SessionActivitySink } from './session-activity.js';
 import type { Environment } from '../kernel/environment.js';
+import type { ViewerStore } from '../viewers/viewer-store.js';
 
 /**
  * The storage EmbedSessionService needs: a port, implemented in src/store for
@@ -10,7 +11,7 @@ import type { Environment } from '../kernel/environment.js';
  * a session is stored only when it is ended early. Rotating or deleting a
  * group appends its revocation in the same transaction (see UserGroupStore).
  */
-export interface EmbedSessionStore extends SessionActivitySink {
+export interface EmbedSessionStore extends SessionActivitySink, ViewerStore {
   /**
    * A stored session: one ended early, or one minted before session ids
    * checked themselves (those were stored at mint).

@@ -3,6 +3,7 @@ import type { Environment } from '../kernel/environment.js';
 import { invalidRequest } from '../kernel/errors.js';
 import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../signing-keys/signing-key.js';
 import type { Mapping, Properties, UserGroupRecord } from '../user-groups/user-group.js';
+import type { Viewer } from '../viewers/viewer.js';
 
 export const EMBED_LIMITS = {
   expiresInMin: 60,
@@ -28,6 +29,8 @@ export interface EmbedSessionRequest {
   origins?: string[];
   /** Adds the group's descendants' ids (claim desc). */
   includeDescendants?: boolean;
+  /** Who views (claim vid); their attributes overlay the group's properties. */
+  viewer?: Viewer;
 }
 
 /**
@@ -47,20 +50,24 @@ export interface EmbedSessionRecord {
   revokedAt: string | null;
 }
 
-export const REVOCATION_REASONS = ['session_revoked', 'token_rotated', 'user_group_deleted'] as const;
+export const REVOCATION_REASONS = ['session_revoked', 'token_rotated', 'user_group_deleted', 'viewer_revoked'] as const;
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
 
 /**
- * One entry of the revocation feed: either one session (`sessionId`), or
- * every session of a group minted under one of its tokens (`tokenVersion`).
+ * One entry of the revocation feed: one session (`sessionId`), every session
+ * of a group minted under one of its tokens (`tokenVersion`), or every
+ * session of a viewer minted up to the second of `revokedAt` (`viewerId`; no
+ * group: the viewer's sessions end in every group).
  */
 export interface EmbedRevocation {
   /** Position in the environment's feed; only grows. */
   sequence: number;
   environment: Environment;
   sessionId: string | null;
-  providedId: string;
+  /** The group, except for a viewer's entry. */
+  providedId: string | null;
   tokenVersion: string | null;
+  viewerId: string | null;
   reason: RevocationReason;
   revokedAt: string;
   /** After this no token the entry covers can still be live: the store may forget it. */
@@ -89,6 +96,8 @@ export interface EmbedClaims {
   anc: string[];
   /** The descendants' ids, when the session was minted with include_descendants. */
   desc?: string[];
+  /** The viewer's id, when the session was minted for one. */
+  vid?: string;
 }
 
 /**
@@ -111,6 +120,7 @@ export function groupRevocation(
     sessionId: null,
     providedId: record.providedId,
     tokenVersion: tokenVersionOf(record.tokenHash),
+    viewerId: null,
     reason,
     revokedAt: at,
     expiresAt: secondsAfter(at, MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS),
@@ -123,9 +133,28 @@ export function sessionRevocation(session: EmbedSessionRecord, at: string): NewE
     sessionId: session.sessionId,
     providedId: session.providedId,
     tokenVersion: null,
+    viewerId: null,
     reason: 'session_revoked',
     revokedAt: at,
     expiresAt: secondsAfter(session.expiresAt, CLOCK_TOLERANCE_SECONDS),
+  };
+}
+
+/**
+ * The entry that ends every session of a viewer minted up to the second of
+ * `at` (a token's `iat` is in whole seconds): kept as long as such a session
+ * can live.
+ */
+export function viewerRevocation(environment: Environment, viewerId: string, at: string): NewEmbedRevocation {
+  return {
+    environment,
+    sessionId: null,
+    providedId: null,
+    tokenVersion: null,
+    viewerId,
+    reason: 'viewer_revoked',
+    revokedAt: at,
+    expiresAt: secondsAfter(at, MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Environment } from '../kernel/environment.js';
+import type { ViewerActivity } from '../viewers/viewer.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -15,6 +16,8 @@ export interface SessionActivityCount {
 export interface SessionActivityBatch {
   batchId: string;
   counts: SessionActivityCount[];
+  /** The viewers seen, per group: first and last seen in this batch, and their sessions in it. */
+  viewers: ViewerActivity[];
 }
 
 /**
@@ -27,13 +30,26 @@ export interface SessionActivityBatch {
  */
 export class SessionActivityCounter {
   private pending = new Map<string, SessionActivityCount>();
+  private viewers = new Map<string, ViewerActivity>();
 
-  record(environment: Environment, teamId: number, at: Date): void {
+  record(environment: Environment, teamId: number, at: Date, viewerId?: string): void {
     const hour = Math.floor(at.getTime() / HOUR_MS);
     const key = `${environment}\u0000${teamId}\u0000${hour}`;
     const count = this.pending.get(key);
     if (count) count.minted++;
     else this.pending.set(key, { environment, teamId, hourStart: new Date(hour * HOUR_MS).toISOString(), minted: 1 });
+    if (viewerId !== undefined) this.recordViewer(environment, teamId, at.toISOString(), viewerId);
+  }
+
+  private recordViewer(environment: Environment, teamId: number, at: string, viewerId: string): void {
+    const key = `${environment}\u0000${teamId}\u0000${viewerId}`;
+    const seen = this.viewers.get(key);
+    if (!seen) this.viewers.set(key, { environment, teamId, viewerId, firstSeenAt: at, lastSeenAt: at, sessions: 1 });
+    else {
+      seen.sessions++;
+      if (at > seen.lastSeenAt) seen.lastSeenAt = at;
+      if (at < seen.firstSeenAt) seen.firstSeenAt = at;
+    }
   }
 
   get size(): number {
@@ -41,10 +57,11 @@ export class SessionActivityCounter {
   }
 
   /** Everything counted so far; counting starts again from zero. */
-  take(): SessionActivityCount[] {
-    const counts = [...this.pending.values()];
+  take(): { counts: SessionActivityCount[]; viewers: ViewerActivity[] } {
+    const taken = { counts: [...this.pending.values()], viewers: [...this.viewers.values()] };
     this.pending = new Map();
-    return counts;
+    this.viewers = new Map();
+    return taken;
   }
 }
 
@@ -70,8 +87,8 @@ export class SessionActivity {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  record(environment: Environment, teamId: number, at: Date): void {
-    this.counter.record(environment, teamId, at);
+  record(environment: Environment, teamId: number, at: Date, viewerId?: string): void {
+    this.counter.record(environment, teamId, at, viewerId);
   }
 
   /** Writes what was counted; one flush at a time (a second call waits for the first, then flushes what came since). */
@@ -91,7 +108,7 @@ export class SessionActivity {
       this.unsent = undefined;
     }
     if (this.counter.size === 0) return;
-    this.unsent = { batchId: this.newBatchId(), counts: this.counter.take() };
+    this.unsent = { batchId: this.newBatchId(), ...this.counter.take() };
     await this.sink.addSessionActivity(this.unsent, this.now().toISOString());
     this.unsent = undefined;
   }

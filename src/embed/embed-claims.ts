@@ -32,6 +32,8 @@ export interface EmbedClaims {
   readonly anc?: readonly string[];
   /** Descendant group ids, when the group sits in a hierarchy. */
   readonly desc?: readonly string[];
+  /** The viewer's id, when the session was minted for one (its attributes are already in props). */
+  readonly vid?: string;
 }
 
 type Payload = Record<string, unknown>;
@@ -81,7 +83,7 @@ export function parseEmbedClaims(payload: Payload): EmbedClaims {
     throw invalid('map', 'an object of strings');
   }
   if (!isPlainObject(payload.props)) throw invalid('props', 'an object');
-  optional(payload, 'dsh', (v) => typeof v === 'string', 'a string');
+  for (const claim of ['dsh', 'vid']) optional(payload, claim, (v) => typeof v === 'string', 'a string');
   for (const claim of ['org', 'anc', 'desc']) optional(payload, claim, isStringArray, 'an array of strings');
   return deepFreeze(payload) as unknown as EmbedClaims;
 }

@@ -39,6 +39,7 @@ const DISABLED_FEED: RevocationFeedStatus = {
   lastErrorAt: null,
   revokedSessions: 0,
   revokedTokenVersions: 0,
+  revokedViewers: 0,
   stale: false,
   apiKeyRefused: false,
 };
@@ -87,7 +88,7 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
       throw expired(entry.claims.exp);
     }
     checkEnvironment(entry.claims.env);
-    if (feed?.list.isRevoked(entry.claims.jti, entry.versionKey))
+    if (feed?.list.isRevoked(entry.claims.jti, entry.versionKey, entry.claims.vid, entry.claims.iat))
       throw new EmbedTokenError('token_revoked', 'the embed session was revoked');
     return entry.claims;
   }

@@ -16,6 +16,8 @@ export interface RevocationFeedStatus {
   /** Entries held: sessions revoked one by one, and (group, token version) pairs revoked by a rotation or deletion. */
   readonly revokedSessions: number;
   readonly revokedTokenVersions: number;
+  /** Viewers whose sessions were ended (DELETE /api/viewers/{id}/sessions). */
+  readonly revokedViewers: number;
   /** Whether verify() refuses every token (revocations_unavailable): the feed was never read, or not within maxRevocationStalenessMs. */
   readonly stale: boolean;
   /** Whether the feed's last answer to a poll was 401 or 403: the API key is wrong or revoked (cleared by the next successful read). */
@@ -31,6 +33,8 @@ interface WireRevocation {
   session_id?: unknown;
   user_group_id?: unknown;
   token_version?: unknown;
+  viewer_id?: unknown;
+  revoked_at?: unknown;
   expires_at?: unknown;
 }
 
@@ -86,6 +90,7 @@ export class RevocationFeed {
       lastErrorAt: this.lastErrorAt === undefined ? null : new Date(this.lastErrorAt),
       revokedSessions: this.list.revokedSessions,
       revokedTokenVersions: this.list.revokedTokenVersions,
+      revokedViewers: this.list.revokedViewers,
       stale: this.unavailable(Date.now()) !== undefined,
       apiKeyRefused: this.keyRefusal !== undefined,
     };
@@ -189,6 +194,11 @@ export class RevocationFeed {
     }
     if (typeof entry.user_group_id === 'string' && typeof entry.token_version === 'string') {
       this.list.revokeTokenVersion(entry.user_group_id, entry.token_version, expiresAtMs);
+      return true;
+    }
+    const revokedAtMs = typeof entry.revoked_at === 'string' ? Date.parse(entry.revoked_at) : Number.NaN;
+    if (typeof entry.viewer_id === 'string' && !Number.isNaN(revokedAtMs)) {
+      this.list.revokeViewer(entry.viewer_id, Math.floor(revokedAtMs / 1000), expiresAtMs);
       return true;
     }
     return false;

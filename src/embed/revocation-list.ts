@@ -7,6 +7,8 @@ export class RevocationList {
   private readonly sessions = new Map<string, number>();
   /** versionKey(sub, tv) -> expires_at (ms). */
   private readonly versions = new Map<string, number>();
+  /** vid -> the latest revocation's second (tokens with an iat up to it are revoked) and when the entry expires (ms). */
+  private readonly viewers = new Map<string, { upToIat: number; expiresAtMs: number }>();
 
   get revokedSessions(): number {
     return this.sessions.size;
@@ -14,6 +16,10 @@ export class RevocationList {
 
   get revokedTokenVersions(): number {
     return this.versions.size;
+  }
+
+  get revokedViewers(): number {
+    return this.viewers.size;
   }
 
   revokeSession(jti: string, expiresAtMs: number): void {
@@ -25,8 +31,20 @@ export class RevocationList {
     this.versions.set(key, Math.max(expiresAtMs, this.versions.get(key) ?? 0));
   }
 
-  isRevoked(jti: string, key: string): boolean {
-    return this.sessions.has(jti) || this.versions.has(key);
+  /** Every session of the viewer with an iat up to `upToIat` (the revocation's second), in every group. */
+  revokeViewer(vid: string, upToIat: number, expiresAtMs: number): void {
+    const known = this.viewers.get(vid);
+    this.viewers.set(vid, {
+      upToIat: Math.max(upToIat, known?.upToIat ?? -Infinity),
+      expiresAtMs: Math.max(expiresAtMs, known?.expiresAtMs ?? 0),
+    });
+  }
+
+  isRevoked(jti: string, key: string, vid?: string, iat?: number): boolean {
+    if (this.sessions.has(jti) || this.versions.has(key)) return true;
+    if (vid === undefined || iat === undefined) return false;
+    const viewer = this.viewers.get(vid);
+    return viewer !== undefined && iat <= viewer.upToIat;
   }
 
   /** Forgets the entries whose tokens have all expired. */
@@ -34,6 +52,7 @@ export class RevocationList {
     for (const map of [this.sessions, this.versions]) {
       for (const [key, expiresAtMs] of map) if (expiresAtMs <= nowMs) map.delete(key);
     }
+    for (const [vid, { expiresAtMs }] of this.viewers) if (expiresAtMs <= nowMs) this.viewers.delete(vid);
   }
 }
 

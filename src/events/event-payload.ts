@@ -11,6 +11,8 @@ export interface EventSubject {
   providedId: string | null;
   /** For webhook events, the webhook concerned. */
   webhookId?: string | null;
+  /** For viewer events, the viewer concerned. */
+  viewerId?: string | null;
 }
 
 /**
@@ -22,6 +24,10 @@ export function eventData(type: EventType, subject: EventSubject, change: { keyI
   const data: EventData = { api_environment_tag: subject.environment };
   if (type.startsWith('webhook.')) {
     if (subject.webhookId) data.webhook_id = subject.webhookId;
+    return data;
+  }
+  if (type.startsWith('viewer.')) {
+    if (subject.viewerId) data.viewer_id = subject.viewerId;
     return data;
   }
   if (type.startsWith('api_key.')) {

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'user_group.deleted',
   'user_group.moved',
   'embed_session.revoked',
+  'viewer.sessions_revoked',
   'api_key.created',
   'api_key.revoked',
   'signing_key.rotated',
@@ -34,6 +35,8 @@ export interface EventData {
   team_id?: number;
   api_key_id?: string;
   webhook_id?: string;
+  /** viewer.sessions_revoked: the viewer whose sessions ended. */
+  viewer_id?: string;
   changed?: string[];
   /** signing_key.rotated: the new key's `kid`, and when it starts signing (until then the previous key signs). */
   signing_key_id?: string;

@@ -36,6 +36,8 @@ export interface ChangeSubject {
   teamId: number | null;
   providedId: string | null;
   webhookId?: string | null;
+  /** A viewer's change (viewer.sessions_revoked) concerns no group. */
+  viewerId?: string | null;
 }
 
 /**
@@ -59,6 +61,7 @@ export function auditedChange(
     fields: audit.fields,
     clientAddress: audit.clientAddress ?? null,
     webhookId: subject.webhookId ?? null,
+    ...(subject.viewerId ? { viewerId: subject.viewerId } : {}),
   };
   const data = eventData(action, subject, audit);
   return { audit: [record], events: [{ id: newEventId(), environment: subject.environment, type: action, at, data }], revocations: [] };

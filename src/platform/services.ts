@@ -13,6 +13,7 @@ import type { StoreHealth } from '../kernel/store-health.js';
 import { EmbedSessionService } from '../embed-sessions/embed-session-service.js';
 import { SessionActivity } from '../embed-sessions/session-activity.js';
 import { SessionIds } from '../embed-sessions/session-id.js';
+import { ViewerService } from '../viewers/viewer-service.js';
 import { createSigningKeyring, loadSigningKeyring, type SigningKeyring } from '../signing-keys/signing-keys.js';
 import { UserGroupService } from '../user-groups/user-group-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
@@ -51,6 +52,8 @@ export interface Core {
   /** Each environment's embed token signing keys: the JWKS, `ugs signing-keys`. */
   signingKeys: SigningKeyring;
   embedSessions: EmbedSessionService;
+  /** A group's viewers and ending a viewer's sessions (/api/viewers, a group's viewers). */
+  viewers: ViewerService;
   /** The event outbox, for GET /api/events. */
   events: EventService;
   /** Registering webhooks and reading their deliveries, for /api/webhooks and `ugs webhooks`. */
@@ -154,6 +157,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       apiKeys,
       signingKeys,
       embedSessions,
+      viewers: new ViewerService({ store: embedSessionStore, groups: userGroupStore }),
       events: new EventService({
         store: new TimedEventStore(store.events, timing),
         retentionDays: config.eventRetentionDays ?? defaultConfig().eventRetentionDays,

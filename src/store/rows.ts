@@ -81,6 +81,7 @@ export interface AuditRow {
   fields: string;
   client_address: string | null;
   webhook_id?: string | null;
+  viewer_id?: string | null;
 }
 
 export function toAuditRecord(row: AuditRow): AuditRecord {
@@ -96,6 +97,7 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
     clientAddress: row.client_address,
     // Only webhook records have it, so every other record reads as it always did.
     ...(row.webhook_id ? { webhookId: row.webhook_id } : {}),
+    ...(row.viewer_id ? { viewerId: row.viewer_id } : {}),
   };
 }
 

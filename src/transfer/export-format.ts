@@ -68,6 +68,8 @@ export const AuditLine = Type.Object({
   client_address: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   // Only on webhook.* records.
   webhook_id: Type.Optional(Type.String()),
+  // Only on viewer.* records.
+  viewer_id: Type.Optional(Type.String()),
 });
 
 export const TrailerLine = Type.Object({
@@ -153,6 +155,7 @@ export function auditLine(a: AuditRecord): Static<typeof AuditLine> {
     fields: a.fields,
     client_address: a.clientAddress,
     ...(a.webhookId ? { webhook_id: a.webhookId } : {}),
+    ...(a.viewerId ? { viewer_id: a.viewerId } : {}),
   };
 }
 
@@ -168,6 +171,7 @@ export function auditFromLine(l: Static<typeof AuditLine>): AuditRecord {
     fields: l.fields,
     clientAddress: l.client_address ?? null,
     ...(l.webhook_id === undefined ? {} : { webhookId: l.webhook_id }),
+    ...(l.viewer_id === undefined ? {} : { viewerId: l.viewer_id }),
   };
 }
 

@@ -40,6 +40,8 @@ const NEEDS_A_STORE = [
   ['webhooks', 'add', 'https://hooks.example.com/ugs'],
   ['webhooks', 'remove', 'wh_0123456789abcdef'],
   ['webhooks', 'deliveries', 'wh_0123456789abcdef'],
+  ['viewers', 'list', '--group', 'acme'],
+  ['viewers', 'revoke', 'ana'],
 ];
 
 /**

@@ -41,6 +41,7 @@ describe('embed verifier with an API key: fails closed while its revocations are
         lastErrorAt: null,
         revokedSessions: 0,
         revokedTokenVersions: 0,
+        revokedViewers: 0,
         stale: true,
         apiKeyRefused: false,
       },

@@ -43,6 +43,26 @@ describe('embed verifier: the revocation feed', () => {
     await assertRevoked(verifier, await signEmbedToken(fixture.key, { ...session, iat: (session.iat as number) - 1 }));
   });
 
+  it("refuses a revoked viewer's tokens up to the revocation's second, in every group, and not a later token or another viewer's", async () => {
+    const verifier = verifierWith();
+    const iat = Math.floor(Date.now() / 1000);
+    const earlier = embedClaims({ sub: 'zeta', vid: 'leaver', iat: iat - 5 });
+    const sameSecond = embedClaims({ sub: 'eta', vid: 'leaver', iat });
+    const later = embedClaims({ sub: 'zeta', vid: 'leaver', iat: iat + 1 });
+    const other = embedClaims({ sub: 'zeta', vid: 'stayer', iat: iat - 5 });
+    const noViewer = embedClaims({ sub: 'zeta', iat: iat - 5 });
+    const tokens = await Promise.all([earlier, sameSecond, later, other, noViewer].map((claims) => signEmbedToken(fixture.key, claims)));
+    for (const token of tokens) await verifier.verify(token);
+
+    fixture.service.revoke({ viewer_id: 'leaver', revoked_at: new Date(iat * 1000 + 400).toISOString() });
+    await waitFor('the revocation to arrive', () => verifier.status().revocations.revokedViewers === 1);
+    await assertRevoked(verifier, tokens[0]!);
+    await assertRevoked(verifier, tokens[1]!);
+    assert.equal((await verifier.verify(tokens[2]!)).vid, 'leaver', 'minted after the second of the revocation');
+    assert.equal((await verifier.verify(tokens[3]!)).vid, 'stayer');
+    assert.equal((await verifier.verify(tokens[4]!)).vid, undefined);
+  });
+
   it('reads the feed from its oldest entry, page by page, before its first verification', async () => {
     const revokedLongAgo = embedClaims({ sub: 'delta' });
     const now = Date.now();

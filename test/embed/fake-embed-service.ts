@@ -31,8 +31,9 @@ export async function generateSigningKey(alg: EmbedAlg, kid = `${alg}-${randomBy
 
 export interface WireRevocation {
   session_id: string | null;
-  user_group_id: string;
+  user_group_id: string | null;
   token_version: string | null;
+  viewer_id: string | null;
   reason: string;
   revoked_at: string;
   expires_at: string;
@@ -102,12 +103,14 @@ export class FakeEmbedService {
     this.published.push(key);
   }
 
-  revoke(entry: Partial<WireRevocation> & { user_group_id: string }): void {
+  revoke(entry: Partial<WireRevocation> & ({ user_group_id: string } | { viewer_id: string })): void {
     const now = Date.now();
     this.revocations.push({
       session_id: null,
+      user_group_id: null,
       token_version: null,
-      reason: entry.session_id ? 'session_revoked' : 'token_rotated',
+      viewer_id: null,
+      reason: entry.session_id ? 'session_revoked' : entry.viewer_id ? 'viewer_revoked' : 'token_rotated',
       revoked_at: new Date(now).toISOString(),
       expires_at: new Date(now + 3600_000).toISOString(),
       ...entry,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startDashboardServer, type DashboardServer } from '../../examples/dashboard/dashboard-server.js';
+import { endViewerSessions } from '../../examples/dashboard/demo-viewers.js';
 import { UserGroupClient } from '../../src/client/user-group-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -26,5 +27,78 @@ describe('example dashboard: a verifier that cannot read the revocation feed', (
     const page = await res.text();
     assert.match(page, /This dashboard cannot check sessions right now/);
     assert.doesNotMatch(page, /session has ended/);
+    // What an open page's script is told: ask again later, not "ended".
+    assert.equal((await fetch(`${dashboard.url}/session?token=${encodeURIComponent(token)}`)).status, 503);
+  });
+});
+
+describe("example dashboard: viewers' sessions", () => {
+  let service: TestServer;
+  let dashboard: DashboardServer;
+  let client: UserGroupClient;
+  let key: string;
+  before(async () => {
+    service = await startTestServer();
+    ({ key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'embed' }));
+    const { key: admin } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
+    await new UserGroupClient({ baseUrl: service.url, apiKey: admin }).getOrCreate({
+      user_group_id: 'acme',
+      name: 'Acme',
+      properties: { region: 'eu' },
+    });
+    client = new UserGroupClient({ baseUrl: service.url, apiKey: key, retries: 0 });
+    dashboard = await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs: 50 });
+  });
+  after(async () => {
+    await dashboard.close();
+    await service.close();
+  });
+  const mintFor = async (viewer: string) =>
+    (await client.mintEmbedSession({ user_group_id: 'acme', viewer: { id: viewer, attributes: { sales_rep: viewer } } })).token;
+  const page = (token: string) => fetch(`${dashboard.url}/?token=${encodeURIComponent(token)}`);
+  const sessionState = async (token: string) => (await fetch(`${dashboard.url}/session?token=${encodeURIComponent(token)}`)).status;
+
+  it("shows a viewer the orders of their sales_rep attribute, with the page's script allowed by its CSP and no inline one", async () => {
+    const res = await page(await mintFor('ana'));
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.match(html, /<caption>Orders of sales rep ana in region eu, oldest first<\/caption>/);
+    assert.equal(html.match(/<td>ana<\/td>/g)?.length, 4);
+    assert.doesNotMatch(html, /<td>(ben|cleo)<\/td>/);
+    assert.deepEqual(html.match(/<script[^>]*>/g), ['<script src="/session-watch.js" data-check-ms="50">']);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe/);
+    const script = await fetch(`${dashboard.url}/session-watch.js`);
+    assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    assert.match(await script.text(), /fetch\(check/);
+  });
+
+  it("answers /session 204 while a session holds and 401 once its viewer's sessions ended; another viewer's holds", async () => {
+    const [ana, ben] = [await mintFor('ana'), await mintFor('ben')];
+    assert.equal(await sessionState(ana), 204);
+    assert.equal(await sessionState(ben), 204);
+    assert.equal(await sessionState('not.a.token'), 401);
+    const ended = await endViewerSessions(service.url, key, 'ana');
+    assert.equal(ended.viewerId, 'ana');
+    const deadline = Date.now() + 10_000;
+    while ((await sessionState(ana)) === 204) {
+      assert.ok(Date.now() < deadline, `ana's session still holds: ${JSON.stringify(dashboard.verifier.status().revocations)}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(await sessionState(ana), 401);
+    assert.equal((await page(ana)).status, 401);
+    assert.equal(await sessionState(ben), 204);
+    assert.equal(await sessionState(await mintFor('ana')), 204, 'a session minted after the end works');
+  });
+
+  it("ending a viewer's sessions with a key that may not is the service's refusal, as the typed client reports it", async () => {
+    const { key: readOnly } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-only' });
+    await assert.rejects(endViewerSessions(service.url, readOnly, 'ana'), {
+      name: 'UserGroupServiceError',
+      status: 403,
+      code: 'forbidden',
+    });
+    await assert.rejects(endViewerSessions('http://127.0.0.1:9', key, 'ana'), { status: 0, code: 'network_error' });
   });
 });

@@ -69,7 +69,9 @@ test('the example dashboard, embedded in the customer app, in chromium', { timeo
   const acme = (await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).userGroup;
   await client.getOrCreate({ user_group_id: 'globex', name: 'Globex', properties: { region: 'us' } });
 
-  const dashboard = open(await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs: 100 }));
+  const revocationPollMs = 100;
+  const sessionCheckMs = 100;
+  const dashboard = open(await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs, sessionCheckMs }));
   const app = open(await startCustomerApp({ serviceUrl: service.url, apiKey: key, dashboardUrl: dashboard.url }));
   const elsewhere = open(await startFramingPage());
   const browser = open(await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }));
@@ -80,10 +82,10 @@ test('the example dashboard, embedded in the customer app, in chromium', { timeo
     return page;
   };
   const dashboardFrame = (page: Page) => page.frameLocator('iframe[title="Orders dashboard"]');
-  /** Opens the customer app as `group`; returns the page once the dashboard inside it shows its table. */
-  const openAs = async (group: string): Promise<{ page: Page; src: string }> => {
+  /** Opens the customer app as `group` (and `viewer`); returns the page once the dashboard inside it shows its table. */
+  const openAs = async (group: string, viewer?: string): Promise<{ page: Page; src: string }> => {
     const page = await newPage();
-    const answer = await page.goto(`${app.url}/?group=${group}`);
+    const answer = await page.goto(`${app.url}/?group=${group}${viewer === undefined ? '' : `&viewer=${viewer}`}`);
     assert.equal(answer?.status(), 200);
     await dashboardFrame(page).getByRole('table').waitFor();
     return { page, src: (await page.locator('iframe').getAttribute('src'))! };
@@ -106,6 +108,73 @@ test('the example dashboard, embedded in the customer app, in chromium', { timeo
     }
     const overlap = seen.get('acme')!.filter((id) => seen.get('globex')!.includes(id));
     assert.deepEqual(overlap, [], 'no order is shown to both groups');
+  });
+
+  await t.test("two viewers of acme see their sales rep's rows; ending one's sessions ends that one's open dashboard only", async () => {
+    const rowsOf = async (page: Page) => ({
+      ids: await dashboardFrame(page).locator('tbody tr th').allInnerTexts(),
+      reps: await dashboardFrame(page).locator('tbody tr td:nth-child(4)').allInnerTexts(),
+    });
+    const ana = await openAs('acme', 'ana');
+    const ben = await openAs('acme', 'ben');
+    const admin = await openAs('acme');
+    for (const [viewer, { page }] of [
+      ['ana', ana],
+      ['ben', ben],
+    ] as const) {
+      await dashboardFrame(page)
+        .getByRole('table', { name: `Orders of sales rep ${viewer} in region eu, oldest first` })
+        .waitFor();
+      const { reps } = await rowsOf(page);
+      assert.equal(reps.length, 4, `${viewer}: ${reps.length} rows`);
+      assert.deepEqual(new Set(reps), new Set([viewer]), `${viewer} sees rows of ${[...new Set(reps)].join(', ')}`);
+    }
+    const [anaRows, benRows, adminRows] = [await rowsOf(ana.page), await rowsOf(ben.page), await rowsOf(admin.page)];
+    assert.deepEqual(
+      anaRows.ids.filter((id) => benRows.ids.includes(id)),
+      [],
+      'no order is shown to both viewers',
+    );
+    // The group's admin, minted without a viewer, sees the region's every order: both viewers' and the rest.
+    assert.equal(adminRows.ids.length, 12);
+    assert.ok([...anaRows.ids, ...benRows.ids].every((id) => adminRows.ids.includes(id)));
+
+    // Only the app's own pages may end sessions: a POST from anywhere else (no Sec-Fetch-Site, or another site's) is refused.
+    for (const headers of [{}, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
+      const forged = await fetch(`${app.url}/viewers/ana/end-sessions?group=acme`, { method: 'POST', headers });
+      assert.equal(forged.status, 403, JSON.stringify(headers));
+    }
+    await dashboardFrame(ana.page).getByRole('table').waitFor();
+
+    const benChecks: number[] = [];
+    ben.page.on(
+      'response',
+      (response) => void (response.url().startsWith(`${dashboard.url}/session?`) && benChecks.push(response.status())),
+    );
+    const anaPageUrl = ana.page.url();
+    // Offboarding from the app's own page: its backend calls DELETE /api/viewers/ana/sessions, which answers once they ended.
+    await admin.page.getByRole('button', { name: 'End ana’s sessions' }).click();
+    await admin.page.getByRole('heading', { name: 'Ended ana’s sessions' }).waitFor();
+    const endedAt = Date.now();
+    // Nobody reloads ana's page: its dashboard learns by itself (the verifier's poll, then the page's own check).
+    await dashboardFrame(ana.page).getByRole('heading', { name: 'This session has ended' }).waitFor();
+    const tookMs = Date.now() - endedAt;
+    t.diagnostic(`ana's open dashboard said the session ended ${tookMs} ms after the end was answered`);
+    assert.ok(tookMs < revocationPollMs + sessionCheckMs + 3_000, `${tookMs} ms`);
+    assert.match(await dashboardFrame(ana.page).getByRole('status').innerText(), /viewer’s sessions ended/);
+    assert.equal(await dashboardFrame(ana.page).getByRole('table').count(), 0);
+    assert.equal(ana.page.url(), anaPageUrl, 'the customer page was not reloaded (that would have minted a new session)');
+
+    // Ben's keeps working: his page goes on checking, every check is answered 204, and his rows stay.
+    const checksAtEnd = benChecks.length;
+    await waitUntil("ben's page to check its session again", async () => benChecks.length >= checksAtEnd + 3);
+    assert.deepEqual(new Set(benChecks), new Set([204]));
+    await dashboardFrame(ben.page).getByRole('table', { name: 'Orders of sales rep ben in region eu, oldest first' }).waitFor();
+    assert.deepEqual(await rowsOf(ben.page), benRows);
+    // Ana, opening the app again, gets a new session that works.
+    await ana.page.reload();
+    await dashboardFrame(ana.page).getByRole('table', { name: 'Orders of sales rep ana in region eu, oldest first' }).waitFor();
+    for (const { page } of [ana, ben, admin]) await page.close();
   });
 
   await t.test(
@@ -202,23 +271,15 @@ test('the example dashboard, embedded in the customer app, in chromium', { timeo
     assert.match(await refused.text(), /not available for this session/);
   });
 
-  await t.test('after the group token is rotated, the dashboard (reloaded) shows that the session ended', async () => {
+  await t.test('after the group token is rotated, the open dashboard shows by itself that the session ended', async () => {
     const { page, src } = await openAs('acme');
+    const answers: number[] = [];
+    page.on('response', (response) => void (response.url() === src && answers.push(response.status())));
     await client.rotateToken(acme.token);
-    const frame = page.frames().find((f) => f.url().startsWith(dashboard.url))!;
-    let status: number | undefined;
-    // The verifier learns of the rotation at its next poll of the revocation feed.
-    await waitUntil(
-      'the dashboard to refuse the session',
-      async () => {
-        status = (await frame.goto(src))?.status();
-        return status !== 200;
-      },
-      () => `(the verifier's revocation feed: ${JSON.stringify(dashboard.verifier.status().revocations)})`,
-    );
-    assert.equal(status, 401);
-    // Inside the customer's page: the refusal of a revoked session may be framed by the session's origins.
+    // The verifier learns of the rotation at its next poll of the revocation feed, the page at its next check; then it reloads itself.
     await dashboardFrame(page).getByRole('heading', { name: 'This session has ended' }).waitFor();
+    assert.deepEqual(answers, [401]);
+    // Inside the customer's page: the refusal of a revoked session may be framed by the session's origins.
     assert.equal(await dashboardFrame(page).getByRole('table').count(), 0);
     // The customer's page, reloaded, mints a new session under the new token.
     await page.reload();

@@ -55,3 +55,13 @@ export class ConsoleClient {
     return { status: response.status, headers: response.headers, text: await response.text() };
   }
 }
+
+/** Text as a page showed it escaped (Eta escapes `& < > " '`), read back as it was. */
+export function unescapeHtml(text: string): string {
+  return text
+    .replace(/&#34;|&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}

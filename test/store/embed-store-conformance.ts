@@ -176,6 +176,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
           sessionId: s.sessionId,
           providedId: 'sess-revoke',
           tokenVersion: null,
+          viewerId: null,
           reason: 'session_revoked',
           revokedAt: at,
           expiresAt: plus(s.expiresAt, CLOCK_TOLERANCE_MS),
@@ -228,18 +229,18 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       });
       const at = '2026-04-02T12:00:00.000Z';
       await store.embedSessions.addSessionActivity(
-        { batchId: 'b-1', counts: [count('Customer', 501, 9, 3), count('Customer', 501, 10, 1)] },
+        { batchId: 'b-1', counts: [count('Customer', 501, 9, 3), count('Customer', 501, 10, 1)], viewers: [] },
         at,
       );
       await store.embedSessions.addSessionActivity(
-        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)] },
+        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)], viewers: [] },
         at,
       );
       await store.embedSessions.addSessionActivity(
-        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)] },
+        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)], viewers: [] },
         at,
       );
-      await store.embedSessions.addSessionActivity({ batchId: 'b-3', counts: [] }, at);
+      await store.embedSessions.addSessionActivity({ batchId: 'b-3', counts: [], viewers: [] }, at);
       assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', 501, hour(0), hour(23)), [
         count('Customer', 501, 9, 3),
         count('Customer', 501, 10, 5),
@@ -257,7 +258,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
         await Promise.all(
           Array.from({ length: 40 }, (_, i) =>
             (i % 2 ? other : store).embedSessions.addSessionActivity(
-              { batchId: `race-${i % 20}`, counts: [{ environment: 'Customer', teamId: 777, hourStart, minted: i % 20 }] },
+              { batchId: `race-${i % 20}`, counts: [{ environment: 'Customer', teamId: 777, hourStart, minted: i % 20 }], viewers: [] },
               '2026-04-03T08:30:00.000Z',
             ),
           ),
@@ -295,6 +296,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
           sessionId: null,
           providedId: 'tv-rotate',
           tokenVersion: tokenVersionOf(g.tokenHash),
+          viewerId: null,
           reason: 'token_rotated',
           revokedAt: at,
           expiresAt: plus(at, GROUP_REVOCATION_MS),
@@ -349,6 +351,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
           sessionId: null,
           providedId: 'tv-delete',
           tokenVersion: tokenVersionOf(g.tokenHash),
+          viewerId: null,
           reason: 'user_group_deleted',
           revokedAt: at,
           expiresAt: plus(at, GROUP_REVOCATION_MS),
@@ -393,6 +396,124 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       );
     });
 
+    it("sums a viewer's activity per group across batches and processes: first seen the earliest, last seen the latest, sessions added", async () => {
+      const viewer = (teamId: number, viewerId: string, first: string, last: string, sessions: number) => ({
+        environment: 'Customer' as const,
+        teamId,
+        viewerId,
+        firstSeenAt: first,
+        lastSeenAt: last,
+        sessions,
+      });
+      const other = await fixture.reopen();
+      try {
+        await Promise.all([
+          store.embedSessions.addSessionActivity(
+            { batchId: 'v-1', counts: [], viewers: [viewer(900, 'ana', '2026-04-05T10:00:00.000Z', '2026-04-05T10:05:00.000Z', 3)] },
+            EARLY,
+          ),
+          other.embedSessions.addSessionActivity(
+            {
+              batchId: 'v-2',
+              counts: [],
+              viewers: [
+                viewer(900, 'ana', '2026-04-05T09:00:00.000Z', '2026-04-05T09:30:00.000Z', 2),
+                viewer(900, 'bob', '2026-04-05T11:00:00.000Z', '2026-04-05T11:00:00.000Z', 1),
+                viewer(901, 'ana', '2026-04-05T12:00:00.000Z', '2026-04-05T12:00:00.000Z', 5),
+              ],
+            },
+            EARLY,
+          ),
+        ]);
+        await other.embedSessions.addSessionActivity(
+          { batchId: 'v-2', counts: [], viewers: [viewer(900, 'bob', '2026-04-05T11:00:00.000Z', '2026-04-05T11:00:00.000Z', 1)] },
+          EARLY,
+        );
+      } finally {
+        await other.close();
+      }
+      assert.deepEqual(await store.embedSessions.listViewers('Customer', 900, null, 10), [
+        viewer(900, 'bob', '2026-04-05T11:00:00.000Z', '2026-04-05T11:00:00.000Z', 1),
+        viewer(900, 'ana', '2026-04-05T09:00:00.000Z', '2026-04-05T10:05:00.000Z', 5),
+      ]);
+      assert.deepEqual(await store.embedSessions.listViewers('Testing', 900, null, 10), [], 'each environment its own');
+      const first = await store.embedSessions.listViewers('Customer', 900, null, 1);
+      assert.deepEqual(
+        first.map((v) => v.viewerId),
+        ['bob'],
+      );
+      assert.deepEqual(
+        (await store.embedSessions.listViewers('Customer', 900, first[0]!, 10)).map((v) => v.viewerId),
+        ['ana'],
+        'the next page starts after the position given',
+      );
+    });
+
+    it("appends a viewer's revocation once per call, audited with the viewer, as a feed entry with no group; the latest is found until it expires", async () => {
+      const since = await lastSequence();
+      const audits = (await store.audit.listAuditRecords({ limit: 10_000 })).length;
+      assert.equal(await store.embedSessions.latestViewerRevocation('Testing', 'carol', EARLY), null);
+      await store.embedSessions.revokeViewerSessions('Testing', 'carol', '2026-04-06T10:00:00.250Z', audit('key_v', '198.51.100.1'));
+      await store.embedSessions.revokeViewerSessions('Testing', 'carol', '2026-04-06T10:30:00.000Z', audit('key_v'));
+      assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
+        {
+          environment: 'Testing',
+          sessionId: null,
+          providedId: null,
+          tokenVersion: null,
+          viewerId: 'carol',
+          reason: 'viewer_revoked',
+          revokedAt: '2026-04-06T10:00:00.250Z',
+          expiresAt: plus('2026-04-06T10:00:00.250Z', GROUP_REVOCATION_MS),
+        },
+        {
+          environment: 'Testing',
+          sessionId: null,
+          providedId: null,
+          tokenVersion: null,
+          viewerId: 'carol',
+          reason: 'viewer_revoked',
+          revokedAt: '2026-04-06T10:30:00.000Z',
+          expiresAt: plus('2026-04-06T10:30:00.000Z', GROUP_REVOCATION_MS),
+        },
+      ]);
+      assert.equal(await store.embedSessions.latestViewerRevocation('Testing', 'carol', EARLY), '2026-04-06T10:30:00.000Z');
+      assert.equal(await store.embedSessions.latestViewerRevocation('Customer', 'carol', EARLY), null, 'each environment its own');
+      assert.equal(
+        await store.embedSessions.latestViewerRevocation('Testing', 'carol', plus('2026-04-06T10:30:00.000Z', GROUP_REVOCATION_MS)),
+        null,
+        'gone once no session it covers can live',
+      );
+      const records = (await store.audit.listAuditRecords({ limit: 10_000 })).slice(audits);
+      assert.deepEqual(
+        records.map(({ id: _id, ...rest }) => rest),
+        [
+          {
+            at: '2026-04-06T10:00:00.250Z',
+            action: 'viewer.sessions_revoked',
+            environment: 'Testing',
+            teamId: null,
+            providedId: null,
+            keyId: 'key_v',
+            fields: [],
+            clientAddress: '198.51.100.1',
+            viewerId: 'carol',
+          },
+          {
+            at: '2026-04-06T10:30:00.000Z',
+            action: 'viewer.sessions_revoked',
+            environment: 'Testing',
+            teamId: null,
+            providedId: null,
+            keyId: 'key_v',
+            fields: [],
+            clientAddress: null,
+            viewerId: 'carol',
+          },
+        ],
+      );
+    });
+
     it('forgets expired sessions and feed entries as revocations and activity are written, at most a few per write', async () => {
       const far = '2030-01-01T00:00:00.000Z';
       const expired = Array.from({ length: 150 }, (_, i) => session('Customer', `prune-me-${i}`));
@@ -404,7 +525,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       for (let i = 0; ; i++) {
         assert.ok(i < 100, 'pruning never finished');
         const [entries, sessions] = [[...(await feed('Customer')), ...(await feed('Testing'))].length, await stored()];
-        if (i % 2) await store.embedSessions.addSessionActivity({ batchId: `prune-${i}`, counts: [] }, far);
+        if (i % 2) await store.embedSessions.addSessionActivity({ batchId: `prune-${i}`, counts: [], viewers: [] }, far);
         else
           await store.embedSessions.revokeEmbedSession(
             session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }),

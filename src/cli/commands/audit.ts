@@ -17,6 +17,8 @@ function auditView(record: AuditRecord) {
     fields: record.fields,
     client_address: record.clientAddress,
     webhook_id: record.webhookId ?? null,
+    // Only viewer.sessions_revoked records name a viewer; the others keep the fields they always had.
+    ...(record.viewerId ? { viewer_id: record.viewerId } : {}),
   };
 }
 
@@ -74,7 +76,7 @@ export function auditCommand(program: Command, output: CliOutput): void {
               action: r.action,
               environment: r.environment,
               team_id: r.team_id === null ? '' : String(r.team_id),
-              user_group_id: r.user_group_id ?? '',
+              user_group_id: r.user_group_id ?? (r.viewer_id === undefined ? '' : `viewer ${r.viewer_id}`),
               key: r.key_id ?? '',
               fields: r.fields.join(','),
               client: r.client_address ?? '',

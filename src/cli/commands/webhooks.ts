@@ -1,20 +1,11 @@
 import { Option, type Command } from 'commander';
-import type { Principal } from '../../api-keys/api-key.js';
 import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
 import { EVENT_TYPES, type EventType } from '../../events/event.js';
 import type { DeliveryView, WebhookView } from '../../webhooks/webhook.js';
 import type { CliOutput } from '../cli-output.js';
+import { operator } from '../operator.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
-
-/**
- * Who the CLI acts as: the operator, with read-write rights in the environment
- * named. Its changes are audited under the key id `cli`, so `ugs audit` tells
- * them from API calls.
- */
-function operator(environment: Environment): Principal {
-  return { keyId: 'cli', environment, access: 'read-write' };
-}
 
 const environmentOption = () =>
   new Option('--environment <environment>', 'the environment whose webhooks these are').choices(ENVIRONMENTS).default('Customer');

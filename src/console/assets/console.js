@@ -44,6 +44,15 @@
     say('Copied.', button.dataset.status);
   }
 
+  // A form marked data-swap-refusal answers a refusal (400) with itself, its errors beside the fields: htmx swaps only 2xx unless told.
+  document.addEventListener('htmx:beforeSwap', function (event) {
+    const form = event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (event.detail.xhr.status === 400 && form instanceof Element && form.hasAttribute('data-swap-refusal')) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
   document.addEventListener('click', function (event) {
     const button = event.target instanceof Element ? event.target.closest('button') : null;
     if (!button) return;

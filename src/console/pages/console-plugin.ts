@@ -16,6 +16,7 @@ import { installFormBodyParser } from './form-body-parser.js';
 import { registerGroupActions } from '../../user-groups/pages/group-action-routes.js';
 import { registerGroupPages } from '../../user-groups/pages/group-page-routes.js';
 import { registerSignIn } from './sign-in-routes.js';
+import { registerViewerActions } from '../../viewers/pages/viewer-action-routes.js';
 import { registerWebhookActions } from '../../webhooks/pages/webhook-action-routes.js';
 import { registerWebhookPages } from '../../webhooks/pages/webhook-page-routes.js';
 
@@ -90,6 +91,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   registerSignIn(app, services, options.limits.throttle);
   registerGroupPages(app, services);
   registerGroupActions(app, services);
+  registerViewerActions(app, services);
   registerActivityPage(app, services);
   registerWebhookPages(app, services.webhooks);
   registerWebhookActions(app, services.webhooks);

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EMBED_LIMITS, REVOCATION_REASONS } from '../embed-session.js';
 import { LIMITS } from '../../user-groups/user-group.js';
+import { ViewerBody } from '../../viewers/http/viewer-schemas.js';
 import { EnvironmentTag, Mapping, Properties, sealedCursor, UserGroupId } from '../../platform/http/schemas.js';
 
 /** The embed session part of the wire (POST /api/embed_sessions and its siblings, the JWKS). */
@@ -35,6 +36,7 @@ export const MintBody = Type.Object({
       description: `Adds the ids of the group's whole subtree (claim desc), when it has at most ${EMBED_LIMITS.descendantsMax} descendants; more answer 409 conflict.`,
     }),
   ),
+  viewer: Type.Optional(ViewerBody),
 });
 export type MintBody = Static<typeof MintBody>;
 
@@ -90,9 +92,14 @@ export type RevocationsQuery = Static<typeof RevocationsQuery>;
 
 export const Revocation = Type.Object({
   session_id: Type.Union([Type.String(), Type.Null()], { description: 'When set, the one session (jti) ended.' }),
-  user_group_id: Type.String(),
+  user_group_id: Type.Union([Type.String(), Type.Null()], {
+    description: "The group; null for a viewer's entry (its sessions end in every group).",
+  }),
   token_version: Type.Union([Type.String(), Type.Null()], {
-    description: 'When session_id is null: every session of the group with this tv ended.',
+    description: 'When set: every session of the group (user_group_id) with this tv ended.',
+  }),
+  viewer_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'When set: every session of this viewer (vid) with an iat up to the second of revoked_at ended, in every group.',
   }),
   reason: Type.Union(REVOCATION_REASONS.map((r) => Type.Literal(r))),
   revoked_at: Type.String({ format: 'date-time' }),

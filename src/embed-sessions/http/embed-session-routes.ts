@@ -64,6 +64,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
         dashboard: body.dashboard,
         origins: body.origins,
         includeDescendants: body.include_descendants,
+        viewer: body.viewer,
       });
       reply.code(201);
       return {
@@ -136,6 +137,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
                     session_id: null,
                     user_group_id: 'acme',
                     token_version: 'AbCdEfGhIjKlMnOp',
+                    viewer_id: null,
                     reason: 'token_rotated',
                     revoked_at: '2026-11-23T12:00:00.000Z',
                     expires_at: '2026-11-24T12:01:00.000Z',
@@ -160,6 +162,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
           session_id: r.sessionId,
           user_group_id: r.providedId,
           token_version: r.tokenVersion,
+          viewer_id: r.viewerId,
           reason: r.reason,
           revoked_at: r.revokedAt,
           expires_at: r.expiresAt,

@@ -24,6 +24,7 @@ const EventData = Type.Object(
       }),
     ),
     webhook_id: Type.Optional(Type.String({ description: 'The webhook concerned (webhook.* events); never its URL or secret.' })),
+    viewer_id: Type.Optional(Type.String({ description: 'The viewer whose sessions ended (viewer.sessions_revoked).' })),
     signing_key_id: Type.Optional(
       Type.String({
         description:

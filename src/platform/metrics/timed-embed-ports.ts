@@ -1,6 +1,7 @@
 import type { AuditContext } from '../../audit/audit.js';
 import type { EmbedRevocation, EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
+import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { Environment } from '../../kernel/environment.js';
 import type { SigningKeyRecord } from '../../signing-keys/signing-key.js';
@@ -20,6 +21,15 @@ export class TimedEmbedSessionStore implements EmbedSessionStore {
   }
   revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean> {
     return this.timing.time('revokeEmbedSession', () => this.inner.revokeEmbedSession(session, revokedAt, audit));
+  }
+  revokeViewerSessions(environment: Environment, viewerId: string, revokedAt: string, audit: AuditContext): Promise<void> {
+    return this.timing.time('revokeViewerSessions', () => this.inner.revokeViewerSessions(environment, viewerId, revokedAt, audit));
+  }
+  latestViewerRevocation(environment: Environment, viewerId: string, now: string): Promise<string | null> {
+    return this.timing.time('latestViewerRevocation', () => this.inner.latestViewerRevocation(environment, viewerId, now));
+  }
+  listViewers(environment: Environment, teamId: number, after: ViewerPosition | null, limit: number): Promise<ViewerActivity[]> {
+    return this.timing.time('listViewers', () => this.inner.listViewers(environment, teamId, after, limit));
   }
   addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void> {
     return this.timing.time('addSessionActivity', () => this.inner.addSessionActivity(batch, now));

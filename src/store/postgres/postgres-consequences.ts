@@ -27,6 +27,7 @@ export function consequenceParameters(perWrite: readonly WriteConsequences[]): [
         fields: JSON.stringify(r.fields),
         client_address: r.clientAddress,
         webhook_id: r.webhookId ?? null,
+        viewer_id: r.viewerId ?? null,
       });
     }
     for (const e of c.events)
@@ -39,6 +40,7 @@ export function consequenceParameters(perWrite: readonly WriteConsequences[]): [
         session_id: r.sessionId,
         provided_id: r.providedId,
         token_version: r.tokenVersion,
+        viewer_id: r.viewerId,
         reason: r.reason,
         revoked_at: r.revokedAt,
         expires_at: r.expiresAt,
@@ -75,10 +77,10 @@ export function appendConsequences(first: number, written?: string, teamIdOfRow 
     ? `CASE WHEN c.data ? 'team_id' THEN c.data ELSE c.data || jsonb_build_object('team_id', w.team_id) END`
     : 'c.data';
   return `appended_audit AS (
-    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
-    SELECT c.at, c.action, c.environment, ${teamId}, c.provided_id, c.key_id, c.fields, c.client_address, c.webhook_id
+    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
+    SELECT c.at, c.action, c.environment, ${teamId}, c.provided_id, c.key_id, c.fields, c.client_address, c.webhook_id, c.viewer_id
     FROM jsonb_to_recordset($${first}::jsonb) AS c (n int, i int, at timestamptz, action text, environment text, team_id bigint, provided_id text,
-                                                  key_id text, fields text, client_address text, webhook_id text) ${join('c')}
+                                                  key_id text, fields text, client_address text, webhook_id text, viewer_id text) ${join('c')}
     ORDER BY c.i
   ), appended_events AS (
     INSERT INTO events (id, environment, type, at, data)
@@ -87,10 +89,10 @@ export function appendConsequences(first: number, written?: string, teamIdOfRow 
     WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = c.id)
     ORDER BY c.i
   ), appended_revocations AS (
-    INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, reason, revoked_at, expires_at)
-    SELECT c.environment, c.session_id, c.provided_id, c.token_version, c.reason, c.revoked_at, c.expires_at
+    INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, viewer_id, reason, revoked_at, expires_at)
+    SELECT c.environment, c.session_id, c.provided_id, c.token_version, c.viewer_id, c.reason, c.revoked_at, c.expires_at
     FROM jsonb_to_recordset($${first + 2}::jsonb) AS c (n int, i int, environment text, session_id text, provided_id text, token_version text,
-                                                      reason text, revoked_at timestamptz, expires_at timestamptz) ${join('c')}, ${FEED_ORDER_LOCK}
+                                                      viewer_id text, reason text, revoked_at timestamptz, expires_at timestamptz) ${join('c')}, ${FEED_ORDER_LOCK}
     ORDER BY c.i
   )`;
 }

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { appendConsequences, consequenceParameters } from './postgres-consequences.js';
 import { asColumns } from './postgres-write-batches.js';
 import type { AuditContext } from '../../audit/audit.js';
-import { sessionRevoked } from '../../embed-sessions/embed-session-consequences.js';
+import { sessionRevoked, viewerSessionsRevoked } from '../../embed-sessions/embed-session-consequences.js';
+import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
 import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../embed-sessions/embed-session.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
@@ -26,11 +27,21 @@ interface RevocationRow {
   sequence: number;
   environment: string;
   session_id: string | null;
-  provided_id: string;
+  provided_id: string | null;
   token_version: string | null;
+  viewer_id: string | null;
   reason: string;
   revoked_at: string;
   expires_at: string;
+}
+
+interface ViewerRow {
+  environment: string;
+  team_id: number;
+  viewer_id: string;
+  first_seen_at: string;
+  last_seen_at: string;
+  sessions: number;
 }
 
 interface ActivityRow {
@@ -76,10 +87,25 @@ const SQL = {
                          DELETE FROM session_activity_batches WHERE batch_id IN (
                            SELECT batch_id FROM session_activity_batches WHERE applied_at < $1::timestamptz - interval '1 day'
                            LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                       ), viewers AS (
+                         INSERT INTO viewer_activity (environment, team_id, viewer_id, first_seen_at, last_seen_at, sessions)
+                         SELECT * FROM unnest($7::text[], $8::bigint[], $9::text[], $10::timestamptz[], $11::timestamptz[], $12::bigint[])
+                         WHERE EXISTS (SELECT 1 FROM batch)
+                         ON CONFLICT (environment, team_id, viewer_id) DO UPDATE SET
+                           first_seen_at = least(viewer_activity.first_seen_at, EXCLUDED.first_seen_at),
+                           last_seen_at = greatest(viewer_activity.last_seen_at, EXCLUDED.last_seen_at),
+                           sessions = viewer_activity.sessions + EXCLUDED.sessions
                        )
                        INSERT INTO session_activity (environment, team_id, hour_start, minted)
                        SELECT * FROM unnest($3::text[], $4::bigint[], $5::timestamptz[], $6::bigint[]) WHERE EXISTS (SELECT 1 FROM batch)
                        ON CONFLICT (environment, team_id, hour_start) DO UPDATE SET minted = session_activity.minted + EXCLUDED.minted`,
+  // A viewer's revocation is its consequences alone ($2 to $4), with a few expired rows forgotten.
+  revokeViewerSessions: `WITH ${PRUNE_EXPIRED}, ${appendConsequences(2)} SELECT 1`,
+  latestViewerRevocation: `SELECT max(revoked_at) AS revoked_at FROM embed_revocations
+                           WHERE environment = $1 AND viewer_id = $2 AND expires_at > $3`,
+  listViewers: `SELECT * FROM viewer_activity WHERE environment = $1 AND team_id = $2
+                  AND (last_seen_at < $3 OR (last_seen_at = $3 AND viewer_id > $4))
+                ORDER BY last_seen_at DESC, viewer_id LIMIT $5`,
   listSessionActivity: `SELECT * FROM session_activity WHERE environment = $1 AND team_id = $2 AND hour_start >= $3 AND hour_start < $4
                         ORDER BY hour_start`,
 } as const;
@@ -124,7 +150,40 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
   async addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void> {
     const columns =
       batch.counts.length === 0 ? [[], [], [], []] : asColumns(batch.counts.map((c) => [c.environment, c.teamId, c.hourStart, c.minted]));
-    await this.run('addSessionActivity', SQL.addSessionActivity, [now, batch.batchId, ...columns]);
+    const viewers =
+      batch.viewers.length === 0
+        ? [[], [], [], [], [], []]
+        : asColumns(batch.viewers.map((v) => [v.environment, v.teamId, v.viewerId, v.firstSeenAt, v.lastSeenAt, v.sessions]));
+    await this.run('addSessionActivity', SQL.addSessionActivity, [now, batch.batchId, ...columns, ...viewers]);
+  }
+
+  async revokeViewerSessions(environment: Environment, viewerId: string, revokedAt: string, audit: AuditContext): Promise<void> {
+    const consequences = consequenceParameters([viewerSessionsRevoked(environment, viewerId, revokedAt, audit)]);
+    await this.run('revokeViewerSessions', SQL.revokeViewerSessions, [revokedAt, ...consequences]);
+  }
+
+  async latestViewerRevocation(environment: Environment, viewerId: string, now: string): Promise<string | null> {
+    const { rows } = await this.run<{ revoked_at: string | null }>('latestViewerRevocation', SQL.latestViewerRevocation, [
+      environment,
+      viewerId,
+      now,
+    ]);
+    const at = rows[0]?.revoked_at ?? null;
+    return at === null ? null : new Date(at).toISOString();
+  }
+
+  async listViewers(environment: Environment, teamId: number, after: ViewerPosition | null, limit: number): Promise<ViewerActivity[]> {
+    // Before the first page: later than any time, so every row comes after it.
+    const { lastSeenAt, viewerId } = after ?? { lastSeenAt: '9999-12-31T23:59:59.999Z', viewerId: '' };
+    const { rows } = await this.run<ViewerRow>('listViewers', SQL.listViewers, [environment, teamId, lastSeenAt, viewerId, limit]);
+    return rows.map((row) => ({
+      environment: row.environment as Environment,
+      teamId: Number(row.team_id),
+      viewerId: row.viewer_id,
+      firstSeenAt: new Date(row.first_seen_at).toISOString(),
+      lastSeenAt: new Date(row.last_seen_at).toISOString(),
+      sessions: Number(row.sessions),
+    }));
   }
 
   async listSessionActivity(environment: Environment, teamId: number, fromHour: string, toHour: string): Promise<SessionActivityCount[]> {
@@ -158,6 +217,7 @@ function toRevocation(row: RevocationRow): EmbedRevocation {
     sessionId: row.session_id,
     providedId: row.provided_id,
     tokenVersion: row.token_version,
+    viewerId: row.viewer_id,
     reason: row.reason as RevocationReason,
     revokedAt: row.revoked_at,
     expiresAt: row.expires_at,

@@ -162,7 +162,7 @@ export const SQL = {
                    WHERE EXISTS (SELECT 1 FROM user_groups)`,
   advanceAuditIds: `SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT max(id) FROM audit_log))
                     WHERE EXISTS (SELECT 1 FROM audit_log)`,
-  importAudit: `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+  importAudit: `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
   listAuditAfter: 'SELECT * FROM audit_log WHERE id > $1 ORDER BY id LIMIT $2',
 } as const;

@@ -70,6 +70,7 @@ export class PostgresTransfer implements TransferStore {
               JSON.stringify(a.fields),
               a.clientAddress,
               a.webhookId ?? null,
+              a.viewerId ?? null,
             ],
           });
         }

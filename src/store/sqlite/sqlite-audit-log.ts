@@ -17,8 +17,8 @@ export class SqliteAuditLog implements AuditStore {
   ) {
     this.statements = {
       importRecord: db.prepare(
-        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
-         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
+        `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
+         VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId, @viewerId)`,
       ),
       listAfter: db.prepare<[number, number], AuditRow>('SELECT * FROM audit_log WHERE id > ? ORDER BY id LIMIT ?'),
     };
@@ -26,7 +26,12 @@ export class SqliteAuditLog implements AuditStore {
 
   /** Inserts an exported record as it is, id included; call inside the import's transaction. */
   importRecord(record: AuditRecord): void {
-    this.statements.importRecord.run({ ...record, fields: JSON.stringify(record.fields), webhookId: record.webhookId ?? null });
+    this.statements.importRecord.run({
+      ...record,
+      fields: JSON.stringify(record.fields),
+      webhookId: record.webhookId ?? null,
+      viewerId: record.viewerId ?? null,
+    });
   }
 
   async listAuditRecords(query: AuditQuery): Promise<AuditRecord[]> {

@@ -13,20 +13,25 @@ export class SqliteConsequences {
   constructor(db: Database.Database) {
     this.statements = {
       audit: db.prepare(
-        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id)
-         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId)`,
+        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
+         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId, @viewerId)`,
       ),
       event: db.prepare('INSERT INTO events (id, environment, type, at, data) VALUES (?, ?, ?, ?, ?)'),
       revocation: db.prepare(
-        `INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, reason, revoked_at, expires_at)
-         VALUES (@environment, @sessionId, @providedId, @tokenVersion, @reason, @revokedAt, @expiresAt)`,
+        `INSERT INTO embed_revocations (environment, session_id, provided_id, token_version, viewer_id, reason, revoked_at, expires_at)
+         VALUES (@environment, @sessionId, @providedId, @tokenVersion, @viewerId, @reason, @revokedAt, @expiresAt)`,
       ),
     };
   }
 
   persist(consequences: WriteConsequences): void {
     for (const record of consequences.audit)
-      this.statements.audit.run({ ...record, webhookId: record.webhookId ?? null, fields: JSON.stringify(record.fields) });
+      this.statements.audit.run({
+        ...record,
+        webhookId: record.webhookId ?? null,
+        viewerId: record.viewerId ?? null,
+        fields: JSON.stringify(record.fields),
+      });
     for (const event of consequences.events)
       this.statements.event.run(event.id, event.environment, event.type, event.at, JSON.stringify(event.data));
     for (const revocation of consequences.revocations) this.statements.revocation.run(revocation);

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { AuditContext } from '../../audit/audit.js';
 import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../embed-sessions/embed-session.js';
-import { sessionRevoked } from '../../embed-sessions/embed-session-consequences.js';
+import { sessionRevoked, viewerSessionsRevoked } from '../../embed-sessions/embed-session-consequences.js';
+import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { Environment } from '../../kernel/environment.js';
@@ -24,11 +25,21 @@ interface RevocationRow {
   sequence: number;
   environment: string;
   session_id: string | null;
-  provided_id: string;
+  provided_id: string | null;
   token_version: string | null;
+  viewer_id: string | null;
   reason: string;
   revoked_at: string;
   expires_at: string;
+}
+
+interface ViewerRow {
+  environment: string;
+  team_id: number;
+  viewer_id: string;
+  first_seen_at: string;
+  last_seen_at: string;
+  sessions: number;
 }
 
 interface ActivityRow {
@@ -68,6 +79,22 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
         `INSERT INTO session_activity (environment, team_id, hour_start, minted) VALUES (@environment, @teamId, @hourStart, @minted)
          ON CONFLICT (environment, team_id, hour_start) DO UPDATE SET minted = minted + excluded.minted`,
       ),
+      addViewer: db.prepare(
+        `INSERT INTO viewer_activity (environment, team_id, viewer_id, first_seen_at, last_seen_at, sessions)
+         VALUES (@environment, @teamId, @viewerId, @firstSeenAt, @lastSeenAt, @sessions)
+         ON CONFLICT (environment, team_id, viewer_id) DO UPDATE SET
+           first_seen_at = min(first_seen_at, excluded.first_seen_at),
+           last_seen_at = max(last_seen_at, excluded.last_seen_at),
+           sessions = sessions + excluded.sessions`,
+      ),
+      listViewers: db.prepare<[string, number, string, string, string, number], ViewerRow>(
+        `SELECT * FROM viewer_activity WHERE environment = ? AND team_id = ?
+           AND (last_seen_at < ? OR (last_seen_at = ? AND viewer_id > ?))
+         ORDER BY last_seen_at DESC, viewer_id LIMIT ?`,
+      ),
+      latestViewerRevocation: db.prepare<[string, string, string], { revoked_at: string | null }>(
+        'SELECT max(revoked_at) AS revoked_at FROM embed_revocations WHERE environment = ? AND viewer_id = ? AND expires_at > ?',
+      ),
       listActivity: db.prepare<[string, number, string, string], ActivityRow>(
         `SELECT * FROM session_activity WHERE environment = ? AND team_id = ? AND hour_start >= ? AND hour_start < ? ORDER BY hour_start`,
       ),
@@ -90,6 +117,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     await this.groupCommit.run(() => {
       if (this.statements.batchApplied.run(batch.batchId, now).changes > 0) {
         for (const count of batch.counts) this.statements.addActivity.run(count);
+        for (const viewer of batch.viewers) this.statements.addViewer.run(viewer);
       }
       this.statements.pruneBatches.run(new Date(Date.parse(now) - BATCH_ID_KEPT_MS).toISOString(), PRUNE_PER_WRITE);
       this.pruneExpired(now);
@@ -104,6 +132,25 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
       hourStart: row.hour_start,
       minted: row.minted,
     }));
+  }
+
+  async revokeViewerSessions(environment: Environment, viewerId: string, revokedAt: string, audit: AuditContext): Promise<void> {
+    await this.groupCommit.run(() => {
+      this.pruneExpired(revokedAt);
+      this.consequences.persist(viewerSessionsRevoked(environment, viewerId, revokedAt, audit));
+    });
+  }
+
+  async latestViewerRevocation(environment: Environment, viewerId: string, now: string): Promise<string | null> {
+    this.health.assertUsable();
+    return this.statements.latestViewerRevocation.get(environment, viewerId, now)?.revoked_at ?? null;
+  }
+
+  async listViewers(environment: Environment, teamId: number, after: ViewerPosition | null, limit: number): Promise<ViewerActivity[]> {
+    this.health.assertUsable();
+    // After the first page's start: later than any time, so every row is "before" it.
+    const { lastSeenAt, viewerId } = after ?? { lastSeenAt: '9999-12-31T23:59:59.999Z', viewerId: '' };
+    return this.statements.listViewers.all(environment, teamId, lastSeenAt, lastSeenAt, viewerId, limit).map(toViewer);
   }
 
   private pruneExpired(now: string): void {
@@ -145,6 +192,17 @@ function toSession(row: SessionRow): EmbedSessionRecord {
   };
 }
 
+function toViewer(row: ViewerRow): ViewerActivity {
+  return {
+    environment: row.environment as Environment,
+    teamId: row.team_id,
+    viewerId: row.viewer_id,
+    firstSeenAt: row.first_seen_at,
+    lastSeenAt: row.last_seen_at,
+    sessions: row.sessions,
+  };
+}
+
 function toRevocation(row: RevocationRow): EmbedRevocation {
   return {
     sequence: row.sequence,
@@ -152,6 +210,7 @@ function toRevocation(row: RevocationRow): EmbedRevocation {
     sessionId: row.session_id,
     providedId: row.provided_id,
     tokenVersion: row.token_version,
+    viewerId: row.viewer_id,
     reason: row.reason as RevocationReason,
     revokedAt: row.revoked_at,
     expiresAt: row.expires_at,

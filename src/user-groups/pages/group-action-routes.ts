@@ -4,6 +4,7 @@ import { ServiceError } from '../../kernel/errors.js';
 import type { Core } from '../../platform/services.js';
 import { CONSOLE_PATH } from '../../console/pages/console-session-hook.js';
 import { formField } from '../../console/pages/form-body-parser.js';
+import { parsePreviewViewer, previewFieldOf } from '../../viewers/pages/viewer-form.js';
 import { fieldOfServiceError, parseGroupForm } from './group-form.js';
 import { renderGroupPage } from './group-page-routes.js';
 import { groupIdOf, groupRoutes, groupUrl, type GroupAction } from './group-urls.js';
@@ -14,7 +15,7 @@ const PREVIEW_SECONDS = 300;
 const CHILDREN_CONFLICT = 'This group has child groups: tick "Delete its whole subtree" to delete them with it, or delete them first.';
 
 /**
- * The group's forms: edit, rotate, delete, preview embed. Each posts with the
+ * The group's forms: edit, rotate, delete, preview embed (as a viewer too). Each posts with the
  * session's CSRF token, and calls the service as the session's key, with the
  * request as the change's origin, so the audit log reads as for the API. A
  * read-only session sees none of these forms, and the service refuses it anyway.
@@ -66,8 +67,17 @@ export function registerGroupActions(app: FastifyInstance, services: Core): void
   });
 
   onPost('preview', async (request, reply, id) => {
-    const minted = await services.embedSessions.mint(request.principal, { userGroupId: id, expiresIn: PREVIEW_SECONDS });
+    const previewValues = { viewerId: formField(request.body, 'viewer_id'), attributes: formField(request.body, 'attributes') };
+    const parsed = parsePreviewViewer(previewValues);
+    if ('errors' in parsed) return renderGroupPage(services, request, reply.code(400), id, { previewValues, errors: parsed.errors });
+    let minted;
+    try {
+      minted = await services.embedSessions.mint(request.principal, { userGroupId: id, expiresIn: PREVIEW_SECONDS, viewer: parsed.viewer });
+    } catch (error) {
+      if (!(error instanceof ServiceError) || error.code !== 'invalid_request') throw error;
+      return renderGroupPage(services, request, reply.code(400), id, { previewValues, errors: { [previewFieldOf(error)]: error.message } });
+    }
     // The claims, not the token: what the dashboard would be told, without a credential on screen.
-    return renderGroupPage(services, request, reply, id, { preview: decodeJwt(minted.token) });
+    return renderGroupPage(services, request, reply, id, { previewValues, preview: decodeJwt(minted.token) });
   });
 }

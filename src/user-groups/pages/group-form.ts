@@ -13,7 +13,8 @@ export interface GroupFormValues {
   properties: string;
 }
 
-export type FormField = keyof GroupFormValues | 'confirm' | 'cascade' | 'form';
+/** `viewer` and `attributes` are the preview's (src/viewers/pages/viewer-form.ts). */
+export type FormField = keyof GroupFormValues | 'confirm' | 'cascade' | 'form' | 'viewer' | 'attributes';
 export type FieldErrors = Partial<Record<FormField, string>>;
 
 // The API's own body schema and options (app.ts: no coercion), so the console accepts exactly what PUT /api/user accepts.

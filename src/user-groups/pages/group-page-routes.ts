@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../platform/services.js';
+import type { PreviewViewerValues } from '../../viewers/pages/viewer-form.js';
 import { formValuesOf, type FieldErrors, type GroupFormValues } from './group-form.js';
 import { groupIdOf, groupRoutes, groupUrl } from './group-urls.js';
 
 const PAGE_SIZE = 25;
 /** Children listed on a group's page; more are a search away (groups?parent= is the API's). */
 const CHILDREN_SHOWN = 50;
+/** Viewers listed on a group's page, most recently seen first; a link pages on. */
+const VIEWERS_SHOWN = 50;
 
 /** What a group's page shows beyond the group itself: the form as typed, its errors, a preview. */
 export interface GroupPageExtras {
@@ -13,7 +16,13 @@ export interface GroupPageExtras {
   errors?: FieldErrors;
   /** Decoded claims of an embed session just minted. */
   preview?: unknown;
+  /** The preview form's viewer fields as typed. */
+  previewValues?: PreviewViewerValues;
   notice?: string | null;
+  /** The viewers page to show: a next_cursor of the list, or the most recent. */
+  viewersAfter?: string;
+  /** An "End sessions" confirmation refused: its dialog opens again saying why. */
+  endRefused?: { viewerId: string; message: string };
 }
 
 const NOTICES: Record<string, string> = {
@@ -48,8 +57,11 @@ export function registerGroupPages(app: FastifyInstance, services: Core): void {
   );
 
   for (const url of groupRoutes()) {
-    app.get<{ Querystring: { done?: string } }>(url, { schema: { hide: true } }, async (request, reply) =>
-      renderGroupPage(services, request, reply, groupIdOf(request), { notice: NOTICES[request.query.done ?? ''] ?? null }),
+    app.get<{ Querystring: { done?: string; viewers_after?: string } }>(url, { schema: { hide: true } }, async (request, reply) =>
+      renderGroupPage(services, request, reply, groupIdOf(request), {
+        notice: NOTICES[request.query.done ?? ''] ?? null,
+        viewersAfter: request.query.viewers_after || undefined,
+      }),
     );
   }
 
@@ -61,8 +73,8 @@ export function registerGroupPages(app: FastifyInstance, services: Core): void {
   }
 }
 
-/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, and the forms a read-write session
- * may use. */
+/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, its viewers, and the forms a
+ * read-write session may use. */
 export async function renderGroupPage(
   services: Core,
   request: FastifyRequest,
@@ -71,10 +83,11 @@ export async function renderGroupPage(
   extras: GroupPageExtras = {},
 ): Promise<FastifyReply> {
   const principal = request.principal;
-  const [detail, withToken, children] = await Promise.all([
+  const [detail, withToken, children, viewers] = await Promise.all([
     services.userGroups.get(principal, userGroupId),
     services.userGroups.getWithToken(principal, userGroupId),
     services.userGroups.list(principal, { limit: CHILDREN_SHOWN, parent: userGroupId }),
+    services.viewers.list(principal, userGroupId, { limit: VIEWERS_SHOWN, after: extras.viewersAfter }),
   ]);
   return reply.view('group', {
     title: detail.group.name,
@@ -91,6 +104,11 @@ export async function renderGroupPage(
     values: extras.values ?? formValuesOf(detail.group),
     errors: extras.errors ?? {},
     preview: extras.preview === undefined ? null : JSON.stringify(extras.preview, null, 2),
+    previewValues: extras.previewValues ?? { viewerId: '', attributes: '' },
+    viewers: viewers.viewers,
+    viewersNext: viewers.nextCursor,
+    viewersPaged: extras.viewersAfter !== undefined,
+    endRefused: extras.endRefused ?? null,
     notice: extras.notice ?? null,
     json: (value: unknown) => (value === null || value === undefined ? 'none' : JSON.stringify(value, null, 2)),
     groupUrl,

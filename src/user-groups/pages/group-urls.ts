@@ -3,7 +3,7 @@ import { invalidRequest } from '../../kernel/errors.js';
 import { CONSOLE_PATH } from '../../console/pages/console-session-hook.js';
 
 /** What a group's page does besides showing it: its forms (POST) and the token (GET). */
-export type GroupAction = 'edit' | 'rotate' | 'delete' | 'preview' | 'token';
+export type GroupAction = 'edit' | 'rotate' | 'delete' | 'preview' | 'token' | 'end-viewer-sessions';
 
 /**
  * A group's console URL. The id is one percent-encoded path segment (so `/`, `%`, `?` and `#` stay

@@ -66,7 +66,8 @@ describe('operator console: CSRF in every form', () => {
       '/console/groups/:id/edit': { name: 'Forged', mapping: '{"40": "attacker"}', properties: '{"admin": true}' },
       '/console/groups/:id/rotate': {},
       '/console/groups/:id/delete': { confirm: GROUP, cascade: '1' },
-      '/console/groups/:id/preview': {},
+      '/console/groups/:id/preview': { viewer_id: 'forged-viewer', attributes: '{"admin": true}' },
+      '/console/groups/:id/end-viewer-sessions': { viewer_id: 'victim', confirm: 'victim' },
       '/console/webhooks': { url: 'https://127.0.0.1:9/attacker', events_all: '1' },
       '/console/webhooks/:id/rotate': {},
       '/console/webhooks/:id/remove': { confirm: webhookId },
@@ -92,14 +93,16 @@ describe('operator console: CSRF in every form', () => {
     assert.equal(answer.headers.get('set-cookie')?.startsWith('ugs_console=ugsc_') ?? false, false, `${what}: a session cookie was set`);
   };
 
-  it('finds every console form among the routes (sign-in and sign-out, four per group by path and by query, five for webhooks)', () => {
+  it('finds every console form among the routes (sign-in and sign-out, five per group by path and by query, five for webhooks)', () => {
     assert.deepEqual(consolePostRoutes(server).sort(), [
       '/console/group/delete',
       '/console/group/edit',
+      '/console/group/end-viewer-sessions',
       '/console/group/preview',
       '/console/group/rotate',
       '/console/groups/:id/delete',
       '/console/groups/:id/edit',
+      '/console/groups/:id/end-viewer-sessions',
       '/console/groups/:id/preview',
       '/console/groups/:id/rotate',
       '/console/sign-in',

@@ -15,6 +15,9 @@ const ID_HOSTILE = `<script>alert(1)</script>"'`;
 const PARENT = `p${ID_HOSTILE}`;
 const CHILD = `c${ID_HOSTILE}`;
 const path = (id: string) => `/console/groups/${encodeURIComponent(id)}`;
+/** A viewer id is the customer's too (issue 29): markup, marked so that its own escaped form is looked for. */
+const VIEWER = `v${HOSTILE}`;
+const VIEWER_SHOWN = `v${SHOWN}`;
 
 /**
  * Issue 26: console XSS in every field was refused. Every value a group or a
@@ -45,6 +48,13 @@ describe('operator console: hostile markup in every field is shown as text', () 
     );
     assert.equal(hook.status, 201, hook.text);
     webhookId = hook.json.webhook.id;
+    const minted = await api.call(
+      'POST',
+      { user_group_id: CHILD, viewer: { id: VIEWER, attributes: { [HOSTILE]: HOSTILE } } },
+      { path: '/api/embed_sessions' },
+    );
+    assert.equal(minted.status, 201, minted.text);
+    await server.services.embedSessions.flushActivity();
     browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(api.key!)).status, 303);
   });
@@ -84,6 +94,27 @@ describe('operator console: hostile markup in every field is shown as text', () 
     const preview = await browser.post(`${path(CHILD)}/preview`, { _csrf: token });
     assert.equal(preview.status, 200);
     assertInert(preview, 'the preview');
+  });
+
+  it("a group's viewers: the list, the End sessions dialog, its refusal and its notice; a preview as that viewer", async () => {
+    assertInert(await browser.get(path(CHILD)), 'the viewers list', VIEWER_SHOWN);
+    const token = await browser.csrfToken(path(CHILD));
+    const refused = await browser.post(`${path(CHILD)}/end-viewer-sessions`, { _csrf: token, viewer_id: VIEWER, confirm: HOSTILE });
+    assert.equal(refused.status, 400);
+    assertInert(refused, 'a refused End sessions', VIEWER_SHOWN);
+    const ended = await browser.post(`${path(CHILD)}/end-viewer-sessions`, { _csrf: token, viewer_id: VIEWER, confirm: VIEWER });
+    assert.equal(ended.status, 200);
+    assertInert(ended, 'the notice of ended sessions', `The sessions of viewer &quot;${VIEWER_SHOWN}`);
+    const preview = await browser.post(`${path(CHILD)}/preview`, {
+      _csrf: token,
+      viewer_id: VIEWER,
+      attributes: JSON.stringify({ [HOSTILE]: HOSTILE }),
+    });
+    assert.equal(preview.status, 200);
+    assertInert(preview, 'a preview as the viewer', VIEWER_SHOWN);
+    const refusedPreview = await browser.post(`${path(CHILD)}/preview`, { _csrf: token, viewer_id: VIEWER, attributes: HOSTILE });
+    assert.equal(refusedPreview.status, 400);
+    assertInert(refusedPreview, 'a refused preview echoing the attributes', VIEWER_SHOWN);
   });
 
   it('the activity page: audit records and events naming the groups, and its filter box', async () => {

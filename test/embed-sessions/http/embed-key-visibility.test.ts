@@ -117,7 +117,15 @@ describe('an embed key: what each route shows it', () => {
       [['client', 'token_rotated']],
     );
     for (const entry of res.json.revocations) {
-      assert.deepEqual(Object.keys(entry).sort(), ['expires_at', 'reason', 'revoked_at', 'session_id', 'token_version', 'user_group_id']);
+      assert.deepEqual(Object.keys(entry).sort(), [
+        'expires_at',
+        'reason',
+        'revoked_at',
+        'session_id',
+        'token_version',
+        'user_group_id',
+        'viewer_id',
+      ]);
     }
     for (const shown of ['Client Ltd', SECRET_PROPERTY, groupToken]) assert.ok(!res.text.includes(shown));
   });

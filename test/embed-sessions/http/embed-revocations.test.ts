@@ -70,7 +70,7 @@ describe('GET /api/embed_sessions/revocations', () => {
     const { entries } = await drain(api, start);
     assert.deepEqual(
       entries.map((e) => Object.keys(e).sort()),
-      Array(3).fill(['expires_at', 'reason', 'revoked_at', 'session_id', 'token_version', 'user_group_id']),
+      Array(3).fill(['expires_at', 'reason', 'revoked_at', 'session_id', 'token_version', 'user_group_id', 'viewer_id']),
     );
     const [session, rotation, deletion] = entries as [Entry, Entry, Entry];
     assert.deepEqual(

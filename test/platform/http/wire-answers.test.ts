@@ -141,6 +141,16 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     await call(key, 'DELETE', `/api/embed_sessions/${session.session_id}`);
     await call(key, 'DELETE', '/api/embed_sessions/es_AAAAAAAAAAAAAAAAAAAAAA', undefined, 'unknown session');
     await call(key, 'POST', '/api/embed_sessions/introspect', { token: session.token }, 'ended');
+    // Viewers (issue 29).
+    await mint({ user_group_id: 'acme', viewer: { id: 'ana', attributes: { region: null, sales_rep: 'ana' } } }, 'with a viewer');
+    await mint({ user_group_id: 'acme', viewer: { id: '' } }, 'empty viewer id');
+    await call(key, 'DELETE', '/api/viewers/ana/sessions');
+    await call(clients.reader.key, 'DELETE', '/api/viewers/ana/sessions', undefined, 'read-only key');
+    await server.services.embedSessions.flushActivity();
+    await call(key, 'GET', '/api/user_groups/acme/viewers');
+    await call(key, 'GET', '/api/user_groups/acme/viewers?after=garbage');
+    await call(key, 'HEAD', '/api/user_groups/acme/viewers');
+    await call(key, 'GET', '/api/user_groups/missing/viewers');
     const revocations = (await call(key, 'GET', '/api/embed_sessions/revocations')).json;
     await call(key, 'GET', `/api/embed_sessions/revocations?after=${encodeURIComponent(revocations.next_cursor)}`);
     await call(key, 'HEAD', '/api/embed_sessions/revocations');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ConsoleClient } from '../../helpers/console-client.js';
+import { ConsoleClient, unescapeHtml } from '../../helpers/console-client.js';
 import type { ApiClient } from '../../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
@@ -22,13 +22,7 @@ describe('operator console: group pages and forms', () => {
 
   const errorOf = (html: string, field: string) =>
     /<p id="[a-z]+_error" class="error"[^>]*>([^<]*)<\/p>/.exec(html.slice(html.indexOf(`id="${field}"`)))?.[1];
-  const unescape = (text: string) =>
-    text
-      .replace(/&#34;|&quot;/g, '"')
-      .replace(/&#39;/g, "'")
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&amp;/g, '&');
+  const unescape = unescapeHtml;
 
   it('shows, beside the field, the message PUT /api/user gives for the same value, and changes nothing', async () => {
     const cases = [

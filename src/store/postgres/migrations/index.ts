@@ -9,6 +9,7 @@ import { webhooks } from './007-webhooks.js';
 import { consoleSessions } from './008-console-sessions.js';
 import { signingKeysPerEnvironment } from './009-signing-keys-per-environment.js';
 import { sessionActivity } from './010-session-activity.js';
+import { viewers } from './011-viewers.js';
 
 /** Every PostgreSQL migration, in order. Names sort in application order; never rename or edit a shipped one. */
 export const postgresMigrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const postgresMigrations: Record<string, Migration> = {
   '008-console-sessions': consoleSessions,
   '009-signing-keys-per-environment': signingKeysPerEnvironment,
   '010-session-activity': sessionActivity,
+  '011-viewers': viewers,
 };

@@ -1,0 +1,96 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Principal } from '../api-keys/api-key.js';
+import type { ChangeOrigin } from '../audit/audit.js';
+import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
+import type { UserGroupStore } from '../user-groups/user-group-store.js';
+import { VIEWER_LIMITS, type ViewerActivity, type ViewerPosition } from './viewer.js';
+import type { ViewerStore } from './viewer-store.js';
+
+export interface ViewerServiceDeps {
+  store: ViewerStore;
+  groups: Pick<UserGroupStore, 'findUserGroup'>;
+  now?: () => Date;
+  /** Waits that many milliseconds (a test's clock may skip it). */
+  wait?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Viewers: the people inside a group, known from the sessions that name them
+ * (no registry to keep in sync). Ending a viewer's sessions ends them in every
+ * group of the environment; listing a group's viewers reads the counted
+ * activity, which lags the mints by at most one flush interval.
+ */
+export class ViewerService {
+  private readonly now: () => Date;
+  private readonly wait: (ms: number) => Promise<void>;
+
+  constructor(private readonly deps: ViewerServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+    this.wait = deps.wait ?? ((ms) => sleep(ms));
+  }
+
+  /**
+   * Ends every session of the viewer minted so far, in every group of the key's
+   * environment: audited, an event, a feed entry. A token's `iat` is in whole
+   * seconds, so the entry covers the sessions minted up to the end of the
+   * second it is made in, and the answer waits for that second to pass: a
+   * session minted once the answer is in hand is never covered.
+   */
+  async revokeSessions(principal: Principal, viewerId: string, origin?: ChangeOrigin): Promise<{ viewerId: string; revokedAt: string }> {
+    if (principal.access === 'read-only')
+      throw forbidden("This API key is read-only; a viewer's sessions are ended with a read-write or embed key.");
+    const at = this.now();
+    await this.deps.store.revokeViewerSessions(principal.environment, viewerId, at.toISOString(), {
+      keyId: principal.keyId,
+      fields: [],
+      clientAddress: origin?.ip ?? null,
+    });
+    await this.wait(1000 - (at.getTime() % 1000));
+    return { viewerId, revokedAt: at.toISOString() };
+  }
+
+  /** The viewers seen in a group's sessions, most recently seen first. */
+  async list(
+    principal: Principal,
+    providedId: string,
+    page: { after?: string; limit?: number },
+  ): Promise<{ viewers: ViewerActivity[]; nextCursor: string | null }> {
+    if (principal.access === 'embed')
+      throw forbidden(
+        'This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for viewers.',
+      );
+    const group = await this.deps.groups.findUserGroup(principal.environment, providedId);
+    if (!group)
+      throw notFound(
+        `No user group with "user_group_id" ${JSON.stringify(providedId)} exists in the ${principal.environment} environment.`,
+      );
+    const limit = page.limit ?? VIEWER_LIMITS.pageDefault;
+    const after = page.after === undefined ? null : openCursor(page.after);
+    const rows = await this.deps.store.listViewers(principal.environment, group.teamId, after, limit + 1);
+    const shown = rows.slice(0, limit);
+    const last = shown.at(-1);
+    return { viewers: shown, nextCursor: rows.length > limit && last ? cursorOf(last) : null };
+  }
+}
+
+/** A cursor names the last viewer shown (its last-seen time and id): nothing the caller was not shown already. */
+function cursorOf(viewer: ViewerPosition): string {
+  return Buffer.from(JSON.stringify([viewer.lastSeenAt, viewer.viewerId])).toString('base64url');
+}
+
+function openCursor(cursor: string): ViewerPosition {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      !Number.isNaN(Date.parse(value[0])) &&
+      typeof value[1] === 'string'
+    )
+      return { lastSeenAt: new Date(value[0]).toISOString(), viewerId: value[1] };
+  } catch {
+    // Garbage: the same answer as a well-formed value that is not a cursor.
+  }
+  throw invalidRequest('"after" is not a cursor this list handed out: pass the "next_cursor" of the previous page, or leave it out.');
+}
