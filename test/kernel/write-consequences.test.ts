@@ -50,6 +50,7 @@ describe('the consequences of key, session and webhook writes', () => {
         sessionId: 'es_1',
         providedId: 'acme',
         tokenVersion: null,
+        viewerId: null,
         reason: 'session_revoked',
         revokedAt: AT,
         expiresAt: new Date(Date.parse(session.expiresAt) + CLOCK_TOLERANCE_SECONDS * 1000).toISOString(),

@@ -140,6 +140,7 @@ describe('secrets at rest', () => {
         'table settings',
         'table signing_keys',
         'table user_groups',
+        'table viewer_activity',
         'table webhook_deliveries',
         'table webhook_delivery_attempts',
         'table webhooks',

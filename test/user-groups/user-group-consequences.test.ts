@@ -106,6 +106,7 @@ describe('the consequences of user group writes', () => {
         sessionId: null,
         providedId: 'acme',
         tokenVersion: tokenVersionOf(old),
+        viewerId: null,
         reason: 'token_rotated',
         revokedAt: AT,
         expiresAt: new Date(Date.parse(AT) + (MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS) * 1000).toISOString(),
