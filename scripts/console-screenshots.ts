@@ -72,6 +72,15 @@ try {
     await services.userGroups.getOrCreate(principal, { userGroupId: id, name, properties: { region: 'us' } }, origin);
   }
   await services.userGroups.update(principal, { userGroupId: 'acme', properties: { region: 'eu', tier: 'platinum' } }, origin);
+  // Viewers of Acme France, as its dashboards' sessions named them (issue 29), counted and flushed at once.
+  for (const [viewer, sessions] of [
+    ['marie@acme.example', 3],
+    ['lucas@acme.example', 1],
+  ] as const) {
+    for (let i = 0; i < sessions; i++)
+      await services.embedSessions.mint(principal, { userGroupId: 'acme-france', viewer: { id: viewer, attributes: { sales_rep: viewer } } });
+  }
+  await services.embedSessions.flushActivity();
 
   mkdirSync(OUT, { recursive: true });
   const shot = async (page: Page, name: string) => {
