@@ -78,7 +78,10 @@ try {
     ['lucas@acme.example', 1],
   ] as const) {
     for (let i = 0; i < sessions; i++)
-      await services.embedSessions.mint(principal, { userGroupId: 'acme-france', viewer: { id: viewer, attributes: { sales_rep: viewer } } });
+      await services.embedSessions.mint(principal, {
+        userGroupId: 'acme-france',
+        viewer: { id: viewer, attributes: { sales_rep: viewer } },
+      });
   }
   await services.embedSessions.flushActivity();
 
