@@ -158,12 +158,7 @@ export class EmbedSessionService {
   }
 
   /** Why a session a verified token names has ended, or null while it lives. */
-  private async endedBecause(
-    environment: Environment,
-    claims: EmbedClaims,
-    opened: OpenedSessionId,
-    now: Date,
-  ): Promise<string | null> {
+  private async endedBecause(environment: Environment, claims: EmbedClaims, opened: OpenedSessionId, now: Date): Promise<string | null> {
     if (opened.kind === 'unknown') return 'its id is not one of this environment';
     if (opened.kind === 'sealed' && opened.expiresAt * 1000 <= now.getTime()) return 'it reached its maximum lifetime (max_lifetime)';
     const [session, group, viewerCutoff] = await Promise.all([

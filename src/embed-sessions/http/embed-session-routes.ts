@@ -88,7 +88,9 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
       description:
         "A new token for a live session, with the same session_id, a new exp (capped by the session's max_lifetime) and the group's claims as they are now (name, mapping, properties, hierarchy; the viewer, dashboard and origins carried over). A session that has ended (revoked by id, by viewer, by token rotation or deletion, past its max_lifetime, or a token expired more than 60 s ago) is 409 conflict, saying why; a token that is not one of this environment's is 400. Read-write and embed keys; read-only keys get 403.",
       tags: TAGS,
-      body: documented(RenewBody, { examples: { renew: { summary: 'The current token', value: { token: EXAMPLE_JWT, expires_in: 600 } } } }),
+      body: documented(RenewBody, {
+        examples: { renew: { summary: 'The current token (one this service signed)', value: { token: EXAMPLE_JWT, expires_in: 600 } } },
+      }),
       response: {
         201: documented(MintResponse, { description: 'Renewed: hand the new token to the dashboard frame.' }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'conflict'),
