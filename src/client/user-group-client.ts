@@ -152,6 +152,15 @@ export class UserGroupClient {
     return (await this.call<MintResponse>('POST', '/api/embed_sessions', input)).embed_session;
   }
 
+  /**
+   * POST /api/embed_sessions/renew: a new token for the same session (same session_id), its exp capped by the
+   * session's max_lifetime, its claims from the group as it is now. A session that has ended throws
+   * UserGroupServiceError with code `conflict` (409), its message saying why.
+   */
+  async renewEmbedSession(token: string, options: { expires_in?: number } = {}): Promise<EmbedSession> {
+    return (await this.call<MintResponse>('POST', '/api/embed_sessions/renew', { token, ...options })).embed_session;
+  }
+
   /** POST /api/embed_sessions/introspect: `{ active: true, ...claims }` for a live token of the key's environment, else `{ active: false
    * }`. */
   async introspect(token: string): Promise<EmbedIntrospection> {

@@ -1,4 +1,4 @@
-import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { Principal } from '../api-keys/api-key.js';
 import type { ChangeOrigin } from '../audit/audit.js';
 import {
@@ -12,8 +12,8 @@ import {
   type EmbedSessionRequest,
 } from './embed-session.js';
 import type { SessionActivity } from './session-activity.js';
-import type { SessionIds } from './session-id.js';
-import { checkViewer, overlaidProperties } from '../viewers/viewer.js';
+import type { OpenedSessionId, SessionIds } from './session-id.js';
+import { checkViewer, overlaidProperties, type Viewer } from '../viewers/viewer.js';
 import type { EmbedSessionStore } from './embed-session-store.js';
 import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
@@ -85,17 +85,115 @@ export class EmbedSessionService {
         `"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`,
       );
     }
+    const maxLifetime = request.maxLifetime ?? Math.max(EMBED_LIMITS.maxLifetimeDefault, expiresIn);
+    if (!Number.isInteger(maxLifetime) || maxLifetime < expiresIn || maxLifetime > EMBED_LIMITS.maxLifetimeMax) {
+      throw invalidRequest(
+        `"max_lifetime" must be a whole number of seconds from "expires_in" (${expiresIn}) to ${EMBED_LIMITS.maxLifetimeMax} (7 days).`,
+      );
+    }
     const origins = request.origins === undefined ? undefined : checkOrigins(request.origins);
     const viewer = request.viewer === undefined ? undefined : checkViewer(request.viewer);
-    const { ancestors, properties, mapping } = await this.inherited(group);
-    const descendants = request.includeDescendants ? await this.descendantIds(group) : undefined;
     const now = this.now();
     const iat = Math.floor(now.getTime() / 1000);
     const ids = await this.deps.sessionIds.forEnvironment(group.environment);
-    const sessionId = ids.mint({ teamId: group.teamId, expiresAt: iat + expiresIn });
-    const tokenVersion = tokenVersionOf(group.tokenHash);
+    // The id carries the session's end, past which no renewal reaches: the renewals need no storage either.
+    const sessionId = ids.mint({ teamId: group.teamId, expiresAt: iat + maxLifetime });
+    const claims = await this.claimsFor(group, {
+      sessionId,
+      iat,
+      exp: iat + expiresIn,
+      dashboard: request.dashboard,
+      origins,
+      includeDescendants: request.includeDescendants === true,
+      viewer,
+    });
+    // Nothing is stored: the id proves itself when the session is ended early, and the count is written with others.
+    this.deps.activity.record(group.environment, group.teamId, now, viewer?.id);
+    return this.signed(group, claims);
+  }
+
+  /**
+   * A new token for a live session, with the same session id, a new expiry
+   * (capped by the session's maximum lifetime) and the group's claims as they
+   * are now; the viewer, dashboard and origins carried over. A session that
+   * has ended cannot be renewed (409, saying why); a token that is not one of
+   * this environment's is 400.
+   */
+  async renew(principal: Principal, token: string, expiresIn: number = EMBED_LIMITS.expiresInDefault): Promise<MintedSession> {
+    assertMayMint(principal);
+    if (!Number.isInteger(expiresIn) || expiresIn < EMBED_LIMITS.expiresInMin || expiresIn > EMBED_LIMITS.expiresInMax) {
+      throw invalidRequest(
+        `"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`,
+      );
+    }
+    const environment = principal.environment;
+    const read = await this.verifiedClaims(environment, token, EMBED_LIMITS.renewGraceSeconds);
+    if (read === null || (read !== 'expired' && read.env !== environment)) {
+      throw invalidRequest(`"token" is not a valid embed token of the ${environment} environment (signature, issuer, audience or format).`);
+    }
+    if (read === 'expired') {
+      throw conflict(
+        `The session has ended: its token expired more than ${EMBED_LIMITS.renewGraceSeconds} s ago, so its viewer was idle for a whole token lifetime. Mint a new session.`,
+      );
+    }
+    const opened = (await this.deps.sessionIds.forEnvironment(environment)).open(read.jti);
+    if (opened.kind !== 'sealed') {
+      throw conflict('This session was minted before sessions could be renewed; it ends at its exp. Mint a new session.');
+    }
+    const now = this.now();
+    const ended = await this.endedBecause(environment, read, opened, now);
+    if (ended !== null) throw conflict(`The session has ended: ${ended}. Mint a new session.`);
+    const group = (await this.groups.findUserGroup(environment, read.sub))!;
+    const iat = Math.floor(now.getTime() / 1000);
+    const claims = await this.claimsFor(group, {
+      sessionId: read.jti,
+      iat,
+      exp: Math.min(iat + expiresIn, opened.expiresAt),
+      dashboard: read.dsh,
+      origins: read.org,
+      includeDescendants: read.desc !== undefined,
+      viewer: read.vid === undefined ? undefined : { id: read.vid, ...(read.vat === undefined ? {} : { attributes: read.vat }) },
+    });
+    return this.signed(group, claims);
+  }
+
+  /** Why a session a verified token names has ended, or null while it lives. */
+  private async endedBecause(environment: Environment, claims: EmbedClaims, opened: OpenedSessionId, now: Date): Promise<string | null> {
+    if (opened.kind === 'unknown') return 'its id is not one of this environment';
+    if (opened.kind === 'sealed' && opened.expiresAt * 1000 <= now.getTime()) return 'it reached its maximum lifetime (max_lifetime)';
+    const [session, group, viewerCutoff] = await Promise.all([
+      this.sessions.findEmbedSession(environment, claims.jti),
+      this.groups.findUserGroup(environment, claims.sub),
+      claims.vid === undefined ? null : this.sessions.latestViewerRevocation(environment, claims.vid, now.toISOString()),
+    ]);
+    // A viewer's revocation covers the sessions minted up to the end of its second (iat is in whole seconds).
+    if (viewerCutoff !== null && claims.iat <= Math.floor(Date.parse(viewerCutoff) / 1000))
+      return "its viewer's sessions were ended (DELETE /api/viewers/{viewer_id}/sessions)";
+    // A stored row means ended early, but for the ids minted before they checked themselves, whose row had to exist.
+    if (session === null ? opened.kind === 'stored' : session.revokedAt !== null) return 'it was ended (DELETE /api/embed_sessions/{id})';
+    if (group === null || group.teamId !== claims.tid) return 'its user group was deleted';
+    if (tokenVersionOf(group.tokenHash) !== claims.tv) return "its user group's token was rotated";
+    return null;
+  }
+
+  /** The claims of a token for `group` as it is now. */
+  private async claimsFor(
+    group: UserGroupRecord,
+    session: {
+      sessionId: string;
+      iat: number;
+      exp: number;
+      dashboard?: string;
+      origins?: readonly string[];
+      includeDescendants: boolean;
+      viewer?: Viewer;
+    },
+  ): Promise<EmbedClaims> {
+    const { ancestors, properties, mapping } = await this.inherited(group);
+    const descendants = session.includeDescendants ? await this.descendantIds(group) : undefined;
     const { issuer, audience } = this.deps.settings[group.environment];
-    const claims: EmbedClaims = {
+    const viewer = session.viewer;
+    return {
       iss: issuer,
       aud: audience,
       sub: group.providedId,
@@ -104,22 +202,23 @@ export class EmbedSessionService {
       name: group.name,
       map: mapping ?? {},
       props: overlaidProperties(properties ?? {}, viewer?.attributes),
-      tv: tokenVersion,
-      jti: sessionId,
-      iat,
-      exp: iat + expiresIn,
-      ...(request.dashboard === undefined ? {} : { dsh: request.dashboard }),
-      ...(origins === undefined ? {} : { org: origins }),
+      tv: tokenVersionOf(group.tokenHash),
+      jti: session.sessionId,
+      iat: session.iat,
+      exp: session.exp,
+      ...(session.dashboard === undefined ? {} : { dsh: session.dashboard }),
+      ...(session.origins === undefined ? {} : { org: [...session.origins] }),
       anc: ancestors,
       ...(descendants === undefined ? {} : { desc: descendants }),
       ...(viewer === undefined ? {} : { vid: viewer.id }),
+      ...(viewer?.attributes === undefined ? {} : { vat: viewer.attributes }),
     };
-    const key = this.deps.signingKeys[group.environment].active();
-    const token = signEmbedToken(claims, key, EMBED_TOKEN_TYPE);
+  }
+
+  private signed(group: UserGroupRecord, claims: EmbedClaims): MintedSession {
+    const token = signEmbedToken(claims, this.deps.signingKeys[group.environment].active(), EMBED_TOKEN_TYPE);
     const expiresAt = new Date(claims.exp * 1000).toISOString();
-    // Nothing is stored: the id proves itself when the session is ended early, and the count is written with others.
-    this.deps.activity.record(group.environment, group.teamId, now, viewer?.id);
-    return { token, sessionId, expiresAt, userGroupId: group.providedId, teamId: group.teamId };
+    return { token, sessionId: claims.jti, expiresAt, userGroupId: group.providedId, teamId: group.teamId };
   }
 
   /** Ends one session at once; ending it again is not an error. */
@@ -180,19 +279,9 @@ export class EmbedSessionService {
    */
   async introspect(principal: Principal, token: string): Promise<Introspection> {
     const claims = await this.verifiedClaims(principal.environment, token);
-    if (claims === null || claims.env !== principal.environment) return { active: false };
+    if (claims === null || claims === 'expired' || claims.env !== principal.environment) return { active: false };
     const opened = (await this.deps.sessionIds.forEnvironment(principal.environment)).open(claims.jti);
-    if (opened.kind === 'unknown') return { active: false };
-    const [session, group, viewerCutoff] = await Promise.all([
-      this.sessions.findEmbedSession(principal.environment, claims.jti),
-      this.groups.findUserGroup(principal.environment, claims.sub),
-      claims.vid === undefined ? null : this.sessions.latestViewerRevocation(principal.environment, claims.vid, this.now().toISOString()),
-    ]);
-    // A viewer's revocation covers the sessions minted up to the end of its second (iat is in whole seconds).
-    if (viewerCutoff !== null && claims.iat <= Math.floor(Date.parse(viewerCutoff) / 1000)) return { active: false };
-    // A stored row means ended early, but for the ids minted before they checked themselves, whose row had to exist.
-    if (session === null ? opened.kind === 'stored' : session.revokedAt !== null) return { active: false };
-    if (group === null || tokenVersionOf(group.tokenHash) !== claims.tv) return { active: false };
+    if ((await this.endedBecause(principal.environment, claims, opened, this.now())) !== null) return { active: false };
     return { active: true, ...claims };
   }
 
@@ -209,7 +298,12 @@ export class EmbedSessionService {
     return { revocations, nextCursor: seal.seal('revocations', last) };
   }
 
-  private async verifiedClaims(environment: Environment, token: string): Promise<EmbedClaims | null> {
+  /**
+   * The token's claims when its signature (by a key of the environment), issuer, audience and type hold
+   * and it has not expired, or expired at most `graceSeconds` ago; 'expired' when it expired before
+   * that; null for anything else (garbage, a bad signature, another environment's).
+   */
+  private async verifiedClaims(environment: Environment, token: string, graceSeconds = 0): Promise<EmbedClaims | 'expired' | null> {
     try {
       const { kid } = decodeProtectedHeader(token);
       const key = kid === undefined ? undefined : this.deps.signingKeys[environment].verificationKey(kid);
@@ -220,6 +314,7 @@ export class EmbedSessionService {
         audience: this.deps.settings[environment].audience,
         typ: EMBED_TOKEN_TYPE,
         currentDate: this.now(),
+        clockTolerance: graceSeconds,
         requiredClaims: ['sub', 'jti', 'exp', 'iat'],
       });
       return typeof payload.jti === 'string' &&
@@ -228,9 +323,9 @@ export class EmbedSessionService {
         (payload['vid'] === undefined || typeof payload['vid'] === 'string')
         ? (payload as unknown as EmbedClaims)
         : null;
-    } catch {
-      // Garbage, a bad signature, expiry: all the same answer, as RFC 7662 asks.
-      return null;
+    } catch (error) {
+      // Garbage, a bad signature: all the same answer, as RFC 7662 asks; expiry is told apart for renewal.
+      return error instanceof errors.JWTExpired ? 'expired' : null;
     }
   }
 

@@ -5,10 +5,21 @@ import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../signing-keys/si
 import type { Mapping, Properties, UserGroupRecord } from '../user-groups/user-group.js';
 import type { Viewer } from '../viewers/viewer.js';
 
+/**
+ * The longest a session lives through its renewals (max_lifetime's upper bound), however often its
+ * token is renewed: how long a revocation that ends whole sessions must be kept.
+ */
+export const MAX_SESSION_LIFETIME_SECONDS = 7 * 86_400;
+
 export const EMBED_LIMITS = {
   expiresInMin: 60,
   expiresInMax: MAX_SESSION_SECONDS,
   expiresInDefault: 600,
+  /** max_lifetime: from expires_in to 7 days; 12 hours unless given. */
+  maxLifetimeMax: MAX_SESSION_LIFETIME_SECONDS,
+  maxLifetimeDefault: 12 * 3600,
+  /** A token that expired longer ago than this cannot be renewed: its viewer was idle for a whole lifetime. */
+  renewGraceSeconds: 60,
   dashboardMaxLength: 255,
   originsMax: 10,
   /** include_descendants lists at most this many ids (claim desc); a larger subtree answers 409. */
@@ -31,6 +42,8 @@ export interface EmbedSessionRequest {
   includeDescendants?: boolean;
   /** Who views (claim vid); their attributes overlay the group's properties. */
   viewer?: Viewer;
+  /** Seconds the session may live through its renewals (from expires_in to 7 days). */
+  maxLifetime?: number;
 }
 
 /**
@@ -98,6 +111,8 @@ export interface EmbedClaims {
   desc?: string[];
   /** The viewer's id, when the session was minted for one. */
   vid?: string;
+  /** The viewer's attributes as given at the mint, carried to every renewal (props holds them overlaid). */
+  vat?: Properties;
 }
 
 /**
@@ -123,7 +138,7 @@ export function groupRevocation(
     viewerId: null,
     reason,
     revokedAt: at,
-    expiresAt: secondsAfter(at, MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS),
+    expiresAt: secondsAfter(at, MAX_SESSION_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS),
   };
 }
 
@@ -154,7 +169,7 @@ export function viewerRevocation(environment: Environment, viewerId: string, at:
     viewerId,
     reason: 'viewer_revoked',
     revokedAt: at,
-    expiresAt: secondsAfter(at, MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS),
+    expiresAt: secondsAfter(at, MAX_SESSION_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS),
   };
 }
 

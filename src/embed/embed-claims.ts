@@ -34,6 +34,8 @@ export interface EmbedClaims {
   readonly desc?: readonly string[];
   /** The viewer's id, when the session was minted for one (its attributes are already in props). */
   readonly vid?: string;
+  /** The viewer's attributes as given when the session was minted (props holds them overlaid); renewals carry them. */
+  readonly vat?: Readonly<Record<string, EmbedJsonValue>>;
 }
 
 type Payload = Record<string, unknown>;
@@ -84,6 +86,7 @@ export function parseEmbedClaims(payload: Payload): EmbedClaims {
   }
   if (!isPlainObject(payload.props)) throw invalid('props', 'an object');
   for (const claim of ['dsh', 'vid']) optional(payload, claim, (v) => typeof v === 'string', 'a string');
+  optional(payload, 'vat', isPlainObject, 'an object');
   for (const claim of ['org', 'anc', 'desc']) optional(payload, claim, isStringArray, 'an array of strings');
   return deepFreeze(payload) as unknown as EmbedClaims;
 }

@@ -15,6 +15,21 @@ describe('UserGroupClient embed sessions and events against a live server', () =
   });
   after(() => server.close());
 
+  it('renews a session in place (same session id, the group as it is now), and an ended one throws conflict saying why', async () => {
+    await client.getOrCreate({ user_group_id: 'renewed', name: 'Renewed', properties: { region: 'eu' } });
+    const session = await client.mintEmbedSession({ user_group_id: 'renewed', expires_in: 60, max_lifetime: 3600 });
+    await client.update({ user_group_id: 'renewed', properties: { region: 'us' } });
+    const next = await client.renewEmbedSession(session.token, { expires_in: 120 });
+    assert.equal(next.session_id, session.session_id);
+    const live = await client.introspect(next.token);
+    assert.equal(live.active && live.props?.['region'], 'us');
+    await client.revokeEmbedSession(session.session_id);
+    await assert.rejects(
+      client.renewEmbedSession(next.token),
+      (e: unknown) => e instanceof UserGroupServiceError && e.status === 409 && e.code === 'conflict' && /ended/.test(e.message),
+    );
+  });
+
   it('mints a session that verifies against the JWKS, introspects it, ends it and sees it in the revocation feed', async () => {
     await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } });
     const session = await client.mintEmbedSession({ user_group_id: 'acme', expires_in: 120, dashboard: 'sales' });

@@ -72,7 +72,11 @@ describe('EmbedSessionService with a clock the test controls', () => {
     assert.match(minted.sessionId, /^es_[A-Za-z0-9_-]{48}$/);
     assert.equal(await store.embedSessions.findEmbedSession('Customer', minted.sessionId), null, 'no row for a live session');
     const ids = await new SessionIds(store.settings).forEnvironment('Customer');
-    assert.deepEqual(ids.open(minted.sessionId), { kind: 'sealed', teamId: minted.teamId, expiresAt: Date.parse(minted.expiresAt) / 1000 });
+    assert.deepEqual(
+      ids.open(minted.sessionId),
+      { kind: 'sealed', teamId: minted.teamId, expiresAt: Date.parse('2026-03-02T00:00:00.000Z') / 1000 },
+      "the session's end: iat + max_lifetime (12 hours unless given)",
+    );
     const claims = await service.introspect(customer, minted.token);
     assert.equal(claims.active, true);
     assert.deepEqual(claims.active && [claims.jti, claims.iat, claims.exp, claims.iss, claims.aud, claims.map, claims.props], [
@@ -112,7 +116,8 @@ describe('EmbedSessionService with a clock the test controls', () => {
       providedId: 'clocked',
       tokenVersion: tokenVersionOf(hashSecret(token)),
       createdAt: '2026-03-01T12:10:00.000Z',
-      expiresAt: '2026-03-01T12:20:00.000Z',
+      // The session's end: its first token's iat + max_lifetime (12 hours unless given), past which no renewal reaches.
+      expiresAt: '2026-03-02T00:10:00.000Z',
       revokedAt: '2026-03-01T12:10:00.000Z',
     });
     assert.deepEqual(await service.introspect(customer, minted.token), { active: false });
@@ -142,9 +147,9 @@ describe('EmbedSessionService with a clock the test controls', () => {
     assert.equal((await service.introspect(customer, minted.token)).active, true, 'the real one is untouched');
   });
 
-  it('ends an expired session, or one whose group was deleted, without writing anything: each has ended already', async () => {
+  it('ends a session past its maximum lifetime, or one whose group was deleted, without writing anything: each has ended already', async () => {
     clock.now = new Date('2026-03-01T14:00:00.000Z');
-    const expiring = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 60 });
+    const expiring = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 60, maxLifetime: 60 });
     await store.userGroups.insertUserGroupIfAbsent({
       environment: 'Customer',
       providedId: 'doomed',
@@ -200,6 +205,35 @@ describe('EmbedSessionService with a clock the test controls', () => {
     assert.equal((await service.introspect(customer, minted.token)).active, true);
     clock.now = new Date(start.getTime() + 61_000);
     assert.deepEqual(await service.introspect(customer, minted.token), { active: false });
+  });
+
+  it('renews a token up to 60 s past its exp and not later (idle), and never past the maximum lifetime', async () => {
+    const start = new Date('2026-03-02T10:00:00.000Z');
+    clock.now = start;
+    const first = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 60, maxLifetime: 300 });
+    const at = (seconds: number) => (clock.now = new Date(start.getTime() + seconds * 1000));
+    at(119);
+    const late = await service.renew(customer, first.token, 600);
+    assert.equal(late.sessionId, first.sessionId, 'expired 59 s ago: still renewable');
+    assert.equal(late.expiresAt, '2026-03-02T10:05:00.000Z', 'capped by the session end (iat + max_lifetime)');
+    at(121);
+    await assert.rejects(service.renew(customer, first.token), (e: unknown) => code('conflict')(e) && /idle/.test((e as Error).message));
+    at(299);
+    assert.equal((await service.renew(customer, late.token, 60)).expiresAt, '2026-03-02T10:05:00.000Z');
+    at(300);
+    await assert.rejects(
+      service.renew(customer, late.token),
+      (e: unknown) => code('conflict')(e) && /maximum lifetime/.test((e as Error).message),
+    );
+  });
+
+  it('keeps the revocation of a renewable session until its maximum lifetime, not its first token', async () => {
+    clock.now = new Date('2026-03-02T12:00:00.000Z');
+    const minted = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 60, maxLifetime: 3600 });
+    await service.revoke(customer, minted.sessionId);
+    assert.equal((await store.embedSessions.findEmbedSession('Customer', minted.sessionId))?.expiresAt, '2026-03-02T13:00:00.000Z');
+    const entry = (await service.revocations(customer, {})).revocations.find((r) => r.sessionId === minted.sessionId);
+    assert.equal(entry?.expiresAt, '2026-03-02T13:01:00.000Z');
   });
 
   it('refuses read-only keys with forbidden, and validates expires_in bounds', async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { tokenVersionOf } from '../../src/embed-sessions/embed-session.js';
-import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../../src/signing-keys/signing-key.js';
+import { CLOCK_TOLERANCE_SECONDS } from '../../src/signing-keys/signing-key.js';
+import { MAX_SESSION_LIFETIME_SECONDS } from '../../src/embed-sessions/embed-session.js';
 import type { UserGroupRecord } from '../../src/user-groups/user-group.js';
 import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../src/user-groups/user-group-consequences.js';
 
@@ -109,7 +110,7 @@ describe('the consequences of user group writes', () => {
         viewerId: null,
         reason: 'token_rotated',
         revokedAt: AT,
-        expiresAt: new Date(Date.parse(AT) + (MAX_SESSION_SECONDS + CLOCK_TOLERANCE_SECONDS) * 1000).toISOString(),
+        expiresAt: new Date(Date.parse(AT) + (MAX_SESSION_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS) * 1000).toISOString(),
       },
     ]);
   });

@@ -37,6 +37,13 @@ export const MintBody = Type.Object({
     }),
   ),
   viewer: Type.Optional(ViewerBody),
+  max_lifetime: Type.Optional(
+    Type.Integer({
+      minimum: EMBED_LIMITS.expiresInMin,
+      maximum: EMBED_LIMITS.maxLifetimeMax,
+      description: `Seconds the session may live through its renewals (POST /api/embed_sessions/renew), from expires_in to ${EMBED_LIMITS.maxLifetimeMax} (7 days); default ${EMBED_LIMITS.maxLifetimeDefault} (12 hours), or expires_in when longer.`,
+    }),
+  ),
 });
 export type MintBody = Static<typeof MintBody>;
 
@@ -51,6 +58,22 @@ export const MintResponse = Type.Object({
   }),
 });
 export type MintResponse = Static<typeof MintResponse>;
+
+export const RenewBody = Type.Object({
+  token: Type.String({
+    minLength: 1,
+    maxLength: LIMITS.bodyMaxBytes,
+    description: "The session's current token (or an earlier one still valid, from another tab).",
+  }),
+  expires_in: Type.Optional(
+    Type.Integer({
+      minimum: EMBED_LIMITS.expiresInMin,
+      maximum: EMBED_LIMITS.expiresInMax,
+      description: `Seconds the new token lives, ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}, capped by the session's maximum lifetime; default ${EMBED_LIMITS.expiresInDefault}.`,
+    }),
+  ),
+});
+export type RenewBody = Static<typeof RenewBody>;
 
 export const SessionIdParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 100 }) });
 export type SessionIdParams = Static<typeof SessionIdParams>;

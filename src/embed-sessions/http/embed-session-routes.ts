@@ -4,6 +4,7 @@ import {
   IntrospectResponse,
   MintBody,
   MintResponse,
+  RenewBody,
   RevocationsQuery,
   RevocationsResponse,
   SessionIdParams,
@@ -65,6 +66,7 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
         origins: body.origins,
         includeDescendants: body.include_descendants,
         viewer: body.viewer,
+        maxLifetime: body.max_lifetime,
       });
       reply.code(201);
       return {
@@ -75,6 +77,36 @@ export function registerEmbedSessionRoutes(app: TypedApp, embedSessions: EmbedSe
           expires_at: minted.expiresAt,
           user_group_id: minted.userGroupId,
           team_id: minted.teamId,
+        },
+      };
+    },
+  });
+
+  app.post('/api/embed_sessions/renew', {
+    schema: {
+      summary: 'Renew an embed session',
+      description:
+        "A new token for a live session, with the same session_id, a new exp (capped by the session's max_lifetime) and the group's claims as they are now (name, mapping, properties, hierarchy; the viewer, dashboard and origins carried over). A session that has ended (revoked by id, by viewer, by token rotation or deletion, past its max_lifetime, or a token expired more than 60 s ago) is 409 conflict, saying why; a token that is not one of this environment's is 400. Read-write and embed keys; read-only keys get 403.",
+      tags: TAGS,
+      body: documented(RenewBody, {
+        examples: { renew: { summary: 'The current token (one this service signed)', value: { token: EXAMPLE_JWT, expires_in: 600 } } },
+      }),
+      response: {
+        201: documented(MintResponse, { description: 'Renewed: hand the new token to the dashboard frame.' }),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'conflict'),
+      },
+    },
+    handler: async (request, reply) => {
+      const renewed = await embedSessions.renew(request.principal, request.body.token, request.body.expires_in);
+      reply.code(201);
+      return {
+        success: 1 as const,
+        embed_session: {
+          token: renewed.token,
+          session_id: renewed.sessionId,
+          expires_at: renewed.expiresAt,
+          user_group_id: renewed.userGroupId,
+          team_id: renewed.teamId,
         },
       };
     },

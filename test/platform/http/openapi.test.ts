@@ -6,7 +6,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { after, before, describe, it } from 'node:test';
 import { ERROR_CODES } from '../../../src/kernel/errors.js';
 import { ERROR_STATUS } from '../../../src/platform/http/error-status.js';
-import { rawRequest } from '../../helpers/http-client.js';
+import { rawRequest, type ApiClient } from '../../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is plain JSON walked by key */
@@ -255,6 +255,12 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  /** A live session's token, of a group made for it. */
+  async function mintedToken(client: ApiClient): Promise<string> {
+    await client.getOrCreate({ user_group_id: 'openapi-renewal', name: 'Renewal example' });
+    return (await client.call('POST', { user_group_id: 'openapi-renewal' }, { path: '/api/embed_sessions' })).json.embed_session.token;
+  }
+
   it("the request examples pass the server's own validation, and its answers fit the documented schemas", async () => {
     const resolved = await dereference(structuredClone(doc));
     const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
@@ -264,7 +270,9 @@ describe('GET /openapi.json', () => {
       const media = op.requestBody?.content?.['application/json'];
       if (!media || path.includes('{')) continue;
       for (const { name, value } of examplesOf(media)) {
-        const res = await client.call(method.toUpperCase(), value, { path });
+        // Only a token this service signed renews: the example's placeholder is replaced by one minted for the run.
+        const body = path === '/api/embed_sessions/renew' ? { ...(value as object), token: await mintedToken(client) } : value;
+        const res = await client.call(method.toUpperCase(), body, { path });
         sent++;
         assert.ok(![400, 413, 415].includes(res.status), `${key} example ${name}: ${res.status} ${res.text}`);
         const documented = op.responses[String(res.status)]?.content?.['application/json']?.schema;

@@ -138,9 +138,14 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     await mint({ user_group_id: 'acme' }, 'read-only key', clients.reader.key);
     await call(key, 'POST', '/api/embed_sessions/introspect', { token: session.token });
     await call(key, 'POST', '/api/embed_sessions/introspect', { token: 'not.a.token' }, 'garbage');
+    // Renewal (issue 30).
+    await call(key, 'POST', '/api/embed_sessions/renew', { token: session.token, expires_in: 300 });
+    await call(key, 'POST', '/api/embed_sessions/renew', { token: 'not.a.token' }, 'garbage');
+    await call(clients.reader.key, 'POST', '/api/embed_sessions/renew', { token: session.token }, 'read-only key');
     await call(key, 'DELETE', `/api/embed_sessions/${session.session_id}`);
     await call(key, 'DELETE', '/api/embed_sessions/es_AAAAAAAAAAAAAAAAAAAAAA', undefined, 'unknown session');
     await call(key, 'POST', '/api/embed_sessions/introspect', { token: session.token }, 'ended');
+    await call(key, 'POST', '/api/embed_sessions/renew', { token: session.token }, 'ended');
     // Viewers (issue 29).
     await mint({ user_group_id: 'acme', viewer: { id: 'ana', attributes: { region: null, sales_rep: 'ana' } } }, 'with a viewer');
     await mint({ user_group_id: 'acme', viewer: { id: '' } }, 'empty viewer id');
