@@ -14,7 +14,7 @@ type Doc = any;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 
-/** Served by the reference itself, pages for people (the operator console) or browsers' scripts (/embed/): not part of the API it describes. */
+/** Served by the reference itself, pages for people (the operator console) or scripts for browsers (/embed/): not the API it describes. */
 const isReferenceRoute = (url: string) =>
   url === '/openapi.json' ||
   url === '/docs' ||
