@@ -81,6 +81,20 @@ export default tseslint.config(
     files: ['src/console/assets/**'],
     languageOptions: { globals: { document: 'readonly', navigator: 'readonly', fetch: 'readonly', Element: 'readonly' } },
   },
+  // The embed scripts run in the customer's page and in the dashboard's frame, served as is (src/embed-sessions/http/embed-scripts.ts).
+  {
+    files: ['src/embed/browser/**'],
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        location: 'readonly',
+        crypto: 'readonly',
+        atob: 'readonly',
+        TextDecoder: 'readonly',
+        HTMLIFrameElement: 'readonly',
+      },
+    },
+  },
   {
     // Nothing outside src/store reaches the store: the composition root (src/platform/services.ts) opens it and hands each
     // consumer a port or a domain service; `ugs import` (src/transfer/import-into-store.ts) opens the store it fills, and the

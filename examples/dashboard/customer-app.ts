@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
 import { DASHBOARD_NAME } from './dashboard-server.js';
 import { DEMO_VIEWERS, endViewerSessions, isDemoViewer } from './demo-viewers.js';
 import { mintFailure } from './mint-failure.js';
-import { escapeHtml, htmlPage, listen, sendNotFound, sendPage, sendStylesheet } from './html-response.js';
+import { escapeHtml, htmlPage, listen, sendNotFound, sendPage, sendScript, sendStylesheet } from './html-response.js';
+import { CUSTOMER_APP_JS, readRenewal, sendRenewal } from './renew-endpoint.js';
 
 export interface CustomerAppOptions {
   /** The user group service. */
@@ -30,6 +33,8 @@ label, input, select, button { font-size: 1rem; }
 nav, form.end { display: inline-block; margin: 0 1rem 0.75rem 0; }
 `;
 const END_SESSIONS = /^\/viewers\/([^/]+)\/end-sessions$/;
+/** The service's script for the customer's page, as the package ships it (the service also serves it, /embed/ugs-embed-page.js). */
+const EMBED_PAGE_JS = readFileSync(fileURLToPath(import.meta.resolve('user-group-service/embed/page.js')), 'utf8');
 
 /**
  * The customer's app, the page that embeds the dashboard: GET /?group=<id>,
@@ -37,6 +42,8 @@ const END_SESSIONS = /^\/viewers\/([^/]+)\/end-sessions$/;
  * the group's admin. Its backend mints a short-lived embed session for the
  * group (and the viewer, with their attributes) with its API key (typed
  * client) and hands the browser only the session token, in the iframe's URL.
+ * The page renews it while the viewer uses the dashboard (ugs-embed-page.js
+ * and app.js): POST /renew, whose backend calls renew with the API key.
  * POST /viewers/<id>/end-sessions ends every session of that viewer. A real
  * app takes the group and the person from its own login session, never from
  * the URL: here the URL stands in for "who is logged in".
@@ -46,15 +53,22 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
   const dashboard = new URL(options.dashboardUrl);
   let origin = '';
   const csp = (): string =>
-    `default-src 'none'; style-src 'self'; frame-src ${dashboard.origin}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+    `default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; frame-src ${dashboard.origin}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', origin);
     const ending = END_SESSIONS.exec(url.pathname);
     if (ending !== null)
       return req.method === 'POST' ? endSessions(req, res, ending[1]!, url) : void res.writeHead(405, { allow: 'POST' }).end();
+    if (url.pathname === '/renew') {
+      return req.method === 'POST'
+        ? sendRenewal(res, await readRenewal(req), client, options.sessionSeconds)
+        : void res.writeHead(405, { allow: 'POST' }).end();
+    }
     if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
     if (url.pathname === '/style.css') return sendStylesheet(res, CUSTOMER_CSS);
+    if (url.pathname === '/ugs-embed-page.js') return sendScript(res, EMBED_PAGE_JS);
+    if (url.pathname === '/app.js') return sendScript(res, CUSTOMER_APP_JS);
     if (url.pathname !== '/') return sendNotFound(res);
     const host = req.headers.host?.toLowerCase();
     // Misdirected: the sessions name this app's origin, so on another host the dashboard's frame-ancestors would blank the frame.
@@ -93,7 +107,9 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
     const body = `<h1>Your orders</h1>
 <p>Signed in as user group <strong>${escapeHtml(group)}</strong>, as ${who}. <a href="/">Switch group</a></p>
 ${viewerControls(group)}
-<iframe title="Orders dashboard" src="${escapeHtml(src.href)}"></iframe>`;
+<iframe title="Orders dashboard" src="${escapeHtml(src.href)}"></iframe>
+<script src="/ugs-embed-page.js"></script>
+<script src="/app.js"></script>`;
     sendPage(res, 200, htmlPage(`Orders: ${group}`, body), csp());
   }
 

@@ -7,12 +7,35 @@ import { escapeHtml, htmlPage } from './html-response.js';
 const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
 const formatCents = (cents: number) => money.format(cents / 100);
 
-/** The orders page; its script asks every sessionCheckMs whether the session still holds (session-watch.ts). */
+/** The products a viewer can narrow the table to: a filter whose choice stays while the frame renews its session. */
+export const PRODUCT_FILTER = ['Starter plan', 'Team plan', 'Enterprise plan', 'Extra seats', 'Support pack'] as const;
+
+/**
+ * The orders page. Its scripts (dashboard.js, with the service's ugs-embed-frame.js) keep the session alive while the
+ * viewer uses it, fetch the orders section again with each new token or filter (GET /orders), and show that the
+ * session ended, in place: at its end when the viewer left, or once GET /session refuses it (checked every sessionCheckMs).
+ */
 export function ordersPage(claims: EmbedClaims, view: OrdersView, sessionCheckMs: number): string {
+  const options = PRODUCT_FILTER.map((product) => `<option>${escapeHtml(product)}</option>`).join('');
+  return htmlPage(
+    `Orders: ${claims.name}`,
+    `<section id="orders" aria-live="polite">
+${ordersSection(claims, view, null)}
+</section>
+<p><label for="product">Product</label> <select id="product"><option value="">All products</option>${options}</select></p>
+<template id="session-idle">${sessionEndedBody('idle')}</template>
+<script src="/ugs-embed-frame.js"></script>
+<script src="/dashboard.js" data-check-ms="${sessionCheckMs}" data-origins="${escapeHtml(JSON.stringify(claims.org ?? []))}"></script>`,
+  );
+}
+
+/** What GET /orders answers and the page shows: the heading, who is viewing, and the table, of one product when `product` is set. */
+export function ordersSection(claims: EmbedClaims, view: OrdersView, product: string | null): string {
   const region = escapeHtml(String(claims.props['region']));
   const scope = view.salesRep === null ? `in ${region}` : `of sales rep ${escapeHtml(view.salesRep)} in ${region}`;
   const viewer = claims.vid === undefined ? '' : `, viewer <strong>${escapeHtml(claims.vid)}</strong>`;
-  const rows = view.rows
+  const shown = product === null ? view.rows : view.rows.filter((row) => row.product === product);
+  const rows = shown
     .map(
       (row) => `<tr>
 <th scope="row">${row.id}</th>
@@ -25,35 +48,35 @@ export function ordersPage(claims: EmbedClaims, view: OrdersView, sessionCheckMs
 </tr>`,
     )
     .join('\n');
-  const body = rows === '' ? `<tr><td colspan="7">No orders ${scope}.</td></tr>` : rows;
-  return htmlPage(
-    `Orders, ${claims.props['region']}: ${claims.name}`,
-    `<h1>Orders ${scope}</h1>
+  const of = product === null ? '' : ` of ${escapeHtml(product)}`;
+  const body = rows === '' ? `<tr><td colspan="7">No orders${of} ${scope}.</td></tr>` : rows;
+  return `<h1>Orders ${scope}</h1>
 <p>Viewing as <strong>${escapeHtml(claims.name)}</strong> (user group ${escapeHtml(claims.sub)}${viewer}).
 ${view.totals.orders} orders, ${formatCents(view.totals.revenue_cents)} in total.</p>
 <table>
-<caption>Orders ${view.salesRep === null ? '' : `of sales rep ${escapeHtml(view.salesRep)} `}in region ${region}, oldest first</caption>
+<caption>Orders${of} ${view.salesRep === null ? '' : `of sales rep ${escapeHtml(view.salesRep)} `}in region ${region}, oldest first</caption>
 <thead>
 <tr><th scope="col">Order</th><th scope="col">Date</th><th scope="col">Region</th><th scope="col">Sales rep</th><th scope="col">Customer</th><th scope="col">Product</th><th scope="col" class="amount">Amount</th></tr>
 </thead>
 <tbody>
 ${body}
 </tbody>
-</table>
-<script src="/session-watch.js" data-check-ms="${sessionCheckMs}"></script>`,
-  );
+</table>`;
+}
+
+/** Why a session ended, as the page says it: refused by the verifier (revoked, expired), or left unused for a token's lifetime. */
+export function sessionEndedBody(reason: 'revoked' | 'expired' | 'idle'): string {
+  const why = {
+    revoked: 'It was ended (the group’s token was rotated, the group deleted, the session revoked, or its viewer’s sessions ended).',
+    expired: 'It expired.',
+    idle: 'It expired after a while without use.',
+  }[reason];
+  return `<h1>This session has ended</h1>\n<p role="status">${why} Reload the page that showed this dashboard to start a new session.</p>`;
 }
 
 /** A revoked or expired session: the viewer reloads the page that embeds the dashboard, whose backend mints a new one. */
 export function sessionEndedPage(reason: 'revoked' | 'expired'): string {
-  const why =
-    reason === 'revoked'
-      ? 'It was ended (the group’s token was rotated, the group deleted, the session revoked, or its viewer’s sessions ended).'
-      : 'It expired.';
-  return htmlPage(
-    'Session ended',
-    `<h1>This session has ended</h1>\n<p role="status">${why} Reload the page that showed this dashboard to start a new session.</p>`,
-  );
+  return htmlPage('Session ended', sessionEndedBody(reason));
 }
 
 /** The verifier cannot tell whether the session was revoked (its revocation feed is unreachable or refuses its key): the server's log says
@@ -75,16 +98,18 @@ export function refusedPage(): string {
 
 /** A valid session this dashboard cannot serve: minted for another dashboard, or the group lacks a property its queries need. */
 export function notForThisDashboardPage(why: string): string {
-  return htmlPage(
-    'Dashboard unavailable',
-    `<h1>This dashboard is not available for this session</h1>\n<p role="alert">${escapeHtml(why)}</p>`,
-  );
+  return htmlPage('Dashboard unavailable', notForThisDashboardBody(why));
+}
+
+export function notForThisDashboardBody(why: string): string {
+  return `<h1>This dashboard is not available for this session</h1>\n<p role="alert">${escapeHtml(why)}</p>`;
 }
 
 export const DASHBOARD_CSS = `body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1a1a1a; background: #fff; }
 h1 { font-size: 1.4rem; margin: 0 0 0.5rem; }
 table { border-collapse: collapse; width: 100%; }
 caption { text-align: left; font-weight: 600; padding: 0.5rem 0; }
+select { font-size: 1rem; }
 th, td { border-bottom: 1px solid #d0d0d0; padding: 0.35rem 0.6rem; text-align: left; }
 thead th { background: #f0f3f7; }
 .amount { text-align: right; font-variant-numeric: tabular-nums; }

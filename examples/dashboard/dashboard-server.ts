@@ -1,17 +1,29 @@
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { createEmbedVerifier, EmbedBindingError, EmbedTokenError, type EmbedClaims, type EmbedVerifier } from 'user-group-service/embed';
 import {
   DASHBOARD_CSS,
+  notForThisDashboardBody,
   notForThisDashboardPage,
   ordersPage,
+  ordersSection,
+  PRODUCT_FILTER,
   refusedPage,
   revocationsUnavailablePage,
+  sessionEndedBody,
   sessionEndedPage,
 } from './dashboard-pages.js';
+import { DASHBOARD_JS } from './dashboard-script.js';
 import { openDemoOrders } from './demo-orders.js';
 import { dashboardCsp, originsForRefusal } from './frame-ancestors.js';
-import { listen, sendNotFound, sendPage, sendScript, sendStylesheet } from './html-response.js';
-import { SESSION_WATCH_JS } from './session-watch.js';
+import { listen, PAGE_HEADERS, sendNotFound, sendPage, sendScript, sendStylesheet } from './html-response.js';
+
+/** The service's script for a dashboard's frame, as the package ships it (the service also serves it, /embed/ugs-embed-frame.js). */
+const EMBED_FRAME_JS = readFileSync(fileURLToPath(import.meta.resolve('user-group-service/embed/frame.js')), 'utf8');
+
+/** Fragments the page's script puts into the page: never cached (the URL holds a token), never framed or run on their own. */
+const FRAGMENT_HEADERS = { ...PAGE_HEADERS, 'content-security-policy': "default-src 'none'; frame-ancestors 'none'" };
 
 /** The name the customer's backend mints sessions for (`dashboard`, claim `dsh`). */
 export const DASHBOARD_NAME = 'orders';
@@ -42,9 +54,11 @@ export interface DashboardServer {
  * session's origins frame it, and shows the orders of the session's region
  * (and sales rep, when the session's props carry one), queried with them
  * bound as parameters. Refused tokens get 401 and a page that says why in
- * words a viewer understands. An open orders page asks GET /session?token=
- * every sessionCheckMs and reloads once that is refused, so a session ended
- * meanwhile says so without a reload by the person.
+ * words a viewer understands. An open orders page renews its session while
+ * the viewer uses it (ugs-embed-frame.js, answered by the customer's page),
+ * fetches GET /orders?token= with each new token, asks GET /session?token=
+ * every sessionCheckMs, and says in place that the session ended once that is
+ * refused or its viewer left: nothing reloads the frame.
  */
 export async function startDashboardServer(options: DashboardServerOptions): Promise<DashboardServer> {
   const verifier = createEmbedVerifier({
@@ -59,9 +73,11 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     const url = new URL(req.url ?? '/', 'http://dashboard');
     if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
     if (url.pathname === '/style.css') return sendStylesheet(res, DASHBOARD_CSS);
-    if (url.pathname === '/session-watch.js') return sendScript(res, SESSION_WATCH_JS);
+    if (url.pathname === '/dashboard.js') return sendScript(res, DASHBOARD_JS);
+    if (url.pathname === '/ugs-embed-frame.js') return sendScript(res, EMBED_FRAME_JS);
     const token = url.searchParams.get('token') ?? '';
     if (url.pathname === '/session') return sendSessionState(res, token);
+    if (url.pathname === '/orders') return sendOrders(res, token, url.searchParams.get('product'));
     if (url.pathname !== '/') return sendNotFound(res);
     let claims: EmbedClaims;
     try {
@@ -93,16 +109,50 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     }
   }
 
-  /** What session-watch.js asks: 204 while the session holds, 401 once it ended, expired or is refused, 503 while that cannot be told. */
+  /**
+   * What dashboard.js asks: 204 while the session holds, 401 once it ended, expired or is refused (with the words saying so,
+   * an HTML fragment the page shows), 503 while that cannot be told.
+   */
   async function sendSessionState(res: ServerResponse, token: string): Promise<void> {
-    let status = 204;
+    const refusal = await refusalOf(token);
+    if (refusal === null) return void res.writeHead(204, FRAGMENT_HEADERS).end();
+    res.writeHead(refusal.status, FRAGMENT_HEADERS).end(refusal.html);
+  }
+
+  /** The orders section for the page's current token and product filter (GET /orders?token=&product=), or the refusal. */
+  async function sendOrders(res: ServerResponse, token: string, product: string | null): Promise<void> {
+    const claims = await verifier.verify(token).catch((error: unknown) => {
+      if (error instanceof EmbedTokenError) return null;
+      throw error;
+    });
+    if (claims === null) {
+      const refusal = (await refusalOf(token)) ?? { status: 401, html: sessionEndedBody('expired') };
+      return void res.writeHead(refusal.status, FRAGMENT_HEADERS).end(refusal.html);
+    }
+    if (claims.dsh !== undefined && claims.dsh !== DASHBOARD_NAME) {
+      return void res
+        .writeHead(403, FRAGMENT_HEADERS)
+        .end(notForThisDashboardBody(`The session was started for the dashboard "${claims.dsh}".`));
+    }
+    const chosen = product !== null && (PRODUCT_FILTER as readonly string[]).includes(product) ? product : null;
+    try {
+      res.writeHead(200, FRAGMENT_HEADERS).end(ordersSection(claims, orders.viewFor(claims), chosen));
+    } catch (error) {
+      if (!(error instanceof EmbedBindingError)) throw error;
+      res.writeHead(403, FRAGMENT_HEADERS).end(notForThisDashboardBody(error.message));
+    }
+  }
+
+  async function refusalOf(token: string): Promise<{ status: number; html: string } | null> {
     try {
       await verifier.verify(token);
+      return null;
     } catch (error) {
       if (!(error instanceof EmbedTokenError)) throw error;
-      status = error.code === 'revocations_unavailable' ? 503 : 401;
+      if (error.code === 'revocations_unavailable') return { status: 503, html: '' };
+      if (error.code === 'token_invalid') return { status: 401, html: '<h1>This dashboard cannot be shown</h1>' };
+      return { status: 401, html: sessionEndedBody(error.code === 'token_revoked' ? 'revoked' : 'expired') };
     }
-    res.writeHead(status, { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff' }).end();
   }
 
   const server = await listen(options.host ?? '127.0.0.1', options.port ?? 0, handle);

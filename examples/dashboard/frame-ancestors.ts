@@ -6,7 +6,7 @@ import { EmbedTokenError } from 'user-group-service/embed';
  * the session's origins (its `org` claim) frame it, and nobody when the
  * session names none. It also forbids any style but the dashboard's own
  * stylesheet, and every script but, where `watch` is set (the orders page),
- * its own session-watch.js and that script's requests to the dashboard.
+ * its own scripts (dashboard.js, ugs-embed-frame.js) and their requests to the dashboard.
  */
 
 /** Only what the service accepts in `origins`: a scheme, a host and a port, nothing that could end the directive. */

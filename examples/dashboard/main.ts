@@ -48,6 +48,7 @@ const app = await startCustomerApp({
   serviceUrl,
   apiKey,
   dashboardUrl: dashboard.url,
+  sessionSeconds: integer('SESSION_SECONDS', 600, 60, 86_400),
   port: integer('CUSTOMER_APP_PORT', 4000, 0, 65_535),
 });
 console.log(`Dashboard:    ${dashboard.url}`);

@@ -65,13 +65,21 @@ describe("example dashboard: viewers' sessions", () => {
     assert.match(html, /<caption>Orders of sales rep ana in region eu, oldest first<\/caption>/);
     assert.equal(html.match(/<td>ana<\/td>/g)?.length, 4);
     assert.doesNotMatch(html, /<td>(ben|cleo)<\/td>/);
-    assert.deepEqual(html.match(/<script[^>]*>/g), ['<script src="/session-watch.js" data-check-ms="50">']);
+    assert.deepEqual(html.match(/<script[^>]*>/g), [
+      '<script src="/ugs-embed-frame.js">',
+      '<script src="/dashboard.js" data-check-ms="50" data-origins="[]">',
+    ]);
     const csp = res.headers.get('content-security-policy') ?? '';
     assert.match(csp, /default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'/);
     assert.doesNotMatch(csp, /unsafe/);
-    const script = await fetch(`${dashboard.url}/session-watch.js`);
-    assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
-    assert.match(await script.text(), /fetch\(check/);
+    for (const [path, says] of [
+      ['/dashboard.js', /UserGroupEmbedFrame\.start/],
+      ['/ugs-embed-frame.js', /window\.UserGroupEmbedFrame =/],
+    ] as const) {
+      const script = await fetch(`${dashboard.url}${path}`);
+      assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8', path);
+      assert.match(await script.text(), says);
+    }
   });
 
   it("answers /session 204 while a session holds and 401 once its viewer's sessions ended; another viewer's holds", async () => {
@@ -88,6 +96,13 @@ describe("example dashboard: viewers' sessions", () => {
     }
     assert.equal(await sessionState(ana), 401);
     assert.equal((await page(ana)).status, 401);
+    // What the open page's script shows in place: the ended session's words, and no orders for the ended token.
+    const orders = await fetch(`${dashboard.url}/orders?token=${encodeURIComponent(ana)}`);
+    assert.equal(orders.status, 401);
+    assert.match(await orders.text(), /This session has ended.*viewer’s sessions ended/s);
+    const benOrders = await fetch(`${dashboard.url}/orders?token=${encodeURIComponent(ben)}&product=Team%20plan`);
+    assert.equal(benOrders.status, 200);
+    assert.match(await benOrders.text(), /<caption>Orders of Team plan of sales rep ben in region eu, oldest first<\/caption>/);
     assert.equal(await sessionState(ben), 204);
     assert.equal(await sessionState(await mintFor('ana')), 204, 'a session minted after the end works');
   });

@@ -21,6 +21,7 @@ import { sharedLimits } from '../../api-keys/http/per-key-rate-limit.js';
 import { consolePlugin } from '../../console/pages/console-plugin.js';
 import { registerHealth } from './routes/health.js';
 import { registerJwks } from '../../signing-keys/http/jwks.js';
+import { registerEmbedScripts } from '../../embed-sessions/http/embed-scripts.js';
 import { registerMetrics } from './routes/metrics.js';
 import { userGroupRoutes } from '../../user-groups/http/user-group-routes.js';
 import type { TypedApp } from './typed-app.js';
@@ -98,6 +99,7 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
   await registerOpenApi(app);
   registerHealth(app, services.storeStatus.health);
   registerJwks(app, services.signingKeys);
+  registerEmbedScripts(app);
   registerMetrics(app, metrics, options.metricsToken);
   const shared = sharedLimits(limits);
   await app.register(userGroupRoutes, { services, limits: shared });

@@ -14,9 +14,14 @@ type Doc = any;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 
-/** Served by the reference itself, or pages for people (the operator console): not part of the API it describes. */
+/** Served by the reference itself, pages for people (the operator console) or scripts for browsers (/embed/): not the API it describes. */
 const isReferenceRoute = (url: string) =>
-  url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/') || url === '/console' || url.startsWith('/console/');
+  url === '/openapi.json' ||
+  url === '/docs' ||
+  url.startsWith('/docs/') ||
+  url === '/console' ||
+  url.startsWith('/console/') ||
+  url.startsWith('/embed/');
 
 interface Recorded {
   server: TestServer;
