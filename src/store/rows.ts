@@ -2,8 +2,11 @@ import type { Access, ApiKeyRecord } from '../api-keys/api-key.js';
 import type { AuditAction, AuditRecord } from '../audit/audit.js';
 import type { ConsoleSessionRecord } from '../console/console-session.js';
 import type { EventRecord, EventType } from '../events/event.js';
+import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../embed-sessions/embed-session.js';
+import type { SessionActivityCount } from '../embed-sessions/session-activity.js';
 import type { Environment } from '../kernel/environment.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
+import type { ViewerActivity } from '../viewers/viewer.js';
 
 /**
  * Rows as both stores return them: SQLite keeps integers and ISO-8601 text, and the PostgreSQL pool reads BIGINT
@@ -140,4 +143,85 @@ export function toConsoleSessionRecord(row: ConsoleSessionRow): ConsoleSessionRe
     createdAt: row.created_at,
     lastSeenAt: row.last_seen_at,
   };
+}
+
+export interface EmbedSessionRow {
+  session_id: string;
+  environment: string;
+  team_id: number;
+  provided_id: string;
+  token_version: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export function toEmbedSession(row: EmbedSessionRow): EmbedSessionRecord {
+  return {
+    sessionId: row.session_id,
+    environment: row.environment as Environment,
+    teamId: row.team_id,
+    providedId: row.provided_id,
+    tokenVersion: row.token_version,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export interface EmbedRevocationRow {
+  sequence: number;
+  environment: string;
+  session_id: string | null;
+  provided_id: string | null;
+  token_version: string | null;
+  viewer_id: string | null;
+  reason: string;
+  revoked_at: string;
+  expires_at: string;
+}
+
+export function toEmbedRevocation(row: EmbedRevocationRow): EmbedRevocation {
+  return {
+    sequence: row.sequence,
+    environment: row.environment as Environment,
+    sessionId: row.session_id,
+    providedId: row.provided_id,
+    tokenVersion: row.token_version,
+    viewerId: row.viewer_id,
+    reason: row.reason as RevocationReason,
+    revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+export interface ViewerActivityRow {
+  environment: string;
+  team_id: number;
+  viewer_id: string;
+  first_seen_at: string;
+  last_seen_at: string;
+  sessions: number;
+}
+
+export function toViewerActivity(row: ViewerActivityRow): ViewerActivity {
+  return {
+    environment: row.environment as Environment,
+    teamId: row.team_id,
+    viewerId: row.viewer_id,
+    firstSeenAt: row.first_seen_at,
+    lastSeenAt: row.last_seen_at,
+    sessions: row.sessions,
+  };
+}
+
+export interface SessionActivityRow {
+  environment: string;
+  team_id: number;
+  hour_start: string;
+  minted: number;
+}
+
+export function toSessionActivity(row: SessionActivityRow): SessionActivityCount {
+  return { environment: row.environment as Environment, teamId: row.team_id, hourStart: row.hour_start, minted: row.minted };
 }

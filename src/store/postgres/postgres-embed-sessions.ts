@@ -1,55 +1,26 @@
 import type pg from 'pg';
 import { appendConsequences, consequenceParameters } from './postgres-consequences.js';
 import { asColumns } from './postgres-write-batches.js';
+import {
+  toEmbedRevocation,
+  toEmbedSession,
+  toSessionActivity,
+  toViewerActivity,
+  type EmbedRevocationRow,
+  type EmbedSessionRow,
+  type SessionActivityRow,
+  type ViewerActivityRow,
+} from '../rows.js';
 import type { AuditContext } from '../../audit/audit.js';
 import { sessionRevoked, viewerSessionsRevoked } from '../../embed-sessions/embed-session-consequences.js';
 import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
-import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../embed-sessions/embed-session.js';
+import type { EmbedRevocation, EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { Environment } from '../../kernel/environment.js';
 
 /** Runs one named statement with the store's retry and error mapping (PostgresQueries.queryText). */
 export type RunStatement = <Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => Promise<pg.QueryResult<Row>>;
-
-interface SessionRow {
-  session_id: string;
-  environment: string;
-  team_id: number;
-  provided_id: string;
-  token_version: string;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-}
-
-interface RevocationRow {
-  sequence: number;
-  environment: string;
-  session_id: string | null;
-  provided_id: string | null;
-  token_version: string | null;
-  viewer_id: string | null;
-  reason: string;
-  revoked_at: string;
-  expires_at: string;
-}
-
-interface ViewerRow {
-  environment: string;
-  team_id: number;
-  viewer_id: string;
-  first_seen_at: string;
-  last_seen_at: string;
-  sessions: number;
-}
-
-interface ActivityRow {
-  environment: string;
-  team_id: number;
-  hour_start: string;
-  minted: number;
-}
 
 /** Expired rows forgotten per write (a revocation, an activity flush): more than any revocation rate, and cheap. */
 const PRUNE_PER_WRITE = 100;
@@ -119,8 +90,8 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
   constructor(private readonly run: RunStatement) {}
 
   async findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
-    const row = (await this.run<SessionRow>('findEmbedSession', SQL.findEmbedSession, [environment, sessionId])).rows[0];
-    return row ? toSession(row) : null;
+    const row = (await this.run<EmbedSessionRow>('findEmbedSession', SQL.findEmbedSession, [environment, sessionId])).rows[0];
+    return row ? toEmbedSession(row) : null;
   }
 
   async revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean> {
@@ -143,8 +114,8 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
 
   async listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
     return (
-      await this.run<RevocationRow>('listEmbedRevocations', SQL.listEmbedRevocations, [environment, afterSequence, now, limit])
-    ).rows.map(toRevocation);
+      await this.run<EmbedRevocationRow>('listEmbedRevocations', SQL.listEmbedRevocations, [environment, afterSequence, now, limit])
+    ).rows.map(toEmbedRevocation);
   }
 
   async addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void> {
@@ -168,58 +139,23 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
       viewerId,
       now,
     ]);
-    const at = rows[0]?.revoked_at ?? null;
-    return at === null ? null : new Date(at).toISOString();
+    return rows[0]?.revoked_at ?? null;
   }
 
   async listViewers(environment: Environment, teamId: number, after: ViewerPosition | null, limit: number): Promise<ViewerActivity[]> {
     // Before the first page: later than any time, so every row comes after it.
     const { lastSeenAt, viewerId } = after ?? { lastSeenAt: '9999-12-31T23:59:59.999Z', viewerId: '' };
-    const { rows } = await this.run<ViewerRow>('listViewers', SQL.listViewers, [environment, teamId, lastSeenAt, viewerId, limit]);
-    return rows.map((row) => ({
-      environment: row.environment as Environment,
-      teamId: Number(row.team_id),
-      viewerId: row.viewer_id,
-      firstSeenAt: new Date(row.first_seen_at).toISOString(),
-      lastSeenAt: new Date(row.last_seen_at).toISOString(),
-      sessions: Number(row.sessions),
-    }));
+    const { rows } = await this.run<ViewerActivityRow>('listViewers', SQL.listViewers, [environment, teamId, lastSeenAt, viewerId, limit]);
+    return rows.map(toViewerActivity);
   }
 
   async listSessionActivity(environment: Environment, teamId: number, fromHour: string, toHour: string): Promise<SessionActivityCount[]> {
-    const { rows } = await this.run<ActivityRow>('listSessionActivity', SQL.listSessionActivity, [environment, teamId, fromHour, toHour]);
-    return rows.map((row) => ({
-      environment: row.environment as Environment,
-      teamId: Number(row.team_id),
-      hourStart: new Date(row.hour_start).toISOString(),
-      minted: Number(row.minted),
-    }));
+    const { rows } = await this.run<SessionActivityRow>('listSessionActivity', SQL.listSessionActivity, [
+      environment,
+      teamId,
+      fromHour,
+      toHour,
+    ]);
+    return rows.map(toSessionActivity);
   }
-}
-
-function toSession(row: SessionRow): EmbedSessionRecord {
-  return {
-    sessionId: row.session_id,
-    environment: row.environment as Environment,
-    teamId: row.team_id,
-    providedId: row.provided_id,
-    tokenVersion: row.token_version,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-function toRevocation(row: RevocationRow): EmbedRevocation {
-  return {
-    sequence: row.sequence,
-    environment: row.environment as Environment,
-    sessionId: row.session_id,
-    providedId: row.provided_id,
-    tokenVersion: row.token_version,
-    viewerId: row.viewer_id,
-    reason: row.reason as RevocationReason,
-    revokedAt: row.revoked_at,
-    expiresAt: row.expires_at,
-  };
 }

@@ -1,53 +1,24 @@
 import type Database from 'better-sqlite3';
 import type { AuditContext } from '../../audit/audit.js';
-import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../../embed-sessions/embed-session.js';
+import type { EmbedRevocation, EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
 import { sessionRevoked, viewerSessionsRevoked } from '../../embed-sessions/embed-session-consequences.js';
 import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { Environment } from '../../kernel/environment.js';
 import type { GroupCommit } from './group-commit.js';
+import {
+  toEmbedRevocation,
+  toEmbedSession,
+  toSessionActivity,
+  toViewerActivity,
+  type EmbedRevocationRow,
+  type EmbedSessionRow,
+  type SessionActivityRow,
+  type ViewerActivityRow,
+} from '../rows.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';
-
-interface SessionRow {
-  session_id: string;
-  environment: string;
-  team_id: number;
-  provided_id: string;
-  token_version: string;
-  created_at: string;
-  expires_at: string;
-  revoked_at: string | null;
-}
-
-interface RevocationRow {
-  sequence: number;
-  environment: string;
-  session_id: string | null;
-  provided_id: string | null;
-  token_version: string | null;
-  viewer_id: string | null;
-  reason: string;
-  revoked_at: string;
-  expires_at: string;
-}
-
-interface ViewerRow {
-  environment: string;
-  team_id: number;
-  viewer_id: string;
-  first_seen_at: string;
-  last_seen_at: string;
-  sessions: number;
-}
-
-interface ActivityRow {
-  environment: string;
-  team_id: number;
-  hour_start: string;
-  minted: number;
-}
 
 /** Expired rows forgotten per write (a revocation, an activity flush): more than any revocation rate, and cheap. */
 export const PRUNE_PER_WRITE = 100;
@@ -73,7 +44,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
          ON CONFLICT (session_id) DO UPDATE SET revoked_at = excluded.revoked_at
            WHERE embed_sessions.revoked_at IS NULL AND embed_sessions.environment = excluded.environment`,
       ),
-      find: db.prepare<[string, string], SessionRow>('SELECT * FROM embed_sessions WHERE environment = ? AND session_id = ?'),
+      find: db.prepare<[string, string], EmbedSessionRow>('SELECT * FROM embed_sessions WHERE environment = ? AND session_id = ?'),
       batchApplied: db.prepare('INSERT INTO session_activity_batches (batch_id, applied_at) VALUES (?, ?) ON CONFLICT DO NOTHING'),
       addActivity: db.prepare(
         `INSERT INTO session_activity (environment, team_id, hour_start, minted) VALUES (@environment, @teamId, @hourStart, @minted)
@@ -87,7 +58,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
            last_seen_at = max(last_seen_at, excluded.last_seen_at),
            sessions = sessions + excluded.sessions`,
       ),
-      listViewers: db.prepare<[string, number, string, string, string, number], ViewerRow>(
+      listViewers: db.prepare<[string, number, string, string, string, number], ViewerActivityRow>(
         `SELECT * FROM viewer_activity WHERE environment = ? AND team_id = ?
            AND (last_seen_at < ? OR (last_seen_at = ? AND viewer_id > ?))
          ORDER BY last_seen_at DESC, viewer_id LIMIT ?`,
@@ -95,13 +66,13 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
       latestViewerRevocation: db.prepare<[string, string, string], { revoked_at: string | null }>(
         'SELECT max(revoked_at) AS revoked_at FROM embed_revocations WHERE environment = ? AND viewer_id = ? AND expires_at > ?',
       ),
-      listActivity: db.prepare<[string, number, string, string], ActivityRow>(
+      listActivity: db.prepare<[string, number, string, string], SessionActivityRow>(
         `SELECT * FROM session_activity WHERE environment = ? AND team_id = ? AND hour_start >= ? AND hour_start < ? ORDER BY hour_start`,
       ),
       pruneBatches: db.prepare<[string, number]>(
         'DELETE FROM session_activity_batches WHERE batch_id IN (SELECT batch_id FROM session_activity_batches WHERE applied_at < ? LIMIT ?)',
       ),
-      list: db.prepare<[string, number, string, number], RevocationRow>(
+      list: db.prepare<[string, number, string, number], EmbedRevocationRow>(
         'SELECT * FROM embed_revocations WHERE environment = ? AND sequence > ? AND expires_at > ? ORDER BY sequence LIMIT ?',
       ),
       pruneSessions: db.prepare<[string, number]>(
@@ -126,12 +97,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
 
   async listSessionActivity(environment: Environment, teamId: number, fromHour: string, toHour: string): Promise<SessionActivityCount[]> {
     this.health.assertUsable();
-    return this.statements.listActivity.all(environment, teamId, fromHour, toHour).map((row) => ({
-      environment: row.environment as Environment,
-      teamId: row.team_id,
-      hourStart: row.hour_start,
-      minted: row.minted,
-    }));
+    return this.statements.listActivity.all(environment, teamId, fromHour, toHour).map(toSessionActivity);
   }
 
   async revokeViewerSessions(environment: Environment, viewerId: string, revokedAt: string, audit: AuditContext): Promise<void> {
@@ -150,7 +116,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     this.health.assertUsable();
     // After the first page's start: later than any time, so every row is "before" it.
     const { lastSeenAt, viewerId } = after ?? { lastSeenAt: '9999-12-31T23:59:59.999Z', viewerId: '' };
-    return this.statements.listViewers.all(environment, teamId, lastSeenAt, lastSeenAt, viewerId, limit).map(toViewer);
+    return this.statements.listViewers.all(environment, teamId, lastSeenAt, lastSeenAt, viewerId, limit).map(toViewerActivity);
   }
 
   private pruneExpired(now: string): void {
@@ -161,7 +127,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
   async findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null> {
     this.health.assertUsable();
     const row = this.statements.find.get(environment, sessionId);
-    return row ? toSession(row) : null;
+    return row ? toEmbedSession(row) : null;
   }
 
   async revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean> {
@@ -175,44 +141,6 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
 
   async listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]> {
     this.health.assertUsable();
-    return this.statements.list.all(environment, afterSequence, now, limit).map(toRevocation);
+    return this.statements.list.all(environment, afterSequence, now, limit).map(toEmbedRevocation);
   }
-}
-
-function toSession(row: SessionRow): EmbedSessionRecord {
-  return {
-    sessionId: row.session_id,
-    environment: row.environment as Environment,
-    teamId: row.team_id,
-    providedId: row.provided_id,
-    tokenVersion: row.token_version,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
-function toViewer(row: ViewerRow): ViewerActivity {
-  return {
-    environment: row.environment as Environment,
-    teamId: row.team_id,
-    viewerId: row.viewer_id,
-    firstSeenAt: row.first_seen_at,
-    lastSeenAt: row.last_seen_at,
-    sessions: row.sessions,
-  };
-}
-
-function toRevocation(row: RevocationRow): EmbedRevocation {
-  return {
-    sequence: row.sequence,
-    environment: row.environment as Environment,
-    sessionId: row.session_id,
-    providedId: row.provided_id,
-    tokenVersion: row.token_version,
-    viewerId: row.viewer_id,
-    reason: row.reason as RevocationReason,
-    revokedAt: row.revoked_at,
-    expiresAt: row.expires_at,
-  };
 }
