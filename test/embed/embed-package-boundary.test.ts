@@ -41,7 +41,15 @@ describe('user-group-service/embed', () => {
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: ROOT, encoding: 'utf8' });
     assert.equal(child.status, 0, child.stderr);
     const { exports, loaded } = JSON.parse(child.stdout) as { exports: string[]; loaded: string[] };
-    assert.deepEqual(exports, ['EmbedBindingError', 'EmbedTokenError', 'bindProperties', 'createEmbedVerifier']);
+    assert.deepEqual(exports, [
+      'EmbedBindingError',
+      'EmbedTokenError',
+      'bindProperties',
+      'createEmbedVerifier',
+      'postgresPolicySql',
+      'tablePolicySql',
+      'withSessionClaims',
+    ]);
     assert.deepEqual(
       loaded.filter((path) => /fastify|better-sqlite3|[\\/]pg[\\/]|pino/.test(path)),
       [],

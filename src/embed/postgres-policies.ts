@@ -1,0 +1,119 @@
+import { CLAIMS_SETTING } from './session-claims.js';
+
+/**
+ * The `ugs` schema: functions reading the claims withSessionClaims sets, for
+ * row-level policies. Every one is NULL when no claims are set (a connection
+ * outside withSessionClaims, or after its transaction), and `x = NULL` is never
+ * true, so a policy written with them returns no rows rather than all rows.
+ * SQL-standard bodies (PostgreSQL 14 and later) are parsed once, at creation:
+ * a search_path set later cannot swap the operators or functions they use, and
+ * they still inline into the policy's plan.
+ */
+export function postgresPolicySql(): string {
+  return `-- The functions row-level policies read the embed session's claims with (user-group-service, withSessionClaims).
+CREATE SCHEMA IF NOT EXISTS ugs;
+
+-- The claims of the current transaction, or NULL when none are set.
+CREATE OR REPLACE FUNCTION ugs.claims() RETURNS jsonb
+  LANGUAGE sql STABLE PARALLEL SAFE
+  RETURN pg_catalog.nullif(pg_catalog.current_setting('${CLAIMS_SETTING}', true), '')::jsonb;
+
+-- The viewing user group's id.
+CREATE OR REPLACE FUNCTION ugs.user_group_id() RETURNS text
+  LANGUAGE sql STABLE PARALLEL SAFE
+  RETURN ugs.claims() OPERATOR(pg_catalog.->>) 'sub';
+
+-- The viewer's id, when the session names one.
+CREATE OR REPLACE FUNCTION ugs.viewer_id() RETURNS text
+  LANGUAGE sql STABLE PARALLEL SAFE
+  RETURN ugs.claims() OPERATOR(pg_catalog.->>) 'vid';
+
+-- A property of the session (the viewer's attribute when it has one of that name), as text; NULL when absent or null.
+CREATE OR REPLACE FUNCTION ugs.prop(name text) RETURNS text
+  LANGUAGE sql STABLE PARALLEL SAFE
+  RETURN (ugs.claims() OPERATOR(pg_catalog.->) 'props') OPERATOR(pg_catalog.->>) name;
+
+-- A property as a list: an array's elements, or a single value as a list of one; NULL when absent or null.
+CREATE OR REPLACE FUNCTION ugs.prop_list(name text) RETURNS text[]
+  LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+  SELECT CASE
+    WHEN v IS NULL OR pg_catalog.jsonb_typeof(v) OPERATOR(pg_catalog.=) 'null' THEN NULL
+    WHEN pg_catalog.jsonb_typeof(v) OPERATOR(pg_catalog.=) 'array' THEN ARRAY(SELECT pg_catalog.jsonb_array_elements_text(v))
+    ELSE ARRAY[v OPERATOR(pg_catalog.#>>) '{}'::text[]]
+  END
+  FROM (SELECT (ugs.claims() OPERATOR(pg_catalog.->) 'props') OPERATOR(pg_catalog.->) name AS v) AS prop;
+END;
+
+-- The viewing group and its descendants (the session's desc claim, when the group sits in a hierarchy).
+CREATE OR REPLACE FUNCTION ugs.subtree() RETURNS text[]
+  LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+  SELECT CASE WHEN ugs.user_group_id() IS NULL THEN NULL
+    ELSE ARRAY[ugs.user_group_id()] OPERATOR(pg_catalog.||)
+      ARRAY(SELECT pg_catalog.jsonb_array_elements_text(ugs.claims() OPERATOR(pg_catalog.->) 'desc'))
+  END;
+END;
+
+GRANT USAGE ON SCHEMA ugs TO PUBLIC;
+`;
+}
+
+/** What a table's policy binds: its column, to the group's id, or to a property, or to the group's subtree. */
+export interface TablePolicyOptions {
+  /** The table, optionally schema-qualified (`sales.orders`). */
+  table: string;
+  /** The column holding the owning group's id (or the property's value). */
+  column: string;
+  /** Bind the column to this property instead of the group's id. */
+  property?: string;
+  /** Let a group see its descendants' rows too (`column = ANY (ugs.subtree())`). */
+  subtree?: boolean;
+}
+
+const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_$]*$/;
+
+/** An identifier as SQL text: bare when PostgreSQL would read it back the same, else double-quoted. */
+export function quoteIdentifier(name: string): string {
+  if (name === '' || name.includes('\u0000')) throw new TypeError(`"${name}" is not an identifier`);
+  return PLAIN_IDENTIFIER.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
+}
+
+function quoteLiteral(value: string): string {
+  if (value.includes('\u0000')) throw new TypeError('a property name cannot hold a NUL character');
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** `schema.table` or `table`; a dot inside a name is written quoted (`"my.schema".orders`) and kept. */
+function qualifiedName(table: string): string {
+  const parts = table.match(/"(?:[^"]|"")+"|[^.]+/g) ?? [];
+  if (parts.length === 0 || parts.length > 2 || parts.join('.') !== table) throw new TypeError(`"${table}" is not a table name`);
+  return parts
+    .map((part) => (part.startsWith('"') ? quoteIdentifier(part.slice(1, -1).replaceAll('""', '"')) : quoteIdentifier(part)))
+    .join('.');
+}
+
+/** The name every policy this package writes has, so writing it again replaces it. */
+export const POLICY_NAME = 'ugs_user_group_isolation';
+
+/**
+ * The statements that put a table under the session: row-level security
+ * enabled and forced (so the table's owner is bound too), and one policy for
+ * every command comparing the column with the session's group (or property).
+ * The claim is read once per statement (`(SELECT …)`), not once per row.
+ */
+export function tablePolicySql(options: TablePolicyOptions): string {
+  if (options.property !== undefined && options.subtree) throw new TypeError('a policy binds a property or the subtree, not both');
+  const table = qualifiedName(options.table);
+  const column = quoteIdentifier(options.column);
+  const condition = options.subtree
+    ? `${column} = ANY ((SELECT ugs.subtree()))`
+    : `${column} = (SELECT ${options.property === undefined ? 'ugs.user_group_id()' : `ugs.prop(${quoteLiteral(options.property)})`})`;
+  return `ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY;
+ALTER TABLE ${table} FORCE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS ${POLICY_NAME} ON ${table};
+CREATE POLICY ${POLICY_NAME} ON ${table}
+  USING (${condition})
+  WITH CHECK (${condition});
+`;
+}

@@ -1,0 +1,47 @@
+import type { EmbedClaims } from './embed-claims.js';
+
+/** What withSessionClaims needs of a connection: node-postgres's Client and PoolClient have it. */
+export interface SqlClient {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+}
+
+/** The claims PostgreSQL's policies read: a verified token's, or any object of that shape. */
+export type PolicyClaims = Pick<EmbedClaims, 'sub' | 'props'> & Partial<Pick<EmbedClaims, 'tid' | 'env' | 'vid' | 'anc' | 'desc'>>;
+
+/** The setting the `ugs` schema's functions read (postgresPolicySql). */
+export const CLAIMS_SETTING = 'ugs.claims';
+
+/** Only what a policy may read: the token's signature, expiry and origins are the verifier's business, not the database's. */
+function settingOf(claims: PolicyClaims): string {
+  const { sub, tid, env, vid, props, anc, desc } = claims;
+  return JSON.stringify({ sub, tid, env, vid, props, anc, desc });
+}
+
+/**
+ * Runs `fn(client)` in a transaction whose claims are the session's, so
+ * row-level policies written with the `ugs` functions see the viewing group:
+ * `set_config(…, true)` is transaction-local, so commit or rollback take the
+ * claims away and a pooled connection goes back to the pool with none. Call it
+ * outside a transaction (inside one, the claims would last until that one
+ * ends). If `fn` commits by itself, what it runs afterwards has no claims and
+ * sees no rows: the policies fail closed.
+ */
+export async function withSessionClaims<C extends SqlClient, T>(
+  client: C,
+  claims: PolicyClaims,
+  fn: (client: C) => Promise<T>,
+): Promise<T> {
+  if (typeof claims?.sub !== 'string' || claims.sub === '') throw new TypeError('withSessionClaims needs verified claims with a "sub"');
+  await client.query('BEGIN');
+  let result: T;
+  try {
+    await client.query('SELECT pg_catalog.set_config($1, $2, true)', [CLAIMS_SETTING, settingOf(claims)]);
+    result = await fn(client);
+  } catch (error) {
+    // A connection the rollback cannot reach is broken anyway; the caller hears of the first failure.
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  await client.query('COMMIT');
+  return result;
+}
