@@ -80,7 +80,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** The bundled PostgreSQL (or EXAMPLE_DATABASE_URL's) with the orders set up, and a pool as the dashboard's role; exits 1 saying why it cannot. */
+/** The bundled PostgreSQL (or EXAMPLE_DATABASE_URL's) with the orders set up, a pool as the dashboard's role; exits 1 saying why not. */
 async function postgresOrNothing() {
   const server = await openExamplePostgres(process.env.EXAMPLE_DATABASE_URL).catch((error: unknown) => {
     console.error(`PostgreSQL cannot be started: ${error instanceof Error ? error.message : String(error)}`);
