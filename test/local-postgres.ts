@@ -1,8 +1,6 @@
 import { Command, Option } from 'commander';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { startEmbeddedPostgres } from './helpers/embedded-postgres.js';
+import { resolve } from 'node:path';
+import { keptPassword, startEmbeddedPostgres } from './helpers/embedded-postgres.js';
 
 /**
  * `npm run postgres`: the real PostgreSQL the tests use (binaries from the
@@ -19,11 +17,7 @@ const options = new Command()
   .opts<{ port: string; dir: string }>();
 
 const dir = resolve(options.dir);
-mkdirSync(dir, { recursive: true });
-// The superuser password is generated once with the cluster and kept beside it (mode 0600).
-const passwordFile = join(dir, 'password');
-if (!existsSync(passwordFile)) writeFileSync(passwordFile, randomBytes(12).toString('hex'), { mode: 0o600 });
-const server = await startEmbeddedPostgres({ dir, port: Number(options.port), password: readFileSync(passwordFile, 'utf8').trim() });
+const server = await startEmbeddedPostgres({ dir, port: Number(options.port), password: keptPassword(dir) });
 console.log(`PostgreSQL is running (data in ${dir}). In another shell:`);
 console.log(`DATABASE_URL=${server.url} npm start`);
 

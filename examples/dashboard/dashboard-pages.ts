@@ -31,8 +31,10 @@ ${ordersSection(claims, view, null)}
 
 /** What GET /orders answers and the page shows: the heading, who is viewing, and the table, of one product when `product` is set. */
 export function ordersSection(claims: EmbedClaims, view: OrdersView, product: string | null): string {
-  const region = escapeHtml(String(claims.props['region']));
-  const scope = view.salesRep === null ? `in ${region}` : `of sales rep ${escapeHtml(view.salesRep)} in ${region}`;
+  const rep = view.salesRep === null ? '' : `of sales rep ${escapeHtml(view.salesRep)} `;
+  // PostgreSQL mode knows the region from the rows alone: a group with none is named instead.
+  const region = view.region === null ? null : escapeHtml(view.region);
+  const scope = region === null ? `${rep}of ${escapeHtml(claims.name)}` : `${rep}in ${region}`;
   const viewer = claims.vid === undefined ? '' : `, viewer <strong>${escapeHtml(claims.vid)}</strong>`;
   const shown = product === null ? view.rows : view.rows.filter((row) => row.product === product);
   const rows = shown
@@ -54,7 +56,7 @@ export function ordersSection(claims: EmbedClaims, view: OrdersView, product: st
 <p>Viewing as <strong>${escapeHtml(claims.name)}</strong> (user group ${escapeHtml(claims.sub)}${viewer}).
 ${view.totals.orders} orders, ${formatCents(view.totals.revenue_cents)} in total.</p>
 <table>
-<caption>Orders${of} ${view.salesRep === null ? '' : `of sales rep ${escapeHtml(view.salesRep)} `}in region ${region}, oldest first</caption>
+<caption>Orders${of} ${rep}${region === null ? `of ${escapeHtml(claims.name)}` : `in region ${region}`}, oldest first</caption>
 <thead>
 <tr><th scope="col">Order</th><th scope="col">Date</th><th scope="col">Region</th><th scope="col">Sales rep</th><th scope="col">Customer</th><th scope="col">Product</th><th scope="col" class="amount">Amount</th></tr>
 </thead>

@@ -15,7 +15,7 @@ import {
   sessionEndedPage,
 } from './dashboard-pages.js';
 import { DASHBOARD_JS } from './dashboard-script.js';
-import { openDemoOrders } from './demo-orders.js';
+import { openDemoOrders, type DemoOrders } from './demo-orders.js';
 import { dashboardCsp, originsForRefusal } from './frame-ancestors.js';
 import { listen, PAGE_HEADERS, sendNotFound, sendPage, sendScript, sendStylesheet } from './html-response.js';
 
@@ -37,6 +37,8 @@ export interface DashboardServerOptions {
   revocationPollMs?: number;
   /** How often an open orders page asks whether its session still holds (default: revocationPollMs, else 10 000 ms). */
   sessionCheckMs?: number;
+  /** Where the orders come from (the server closes it): the SQLite demo dataset unless given. */
+  orders?: DemoOrders;
   port?: number;
   host?: string;
 }
@@ -53,7 +55,8 @@ export interface DashboardServer {
  * (the service's JWKS, and the revocations its feed announced), lets only the
  * session's origins frame it, and shows the orders of the session's region
  * (and sales rep, when the session's props carry one), queried with them
- * bound as parameters. Refused tokens get 401 and a page that says why in
+ * bound as parameters (or, from PostgreSQL, the rows the database's policy
+ * gives the session's group). Refused tokens get 401 and a page that says why in
  * words a viewer understands. An open orders page renews its session while
  * the viewer uses it (ugs-embed-frame.js, answered by the customer's page),
  * fetches GET /orders?token= with each new token, asks GET /session?token=
@@ -66,7 +69,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     apiKey: options.apiKey,
     revocationPollMs: options.revocationPollMs,
   });
-  const orders = openDemoOrders();
+  const orders = options.orders ?? openDemoOrders();
   const sessionCheckMs = options.sessionCheckMs ?? options.revocationPollMs ?? 10_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -96,7 +99,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       return sendPage(res, 403, notForThisDashboardPage(`The session was started for the dashboard "${claims.dsh}", not this one.`), csp);
     }
     try {
-      sendPage(res, 200, ordersPage(claims, orders.viewFor(claims), sessionCheckMs), dashboardCsp(claims.org, { watch: true }));
+      sendPage(res, 200, ordersPage(claims, await orders.viewFor(claims), sessionCheckMs), dashboardCsp(claims.org, { watch: true }));
     } catch (error) {
       // Fails closed: a query whose filter cannot be bound is not run at all.
       if (!(error instanceof EmbedBindingError)) throw error;
@@ -136,7 +139,8 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     }
     const chosen = product !== null && (PRODUCT_FILTER as readonly string[]).includes(product) ? product : null;
     try {
-      res.writeHead(200, FRAGMENT_HEADERS).end(ordersSection(claims, orders.viewFor(claims), chosen));
+      const view = await orders.viewFor(claims);
+      res.writeHead(200, FRAGMENT_HEADERS).end(ordersSection(claims, view, chosen));
     } catch (error) {
       if (!(error instanceof EmbedBindingError)) throw error;
       res.writeHead(403, FRAGMENT_HEADERS).end(notForThisDashboardBody(error.message));
@@ -162,7 +166,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     async close() {
       await server.close();
       await verifier.close();
-      orders.close();
+      await orders.close();
     },
   };
 }

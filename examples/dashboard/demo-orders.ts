@@ -1,11 +1,13 @@
-import { bindProperties, type BindableClaims } from 'user-group-service/embed';
+import { bindProperties, type BindableClaims, type PolicyClaims } from 'user-group-service/embed';
 // The repository's loader picks the better-sqlite3 build that runs on this Node; a dashboard of your
 // own imports better-sqlite3 (or its database's driver) directly.
 import SqliteDatabase from 'better-sqlite3';
 
 /**
- * The demo dataset, orders across regions, each won by a sales rep, in an
- * in-memory SQLite database, and the dashboard's queries. The queries are
+ * The demo dataset, orders across regions, each won by a sales rep, and the
+ * dashboard's orders source by default: the dataset in an in-memory SQLite
+ * database, and the dashboard's queries. (postgres-orders.ts is the other
+ * source: the same rows in PostgreSQL, isolated by row-level security.) The queries are
  * written the way a dashboard author writes them, with {{ region }} and
  * {{ sales_rep }}; bindProperties turns each into parameterised SQL with the
  * session's values, so a group sees its region's rows, a viewer whose
@@ -45,18 +47,43 @@ export interface OrderRow {
 }
 
 export interface OrdersView {
-  /** The rep the rows are narrowed to, when the session's props carry one; null: all of the group's region. */
+  /** The rep the rows are narrowed to, when the session's props carry one; null: all of the group's orders. */
   salesRep: string | null;
+  /** The region the rows are of; null when that is not known (no rows in PostgreSQL mode). */
+  region: string | null;
   rows: OrderRow[];
   totals: { orders: number; revenue_cents: number };
 }
 
+/** What an orders source is handed: a verified session's claims (EmbedClaims), enough of them to bind properties or set a policy's. */
+export type OrdersClaims = BindableClaims & PolicyClaims;
+
+/** Where the dashboard's orders come from: SQLite here (the default), PostgreSQL (postgres-orders.ts) with `--postgres`. */
 export interface DemoOrders {
-  /** The dashboard's queries for the session's claims; throws EmbedBindingError when the group lacks a variable they use. */
-  viewFor(claims: BindableClaims): OrdersView;
-  close(): void;
+  /** The dashboard's queries for the session's claims; rejects with EmbedBindingError when the group lacks a variable they use. */
+  viewFor(claims: OrdersClaims): Promise<OrdersView>;
+  close(): Promise<void>;
 }
 
+/** 36 orders, 12 per region, 4 of each rep in every region, the same on every start. */
+export function demoOrderRows(): OrderRow[] {
+  const rows: OrderRow[] = [];
+  for (let id = 1; id <= 36; id++) {
+    const region = REGIONS[id % REGIONS.length]!;
+    rows.push({
+      id,
+      ordered_on: new Date(Date.UTC(2026, 0, 1 + id * 5)).toISOString().slice(0, 10),
+      region,
+      sales_rep: SALES_REPS[Math.floor(id / REGIONS.length) % SALES_REPS.length]!,
+      customer: CUSTOMERS[region][id % 4]!,
+      product: PRODUCTS[id % PRODUCTS.length]!,
+      amount_cents: 4_900 + ((id * 7_919) % 95_000),
+    });
+  }
+  return rows;
+}
+
+/** The dashboard's orders in an in-memory SQLite database, each group's region bound into its queries. */
 export function openDemoOrders(): DemoOrders {
   const db = new SqliteDatabase(':memory:');
   db.exec(`CREATE TABLE orders (
@@ -72,13 +99,8 @@ export function openDemoOrders(): DemoOrders {
     'INSERT INTO orders (id, ordered_on, region, sales_rep, customer, product, amount_cents) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   db.transaction(() => {
-    // 36 orders, 12 per region, 4 of each rep in every region, the same on every start.
-    for (let id = 1; id <= 36; id++) {
-      const region = REGIONS[id % REGIONS.length]!;
-      const salesRep = SALES_REPS[Math.floor(id / REGIONS.length) % SALES_REPS.length]!;
-      const orderedOn = new Date(Date.UTC(2026, 0, 1 + id * 5)).toISOString().slice(0, 10);
-      const amount = 4_900 + ((id * 7_919) % 95_000);
-      insert.run(id, orderedOn, region, salesRep, CUSTOMERS[region][id % 4]!, PRODUCTS[id % PRODUCTS.length]!, amount);
+    for (const row of demoOrderRows()) {
+      insert.run(row.id, row.ordered_on, row.region, row.sales_rep, row.customer, row.product, row.amount_cents);
     }
   })();
   const run = <T>(sql: string, claims: BindableClaims, one: boolean): T => {
@@ -87,18 +109,19 @@ export function openDemoOrders(): DemoOrders {
     return (one ? statement.get(...values) : statement.all(...values)) as T;
   };
   return {
-    viewFor(claims) {
+    async viewFor(claims) {
       // The narrower queries only where the session names a rep; their {{ sales_rep }} is bound like any property, so a rep's
       // name is a value and never SQL. A session without one is the group's own (its admin, say): the whole region.
       const salesRep = Object.hasOwn(claims.props, 'sales_rep') ? claims.props['sales_rep'] : undefined;
       const queries = salesRep === undefined ? QUERIES.group : QUERIES.rep;
       return {
         salesRep: salesRep === undefined ? null : String(salesRep),
+        region: String(claims.props['region']),
         rows: run<OrderRow[]>(queries.rows, claims, false),
         totals: run<OrdersView['totals']>(queries.totals, claims, true),
       };
     },
-    close() {
+    async close() {
       db.close();
     },
   };

@@ -8,8 +8,8 @@ describe('example dashboard: the demo orders a session sees', () => {
   after(() => orders.close());
   const claims = (props: Record<string, string>) => ({ sub: 'acme', tid: 1, props });
 
-  it("without a sales_rep, the whole region's 12 orders, of every rep", () => {
-    const view = orders.viewFor(claims({ region: 'eu' }));
+  it("without a sales_rep, the whole region's 12 orders, of every rep", async () => {
+    const view = await orders.viewFor(claims({ region: 'eu' }));
     assert.equal(view.salesRep, null);
     assert.equal(view.rows.length, 12);
     assert.equal(view.totals.orders, 12);
@@ -17,10 +17,10 @@ describe('example dashboard: the demo orders a session sees', () => {
     assert.deepEqual(new Set(view.rows.map((row) => row.sales_rep)), new Set(['ana', 'ben', 'cleo']));
   });
 
-  it("with a sales_rep, only that rep's orders of the region, and the totals of those", () => {
-    const region = orders.viewFor(claims({ region: 'eu' }));
-    const ana = orders.viewFor(claims({ region: 'eu', sales_rep: 'ana' }));
-    const ben = orders.viewFor(claims({ region: 'eu', sales_rep: 'ben' }));
+  it("with a sales_rep, only that rep's orders of the region, and the totals of those", async () => {
+    const region = await orders.viewFor(claims({ region: 'eu' }));
+    const ana = await orders.viewFor(claims({ region: 'eu', sales_rep: 'ana' }));
+    const ben = await orders.viewFor(claims({ region: 'eu', sales_rep: 'ben' }));
     for (const [rep, view] of [
       ['ana', ana],
       ['ben', ben],
@@ -38,12 +38,12 @@ describe('example dashboard: the demo orders a session sees', () => {
     );
   });
 
-  it('a sales_rep that reads as SQL is a value: it matches no order', () => {
+  it('a sales_rep that reads as SQL is a value: it matches no order', async () => {
     for (const rep of ["ana' OR '1'='1", 'ana OR 1=1', "x'; DROP TABLE orders; --"]) {
-      const view = orders.viewFor(claims({ region: 'eu', sales_rep: rep }));
+      const view = await orders.viewFor(claims({ region: 'eu', sales_rep: rep }));
       assert.deepEqual(view.rows, [], rep);
       assert.equal(view.totals.orders, 0);
     }
-    assert.equal(orders.viewFor(claims({ region: 'eu' })).rows.length, 12, 'the table is still there');
+    assert.equal((await orders.viewFor(claims({ region: 'eu' }))).rows.length, 12, 'the table is still there');
   });
 });

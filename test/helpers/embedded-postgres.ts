@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import pg from 'pg';
 import { makeTempDir } from './temp-dir.js';
 
 /**
- * Real PostgreSQL for tests, the fuzz runner and the benchmark. No node:test
- * import here: the runners outside the test runner use it too.
+ * Real PostgreSQL for tests, the fuzz runner, the benchmark, `npm run postgres`
+ * and the example dashboard's `--postgres`. No node:test import here: the
+ * runners outside the test runner use it too.
  */
 
 /** How `npm test` hands its PostgreSQL (superuser URL) to every test process. */
@@ -21,6 +23,14 @@ export async function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/** The superuser password of a cluster kept in `dir`: generated once with it and kept beside it (mode 0600). */
+export function keptPassword(dir: string): string {
+  const file = join(dir, 'password');
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(file)) writeFileSync(file, randomBytes(12).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
 }
 
 export interface EmbeddedServer {

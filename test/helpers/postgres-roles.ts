@@ -31,15 +31,18 @@ export async function createTestRole(databaseUrl: string, options: { bypassRls?:
   return {
     name,
     url: url.toString(),
-    async drop() {
-      const client = new pg.Client(databaseUrl);
-      await client.connect();
-      try {
-        await client.query(`DROP OWNED BY ${name} CASCADE`);
-        await client.query(`DROP ROLE IF EXISTS ${name}`);
-      } finally {
-        await client.end();
-      }
-    },
+    drop: () => dropRole(databaseUrl, name),
   };
+}
+
+/** Drops a role made for a test, with what it owns or was granted in that database (its only one). */
+export async function dropRole(databaseUrl: string, name: string): Promise<void> {
+  const client = new pg.Client(databaseUrl);
+  await client.connect();
+  try {
+    await client.query(`DROP OWNED BY ${name} CASCADE`);
+    await client.query(`DROP ROLE IF EXISTS ${name}`);
+  } finally {
+    await client.end();
+  }
 }

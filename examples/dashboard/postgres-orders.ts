@@ -1,0 +1,48 @@
+import type pg from 'pg';
+import { withSessionClaims } from 'user-group-service/embed';
+import type { DemoOrders, OrderRow, OrdersView } from './demo-orders.js';
+
+/**
+ * The dashboard's orders from PostgreSQL (`--postgres`): the same rows as the
+ * SQLite dataset, in a table whose row-level policy compares its tenant_id
+ * with the session's group (postgres-orders-setup.ts). The queries below carry
+ * no tenant clause at all: each runs inside withSessionClaims as a role the
+ * policy binds, so the database returns the viewing group's rows only, and
+ * none to a connection without claims.
+ */
+
+const ROWS = 'SELECT id, ordered_on::text AS ordered_on, region, sales_rep, customer, product, amount_cents FROM orders';
+const TOTALS = 'SELECT count(*)::int AS orders, coalesce(sum(amount_cents), 0)::int AS revenue_cents FROM orders';
+// A view's narrowing, not the isolation: the policy already holds the group's rows, and a group's own session (its
+// admin) has no sales_rep and sees them all. Written in the query, as in the SQLite mode, rather than as a
+// restrictive policy, which would have to let sessions without the attribute through.
+const REP_FILTER = "WHERE sales_rep = ugs.prop('sales_rep')";
+const ORDER = 'ORDER BY ordered_on, id';
+/** The queries of a whole group's sessions, and of sessions whose props carry a sales_rep. */
+export const POSTGRES_QUERIES = {
+  group: { rows: `${ROWS} ${ORDER}`, totals: TOTALS },
+  rep: { rows: `${ROWS} ${REP_FILTER} ${ORDER}`, totals: `${TOTALS} ${REP_FILTER}` },
+};
+
+/** The orders source over `pool`, connected as the dashboard's role; close() ends the pool. */
+export function openPostgresOrders(pool: pg.Pool): DemoOrders {
+  return {
+    async viewFor(claims) {
+      const salesRep = Object.hasOwn(claims.props, 'sales_rep') ? claims.props['sales_rep'] : undefined;
+      const queries = salesRep === undefined ? POSTGRES_QUERIES.group : POSTGRES_QUERIES.rep;
+      const client = await pool.connect();
+      try {
+        return await withSessionClaims(client, claims, async (session): Promise<OrdersView> => {
+          const rows = (await session.query<OrderRow>(queries.rows)).rows;
+          const totals = (await session.query<OrdersView['totals']>(queries.totals)).rows[0]!;
+          return { salesRep: salesRep === undefined ? null : String(salesRep), region: rows[0]?.region ?? null, rows, totals };
+        });
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
