@@ -9,7 +9,10 @@ export interface ChartTableOptions {
   /** The value column's heading, e.g. "sessions". */
   unit: string;
   series: readonly DailyPoint[];
-  /** visually-hidden (the default): read by screen readers, not shown; visible: an ordinary table. */
+  /**
+   * visually-hidden (the default): read by screen readers, not shown; in a hidden <div>, since a table itself will
+   * not shrink to 1 px and would widen the page. visible: an ordinary table.
+   */
   display?: 'visually-hidden' | 'visible';
 }
 
@@ -29,12 +32,14 @@ export function chartTableHtml(options: ChartTableOptions): string {
   });
   if (rows.length === 0) rows.push('<tr><td colspan="2">No days to show.</td></tr>');
   return [
-    `<table id="${id}-table" class="chart-table${hidden ? ' visually-hidden' : ''}">`,
+    ...(hidden ? ['<div class="visually-hidden">'] : []),
+    `<table id="${id}-table" class="chart-table">`,
     `<caption>${escapeMarkup(options.caption)}</caption>`,
     `<thead><tr><th scope="col">Day</th><th scope="col">${escapeMarkup(heading)}</th></tr></thead>`,
     `<tbody>`,
     ...rows,
     `</tbody>`,
     `</table>`,
+    ...(hidden ? ['</div>'] : []),
   ].join('\n');
 }
