@@ -10,6 +10,7 @@ import type { Core } from '../../platform/services.js';
 import type { SharedLimits } from '../../api-keys/http/per-key-rate-limit.js';
 import { registerActivityPage } from '../../audit/pages/activity-routes.js';
 import { registerConsoleAssets } from './console-assets.js';
+import { CONSOLE_HELMET } from './console-helmet.js';
 import { installConsoleErrors } from './console-errors.js';
 import { refuseCrossSitePost, resumeSession } from './console-session-hook.js';
 import { installFormBodyParser } from './form-body-parser.js';
@@ -38,30 +39,7 @@ export interface ConsoleOptions {
  */
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
   const { services } = options;
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-        objectSrc: ["'none'"],
-      },
-    },
-    frameguard: { action: 'deny' },
-    // Not no-referrer: under it chromium posts forms with `Origin: null`, and Origin is one of the cross-site checks.
-    referrerPolicy: { policy: 'same-origin' },
-    // Same-origin only: the console never needs a cross-origin window or resource.
-    crossOriginOpenerPolicy: { policy: 'same-origin' },
-    crossOriginResourcePolicy: { policy: 'same-origin' },
-    // Over plain http the header means nothing to a browser (RFC 6797 8.1) and only misleads: sent over https alone, below.
-    strictTransportSecurity: false,
-  });
+  await app.register(helmet, CONSOLE_HELMET);
   await app.register(cookie);
   await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: VIEWS, viewExt: 'eta' });
   // The secret is the session's (request.session.csrfSecret, derived from its id): "@fastify/session" is
