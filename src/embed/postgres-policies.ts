@@ -16,7 +16,7 @@ CREATE SCHEMA IF NOT EXISTS ugs;
 -- The claims of the current transaction, or NULL when none are set.
 CREATE OR REPLACE FUNCTION ugs.claims() RETURNS jsonb
   LANGUAGE sql STABLE PARALLEL SAFE
-  RETURN pg_catalog.nullif(pg_catalog.current_setting('${CLAIMS_SETTING}', true), '')::jsonb;
+  RETURN NULLIF(pg_catalog.current_setting('${CLAIMS_SETTING}', true), '')::jsonb;
 
 -- The viewing user group's id.
 CREATE OR REPLACE FUNCTION ugs.user_group_id() RETURNS text
@@ -107,7 +107,7 @@ export function tablePolicySql(options: TablePolicyOptions): string {
   const table = qualifiedName(options.table);
   const column = quoteIdentifier(options.column);
   const condition = options.subtree
-    ? `${column} = ANY ((SELECT ugs.subtree()))`
+    ? `${column} = ANY ((SELECT ugs.subtree())::text[])`
     : `${column} = (SELECT ${options.property === undefined ? 'ugs.user_group_id()' : `ugs.prop(${quoteLiteral(options.property)})`})`;
   return `ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY;
 ALTER TABLE ${table} FORCE ROW LEVEL SECURITY;
