@@ -3,8 +3,10 @@ import { packageManifest } from '../platform/package-root.js';
 import { cliOutput, type CliStream, type CliStreams } from './cli-output.js';
 import { auditCommand } from './commands/audit.js';
 import { configCommand } from './commands/config.js';
+import { isolationCheckCommand } from './commands/isolation-check.js';
 import { keysCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
+import { policiesCommand } from './commands/policies.js';
 import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
 import { signingKeysCommand } from './commands/signing-keys.js';
@@ -48,6 +50,8 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
   signingKeysCommand(program, output);
   webhooksCommand(program, output);
   viewersCommand(program, output);
+  policiesCommand(program, output);
+  isolationCheckCommand(program, output);
   configCommand(program, output);
 
   try {

@@ -58,6 +58,12 @@ export interface MintedSession {
   teamId: number;
 }
 
+/** The claims only a signed token has: what `sessionClaims` leaves out. */
+const SESSION_ONLY_CLAIMS = new Set(['jti', 'iat', 'exp']);
+
+/** What a session minted now would carry, without the token's own claims. */
+export type GroupSessionClaims = Omit<EmbedClaims, 'jti' | 'iat' | 'exp'>;
+
 export type Introspection = { active: false } | ({ active: true } & EmbedClaims);
 
 /**
@@ -155,6 +161,23 @@ export class EmbedSessionService {
       viewer: read.vid === undefined ? undefined : { id: read.vid, ...(read.vat === undefined ? {} : { attributes: read.vat }) },
     });
     return this.signed(group, claims);
+  }
+
+  /**
+   * The claims a session minted now for the group would carry (what
+   * withSessionClaims and bindProperties read), for `ugs isolation-check`:
+   * nothing is signed, no session id is made and nothing is counted, so the
+   * session-only claims (jti, iat, exp) are left out. An unknown group is 404.
+   */
+  async sessionClaims(
+    principal: Principal,
+    userGroupId: string,
+    options: { includeDescendants?: boolean } = {},
+  ): Promise<GroupSessionClaims> {
+    const group = await this.findGroup(principal, { userGroupId });
+    const iat = Math.floor(this.now().getTime() / 1000);
+    const claims = await this.claimsFor(group, { sessionId: '', iat, exp: iat, includeDescendants: options.includeDescendants === true });
+    return Object.fromEntries(Object.entries(claims).filter(([name]) => !SESSION_ONLY_CLAIMS.has(name))) as GroupSessionClaims;
   }
 
   /** Why a session a verified token names has ended, or null while it lives. */

@@ -18,6 +18,15 @@ function settingOf(claims: PolicyClaims): string {
 }
 
 /**
+ * Sets the claims for the rest of the current transaction only; outside a
+ * transaction they would be gone by the next statement. withSessionClaims
+ * calls it, and `ugs isolation-check` (which rolls back instead of committing).
+ */
+export async function setSessionClaims(client: SqlClient, claims: PolicyClaims): Promise<void> {
+  await client.query('SELECT pg_catalog.set_config($1, $2, true)', [CLAIMS_SETTING, settingOf(claims)]);
+}
+
+/**
  * Runs `fn(client)` in a transaction whose claims are the session's, so
  * row-level policies written with the `ugs` functions see the viewing group:
  * `set_config(…, true)` is transaction-local, so commit or rollback take the
@@ -35,7 +44,7 @@ export async function withSessionClaims<C extends SqlClient, T>(
   await client.query('BEGIN');
   let result: T;
   try {
-    await client.query('SELECT pg_catalog.set_config($1, $2, true)', [CLAIMS_SETTING, settingOf(claims)]);
+    await setSessionClaims(client, claims);
     result = await fn(client);
   } catch (error) {
     // A connection the rollback cannot reach is broken anyway; the caller hears of the first failure.

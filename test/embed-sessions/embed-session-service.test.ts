@@ -104,6 +104,22 @@ describe('EmbedSessionService with a clock the test controls', () => {
     );
   });
 
+  it('tells the claims a session minted now would carry, without its token claims, signing or counting nothing', async () => {
+    const hour = ['2026-03-01T12:00:00.000Z', '2026-03-01T13:00:00.000Z'] as const;
+    const minted = await service.mint(customer, { userGroupId: 'clocked' });
+    const introspected = await service.introspect(customer, minted.token);
+    assert.ok(introspected.active);
+    const { active, jti, iat, exp, ...carried } = introspected;
+    assert.ok(active && jti && iat && exp, 'what a token has and the claims leave out');
+    await service.flushActivity();
+    const counted = (await store.embedSessions.listSessionActivity('Customer', minted.teamId, ...hour))[0]?.minted;
+
+    assert.deepEqual(await service.sessionClaims(customer, 'clocked'), carried);
+    await service.flushActivity();
+    assert.equal((await store.embedSessions.listSessionActivity('Customer', minted.teamId, ...hour))[0]?.minted, counted, 'not a mint');
+    await assert.rejects(service.sessionClaims(customer, 'nobody'), code('not_found'));
+  });
+
   it('ends a session by id: stored revoked with its expiry, listed once in the feed, introspected inactive; again is no error and writes nothing', async () => {
     clock.now = new Date('2026-03-01T12:10:00.000Z');
     const minted = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 600 });
