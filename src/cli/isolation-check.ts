@@ -135,6 +135,7 @@ export async function checkIsolation(
           );
       }
       for (const row of run.rows) {
+        if (carriesNothing(row)) continue;
         const key = JSON.stringify(row);
         const seen = rowsSeen.get(key) ?? { groups: new Set<string>(), example: key };
         seen.groups.add(id);
@@ -147,11 +148,12 @@ export async function checkIsolation(
       if ('error' in run) failed(run.error, null);
       else {
         outcome.rowsWithoutClaims = run.rows.length;
-        if (run.rows.length > 0)
+        const leaked = run.rows.filter((row) => !carriesNothing(row));
+        if (leaked.length > 0)
           problem(
             'rows_without_claims',
             [],
-            `returned ${rowCount(run.rows.length)} with no claims set (e.g. ${example(run.rows[0])}): a table it reads has no policy ` +
+            `returned ${rowCount(leaked.length)} with no claims set (e.g. ${example(leaked[0])}): a table it reads has no policy ` +
               'binding it to the session, or row-level security is not enabled and forced on it',
           );
       }
@@ -174,6 +176,24 @@ export async function checkIsolation(
     report.queries.push(outcome);
   }
   return report;
+}
+
+/**
+ * A row of nothing but NULL, zero, false, '' and empty arrays: what an aggregate
+ * returns over no rows (`count(*)` is 0, `sum` NULL or its coalesced 0). It
+ * shows no data, so it is neither a leak without claims nor a row two groups
+ * share; an aggregate over real rows carries a non-zero value and is judged.
+ */
+function carriesNothing(row: unknown[]): boolean {
+  return row.every(
+    (value) =>
+      value === null ||
+      value === false ||
+      value === 0 ||
+      value === '' ||
+      (typeof value === 'string' && /^-?0*(\.0*)?$/.test(value)) ||
+      (Array.isArray(value) && value.length === 0),
+  );
 }
 
 function bind(sql: string, claims: GroupClaims): BoundQuery | { error: string } {

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { Principal } from '../../src/api-keys/api-key.js';
+import { splitStatements } from '../../src/cli/sql-statements.js';
+import { POSTGRES_QUERIES } from '../../examples/dashboard/postgres-orders.js';
+import { setUpPostgresOrders } from '../../examples/dashboard/postgres-orders-setup.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { dropRole } from '../helpers/postgres-roles.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { Sandbox } from '../cli/cli-support.js';
+
+/**
+ * `ugs isolation-check` on the example dashboard's own setup (issue 31): the
+ * queries in examples/dashboard/orders.sql are the ones the dashboard runs, and
+ * the check passes them on the table its setup makes, as the role it makes;
+ * with row-level security turned off, the same check fails.
+ */
+
+const WRITER: Principal = { keyId: 'test', environment: 'Customer', access: 'read-write' };
+const QUERIES = fileURLToPath(new URL('../../../examples/dashboard/orders.sql', import.meta.url));
+
+describe('ugs isolation-check on the example dashboard (--postgres)', () => {
+  const sandbox = new Sandbox();
+  const dir = sandbox.dir('ugs-example-isolation');
+  const env = { UGS_SECRET: randomBytes(32).toString('hex') };
+  let server: TestServer;
+  let database: TestDatabase;
+  let role: string;
+  let roleUrl: string;
+  const admin = async (sql: string) => {
+    const client = new pg.Client(database.url);
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  const check = () =>
+    sandbox.ugsProcess(
+      dir,
+      ['isolation-check', '--database', roleUrl, '--queries', QUERIES, '--groups', 'acme,globex,initech,hooli', '--json'],
+      env,
+    );
+
+  before(async () => {
+    server = await startTestServer({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite' });
+    for (const [id, region] of [
+      ['acme', 'eu'],
+      ['globex', 'us'],
+      ['initech', 'apac'],
+      ['hooli', 'eu'],
+    ] as const)
+      await server.services.userGroups.getOrCreate(WRITER, { userGroupId: id, name: id, properties: { region } });
+    database = await createTestDatabase();
+    const setup = await setUpPostgresOrders(database.url, { role: `ugs_example_${randomBytes(5).toString('hex')}` });
+    role = setup.role;
+    roleUrl = setup.url;
+  });
+  after(async () => {
+    await server?.close();
+    if (role) await dropRole(database.url, role);
+    await database?.drop();
+    await sandbox.cleanup();
+  });
+
+  it('orders.sql holds exactly the queries the dashboard runs', () => {
+    const inFile = splitStatements(readFileSync(QUERIES, 'utf8')).map((statement) => statement.text.trim());
+    const run = Object.values(POSTGRES_QUERIES).flatMap((queries) => [queries.rows, queries.totals]);
+    assert.deepEqual(inFile, run);
+  });
+
+  it('passes the example: every group its own rows, none with no claims; the totals over nothing are not a leak', async () => {
+    const result = await check();
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    const report = JSON.parse(result.stdout) as {
+      passed: boolean;
+      queries: { rows: Record<string, number>; rows_without_claims: number }[];
+    };
+    assert.equal(report.passed, true);
+    assert.deepEqual(report.queries[0]!.rows, { acme: 12, globex: 12, initech: 12, hooli: 0 });
+    assert.equal(report.queries[0]!.rows_without_claims, 0);
+    // The totals answer one row for everyone, a row of zeros where there is nothing to count.
+    assert.deepEqual(report.queries[1]!.rows, { acme: 1, globex: 1, initech: 1, hooli: 1 });
+    assert.equal(report.queries[1]!.rows_without_claims, 1);
+  });
+
+  it('fails it once row-level security is off: the queries return every group’s rows with no claims', async () => {
+    await admin('ALTER TABLE orders DISABLE ROW LEVEL SECURITY');
+    try {
+      const result = await check();
+      assert.equal(result.code, 1, result.stdout);
+      const report = JSON.parse(result.stdout) as { passed: boolean; problems: { query: number; kind: string; groups: string[] }[] };
+      assert.equal(report.passed, false);
+      assert.ok(report.problems.some((p) => p.query === 1 && p.kind === 'rows_without_claims'));
+      assert.ok(
+        report.problems.some((p) => p.query === 2 && p.kind === 'rows_without_claims'),
+        'the totals over every row are a leak',
+      );
+      assert.ok(
+        report.problems.some((p) => p.query === 1 && p.kind === 'shared_row' && p.groups.includes('acme') && p.groups.includes('globex')),
+      );
+    } finally {
+      await admin('ALTER TABLE orders ENABLE ROW LEVEL SECURITY');
+    }
+  });
+});
