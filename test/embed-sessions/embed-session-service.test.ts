@@ -46,7 +46,7 @@ describe('EmbedSessionService with a clock the test controls', () => {
       settings: { Customer: { issuer: 'iss-test', audience: 'aud-test' }, Testing: { issuer: 'iss-testing', audience: 'aud-testing' } },
       positions: new PositionSeal(store.settings),
       sessionIds: new SessionIds(store.settings),
-      activity: new SessionActivity(store.embedSessions, randomUUID, () => clock.now),
+      activity: new SessionActivity(store.embedSessions, randomUUID, { now: () => clock.now }),
       now: () => clock.now,
     });
     await store.userGroups.insertUserGroupIfAbsent({
