@@ -142,7 +142,7 @@ export class SessionActivity {
     for (const observer of this.observers) observer.observe(environment, kind);
   }
 
-  /** Calls `observe` for every session counted in this process (GET /metrics' ugs_embed_sessions_total); returns the unsubscribe function. */
+  /** Calls `observe` for every session this process counts (GET /metrics' ugs_embed_sessions_total); returns the unsubscribe function. */
   observe(observe: (environment: Environment, kind: SessionKind) => void): () => void {
     const entry = { observe };
     this.observers.add(entry);
