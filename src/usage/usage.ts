@@ -59,8 +59,15 @@ export interface UsageQuery {
 // RFC 3339's date-time: a date, a time, seconds, an optional fraction, and Z or an offset.
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
+/** True when the text's date is one of the calendar (Date.parse takes February 30 for March 2). */
+function isCalendarDate(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 function instant(name: 'from' | 'to', text: string): number {
-  const at = RFC3339.test(text) ? Date.parse(text.replace(' ', 'T')) : NaN;
+  const at = RFC3339.test(text) && isCalendarDate(text) ? Date.parse(text.replace(' ', 'T')) : NaN;
   if (Number.isNaN(at))
     throw invalidRequest(`"${name}" must be an RFC 3339 date-time such as 2026-11-01T00:00:00Z, not ${JSON.stringify(text)}.`);
   return at;

@@ -94,7 +94,14 @@ describe('EmbedSessionService with a clock the test controls', () => {
     await service.mint(customer, { userGroupId: 'clocked' });
     await service.flushActivity();
     assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', minted.teamId, ...hour), [
-      { environment: 'Customer', teamId: minted.teamId, hourStart: hour[0], minted: 2 },
+      {
+        environment: 'Customer',
+        teamId: minted.teamId,
+        hourStart: hour[0],
+        minted: 2,
+        renewed: 0,
+        lastMintedAt: '2026-03-01T12:00:00.000Z',
+      },
     ]);
     await service.flushActivity();
     assert.equal(
