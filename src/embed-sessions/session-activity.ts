@@ -38,6 +38,8 @@ export interface SessionActivityBatch {
 
 interface HourCount extends SessionActivityCount {
   viewerIds: Set<string>;
+  /** The latest mint as a number, made text once at the flush: the mint path's budget (docs/performance.md). */
+  lastMintedMs: number;
 }
 
 /**
@@ -58,7 +60,7 @@ export class SessionActivityCounter {
     let count = this.pending.get(key);
     if (!count) {
       const hourStart = new Date(hour * HOUR_MS).toISOString();
-      count = { environment, teamId, hourStart, minted: 0, renewed: 0, lastMintedAt: null, viewerIds: new Set() };
+      count = { environment, teamId, hourStart, minted: 0, renewed: 0, lastMintedAt: null, viewerIds: new Set(), lastMintedMs: -1 };
       this.pending.set(key, count);
     }
     if (viewerId !== undefined) count.viewerIds.add(viewerId);
@@ -67,10 +69,9 @@ export class SessionActivityCounter {
       return;
     }
     count.minted++;
-    const iso = at.toISOString();
-    if (count.lastMintedAt === null || iso > count.lastMintedAt) count.lastMintedAt = iso;
+    if (at.getTime() > count.lastMintedMs) count.lastMintedMs = at.getTime();
     // A viewer's sessions and first and last seen (GET .../viewers) are its mints'.
-    if (viewerId !== undefined) this.recordViewer(environment, teamId, iso, viewerId);
+    if (viewerId !== undefined) this.recordViewer(environment, teamId, at.toISOString(), viewerId);
   }
 
   private recordViewer(environment: Environment, teamId: number, at: string, viewerId: string): void {
@@ -92,8 +93,8 @@ export class SessionActivityCounter {
   take(): Omit<SessionActivityBatch, 'batchId'> {
     const counts: SessionActivityCount[] = [];
     const viewerHours: ViewerHour[] = [];
-    for (const { viewerIds, ...count } of this.pending.values()) {
-      counts.push(count);
+    for (const { viewerIds, lastMintedMs, ...count } of this.pending.values()) {
+      counts.push({ ...count, lastMintedAt: lastMintedMs < 0 ? null : new Date(lastMintedMs).toISOString() });
       for (const viewerId of viewerIds)
         viewerHours.push({ environment: count.environment, teamId: count.teamId, hourStart: count.hourStart, viewerId });
     }
