@@ -16,6 +16,7 @@ const CONCEPTS = [
   'secrets',
   'signing-keys',
   'transfer',
+  'usage',
   'user-groups',
   'viewers',
   'webhooks',

@@ -11,6 +11,7 @@ import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
 import { signingKeysCommand } from './commands/signing-keys.js';
 import { transferCommands } from './commands/transfer.js';
+import { usageCommand } from './commands/usage.js';
 import { viewersCommand } from './commands/viewers.js';
 import { webhooksCommand } from './commands/webhooks.js';
 import { reportFailure } from './run-command.js';
@@ -52,6 +53,7 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
   viewersCommand(program, output);
   policiesCommand(program, output);
   isolationCheckCommand(program, output);
+  usageCommand(program, output);
   configCommand(program, output);
 
   try {

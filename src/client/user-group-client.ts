@@ -20,6 +20,7 @@ import type {
   WebhookWithSecretResponse,
 } from '../webhooks/http/webhook-schemas.js';
 import type { GroupViewersResponse, RevokeViewerResponse } from '../viewers/http/viewer-schemas.js';
+import type { GroupUsageResponse, TopUsageResponse } from '../usage/http/usage-schemas.js';
 import { UserGroupServiceError } from './client-error.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
@@ -63,6 +64,29 @@ export interface GroupViewerPage {
   viewers: GroupViewer[];
   /** Pass as `after` for the next page; null on the last. */
   nextCursor: string | null;
+}
+/** One bucket of a group's usage: its first instant (UTC), sessions minted, tokens renewed, distinct viewers. */
+export type UsageBucket = GroupUsageResponse['usage'][number];
+/** Where a usage range starts and ends (RFC 3339 text or a Date; defaults: the last 30 days) and how it is cut. */
+export interface UsageRangeOptions {
+  from?: string | Date;
+  to?: string | Date;
+}
+/** A group's totals over a range, as `topUsage` ranks them. */
+export interface GroupUsageTotals {
+  userGroupId: string;
+  name: string;
+  sessions: number;
+  renewals: number;
+  viewers: number;
+  /** The group's latest mint, within the service's retention; null when none is kept. */
+  lastSessionAt: string | null;
+}
+export interface TopUsage {
+  /** The range counted, rounded out to whole UTC hours. */
+  from: string;
+  to: string;
+  groups: GroupUsageTotals[];
 }
 /** One event of the outbox: `id` (what a consumer deduplicates on), `type`, `timestamp`, `data`. */
 export type ServiceEvent = EventItem;
@@ -206,6 +230,34 @@ export class UserGroupClient {
     };
   }
 
+  /** GET /api/user_groups/{id}/usage: every UTC hour or day bucket of the range (default: the last 30 days, per day), zeros included;
+   * the counts lag the sessions by up to the service's activity flush interval (5 s by default). */
+  async groupUsage(userGroupId: string, options: UsageRangeOptions & { granularity?: 'hour' | 'day' } = {}): Promise<UsageBucket[]> {
+    const query = rangeQuery(options);
+    if (options.granularity !== undefined) query.set('granularity', options.granularity);
+    return (await this.call<GroupUsageResponse>('GET', `/api/user_groups/${encodeURIComponent(userGroupId)}/usage?${query}`)).usage;
+  }
+
+  /** GET /api/usage: the environment's groups with the most sessions in the range (default: the last 30 days), at most `limit` (1 to 100,
+   * default 10). */
+  async topUsage(options: UsageRangeOptions & { limit?: number } = {}): Promise<TopUsage> {
+    const query = rangeQuery(options);
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const answer = await this.call<TopUsageResponse>('GET', `/api/usage?${query}`);
+    return {
+      from: answer.from,
+      to: answer.to,
+      groups: answer.groups.map((g) => ({
+        userGroupId: g.user_group_id,
+        name: g.name,
+        sessions: g.sessions,
+        renewals: g.renewals,
+        viewers: g.viewers,
+        lastSessionAt: g.last_session_at,
+      })),
+    };
+  }
+
   /** GET /api/events: the environment's events after `after` (a next_cursor; omitted: the oldest kept), in commit order. */
   async events(options: { after?: string; limit?: number } = {}): Promise<EventPage> {
     const { events, next_cursor } = await this.call<EventsResponse>('GET', `/api/events?${pageQuery(options)}`);
@@ -286,6 +338,16 @@ export class UserGroupClient {
     const asked = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : 0;
     return Math.min(Math.max(base, asked), this.options.maxDelayMs ?? 10_000);
   }
+}
+
+/** The query string of a usage range: `from` and `to` when given, a Date as its ISO text. */
+function rangeQuery(options: UsageRangeOptions): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const name of ['from', 'to'] as const) {
+    const value = options[name];
+    if (value !== undefined) query.set(name, value instanceof Date ? value.toISOString() : value);
+  }
+  return query;
 }
 
 /** The query string of a feed page: `after` and `limit` when given. */

@@ -40,7 +40,7 @@ export interface EmbedSessionServiceDeps {
   >;
   /** Makes and checks session ids: minting stores nothing. */
   sessionIds: SessionIds;
-  /** Counts mints in memory for the store (src/embed-sessions/session-activity.ts). */
+  /** Counts mints and renewals in memory for the store (src/embed-sessions/session-activity.ts). */
   activity: SessionActivity;
   /** Each environment's keys: a group's tokens are signed with its environment's. */
   signingKeys: SigningKeyring;
@@ -160,6 +160,8 @@ export class EmbedSessionService {
       includeDescendants: read.desc !== undefined,
       viewer: read.vid === undefined ? undefined : { id: read.vid, ...(read.vat === undefined ? {} : { attributes: read.vat }) },
     });
+    // Counted like a mint, with others: a renewal writes nothing either.
+    this.deps.activity.record(environment, group.teamId, now, read.vid, 'renewed');
     return this.signed(group, claims);
   }
 

@@ -28,9 +28,11 @@ export interface EmbedSessionStore extends SessionActivitySink, ViewerStore {
   listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]>;
   /**
    * Adds a batch of counts to the stored sums, once per batch id however
-   * often it is sent; also forgets a few expired sessions and revocations.
+   * often it is sent (its viewer-hours are a set: present once however often
+   * added); also forgets a few expired sessions and revocations, and, when
+   * `forgetBefore` is given, a bounded number of counted hours before it.
    */
-  addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void>;
+  addSessionActivity(batch: SessionActivityBatch, now: string, forgetBefore?: string): Promise<void>;
   /** A group's stored sums for the hours from `fromHour` (inclusive) to `toHour` (exclusive), oldest first. */
   listSessionActivity(environment: Environment, teamId: number, fromHour: string, toHour: string): Promise<SessionActivityCount[]>;
 }

@@ -3,13 +3,27 @@ import type { ViewerActivity } from '../viewers/viewer.js';
 
 const HOUR_MS = 3_600_000;
 
-/** Sessions minted for one group in one hour, as counted by one process since its last flush, or as the store sums them. */
+/** What a session count is of: a new session, or a live one's new token. */
+export type SessionKind = 'minted' | 'renewed';
+
+/** Sessions minted and renewed for one group in one hour, as counted by one process since its last flush, or as the store sums them. */
 export interface SessionActivityCount {
   environment: Environment;
   teamId: number;
   /** The hour's first instant, ISO 8601 UTC. */
   hourStart: string;
   minted: number;
+  renewed: number;
+  /** The latest mint's instant in this hour; null when the hour counts renewals only. */
+  lastMintedAt: string | null;
+}
+
+/** One viewer with a session minted or renewed in one group's hour: stored as a set, so any number of processes count it once. */
+export interface ViewerHour {
+  environment: Environment;
+  teamId: number;
+  hourStart: string;
+  viewerId: string;
 }
 
 /** What one flush hands the store: counts, and an id that makes applying them twice count them once. */
@@ -18,26 +32,45 @@ export interface SessionActivityBatch {
   counts: SessionActivityCount[];
   /** The viewers seen, per group: first and last seen in this batch, and their sessions in it. */
   viewers: ViewerActivity[];
+  /** The viewers active per group and hour (minted or renewed): distinct viewers per hour, day or range are counted from these. */
+  viewerHours: ViewerHour[];
+}
+
+interface HourCount extends SessionActivityCount {
+  viewerIds: Set<string>;
+  /** The latest mint as a number, made text once at the flush: the mint path's budget (docs/performance.md). */
+  lastMintedMs: number;
 }
 
 /**
- * Counts minted sessions in memory, per group and hour, for the store to add
- * up in one write every few seconds: a durable write per mint is what made a
- * dashboard view cost a database round trip. Counting is a Map update on the
- * mint path; a crash loses what was counted since the last flush (the flush
- * interval's worth, `UGS_ACTIVITY_FLUSH_SECONDS`), never a revocation, which
- * is written before its answer.
+ * Counts minted and renewed sessions in memory, per group and hour, for the
+ * store to add up in one write every few seconds: a durable write per mint is
+ * what made a dashboard view cost a database round trip. Counting is a Map
+ * update on the mint and renewal paths; a crash loses what was counted since
+ * the last flush (the flush interval's worth, `UGS_ACTIVITY_FLUSH_MS`), never
+ * a revocation, which is written before its answer.
  */
 export class SessionActivityCounter {
-  private pending = new Map<string, SessionActivityCount>();
+  private pending = new Map<string, HourCount>();
   private viewers = new Map<string, ViewerActivity>();
 
-  record(environment: Environment, teamId: number, at: Date, viewerId?: string): void {
+  record(environment: Environment, teamId: number, at: Date, viewerId?: string, kind: SessionKind = 'minted'): void {
     const hour = Math.floor(at.getTime() / HOUR_MS);
     const key = `${environment}\u0000${teamId}\u0000${hour}`;
-    const count = this.pending.get(key);
-    if (count) count.minted++;
-    else this.pending.set(key, { environment, teamId, hourStart: new Date(hour * HOUR_MS).toISOString(), minted: 1 });
+    let count = this.pending.get(key);
+    if (!count) {
+      const hourStart = new Date(hour * HOUR_MS).toISOString();
+      count = { environment, teamId, hourStart, minted: 0, renewed: 0, lastMintedAt: null, viewerIds: new Set(), lastMintedMs: -1 };
+      this.pending.set(key, count);
+    }
+    if (viewerId !== undefined) count.viewerIds.add(viewerId);
+    if (kind === 'renewed') {
+      count.renewed++;
+      return;
+    }
+    count.minted++;
+    if (at.getTime() > count.lastMintedMs) count.lastMintedMs = at.getTime();
+    // A viewer's sessions and first and last seen (GET .../viewers) are its mints'.
     if (viewerId !== undefined) this.recordViewer(environment, teamId, at.toISOString(), viewerId);
   }
 
@@ -57,8 +90,15 @@ export class SessionActivityCounter {
   }
 
   /** Everything counted so far; counting starts again from zero. */
-  take(): { counts: SessionActivityCount[]; viewers: ViewerActivity[] } {
-    const taken = { counts: [...this.pending.values()], viewers: [...this.viewers.values()] };
+  take(): Omit<SessionActivityBatch, 'batchId'> {
+    const counts: SessionActivityCount[] = [];
+    const viewerHours: ViewerHour[] = [];
+    for (const { viewerIds, lastMintedMs, ...count } of this.pending.values()) {
+      counts.push({ ...count, lastMintedAt: lastMintedMs < 0 ? null : new Date(lastMintedMs).toISOString() });
+      for (const viewerId of viewerIds)
+        viewerHours.push({ environment: count.environment, teamId: count.teamId, hourStart: count.hourStart, viewerId });
+    }
+    const taken = { counts, viewers: [...this.viewers.values()], viewerHours };
     this.pending = new Map();
     this.viewers = new Map();
     return taken;
@@ -67,7 +107,14 @@ export class SessionActivityCounter {
 
 /** Where counted activity goes: EmbedSessionStore's half for it. */
 export interface SessionActivitySink {
-  addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void>;
+  /** `forgetBefore`: counts of hours before it are removed, a bounded number per call (the retention, UGS_USAGE_RETENTION_DAYS). */
+  addSessionActivity(batch: SessionActivityBatch, now: string, forgetBefore?: string): Promise<void>;
+}
+
+export interface SessionActivityOptions {
+  now?: () => Date;
+  /** How many days of counts the store keeps; older ones are removed by the flushes. Unset: kept. */
+  retentionDays?: number;
 }
 
 /**
@@ -80,15 +127,27 @@ export class SessionActivity {
   private readonly counter = new SessionActivityCounter();
   private unsent: SessionActivityBatch | undefined;
   private flushing: Promise<void> | undefined;
+  private readonly now: () => Date;
+  private readonly observers = new Set<{ observe: (environment: Environment, kind: SessionKind) => void }>();
 
   constructor(
     private readonly sink: SessionActivitySink,
     private readonly newBatchId: () => string,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    private readonly options: SessionActivityOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
 
-  record(environment: Environment, teamId: number, at: Date, viewerId?: string): void {
-    this.counter.record(environment, teamId, at, viewerId);
+  record(environment: Environment, teamId: number, at: Date, viewerId?: string, kind: SessionKind = 'minted'): void {
+    this.counter.record(environment, teamId, at, viewerId, kind);
+    for (const observer of this.observers) observer.observe(environment, kind);
+  }
+
+  /** Calls `observe` for every session this process counts (GET /metrics' ugs_embed_sessions_total); returns the unsubscribe function. */
+  observe(observe: (environment: Environment, kind: SessionKind) => void): () => void {
+    const entry = { observe };
+    this.observers.add(entry);
+    return () => this.observers.delete(entry);
   }
 
   /** Writes what was counted; one flush at a time (a second call waits for the first, then flushes what came since). */
@@ -104,12 +163,19 @@ export class SessionActivity {
 
   private async writePending(): Promise<void> {
     if (this.unsent) {
-      await this.sink.addSessionActivity(this.unsent, this.now().toISOString());
+      await this.write(this.unsent);
       this.unsent = undefined;
     }
     if (this.counter.size === 0) return;
     this.unsent = { batchId: this.newBatchId(), ...this.counter.take() };
-    await this.sink.addSessionActivity(this.unsent, this.now().toISOString());
+    await this.write(this.unsent);
     this.unsent = undefined;
+  }
+
+  private write(batch: SessionActivityBatch): Promise<void> {
+    const now = this.now();
+    const days = this.options.retentionDays;
+    const forgetBefore = days === undefined ? undefined : new Date(now.getTime() - days * 86_400_000).toISOString();
+    return this.sink.addSessionActivity(batch, now.toISOString(), forgetBefore);
   }
 }

@@ -157,6 +157,13 @@ const ConfigSchema = Type.Object({
     default: 30,
     description: 'How many days events stay readable through `GET /api/events`; older ones are left out and deleted a few at a time.',
   }),
+  UGS_USAGE_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 90,
+    description:
+      'How many days of usage counts (sessions minted and renewed, distinct viewers, per group and hour) are kept; older ones are removed a bounded batch at a time by the activity flushes.',
+  }),
   UGS_WEBHOOK_TIMEOUT_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 300,
@@ -242,6 +249,8 @@ export interface Config {
   embed: EmbedConfig;
   /** UGS_EVENT_RETENTION_DAYS: how long events are kept. */
   eventRetentionDays: number;
+  /** UGS_USAGE_RETENTION_DAYS: how long usage counts are kept. */
+  usageRetentionDays: number;
   webhooks: WebhookConfig;
 }
 
@@ -372,6 +381,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jwksMaxAgeSeconds: config.UGS_EMBED_JWKS_MAX_AGE_SECONDS,
     },
     eventRetentionDays: config.UGS_EVENT_RETENTION_DAYS,
+    usageRetentionDays: config.UGS_USAGE_RETENTION_DAYS,
     webhooks: {
       timeoutMs: config.UGS_WEBHOOK_TIMEOUT_SECONDS * 1000,
       retryScheduleMs: config.UGS_WEBHOOK_RETRY_SCHEDULE_SECONDS.split(',').map((delay) => Number(delay.trim()) * 1000),

@@ -14,11 +14,12 @@ import { EmbedSessionService } from '../embed-sessions/embed-session-service.js'
 import { SessionActivity } from '../embed-sessions/session-activity.js';
 import { SessionIds } from '../embed-sessions/session-id.js';
 import { ViewerService } from '../viewers/viewer-service.js';
+import { UsageService } from '../usage/usage-service.js';
 import { createSigningKeyring, loadSigningKeyring, type SigningKeyring } from '../signing-keys/signing-keys.js';
 import { UserGroupService } from '../user-groups/user-group-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
 import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
-import { TimedEmbedSessionStore, TimedSigningKeyStore } from './metrics/timed-embed-ports.js';
+import { TimedEmbedSessionStore, TimedSigningKeyStore, TimedUsageStore } from './metrics/timed-embed-ports.js';
 import { StoreTiming } from './metrics/store-timing.js';
 import { TimedConsoleSessionStore } from './metrics/timed-console-ports.js';
 import { TimedWebhookDeliveryStore, TimedWebhookStore } from './metrics/timed-webhook-ports.js';
@@ -54,6 +55,10 @@ export interface Core {
   embedSessions: EmbedSessionService;
   /** A group's viewers and ending a viewer's sessions (/api/viewers, a group's viewers). */
   viewers: ViewerService;
+  /** Sessions minted and renewed and distinct viewers per group and hour or day (/api/usage, `ugs usage`). */
+  usage: UsageService;
+  /** The mints and renewals this process counts before a flush writes them; observed for GET /metrics. */
+  sessionActivity: SessionActivity;
   /** The event outbox, for GET /api/events. */
   events: EventService;
   /** Registering webhooks and reading their deliveries, for /api/webhooks and `ugs webhooks`. */
@@ -104,7 +109,7 @@ export const ACTIVITY_FLUSH_MS = 5000;
 export interface CoreConfig
   extends
     Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
-    Partial<Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'webhooks'>>,
+    Partial<Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'usageRetentionDays' | 'webhooks'>>,
     Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {}
 
 export async function openCore(config: CoreConfig): Promise<Core> {
@@ -135,6 +140,9 @@ export async function openCore(config: CoreConfig): Promise<Core> {
     // Made on first use (a page read), so tools that only open the store write nothing for it.
     const positions = new PositionSeal(settings);
     const embedSessionStore = new TimedEmbedSessionStore(store.embedSessions, timing);
+    const sessionActivity = new SessionActivity(embedSessionStore, randomUUID, {
+      retentionDays: config.usageRetentionDays ?? defaultConfig().usageRetentionDays,
+    });
     const embedSessions = new EmbedSessionService({
       sessions: embedSessionStore,
       groups: userGroupStore,
@@ -145,7 +153,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       },
       positions,
       sessionIds: new SessionIds(settings),
-      activity: new SessionActivity(embedSessionStore, randomUUID),
+      activity: sessionActivity,
     });
     const apiKeys = new ApiKeyService({
       store: new TimedApiKeyStore(store.apiKeys, timing),
@@ -158,6 +166,8 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       signingKeys,
       embedSessions,
       viewers: new ViewerService({ store: embedSessionStore, groups: userGroupStore }),
+      usage: new UsageService({ store: new TimedUsageStore(store.usage, timing), groups: userGroupStore }),
+      sessionActivity,
       events: new EventService({
         store: new TimedEventStore(store.events, timing),
         retentionDays: config.eventRetentionDays ?? defaultConfig().eventRetentionDays,

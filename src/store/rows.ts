@@ -4,6 +4,7 @@ import type { ConsoleSessionRecord } from '../console/console-session.js';
 import type { EventRecord, EventType } from '../events/event.js';
 import type { EmbedRevocation, EmbedSessionRecord, RevocationReason } from '../embed-sessions/embed-session.js';
 import type { SessionActivityCount } from '../embed-sessions/session-activity.js';
+import type { GroupUsage, UsageBucket } from '../usage/usage.js';
 import type { Environment } from '../kernel/environment.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
 import type { ViewerActivity } from '../viewers/viewer.js';
@@ -220,8 +221,61 @@ export interface SessionActivityRow {
   team_id: number;
   hour_start: string;
   minted: number;
+  renewed: number;
+  last_minted_at: string | null;
 }
 
 export function toSessionActivity(row: SessionActivityRow): SessionActivityCount {
-  return { environment: row.environment as Environment, teamId: row.team_id, hourStart: row.hour_start, minted: row.minted };
+  return {
+    environment: row.environment as Environment,
+    teamId: row.team_id,
+    hourStart: row.hour_start,
+    minted: row.minted,
+    renewed: row.renewed,
+    lastMintedAt: row.last_minted_at,
+  };
+}
+
+export interface UsageBucketRow {
+  start: string;
+  sessions: number;
+  renewals: number;
+}
+
+export interface GroupUsageRow {
+  team_id: number;
+  provided_id: string;
+  name: string;
+  sessions: number;
+  renewals: number;
+  viewers: number;
+  last_session_at: string | null;
+}
+
+export function toGroupUsage(row: GroupUsageRow): GroupUsage {
+  return {
+    teamId: row.team_id,
+    userGroupId: row.provided_id,
+    name: row.name,
+    sessions: row.sessions,
+    renewals: row.renewals,
+    viewers: row.viewers,
+    lastSessionAt: row.last_session_at,
+  };
+}
+
+/** A store's two reads of a range (the counts' buckets, the distinct viewers' buckets) as one list, oldest first. */
+export function mergeUsageBuckets(
+  counts: readonly UsageBucketRow[],
+  viewers: readonly { start: string; viewers: number }[],
+): UsageBucket[] {
+  const buckets = new Map<string, UsageBucket>();
+  for (const row of counts) buckets.set(row.start, { start: row.start, sessions: row.sessions, renewals: row.renewals, viewers: 0 });
+  for (const row of viewers) {
+    const bucket = buckets.get(row.start);
+    if (bucket) bucket.viewers = row.viewers;
+    // Both are written in one transaction, but the retention may forget a count's hour and not yet its viewers.
+    else buckets.set(row.start, { start: row.start, sessions: 0, renewals: 0, viewers: row.viewers });
+  }
+  return [...buckets.values()].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
 }

@@ -8,6 +8,7 @@ import type { TokenResealStore } from '../secrets/secret-rotation.js';
 import type { SettingsStore } from '../kernel/settings-store.js';
 import type { StoreHealth } from '../kernel/store-health.js';
 import type { TransferStore } from '../transfer/transfer-store.js';
+import type { UsageStore } from '../usage/usage-store.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
 import type { WebhookDeliveryStore, WebhookSecretResealStore, WebhookStore } from '../webhooks/webhook-store.js';
 
@@ -49,6 +50,7 @@ export interface Store extends StoreHealth {
   readonly tokenReseal: TokenResealStore;
   readonly settings: SettingsStore;
   readonly embedSessions: EmbedSessionStore;
+  readonly usage: UsageStore;
   readonly signingKeys: SigningKeyStore;
   readonly consoleSessions: ConsoleSessionStore;
   readonly webhooks: WebhookStore & WebhookSecretResealStore;

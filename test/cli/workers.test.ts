@@ -119,6 +119,19 @@ describe('ugs serve with UGS_WORKERS=2', () => {
     assert.equal(groups, String(2 + 20), 'wave, spin and the 20 counted groups, not once per worker');
   });
 
+  it('sums the embed sessions counted by each worker in ugs_embed_sessions_total', async () => {
+    const minted = () =>
+      rawRequest(server.url, { method: 'GET', path: '/metrics' }).then((r) =>
+        sumSamples(r.text, 'ugs_embed_sessions_total', 'environment="Customer",kind="minted"'),
+      );
+    const before = await minted();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => api.call('POST', { user_group_id: 'wave' }, { path: '/api/embed_sessions' })),
+    );
+    for (const answer of answers) assert.equal(answer.status, 201, answer.text);
+    assert.equal((await minted()) - before, 20);
+  });
+
   it('two concurrent moves that would close a cycle, spread over both workers, never both succeed', async () => {
     for (let round = 0; round < 20; round++) {
       const [a, b] = [`cycle-a-${round}`, `cycle-b-${round}`];

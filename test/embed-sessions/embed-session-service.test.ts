@@ -46,7 +46,7 @@ describe('EmbedSessionService with a clock the test controls', () => {
       settings: { Customer: { issuer: 'iss-test', audience: 'aud-test' }, Testing: { issuer: 'iss-testing', audience: 'aud-testing' } },
       positions: new PositionSeal(store.settings),
       sessionIds: new SessionIds(store.settings),
-      activity: new SessionActivity(store.embedSessions, randomUUID, () => clock.now),
+      activity: new SessionActivity(store.embedSessions, randomUUID, { now: () => clock.now }),
       now: () => clock.now,
     });
     await store.userGroups.insertUserGroupIfAbsent({
@@ -94,7 +94,14 @@ describe('EmbedSessionService with a clock the test controls', () => {
     await service.mint(customer, { userGroupId: 'clocked' });
     await service.flushActivity();
     assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', minted.teamId, ...hour), [
-      { environment: 'Customer', teamId: minted.teamId, hourStart: hour[0], minted: 2 },
+      {
+        environment: 'Customer',
+        teamId: minted.teamId,
+        hourStart: hour[0],
+        minted: 2,
+        renewed: 0,
+        lastMintedAt: '2026-03-01T12:00:00.000Z',
+      },
     ]);
     await service.flushActivity();
     assert.equal(

@@ -29,7 +29,7 @@ describe('SessionActivity: counts in memory, written in batches', () => {
         },
       },
       () => `batch-${++ids}`,
-      () => new Date('2026-05-01T10:30:00.000Z'),
+      { now: () => new Date('2026-05-01T10:30:00.000Z') },
     );
   });
   after(async () => {
@@ -45,9 +45,9 @@ describe('SessionActivity: counts in memory, written in batches', () => {
     await activity.flush();
     assert.equal(flaky.batches.length, 1);
     assert.deepEqual(flaky.batches[0]!.counts, [
-      { environment: 'Customer', teamId: 1, hourStart: HOUR[0], minted: 5 },
-      { environment: 'Customer', teamId: 2, hourStart: HOUR[0], minted: 1 },
-      { environment: 'Customer', teamId: 1, hourStart: HOUR[1], minted: 1 },
+      { environment: 'Customer', teamId: 1, hourStart: HOUR[0], minted: 5, renewed: 0, lastMintedAt: '2026-05-01T10:05:00.000Z' },
+      { environment: 'Customer', teamId: 2, hourStart: HOUR[0], minted: 1, renewed: 0, lastMintedAt: '2026-05-01T10:59:59.999Z' },
+      { environment: 'Customer', teamId: 1, hourStart: HOUR[1], minted: 1, renewed: 0, lastMintedAt: '2026-05-01T11:00:00.000Z' },
     ]);
     assert.equal(await stored(1), 5);
     await activity.flush();
@@ -79,5 +79,47 @@ describe('SessionActivity: counts in memory, written in batches', () => {
     for (let i = 0; i < 50; i++) activity.record('Customer', 4, new Date('2026-05-01T10:40:00.000Z'));
     await Promise.all([activity.flush(), activity.flush(), activity.flush()]);
     assert.equal(await stored(4), 50);
+  });
+
+  it('counts renewals beside mints, each viewer once per group and hour, keeps the latest mint, and tells observers of each session', async () => {
+    const seen: string[] = [];
+    const stop = activity.observe((environment, kind) => seen.push(`${environment}:${kind}`));
+    activity.record('Customer', 5, new Date('2026-05-01T10:01:00.000Z'), 'ana');
+    activity.record('Customer', 5, new Date('2026-05-01T10:07:00.000Z'), 'ana', 'renewed');
+    activity.record('Customer', 5, new Date('2026-05-01T10:09:00.000Z'), 'bo', 'renewed');
+    activity.record('Customer', 5, new Date('2026-05-01T10:03:00.000Z'));
+    activity.record('Testing', 5, new Date('2026-05-01T10:04:00.000Z'), undefined, 'renewed');
+    stop();
+    activity.record('Customer', 5, new Date('2026-05-01T10:05:00.000Z'), 'cy', 'renewed');
+    assert.deepEqual(seen, ['Customer:minted', 'Customer:renewed', 'Customer:renewed', 'Customer:minted', 'Testing:renewed']);
+    await activity.flush();
+    const batch = flaky.batches.at(-1)!;
+    assert.deepEqual(batch.counts, [
+      { environment: 'Customer', teamId: 5, hourStart: HOUR[0], minted: 2, renewed: 3, lastMintedAt: '2026-05-01T10:03:00.000Z' },
+      { environment: 'Testing', teamId: 5, hourStart: HOUR[0], minted: 0, renewed: 1, lastMintedAt: null },
+    ]);
+    assert.deepEqual(
+      batch.viewerHours.map((h) => `${h.environment}:${h.teamId}:${h.hourStart}:${h.viewerId}`),
+      ['ana', 'bo', 'cy'].map((v) => `Customer:5:${HOUR[0]}:${v}`),
+    );
+    assert.deepEqual(
+      batch.viewers.map((v) => [v.viewerId, v.sessions]),
+      [['ana', 1]],
+      "a viewer's sessions (GET .../viewers) are its mints; renewals count it active only",
+    );
+    const [stored5] = await store.embedSessions.listSessionActivity('Customer', 5, ...HOUR);
+    assert.deepEqual([stored5!.minted, stored5!.renewed, stored5!.lastMintedAt], [2, 3, '2026-05-01T10:03:00.000Z']);
+  });
+
+  it('asks the store to forget the hours past the retention with every flush', async () => {
+    const calls: (string | undefined)[] = [];
+    const kept = new SessionActivity(
+      { addSessionActivity: async (_batch, _now, forgetBefore) => void calls.push(forgetBefore) },
+      () => 'retained',
+      { now: () => new Date('2026-05-01T10:30:00.000Z'), retentionDays: 90 },
+    );
+    kept.record('Customer', 6, new Date('2026-05-01T10:00:00.000Z'));
+    await kept.flush();
+    assert.deepEqual(calls, ['2026-01-31T10:30:00.000Z']);
   });
 });

@@ -141,6 +141,7 @@ describe('secrets at rest', () => {
         'table signing_keys',
         'table user_groups',
         'table viewer_activity',
+        'table viewer_hours',
         'table webhook_deliveries',
         'table webhook_delivery_attempts',
         'table webhooks',

@@ -226,21 +226,23 @@ export function embedStoreConformance(fixture: StoreFixture): void {
         teamId,
         hourStart: hour(h),
         minted,
+        renewed: 0,
+        lastMintedAt: null,
       });
       const at = '2026-04-02T12:00:00.000Z';
       await store.embedSessions.addSessionActivity(
-        { batchId: 'b-1', counts: [count('Customer', 501, 9, 3), count('Customer', 501, 10, 1)], viewers: [] },
+        { batchId: 'b-1', counts: [count('Customer', 501, 9, 3), count('Customer', 501, 10, 1)], viewers: [], viewerHours: [] },
         at,
       );
       await store.embedSessions.addSessionActivity(
-        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)], viewers: [] },
+        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)], viewers: [], viewerHours: [] },
         at,
       );
       await store.embedSessions.addSessionActivity(
-        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)], viewers: [] },
+        { batchId: 'b-2', counts: [count('Customer', 501, 10, 4), count('Testing', 501, 10, 7)], viewers: [], viewerHours: [] },
         at,
       );
-      await store.embedSessions.addSessionActivity({ batchId: 'b-3', counts: [], viewers: [] }, at);
+      await store.embedSessions.addSessionActivity({ batchId: 'b-3', counts: [], viewers: [], viewerHours: [] }, at);
       assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', 501, hour(0), hour(23)), [
         count('Customer', 501, 9, 3),
         count('Customer', 501, 10, 5),
@@ -258,7 +260,12 @@ export function embedStoreConformance(fixture: StoreFixture): void {
         await Promise.all(
           Array.from({ length: 40 }, (_, i) =>
             (i % 2 ? other : store).embedSessions.addSessionActivity(
-              { batchId: `race-${i % 20}`, counts: [{ environment: 'Customer', teamId: 777, hourStart, minted: i % 20 }], viewers: [] },
+              {
+                batchId: `race-${i % 20}`,
+                counts: [{ environment: 'Customer', teamId: 777, hourStart, minted: i % 20, renewed: 0, lastMintedAt: null }],
+                viewers: [],
+                viewerHours: [],
+              },
               '2026-04-03T08:30:00.000Z',
             ),
           ),
@@ -268,7 +275,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       }
       const sum = Array.from({ length: 20 }, (_, i) => i).reduce((a, b) => a + b, 0);
       assert.deepEqual(await store.embedSessions.listSessionActivity('Customer', 777, hourStart, '2026-04-03T09:00:00.000Z'), [
-        { environment: 'Customer', teamId: 777, hourStart, minted: sum },
+        { environment: 'Customer', teamId: 777, hourStart, minted: sum, renewed: 0, lastMintedAt: null },
       ]);
     });
 
@@ -409,13 +416,19 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       try {
         await Promise.all([
           store.embedSessions.addSessionActivity(
-            { batchId: 'v-1', counts: [], viewers: [viewer(900, 'ana', '2026-04-05T10:00:00.000Z', '2026-04-05T10:05:00.000Z', 3)] },
+            {
+              batchId: 'v-1',
+              counts: [],
+              viewers: [viewer(900, 'ana', '2026-04-05T10:00:00.000Z', '2026-04-05T10:05:00.000Z', 3)],
+              viewerHours: [],
+            },
             EARLY,
           ),
           other.embedSessions.addSessionActivity(
             {
               batchId: 'v-2',
               counts: [],
+              viewerHours: [],
               viewers: [
                 viewer(900, 'ana', '2026-04-05T09:00:00.000Z', '2026-04-05T09:30:00.000Z', 2),
                 viewer(900, 'bob', '2026-04-05T11:00:00.000Z', '2026-04-05T11:00:00.000Z', 1),
@@ -426,7 +439,12 @@ export function embedStoreConformance(fixture: StoreFixture): void {
           ),
         ]);
         await other.embedSessions.addSessionActivity(
-          { batchId: 'v-2', counts: [], viewers: [viewer(900, 'bob', '2026-04-05T11:00:00.000Z', '2026-04-05T11:00:00.000Z', 1)] },
+          {
+            batchId: 'v-2',
+            counts: [],
+            viewers: [viewer(900, 'bob', '2026-04-05T11:00:00.000Z', '2026-04-05T11:00:00.000Z', 1)],
+            viewerHours: [],
+          },
           EARLY,
         );
       } finally {
@@ -525,7 +543,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       for (let i = 0; ; i++) {
         assert.ok(i < 100, 'pruning never finished');
         const [entries, sessions] = [[...(await feed('Customer')), ...(await feed('Testing'))].length, await stored()];
-        if (i % 2) await store.embedSessions.addSessionActivity({ batchId: `prune-${i}`, counts: [], viewers: [] }, far);
+        if (i % 2) await store.embedSessions.addSessionActivity({ batchId: `prune-${i}`, counts: [], viewers: [], viewerHours: [] }, far);
         else
           await store.embedSessions.revokeEmbedSession(
             session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }),

@@ -64,7 +64,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         await db.destroy();
         const { store, appliedMigrations } = await SqliteStore.open({ path });
         cleanups.push(() => store.close());
-        assert.deepEqual(appliedMigrations, ['009-signing-keys-per-environment', '010-session-activity', '011-viewers']);
+        assert.deepEqual(appliedMigrations, ['009-signing-keys-per-environment', '010-session-activity', '011-viewers', '012-usage']);
         return store;
       }
       const database = await createTestDatabase();
@@ -84,7 +84,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         connectTimeoutMs: 5000,
       });
       cleanups.push(() => store.close());
-      assert.deepEqual(appliedMigrations, ['009-signing-keys-per-environment', '010-session-activity', '011-viewers']);
+      assert.deepEqual(appliedMigrations, ['009-signing-keys-per-environment', '010-session-activity', '011-viewers', '012-usage']);
       return store;
     }
 

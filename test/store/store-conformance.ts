@@ -8,6 +8,7 @@ import { consoleSessionStoreConformance } from './console-session-store-conforma
 import { embedStoreConformance } from './embed-store-conformance.js';
 import { eventStoreConformance } from './event-store-conformance.js';
 import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
+import { usageStoreConformance } from './usage-store-conformance.js';
 import { webhookStoreConformance } from './webhook-store-conformance.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
@@ -704,6 +705,7 @@ export function storeConformance(fixture: StoreFixture): void {
   });
 
   embedStoreConformance(fixture);
+  usageStoreConformance(fixture);
   hierarchyStoreConformance(fixture);
   eventStoreConformance(fixture);
   consoleSessionStoreConformance(fixture);

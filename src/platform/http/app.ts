@@ -91,6 +91,7 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
   const metrics = new AppMetrics({
     countUserGroups: () => services.userGroups.countByEnvironment(),
     storeTiming: services.storeStatus.timing,
+    sessions: services.sessionActivity,
     webhooks: { outcomes: services.webhookDelivery.outcomes, oldestPendingAt: () => services.webhookDelivery.store.oldestPendingAt() },
   });
   metrics.install(app);

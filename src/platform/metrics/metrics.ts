@@ -19,6 +19,8 @@ export interface MetricSources {
   countUserGroups(): Promise<Record<Environment, number>>;
   /** Store calls to time, observed until the app closes. */
   storeTiming: StoreTiming;
+  /** The embed sessions this process counts as minted or renewed. */
+  sessions?: { observe(observe: (environment: Environment, kind: 'minted' | 'renewed') => void): () => void };
   /** Webhook attempts' outcomes as this process records them, and the oldest pending delivery (asked at scrape time). */
   webhooks?: { outcomes: DeliveryOutcomes; oldestPendingAt(): Promise<string | null> };
 }
@@ -100,12 +102,34 @@ export class AppMetrics {
     });
     const unobserveStore = sources.storeTiming.observe((operation, seconds) => this.storeDuration.observe({ operation }, seconds));
     const unobserveWebhooks = this.installWebhookMetrics(sources);
+    const unobserveSessions = this.installSessionMetrics(sources);
     this.unsubscribe = () => {
       unobserveStore();
       unobserveWebhooks();
+      unobserveSessions();
     };
     this.registry = Registry.merge([sharedProcessRegistry(), this.own]);
     if (cluster.isWorker) shareWorkerMetrics(this.registry);
+  }
+
+  private installSessionMetrics(sources: MetricSources): () => void {
+    if (!sources.sessions) return () => {};
+    const sessions = new Counter({
+      name: 'ugs_embed_sessions_total',
+      help: 'Embed sessions counted by this process: kind="minted" (POST /api/embed_sessions), kind="renewed" (POST /api/embed_sessions/renew); summed over the workers.',
+      labelNames: ['environment', 'kind'] as const,
+      registers: [this.own],
+    });
+    // Every series from the start, so a rate over a quiet environment reads 0, not absent; each one's child is
+    // looked up once here, not per mint (the mint path's budget, docs/performance.md).
+    const series = new Map<string, { inc(): void }>();
+    for (const environment of ENVIRONMENTS)
+      for (const kind of ['minted', 'renewed'] as const) {
+        const child = sessions.labels({ environment, kind });
+        child.inc(0);
+        series.set(`${environment}:${kind}`, child);
+      }
+    return sources.sessions.observe((environment, kind) => series.get(`${environment}:${kind}`)?.inc());
   }
 
   private installWebhookMetrics(sources: MetricSources): () => void {

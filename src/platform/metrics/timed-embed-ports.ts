@@ -7,6 +7,8 @@ import type { Environment } from '../../kernel/environment.js';
 import type { SigningKeyRecord } from '../../signing-keys/signing-key.js';
 import type { SigningKeyStore } from '../../signing-keys/signing-key-store.js';
 import type { StoreTiming } from './store-timing.js';
+import type { GroupUsage, UsageBucket, UsageRange } from '../../usage/usage.js';
+import type { UsageStore } from '../../usage/usage-store.js';
 
 /* The embed session ports, timed as timed-ports.ts times the others. */
 
@@ -31,8 +33,8 @@ export class TimedEmbedSessionStore implements EmbedSessionStore {
   listViewers(environment: Environment, teamId: number, after: ViewerPosition | null, limit: number): Promise<ViewerActivity[]> {
     return this.timing.time('listViewers', () => this.inner.listViewers(environment, teamId, after, limit));
   }
-  addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void> {
-    return this.timing.time('addSessionActivity', () => this.inner.addSessionActivity(batch, now));
+  addSessionActivity(batch: SessionActivityBatch, now: string, forgetBefore?: string): Promise<void> {
+    return this.timing.time('addSessionActivity', () => this.inner.addSessionActivity(batch, now, forgetBefore));
   }
   listSessionActivity(environment: Environment, teamId: number, fromHour: string, toHour: string): Promise<SessionActivityCount[]> {
     return this.timing.time('listSessionActivity', () => this.inner.listSessionActivity(environment, teamId, fromHour, toHour));
@@ -59,5 +61,19 @@ export class TimedSigningKeyStore implements SigningKeyStore {
   }
   replaceSigningKeyCiphertext(environment: Environment, kid: string, expected: Buffer, next: Buffer): Promise<boolean> {
     return this.timing.time('replaceSigningKeyCiphertext', () => this.inner.replaceSigningKeyCiphertext(environment, kid, expected, next));
+  }
+}
+
+export class TimedUsageStore implements UsageStore {
+  constructor(
+    private readonly inner: UsageStore,
+    private readonly timing: StoreTiming,
+  ) {}
+
+  listUsage(environment: Environment, teamId: number | null, range: UsageRange): Promise<UsageBucket[]> {
+    return this.timing.time('listUsage', () => this.inner.listUsage(environment, teamId, range));
+  }
+  rankGroups(environment: Environment, range: UsageRange, limit: number): Promise<GroupUsage[]> {
+    return this.timing.time('rankGroups', () => this.inner.rankGroups(environment, range, limit));
   }
 }

@@ -19,11 +19,18 @@ import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { Environment } from '../../kernel/environment.js';
 
+/** Rows as one array per column, for unnest; an empty batch as empty columns. */
+function columnsOf(width: number, rows: unknown[][]): unknown[][] {
+  return rows.length === 0 ? Array.from({ length: width }, () => []) : asColumns(rows);
+}
+
 /** Runs one named statement with the store's retry and error mapping (PostgresQueries.queryText). */
 export type RunStatement = <Row extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => Promise<pg.QueryResult<Row>>;
 
 /** Expired rows forgotten per write (a revocation, an activity flush): more than any revocation rate, and cheap. */
 const PRUNE_PER_WRITE = 100;
+/** Counted hours past the retention forgotten per flush, per table: far more than a busy deployment adds in a flush interval. */
+const USAGE_FORGOTTEN_PER_WRITE = 1000;
 
 /** A few expired sessions and revocations forgotten, as a CTE of the write that carries it ($1: now). */
 const PRUNE_EXPIRED = `pruned_sessions AS (
@@ -52,6 +59,7 @@ const SQL = {
   listEmbedRevocations:
     'SELECT * FROM embed_revocations WHERE environment = $1 AND sequence > $2 AND expires_at > $3 ORDER BY sequence LIMIT $4',
   // One batch of counts, added once per batch id ($2): a retried statement finds the id and adds nothing.
+  // $19: the hours before it are past the retention, a bounded number forgotten (null: none).
   addSessionActivity: `WITH ${PRUNE_EXPIRED}, batch AS (
                          INSERT INTO session_activity_batches (batch_id, applied_at) VALUES ($2, $1) ON CONFLICT DO NOTHING RETURNING 1
                        ), pruned_batches AS (
@@ -60,16 +68,33 @@ const SQL = {
                            LIMIT ${PRUNE_PER_WRITE} FOR UPDATE SKIP LOCKED)
                        ), viewers AS (
                          INSERT INTO viewer_activity (environment, team_id, viewer_id, first_seen_at, last_seen_at, sessions)
-                         SELECT * FROM unnest($7::text[], $8::bigint[], $9::text[], $10::timestamptz[], $11::timestamptz[], $12::bigint[])
+                         SELECT * FROM unnest($9::text[], $10::bigint[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::bigint[])
                          WHERE EXISTS (SELECT 1 FROM batch)
                          ON CONFLICT (environment, team_id, viewer_id) DO UPDATE SET
                            first_seen_at = least(viewer_activity.first_seen_at, EXCLUDED.first_seen_at),
                            last_seen_at = greatest(viewer_activity.last_seen_at, EXCLUDED.last_seen_at),
                            sessions = viewer_activity.sessions + EXCLUDED.sessions
+                       ), viewer_hours_seen AS (
+                         INSERT INTO viewer_hours (environment, team_id, hour_start, viewer_id)
+                         SELECT * FROM unnest($15::text[], $16::bigint[], $17::timestamptz[], $18::text[])
+                         WHERE EXISTS (SELECT 1 FROM batch)
+                         ON CONFLICT DO NOTHING
+                       ), forgotten_counts AS (
+                         DELETE FROM session_activity WHERE (environment, team_id, hour_start) IN (
+                           SELECT environment, team_id, hour_start FROM session_activity WHERE hour_start < $19::timestamptz
+                           LIMIT ${USAGE_FORGOTTEN_PER_WRITE} FOR UPDATE SKIP LOCKED)
+                       ), forgotten_viewer_hours AS (
+                         DELETE FROM viewer_hours WHERE (environment, team_id, hour_start, viewer_id) IN (
+                           SELECT environment, team_id, hour_start, viewer_id FROM viewer_hours WHERE hour_start < $19::timestamptz
+                           LIMIT ${USAGE_FORGOTTEN_PER_WRITE} FOR UPDATE SKIP LOCKED)
                        )
-                       INSERT INTO session_activity (environment, team_id, hour_start, minted)
-                       SELECT * FROM unnest($3::text[], $4::bigint[], $5::timestamptz[], $6::bigint[]) WHERE EXISTS (SELECT 1 FROM batch)
-                       ON CONFLICT (environment, team_id, hour_start) DO UPDATE SET minted = session_activity.minted + EXCLUDED.minted`,
+                       INSERT INTO session_activity (environment, team_id, hour_start, minted, renewed, last_minted_at)
+                       SELECT * FROM unnest($3::text[], $4::bigint[], $5::timestamptz[], $6::bigint[], $7::bigint[], $8::timestamptz[])
+                       WHERE EXISTS (SELECT 1 FROM batch)
+                       ON CONFLICT (environment, team_id, hour_start) DO UPDATE SET
+                         minted = session_activity.minted + EXCLUDED.minted,
+                         renewed = session_activity.renewed + EXCLUDED.renewed,
+                         last_minted_at = greatest(session_activity.last_minted_at, EXCLUDED.last_minted_at)`,
   // A viewer's revocation is its consequences alone ($2 to $4), with a few expired rows forgotten.
   revokeViewerSessions: `WITH ${PRUNE_EXPIRED}, ${appendConsequences(2)} SELECT 1`,
   latestViewerRevocation: `SELECT max(revoked_at) AS revoked_at FROM embed_revocations
@@ -118,14 +143,27 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
     ).rows.map(toEmbedRevocation);
   }
 
-  async addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void> {
-    const columns =
-      batch.counts.length === 0 ? [[], [], [], []] : asColumns(batch.counts.map((c) => [c.environment, c.teamId, c.hourStart, c.minted]));
-    const viewers =
-      batch.viewers.length === 0
-        ? [[], [], [], [], [], []]
-        : asColumns(batch.viewers.map((v) => [v.environment, v.teamId, v.viewerId, v.firstSeenAt, v.lastSeenAt, v.sessions]));
-    await this.run('addSessionActivity', SQL.addSessionActivity, [now, batch.batchId, ...columns, ...viewers]);
+  async addSessionActivity(batch: SessionActivityBatch, now: string, forgetBefore?: string): Promise<void> {
+    const columns = columnsOf(
+      6,
+      batch.counts.map((c) => [c.environment, c.teamId, c.hourStart, c.minted, c.renewed, c.lastMintedAt]),
+    );
+    const viewers = columnsOf(
+      6,
+      batch.viewers.map((v) => [v.environment, v.teamId, v.viewerId, v.firstSeenAt, v.lastSeenAt, v.sessions]),
+    );
+    const viewerHours = columnsOf(
+      4,
+      batch.viewerHours.map((h) => [h.environment, h.teamId, h.hourStart, h.viewerId]),
+    );
+    await this.run('addSessionActivity', SQL.addSessionActivity, [
+      now,
+      batch.batchId,
+      ...columns,
+      ...viewers,
+      ...viewerHours,
+      forgetBefore ?? null,
+    ]);
   }
 
   async revokeViewerSessions(environment: Environment, viewerId: string, revokedAt: string, audit: AuditContext): Promise<void> {

@@ -13,6 +13,7 @@ import { STORE_TYPES } from './postgres-types.js';
 import { PostgresUserGroups } from './postgres-user-groups.js';
 import { PostgresConsoleSessions } from './postgres-console-sessions.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
+import { PostgresUsage } from './postgres-usage.js';
 import { PostgresSigningKeys } from './postgres-signing-keys.js';
 import { PostgresWebhookDeliveries } from './postgres-webhook-deliveries.js';
 import { PostgresWebhooks } from './postgres-webhooks.js';
@@ -57,6 +58,7 @@ export class PostgresStore implements Store {
   readonly tokenReseal: PostgresUserGroups;
   readonly settings: PostgresSettings;
   readonly embedSessions: PostgresEmbedSessions;
+  readonly usage: PostgresUsage;
   readonly consoleSessions: PostgresConsoleSessions;
   readonly signingKeys: PostgresSigningKeys;
   readonly webhooks: PostgresWebhooks;
@@ -75,6 +77,7 @@ export class PostgresStore implements Store {
     this.transfer = new PostgresTransfer(queries, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
     const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });
     this.embedSessions = new PostgresEmbedSessions(run);
+    this.usage = new PostgresUsage(run);
     this.signingKeys = new PostgresSigningKeys(run);
     this.consoleSessions = new PostgresConsoleSessions(run);
     this.webhooks = new PostgresWebhooks(queries);

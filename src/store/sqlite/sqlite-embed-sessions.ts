@@ -22,6 +22,11 @@ import type { SqliteHealth } from './sqlite-health.js';
 
 /** Expired rows forgotten per write (a revocation, an activity flush): more than any revocation rate, and cheap. */
 export const PRUNE_PER_WRITE = 100;
+/**
+ * Counted hours past the retention forgotten per flush, per table: a flush every
+ * few seconds per process removes far more than a busy deployment adds.
+ */
+export const USAGE_FORGOTTEN_PER_WRITE = 1000;
 /** How long an applied activity batch's id is kept: far longer than a batch is ever retried. */
 const BATCH_ID_KEPT_MS = 86_400_000;
 
@@ -47,8 +52,25 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
       find: db.prepare<[string, string], EmbedSessionRow>('SELECT * FROM embed_sessions WHERE environment = ? AND session_id = ?'),
       batchApplied: db.prepare('INSERT INTO session_activity_batches (batch_id, applied_at) VALUES (?, ?) ON CONFLICT DO NOTHING'),
       addActivity: db.prepare(
-        `INSERT INTO session_activity (environment, team_id, hour_start, minted) VALUES (@environment, @teamId, @hourStart, @minted)
-         ON CONFLICT (environment, team_id, hour_start) DO UPDATE SET minted = minted + excluded.minted`,
+        `INSERT INTO session_activity (environment, team_id, hour_start, minted, renewed, last_minted_at)
+         VALUES (@environment, @teamId, @hourStart, @minted, @renewed, @lastMintedAt)
+         ON CONFLICT (environment, team_id, hour_start) DO UPDATE SET
+           minted = minted + excluded.minted,
+           renewed = renewed + excluded.renewed,
+           last_minted_at = CASE WHEN excluded.last_minted_at > last_minted_at OR last_minted_at IS NULL
+                            THEN excluded.last_minted_at ELSE last_minted_at END`,
+      ),
+      addViewerHour: db.prepare(
+        `INSERT INTO viewer_hours (environment, team_id, hour_start, viewer_id) VALUES (@environment, @teamId, @hourStart, @viewerId)
+         ON CONFLICT DO NOTHING`,
+      ),
+      forgetCounts: db.prepare<[string, number]>(
+        `DELETE FROM session_activity WHERE (environment, team_id, hour_start) IN (
+           SELECT environment, team_id, hour_start FROM session_activity WHERE hour_start < ? LIMIT ?)`,
+      ),
+      forgetViewerHours: db.prepare<[string, number]>(
+        `DELETE FROM viewer_hours WHERE (environment, team_id, hour_start, viewer_id) IN (
+           SELECT environment, team_id, hour_start, viewer_id FROM viewer_hours WHERE hour_start < ? LIMIT ?)`,
       ),
       addViewer: db.prepare(
         `INSERT INTO viewer_activity (environment, team_id, viewer_id, first_seen_at, last_seen_at, sessions)
@@ -84,14 +106,19 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     };
   }
 
-  async addSessionActivity(batch: SessionActivityBatch, now: string): Promise<void> {
+  async addSessionActivity(batch: SessionActivityBatch, now: string, forgetBefore?: string): Promise<void> {
     await this.groupCommit.run(() => {
       if (this.statements.batchApplied.run(batch.batchId, now).changes > 0) {
         for (const count of batch.counts) this.statements.addActivity.run(count);
         for (const viewer of batch.viewers) this.statements.addViewer.run(viewer);
+        for (const hour of batch.viewerHours) this.statements.addViewerHour.run(hour);
       }
       this.statements.pruneBatches.run(new Date(Date.parse(now) - BATCH_ID_KEPT_MS).toISOString(), PRUNE_PER_WRITE);
       this.pruneExpired(now);
+      if (forgetBefore !== undefined) {
+        this.statements.forgetCounts.run(forgetBefore, USAGE_FORGOTTEN_PER_WRITE);
+        this.statements.forgetViewerHours.run(forgetBefore, USAGE_FORGOTTEN_PER_WRITE);
+      }
     });
   }
 

@@ -10,6 +10,7 @@ import { SqliteConsequences } from './sqlite-consequences.js';
 import { SqliteConsoleSessions } from './sqlite-console-sessions.js';
 import { SqliteEvents } from './sqlite-events.js';
 import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
+import { SqliteUsage } from './sqlite-usage.js';
 import { SqliteHealth } from './sqlite-health.js';
 import { SqliteSigningKeys } from './sqlite-signing-keys.js';
 import { SqliteSettings } from './sqlite-settings.js';
@@ -54,6 +55,7 @@ export class SqliteStore implements Store {
   readonly tokenReseal: SqliteUserGroups;
   readonly settings: SqliteSettings;
   readonly embedSessions: SqliteEmbedSessions;
+  readonly usage: SqliteUsage;
   readonly signingKeys: SqliteSigningKeys;
   readonly consoleSessions: SqliteConsoleSessions;
   readonly webhooks: SqliteWebhooks;
@@ -72,6 +74,7 @@ export class SqliteStore implements Store {
     this.audit = new SqliteAuditLog(db, health);
     this.settings = new SqliteSettings(db, health, groupCommit);
     this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, consequences);
+    this.usage = new SqliteUsage(db, health);
     this.signingKeys = new SqliteSigningKeys(db, groupCommit, health, consequences);
     this.consoleSessions = new SqliteConsoleSessions(db, groupCommit, health);
     this.userGroups = new SqliteUserGroups(db, health, groupCommit, consequences);

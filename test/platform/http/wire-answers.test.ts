@@ -156,6 +156,20 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     await call(key, 'GET', '/api/user_groups/acme/viewers?after=garbage');
     await call(key, 'HEAD', '/api/user_groups/acme/viewers');
     await call(key, 'GET', '/api/user_groups/missing/viewers');
+    // Usage (issue 32): fixed ranges, so that the buckets are the same from one run to the next.
+    const days = 'from=2026-01-01T00:00:00Z&to=2026-01-03T00:00:00Z';
+    await call(key, 'GET', `/api/user_groups/acme/usage?${days}`);
+    await call(clients.reader.key, 'GET', '/api/user_groups/acme/usage?from=2026-01-01T00:00:00Z&to=2026-01-01T02:00:00Z&granularity=hour');
+    await call(key, 'HEAD', `/api/user_groups/acme/usage?${days}`);
+    await call(key, 'GET', '/api/user_groups/acme/usage?from=2026-01-01T00:00:00Z&to=2026-06-01T00:00:00Z', undefined, 'past 90 days');
+    await call(key, 'GET', '/api/user_groups/acme/usage?from=yesterday', undefined, 'not RFC 3339');
+    await call(key, 'GET', '/api/user_groups/missing/usage');
+    await call(clients.embed.key, 'GET', `/api/user_groups/acme/usage?${days}`, undefined, 'embed key');
+    await call(key, 'GET', '/api/usage?limit=5');
+    await call(key, 'GET', `/api/usage?${days}`);
+    await call(key, 'HEAD', `/api/usage?${days}`);
+    await call(key, 'GET', '/api/usage?limit=0');
+    await call(clients.embed.key, 'GET', '/api/usage', undefined, 'embed key');
     const revocations = (await call(key, 'GET', '/api/embed_sessions/revocations')).json;
     await call(key, 'GET', `/api/embed_sessions/revocations?after=${encodeURIComponent(revocations.next_cursor)}`);
     await call(key, 'HEAD', '/api/embed_sessions/revocations');

@@ -10,6 +10,7 @@ import { consoleSessions } from './008-console-sessions.js';
 import { signingKeysPerEnvironment } from './009-signing-keys-per-environment.js';
 import { sessionActivity } from './010-session-activity.js';
 import { viewers } from './011-viewers.js';
+import { usage } from './012-usage.js';
 
 /** Every SQLite migration, in order. Names sort in application order; never rename or edit a shipped one. */
 export const sqliteMigrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const sqliteMigrations: Record<string, Migration> = {
   '009-signing-keys-per-environment': signingKeysPerEnvironment,
   '010-session-activity': sessionActivity,
   '011-viewers': viewers,
+  '012-usage': usage,
 };

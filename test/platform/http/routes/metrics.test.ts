@@ -103,6 +103,51 @@ describe('GET /metrics', () => {
     assert.equal(valueOf(elsewhere, 'ugs_store_operation_duration_seconds_count', { operation: 'findUserGroup' }), undefined);
   });
 
+  it('counts the embed sessions minted and renewed per environment as they are counted, before any flush, with no per-group label', async (t) => {
+    const server = await build(t, { clients: { testing: { environment: 'Testing' } } });
+    const { api, clients } = server;
+    const sessions = (samples: Sample[], environment: string, kind: string) =>
+      valueOf(samples, 'ugs_embed_sessions_total', { environment, kind });
+    const start = await scrape(server.url);
+    assert.deepEqual(
+      [sessions(start, 'Customer', 'minted'), sessions(start, 'Customer', 'renewed'), sessions(start, 'Testing', 'minted')],
+      [0, 0, 0],
+      'every series present from the start',
+    );
+    const mint = async (client: typeof api, group: string) => {
+      const res = await client.call('POST', { user_group_id: group }, { path: '/api/embed_sessions' });
+      assert.equal(res.status, 201, res.text);
+      return res.json.embed_session.token as string;
+    };
+    for (const [client, group] of [
+      [api, 'm-acme'],
+      [api, 'm-globex'],
+      [clients.testing, 'm-testing'],
+    ] as const)
+      await client.getOrCreate({ user_group_id: group, name: group });
+    const token = await mint(api, 'm-acme');
+    await mint(api, 'm-acme');
+    await mint(api, 'm-globex');
+    await mint(clients.testing, 'm-testing');
+    for (let i = 0; i < 2; i++) assert.equal((await api.call('POST', { token }, { path: '/api/embed_sessions/renew' })).status, 201);
+    assert.equal((await api.call('POST', { token: 'not-a-token' }, { path: '/api/embed_sessions/renew' })).status, 400);
+    const samples = await scrape(server.url);
+    assert.deepEqual(
+      [
+        sessions(samples, 'Customer', 'minted'),
+        sessions(samples, 'Customer', 'renewed'),
+        sessions(samples, 'Testing', 'minted'),
+        sessions(samples, 'Testing', 'renewed'),
+      ],
+      [3, 2, 1, 0],
+      'a refused renewal is not counted',
+    );
+    assert.deepEqual(
+      [...new Set(samples.filter((s) => s.name === 'ugs_embed_sessions_total').flatMap((s) => Object.keys(s.labels)))].sort(),
+      ['environment', 'kind'],
+    );
+  });
+
   it('counts 429s of the failed-auth throttle as auth failures, not those of the per-key rate limit', async (t) => {
     const server = await build(t, { limits: { authFailuresPerMinute: 2, requestsPerKeyPerMinute: 1 } });
     const { api } = server;
