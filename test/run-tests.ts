@@ -79,6 +79,97 @@ function isHttpSuite(file: string): boolean {
   return /[\\/](http|pages)[\\/]/.test(relative(root, file));
 }
 
+/**
+ * HTTP suite files about the HTTP layer itself (parsing, limits, headers, the OpenAPI document, CSP, static
+ * scripts, token forgery): what they check happens before or around a store call and reads the same on both
+ * stores, so they run on SQLite only. Everything that reads or writes through a store runs on both.
+ */
+const HTTP_LAYER_ONLY = new Set(
+  [
+    'platform/http/abuse-protection',
+    'platform/http/contract-proxy',
+    'platform/http/docs-page',
+    'platform/http/error-status',
+    'platform/http/fuzz-regressions',
+    'platform/http/head',
+    'platform/http/hostile-input',
+    'platform/http/hostile-json-every-route',
+    'platform/http/json-scan',
+    'platform/http/logging',
+    'platform/http/long-ids',
+    'platform/http/openapi',
+    'platform/http/openapi-contract',
+    'platform/http/parser-errors',
+    'platform/http/path-traversal',
+    'platform/http/pattern-messages',
+    'platform/http/property',
+    'platform/http/routes/health',
+    'platform/http/slowloris',
+    'platform/http/sqlite-file-deleted',
+    'platform/http/trust-proxy',
+    'console/pages/console-csrf',
+    'console/pages/console-security',
+    'console/pages/console.browser',
+    'embed-sessions/http/embed-forged-tokens',
+    'embed-sessions/http/embed-scripts',
+  ].map((name) => `${name}.test.js`),
+);
+
+/**
+ * `npm run test:slow`: whole processes, browsers and load over real time (minutes of wall clock each:
+ * crashes and signals, the soak and GC runs, the package installed from a tarball, the README pasted into
+ * shells, the 3-minute renewal in chromium, the benchmark's smoke run). `.ci/run` runs them after `npm test`,
+ * which leaves them out to stay within five minutes.
+ */
+const SLOW = new Set(
+  [
+    'bench/bench-smoke',
+    'cli/crash',
+    'cli/heap-growth',
+    'cli/serve-native-gc',
+    'cli/signals',
+    'cli/webhook-processes',
+    'embed-sessions/session-activity-crash',
+    'examples/dashboard-renewal',
+    'examples/dashboard-walkthrough',
+    'package-install',
+    'readme-quick-start',
+  ].map((name) => `${name}.test.js`),
+);
+
+/**
+ * Files that take longest, started first so that they do not begin last and leave the other cores idle at the end
+ * (the runner starts files in the order given).
+ */
+const LONGEST_FIRST = [
+  'examples/dashboard-renewal',
+  'bench/bench-smoke',
+  'cli/webhook-processes',
+  'cli/crash',
+  'cli/serve',
+  'console/pages/console.browser',
+  'examples/dashboard',
+  'cli/missing-database',
+  'cli/signals',
+].map((name) => `${name}.test.js`);
+
+function longestFirst(files: string[]): string[] {
+  const rank = (file: string) => {
+    const at = LONGEST_FIRST.indexOf(relative(root, file).replaceAll('\\', '/'));
+    return at === -1 ? LONGEST_FIRST.length : at;
+  };
+  return [...files].sort((a, b) => rank(a) - rank(b));
+}
+
+/** A renamed or removed file would silently leave a list: the run stops instead. */
+function assertListed(names: Iterable<string>): void {
+  const present = new Set(testFiles(root).map((file) => relative(root, file).replaceAll('\\', '/')));
+  const missing = [...names].filter((name) => !present.has(name));
+  if (missing.length > 0) throw new Error(`test/run-tests.ts names test files that do not exist: ${missing.join(', ')}`);
+}
+
+const named = (set: Set<string>) => (file: string) => set.has(relative(root, file).replaceAll('\\', '/'));
+
 const lint = process.argv.includes('--lint') ? lintBeside() : undefined;
 const given = process.env.DATABASE_URL;
 const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given
@@ -93,9 +184,15 @@ try {
     const env: NodeJS.ProcessEnv = { ...process.env, [TEST_DATABASE_ENV]: postgres.url, [TEST_TEMPLATE_ENV]: template.name };
     // Tests choose their store explicitly; a developer's DATABASE_URL must not leak into spawned servers.
     delete env.DATABASE_URL;
-    console.log(`# all tests (HTTP suite on SQLite), and the HTTP suite on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'}`);
-    const files = testFiles(root);
-    failed = (await runNodeTest([...files, ...files.filter(isHttpSuite).map(onPostgres)], { ...env, UGS_TEST_STORE: 'sqlite' })) !== 0;
+    console.log(`# the HTTP suite on SQLite, and on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'}`);
+    assertListed([...SLOW, ...HTTP_LAYER_ONLY, ...LONGEST_FIRST]);
+    const slow = process.argv.includes('--slow');
+    const files = testFiles(root).filter((file) => named(SLOW)(file) === slow);
+    const onBoth = files.filter((file) => isHttpSuite(file) && !named(HTTP_LAYER_ONLY)(file));
+    console.log(
+      `# ${slow ? 'the slow tests (npm run test:slow)' : 'npm test'}: ${files.length} files, and ${onBoth.length} again on PostgreSQL`,
+    );
+    failed = (await runNodeTest(longestFirst([...files, ...onBoth.map(onPostgres)]), { ...env, UGS_TEST_STORE: 'sqlite' })) !== 0;
   } finally {
     await template.drop();
   }
