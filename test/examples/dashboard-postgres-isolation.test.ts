@@ -69,7 +69,9 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
   });
 
   it('orders.sql holds exactly the queries the dashboard runs', () => {
-    const inFile = splitStatements(readFileSync(QUERIES, 'utf8')).map((statement) => statement.text.replace(/^(\s*--[^\n]*\n)*/, '').trim());
+    const inFile = splitStatements(readFileSync(QUERIES, 'utf8')).map((statement) =>
+      statement.text.replace(/^(\s*--[^\n]*\n)*/, '').trim(),
+    );
     const run = Object.values(POSTGRES_QUERIES).flatMap((queries) => [queries.rows, queries.totals]);
     assert.deepEqual(inFile, run);
   });
