@@ -8,6 +8,7 @@ import { defaultConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/http/logger.js';
 import { startServing } from '../src/platform/serving.js';
 import { openCore } from '../src/platform/services.js';
+import type { Principal } from '../src/api-keys/api-key.js';
 
 /**
  * `npm run console:screenshots`: the operator console's main pages as PNGs in
@@ -72,6 +73,7 @@ try {
     await services.userGroups.getOrCreate(principal, { userGroupId: id, name, properties: { region: 'us' } }, origin);
   }
   await services.userGroups.update(principal, { userGroupId: 'acme', properties: { region: 'eu', tier: 'platinum' } }, origin);
+  await seedUsage(principal);
   // Viewers of Acme France, as its dashboards' sessions named them (issue 29), counted and flushed at once.
   for (const [viewer, sessions] of [
     ['marie@acme.example', 3],
@@ -120,6 +122,12 @@ try {
   await page.getByRole('dialog').waitFor();
   await page.screenshot({ path: new URL('rotate-dialog.png', OUT).pathname });
   console.error('docs/console/rotate-dialog.png');
+  await page.goto(`${url}/console/groups/acme-france`);
+  await page.locator('#usage').screenshot({ path: new URL('group-usage.png', OUT).pathname });
+  console.error('docs/console/group-usage.png');
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Overview' }).click();
+  await page.getByRole('heading', { name: 'Top groups' }).waitFor();
+  await shot(page, 'overview.png');
   await page.goto(`${url}/console/activity`);
   await shot(page, 'activity.png');
   // The deliveries of the groups created above, recorded: succeeded on one webhook; a failed attempt on the other after a deletion.
@@ -145,6 +153,11 @@ try {
   await phone.getByRole('heading', { name: 'Groups' }).waitFor();
   await phone.goto(`${url}/console/groups/acme`);
   await shot(phone, 'group-read-only-375px.png');
+  await phone.goto(`${url}/console/overview`);
+  await shot(phone, 'overview-375px.png');
+  await phone.goto(`${url}/console/groups/acme-france`);
+  await phone.locator('#usage').screenshot({ path: new URL('group-usage-375px.png', OUT).pathname });
+  console.error('docs/console/group-usage-375px.png');
 } finally {
   receiver.closeAllConnections();
   receiver.close();
@@ -152,4 +165,38 @@ try {
   await serving.close();
   await services.close();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Thirty days of sessions for the Overview and the groups' charts (issue 32): recorded as the embed sessions count
+ * them, at instants in the past, and written by one flush. Each group has its own shape (busy on weekdays, going
+ * quiet, growing), from formulas rather than chance, so the pictures are the same each run.
+ */
+async function seedUsage(principal: Principal): Promise<void> {
+  const DAY_MS = 86_400_000;
+  const now = Date.now();
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const shapes: Record<string, { viewers: number; renewals: number; sessions(day: number, weekend: boolean): number }> = {
+    'acme-france': { viewers: 14, renewals: 2, sessions: (day, weekend) => Math.round((weekend ? 12 : 28) + 8 * Math.sin(day / 2)) },
+    globex: { viewers: 9, renewals: 1, sessions: (day) => Math.max(0, Math.round(34 - day * 1.25)) },
+    initech: { viewers: 6, renewals: 1, sessions: (day) => Math.round(2 + day * 0.9) },
+    acme: { viewers: 5, renewals: 0, sessions: (day, weekend) => (weekend ? 1 : 6 + (day % 4)) },
+    umbrella: { viewers: 3, renewals: 3, sessions: (day) => (day % 9 === 4 ? 12 : 2) },
+  };
+  for (const [id, shape] of Object.entries(shapes)) {
+    const { teamId } = (await services.userGroups.get(principal, id)).group;
+    for (let day = 0; day < 30; day++) {
+      const start = today - (29 - day) * DAY_MS;
+      const weekday = new Date(start).getUTCDay();
+      const sessions = shape.sessions(day, weekday === 0 || weekday === 6);
+      for (let i = 0; i < sessions; i++) {
+        // Office hours, UTC, and never later than now (today's hours are not over yet).
+        const at = new Date(Math.min(start + (8 + ((i * 5) % 10)) * 3_600_000 + i * 60_000, now - i * 1000));
+        const viewer = `${['ana', 'bo', 'cy', 'dee', 'eli', 'fay', 'gus', 'hal', 'ivy', 'jo', 'kim', 'lou', 'max', 'ned'][i % shape.viewers]}@${id}.example`;
+        services.sessionActivity.record('Customer', teamId, at, viewer);
+        for (let r = 0; r < shape.renewals; r++) services.sessionActivity.record('Customer', teamId, at, viewer, 'renewed');
+      }
+    }
+  }
+  await services.embedSessions.flushActivity();
 }

@@ -17,6 +17,7 @@ import { installFormBodyParser } from './form-body-parser.js';
 import { registerGroupActions } from '../../user-groups/pages/group-action-routes.js';
 import { registerGroupPages } from '../../user-groups/pages/group-page-routes.js';
 import { registerSignIn } from './sign-in-routes.js';
+import { registerOverviewPage } from '../../usage/pages/overview-routes.js';
 import { registerViewerActions } from '../../viewers/pages/viewer-action-routes.js';
 import { registerWebhookActions } from '../../webhooks/pages/webhook-action-routes.js';
 import { registerWebhookPages } from '../../webhooks/pages/webhook-page-routes.js';
@@ -32,7 +33,7 @@ export interface ConsoleOptions {
 
 /**
  * /console, the operator console: server-rendered pages over the same domain
- * services as the API (groups, activity, webhooks), signed in with an API key (console-session-hook.ts).
+ * services as the API (overview, groups, activity, webhooks), signed in with an API key (console-session-hook.ts).
  * Registered with its prefix as an encapsulated plugin, so helmet's headers,
  * cookies, the form parser and CSRF reach these routes only: the API's
  * answers stay exactly as they were.
@@ -71,6 +72,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   registerGroupActions(app, services);
   registerViewerActions(app, services);
   registerActivityPage(app, services);
+  registerOverviewPage(app, services);
   registerWebhookPages(app, services.webhooks);
   registerWebhookActions(app, services.webhooks);
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../platform/services.js';
+import { groupUsageCharts } from '../../usage/pages/usage-charts.js';
 import type { PreviewViewerValues } from '../../viewers/pages/viewer-form.js';
 import { formValuesOf, type FieldErrors, type GroupFormValues } from './group-form.js';
 import { groupIdOf, groupRoutes, groupUrl } from './group-urls.js';
@@ -73,8 +74,8 @@ export function registerGroupPages(app: FastifyInstance, services: Core): void {
   }
 }
 
-/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, its viewers, and the forms a
- * read-write session may use. */
+/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, its usage charts, its viewers,
+ * and the forms a read-write session may use. */
 export async function renderGroupPage(
   services: Core,
   request: FastifyRequest,
@@ -83,11 +84,12 @@ export async function renderGroupPage(
   extras: GroupPageExtras = {},
 ): Promise<FastifyReply> {
   const principal = request.principal;
-  const [detail, withToken, children, viewers] = await Promise.all([
+  const [detail, withToken, children, viewers, usage] = await Promise.all([
     services.userGroups.get(principal, userGroupId),
     services.userGroups.getWithToken(principal, userGroupId),
     services.userGroups.list(principal, { limit: CHILDREN_SHOWN, parent: userGroupId }),
     services.viewers.list(principal, userGroupId, { limit: VIEWERS_SHOWN, after: extras.viewersAfter }),
+    groupUsageCharts(services.usage, principal, userGroupId),
   ]);
   return reply.view('group', {
     title: detail.group.name,
@@ -108,6 +110,7 @@ export async function renderGroupPage(
     viewers: viewers.viewers,
     viewersNext: viewers.nextCursor,
     viewersPaged: extras.viewersAfter !== undefined,
+    usage,
     endRefused: extras.endRefused ?? null,
     notice: extras.notice ?? null,
     json: (value: unknown) => (value === null || value === undefined ? 'none' : JSON.stringify(value, null, 2)),

@@ -226,6 +226,54 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     },
   );
 
+  await t.test(
+    "usage: after known mints, the Overview's chart and top groups and a group's charts read back from their tables",
+    async () => {
+      // Three sessions of acme (two viewers), and the one of globex the preview above minted.
+      for (const viewer of ['ana@acme', 'bo@acme', 'ana@acme'])
+        await api.mintEmbedSession({ user_group_id: 'acme', viewer: { id: viewer } });
+      await service.services.embedSessions.flushActivity();
+      const today = new Date().toISOString().slice(0, 10);
+      /** The rows of a chart's table (visually hidden, found by its role and caption as a screen reader finds it): [day, value]. */
+      const chartRows = async (figure: string, caption: string) => {
+        const body = operator.locator(`#${figure}`).getByRole('table', { name: caption }).locator('tbody');
+        const days = await body.locator('th').allTextContents();
+        const values = await body.locator('td').allTextContents();
+        return days.map((day, i) => [day, Number(values[i])] as const);
+      };
+      await operator.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Overview' }).click();
+      await operator.getByRole('heading', { name: 'Overview' }).waitFor();
+      await operator.getByRole('img', { name: /^Sessions per day, / }).waitFor();
+      const days = await chartRows('overview-sessions', 'Sessions per day');
+      assert.equal(days.length, 30);
+      assert.deepEqual(days.at(-1), [today, 4]);
+      const top = operator.getByRole('table', { name: /^Top groups/ });
+      const row = (id: string) => top.getByRole('row').filter({ has: operator.getByRole('link', { name: id, exact: true }) });
+      assert.deepEqual(
+        await row('acme')
+          .locator('td')
+          .allTextContents()
+          .then((cells) => cells.slice(1, 3)),
+        ['3', '2'],
+        'sessions, viewers',
+      );
+      assert.deepEqual(
+        await row('globex')
+          .locator('td')
+          .allTextContents()
+          .then((cells) => cells.slice(1, 3)),
+        ['1', '1'],
+      );
+      await row('acme')
+        .getByRole('img', { name: /^acme, sessions per day: .* 3 in all, 3 on the last day$/ })
+        .waitFor();
+      await row('acme').getByRole('link', { name: 'acme', exact: true }).click();
+      await operator.getByRole('heading', { name: 'Acme', exact: true }).waitFor();
+      assert.deepEqual((await chartRows('usage-sessions', 'Sessions per day')).at(-1), [today, 3]);
+      assert.deepEqual((await chartRows('usage-viewers', 'Distinct viewers per day')).at(-1), [today, 2]);
+    },
+  );
+
   await t.test('a read-only session, 375 px wide, sees everything and no write control', async () => {
     const page = await newPage({ width: 375, height: 812 });
     await signIn(page, reader.key);
@@ -241,6 +289,9 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Add webhook' }).count(), 0);
     assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 375'), 'no sideways scrolling on Webhooks at 375 px');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Top groups' }).waitFor();
+    assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 375'), 'no sideways scrolling on the Overview at 375 px');
     await page.context().close();
   });
 
