@@ -54,8 +54,13 @@ const ISOLATION_NONE = process.allowedNodeEnvironmentFlags.has('--test-isolation
  * which over ~200 files was a third of the suite. Its output is held and printed when it ends, so shares
  * running side by side do not interleave.
  */
-function runShared(label: string, files: string[], env: NodeJS.ProcessEnv): Promise<{ label: string; code: number; output: string }> {
-  const args = ['--enable-source-maps', '--test', ISOLATION_NONE, '--test-reporter=spec', ...files];
+function runShared(
+  label: string,
+  files: string[],
+  env: NodeJS.ProcessEnv,
+  isolation: string = ISOLATION_NONE,
+): Promise<{ label: string; code: number; output: string }> {
+  const args = ['--enable-source-maps', '--test', isolation, '--test-reporter=spec', ...files];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -184,8 +189,19 @@ function assertListed(names: Iterable<string>): void {
 
 const named = (set: Set<string>) => (file: string) => set.has(relative(root, file).replaceAll('\\', '/'));
 
-/** Shares of the files run side by side: the cores' number and one more, since shares wait on servers and PostgreSQL too. */
-const SHARES_ON_SQLITE = availableParallelism() + 2;
+/** Shares of the in-process files run side by side, one per core. */
+const SHARES_ON_SQLITE = availableParallelism();
+
+/**
+ * Files that start `ugs` processes, shells or chromium and wait on them: in a share they would wait one after
+ * another, so they keep a process each, two at a time, beside the shares (their own start-up is small beside
+ * the processes they start).
+ */
+const OWN_PROCESSES_AT_ONCE = 2;
+function ownProcess(file: string): boolean {
+  const path = relative(root, file).replaceAll('\\', '/');
+  return /^(cli|examples)\//.test(path) || path.endsWith('.browser.test.js');
+}
 const SHARES_ON_POSTGRES = 1;
 
 function printShare(result: { label: string; code: number; output: string }): void {
@@ -217,10 +233,18 @@ try {
     if (slow) {
       failed = (await runNodeTest(longestFirst([...files, ...onBoth.map(onPostgres)]), { ...env, UGS_TEST_STORE: 'sqlite' })) !== 0;
     } else {
+      const own = files.filter(ownProcess);
       const shares = [
-        ...dealt(files, SHARES_ON_SQLITE).map((share, i) =>
-          runShared(`share ${i + 1} (HTTP suite on SQLite)`, share, { ...env, UGS_TEST_STORE: 'sqlite' }),
+        runShared(
+          `the files that start processes and browsers, ${OWN_PROCESSES_AT_ONCE} at once`,
+          longestFirst(own),
+          { ...env, UGS_TEST_STORE: 'sqlite' },
+          `--test-concurrency=${OWN_PROCESSES_AT_ONCE}`,
         ),
+        ...dealt(
+          files.filter((file) => !ownProcess(file)),
+          SHARES_ON_SQLITE,
+        ).map((share, i) => runShared(`share ${i + 1} (HTTP suite on SQLite)`, share, { ...env, UGS_TEST_STORE: 'sqlite' })),
         ...dealt(onBoth, SHARES_ON_POSTGRES).map((share, i) =>
           runShared(`share ${i + 1} on PostgreSQL (the HTTP suite again)`, share, { ...env, UGS_TEST_STORE: 'postgres' }),
         ),
