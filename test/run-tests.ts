@@ -145,6 +145,7 @@ const SLOW = new Set(
     'bench/bench-smoke',
     'cli/crash',
     'cli/heap-growth',
+    'cli/npx',
     'cli/serve-native-gc',
     'cli/signals',
     'cli/webhook-processes',

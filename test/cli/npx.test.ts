@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/cli.js';
@@ -13,14 +14,28 @@ describe('npx ugs', () => {
   const sandbox = new Sandbox();
   after(() => sandbox.cleanup());
 
-  it('runs the package bin from the repository root', async () => {
+  /**
+   * The first `npm exec` in a checkout installs the checkout into npm's npx cache, which runs its `prepare`
+   * (`npm run build:src`): in the repository itself, that rewrote dist/src under the tests running beside this
+   * one. So it runs in a copy of what a clone holds (sources, configs, the build, node_modules linked).
+   */
+  function copyOfCheckout(): string {
+    const copy = sandbox.dir('ugs-npx-checkout');
+    for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'dist/src'])
+      cpSync(join(REPO_ROOT, entry), join(copy, entry), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules'), join(copy, 'node_modules'));
+    return copy;
+  }
+
+  it('runs the package bin from the root of a checkout', { timeout: 240_000 }, async () => {
     const dataDir = sandbox.dir();
+    const checkout = copyOfCheckout();
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = execFile(
         'npm',
         ['exec', '--no', '--', 'ugs', '--help'],
         // --no: never download a package called "ugs"; only the local bin may answer.
-        { cwd: REPO_ROOT, env: { ...process.env, UGS_DATA_DIR: dataDir }, timeout: 60_000, killSignal: 'SIGKILL' },
+        { cwd: checkout, env: { ...process.env, UGS_DATA_DIR: dataDir }, timeout: 200_000, killSignal: 'SIGKILL' },
         (error, out, err) => {
           if (error && typeof error.code !== 'number') return reject(Object.assign(error, { stderr: err }));
           resolve({ code: child.exitCode, stdout: out, stderr: err });
