@@ -145,6 +145,7 @@ const SLOW = new Set(
     'bench/bench-smoke',
     'cli/crash',
     'cli/heap-growth',
+    'cli/missing-database',
     'cli/npx',
     'cli/serve',
     'cli/serve-native-gc',
@@ -196,10 +197,10 @@ const SHARES_ON_SQLITE = availableParallelism();
 
 /**
  * Files that start `ugs` processes, shells or chromium and wait on them: in a share they would wait one after
- * another, so they keep a process each, two at a time, beside the shares (their own start-up is small beside
+ * another, so they keep a process each, three at a time, beside the shares (their own start-up is small beside
  * the processes they start).
  */
-const OWN_PROCESSES_AT_ONCE = 2;
+const OWN_PROCESSES_AT_ONCE = 3;
 function ownProcess(file: string): boolean {
   const path = relative(root, file).replaceAll('\\', '/');
   return /^(cli|examples)\//.test(path) || path.endsWith('.browser.test.js');
