@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { postgresPolicySql, tablePolicySql } from 'user-group-service/embed';
 import type { Principal } from '../../src/api-keys/api-key.js';
 import type { CliResult } from '../helpers/cli.js';
+import { adminQuery } from '../helpers/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { createTestRole, type TestRole } from '../helpers/postgres-roles.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -51,15 +51,7 @@ describe('ugs isolation-check', () => {
     return result;
   };
   const report = (result: CliResult) => JSON.parse(result.stdout) as JsonReport;
-  const admin = async (sql: string, values: unknown[] = []) => {
-    const client = new pg.Client(database.url);
-    await client.connect();
-    try {
-      return await client.query(sql, values);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (sql: string, values: unknown[] = []) => adminQuery(database.url, sql, values);
 
   before(async () => {
     server = await startTestServer({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite' });

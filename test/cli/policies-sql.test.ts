@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { withSessionClaims, type PolicyClaims } from 'user-group-service/embed';
 import type { CliResult } from '../helpers/cli.js';
+import { adminQuery } from '../helpers/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { createTestRole, type TestRole } from '../helpers/postgres-roles.js';
 import { assertOneLineFailure, Sandbox } from './cli-support.js';
@@ -20,15 +21,7 @@ describe('ugs policies sql', () => {
   let database: TestDatabase;
   let role: TestRole;
   const ugs = (args: string[]) => sandbox.ugsProcess(dir, ['policies', 'sql', ...args]);
-  const admin = async (sql: string) => {
-    const client = new pg.Client(database.url);
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (sql: string) => adminQuery(database.url, sql);
   /** Pipes the command's output into the database, as `ugs policies sql … | psql` does. */
   const install = async (args: string[]): Promise<CliResult> => {
     const result = await ugs(args);

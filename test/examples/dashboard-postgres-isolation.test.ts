@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import type { Principal } from '../../src/api-keys/api-key.js';
 import { splitStatements } from '../../src/cli/sql-statements.js';
 import { POSTGRES_QUERIES } from '../../examples/dashboard/postgres-orders.js';
 import { setUpPostgresOrders } from '../../examples/dashboard/postgres-orders-setup.js';
+import { adminQuery } from '../helpers/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { dropRole } from '../helpers/postgres-roles.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -31,15 +31,7 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
   let database: TestDatabase;
   let role: string;
   let roleUrl: string;
-  const admin = async (sql: string) => {
-    const client = new pg.Client(database.url);
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (sql: string) => adminQuery(database.url, sql);
   const check = () =>
     sandbox.ugsProcess(
       dir,

@@ -112,11 +112,12 @@ export interface Database {
   drop(): Promise<void>;
 }
 
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client(adminUrl);
+/** One statement (or script) on a connection of its own, closed afterwards: an admin's step beside a test's pools. */
+export async function adminQuery(url: string, sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client(url);
   await client.connect();
   try {
-    await client.query(sql);
+    return await client.query(sql, values);
   } finally {
     await client.end();
   }
@@ -128,5 +129,5 @@ export async function createDatabaseOn(adminUrl: string, prefix: string, templat
   await adminQuery(adminUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { url: url.toString(), drop: async () => void (await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) };
 }
