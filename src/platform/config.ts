@@ -7,6 +7,9 @@ import { StartupError } from '../kernel/errors.js';
 import { maskDatabaseUrl } from '../secrets/secret-redaction.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../signing-keys/signing-key.js';
 
+/** How often a serving process writes its counted session activity, unless configured (UGS_ACTIVITY_FLUSH_MS). */
+export const DEFAULT_ACTIVITY_FLUSH_MS = 5000;
+
 /** The Standard Webhooks retry schedule, in seconds: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 const DEFAULT_RETRY_SCHEDULE = '0,5,300,1800,7200,18000,36000,36000';
 
@@ -51,7 +54,7 @@ const ConfigSchema = Type.Object({
   UGS_ACTIVITY_FLUSH_MS: Type.Integer({
     minimum: 100,
     maximum: 60_000,
-    default: 5000,
+    default: DEFAULT_ACTIVITY_FLUSH_MS,
     description:
       'How often each process writes the embed sessions it counted (one write per interval, not one per mint; also at shutdown). A crash loses at most this long of counts, never a revocation.',
   }),

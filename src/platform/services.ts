@@ -103,9 +103,6 @@ export interface StoreStatus {
   monitor(): void;
 }
 
-/** How often a serving process writes its counted session activity, unless configured (UGS_ACTIVITY_FLUSH_MS). */
-export const ACTIVITY_FLUSH_MS = 5000;
-
 export interface CoreConfig
   extends
     Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,

@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { DEFAULT_ACTIVITY_FLUSH_MS, type Config } from './config.js';
 import { refreshSigningKeyring, loadSigningKeyring, SIGNING_KEY_POLL_MS } from '../signing-keys/signing-keys.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './http/logger.js';
 import type { TypedApp } from './http/typed-app.js';
 import { SECRET_POLL_MS } from '../secrets/file/server-secret.js';
-import { ACTIVITY_FLUSH_MS, openCore, type Core } from './services.js';
+import { openCore, type Core } from './services.js';
 import { webhookWorkerFor } from '../webhooks/delivery/webhook-worker.js';
 
 /**
@@ -51,7 +51,7 @@ export async function startServing(core: Core, config: ServingConfig): Promise<S
     keyPoll.unref();
     core.storeStatus.monitor();
     // A failed flush keeps its counts for the next one; the store's own health reports the outage.
-    activityFlush = setInterval(() => void core.embedSessions.flushActivity().catch(() => {}), config.activityFlushMs ?? ACTIVITY_FLUSH_MS);
+    activityFlush = setInterval(() => void core.embedSessions.flushActivity().catch(() => {}), config.activityFlushMs ?? DEFAULT_ACTIVITY_FLUSH_MS);
     activityFlush.unref();
     const app = await buildApp(core, {
       logger: config.logger,
