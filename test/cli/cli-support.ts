@@ -115,7 +115,7 @@ export async function stopServer(server: ServerProcess, signal: NodeJS.Signals =
 }
 
 /** Polls the server's output until `pattern` appears, for at most `boundMs`. */
-export async function waitForOutput(server: ServerProcess, pattern: RegExp | string, boundMs = 10_000): Promise<void> {
+export async function waitForOutput(server: ServerProcess, pattern: RegExp | string, boundMs = 30_000): Promise<void> {
   const step = 25;
   for (let waited = 0; waited <= boundMs; waited += step) {
     const output = server.output();

@@ -88,6 +88,13 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * How long `ugs serve` may take to say it listens before the test gives up on it: a hang detector, not a measure.
+ * CI runs three process-starting files beside three test processes on two cores; there a fresh two-worker start
+ * (three processes loading the service) once took over 20 s.
+ */
+const START_BOUND_MS = 60_000;
+
 /** `ugs serve` as a child process on a free port; resolves once it logs that it listens. */
 export function spawnServer(env: Record<string, string>, place: CliPlace = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [place.cliPath ?? CLI_PATH, 'serve'], {
@@ -101,8 +108,8 @@ export function spawnServer(env: Record<string, string>, place: CliPlace = {}): 
     const timer = setTimeout(() => {
       // Killed, or the test file waits on it forever: no caller holds it to stop.
       child.kill('SIGKILL');
-      reject(new Error(`server did not start within 20 s:\n${output}`));
-    }, 20_000);
+      reject(new Error(`server did not start within ${START_BOUND_MS / 1000} s:\n${output}`));
+    }, START_BOUND_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /"url":"(http:\/\/[^"]+)"/.exec(output);
