@@ -52,7 +52,7 @@ async function service(label: string, cli: string): Promise<Side> {
     UGS_SECRET: randomBytes(32).toString('hex'),
     ...(database ? { DATABASE_URL: database.url } : {}),
   };
-  const key = await createKey(env);
+  const key = await createKey(env, cli);
   const proc = await startProcess(
     [...SERVICE_NODE_FLAGS, cli, 'serve'],
     { ...env, LOG_LEVEL: 'info' },

@@ -146,8 +146,9 @@ function keepToken(groups: SeedGroup[], answer: { status: number; text: string }
   if (seeded && group?.token) seeded.token = group.token;
 }
 
-export async function createKey(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [CLI, 'keys', 'create', '--name', 'bench'], { env: { ...process.env, ...env } });
+/** `cli`: the build whose store this is (bench/ab-builds.ts compares two builds, whose migrations may differ). */
+export async function createKey(env: Record<string, string>, cli = CLI): Promise<string> {
+  const child = spawn(process.execPath, [cli, 'keys', 'create', '--name', 'bench'], { env: { ...process.env, ...env } });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   const [code] = await once(child, 'exit');
