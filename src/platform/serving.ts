@@ -51,7 +51,10 @@ export async function startServing(core: Core, config: ServingConfig): Promise<S
     keyPoll.unref();
     core.storeStatus.monitor();
     // A failed flush keeps its counts for the next one; the store's own health reports the outage.
-    activityFlush = setInterval(() => void core.embedSessions.flushActivity().catch(() => {}), config.activityFlushMs ?? DEFAULT_ACTIVITY_FLUSH_MS);
+    activityFlush = setInterval(
+      () => void core.embedSessions.flushActivity().catch(() => {}),
+      config.activityFlushMs ?? DEFAULT_ACTIVITY_FLUSH_MS,
+    );
     activityFlush.unref();
     const app = await buildApp(core, {
       logger: config.logger,
