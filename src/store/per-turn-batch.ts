@@ -17,7 +17,8 @@ export type PerTurnBatch<K, V> = (key: K) => Promise<V>;
  * them, and the rest of their handling (decryption, serialization, the socket
  * writes) runs for the whole batch back to back instead of interleaved with
  * reading. On the hit path that more than doubled throughput and halved CPU per
- * request (docs/performance.md). Nothing is cached: every call reaches the store.
+ * request (docs/performance.md). Nothing is cached here: every call reaches the store (which may answer
+ * from a cache of its own, as SQLite's lookups by id do: UnchangedReadCache).
  */
 export function perTurnBatch<K, V>(runMany: (keys: readonly K[]) => Promise<(V | Error)[]>): PerTurnBatch<K, V> {
   const loader = new DataLoader<K, V>(runMany, {

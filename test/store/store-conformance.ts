@@ -164,6 +164,34 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.deepEqual(await store.userGroups.findUserGroup('Customer', 'with-write'), inserted.group);
     });
 
+    it("answers a lookup with what another process or replica wrote since, and with this store's own writes at once", async () => {
+      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'seen-elsewhere'));
+      const find = () => store.userGroups.findUserGroup('Customer', 'seen-elsewhere');
+      assert.deepEqual(await find(), group);
+      const other = await fixture.reopen();
+      try {
+        await other.userGroups.updateUserGroup('Customer', 'seen-elsewhere', { name: 'Renamed elsewhere', updatedAt: LATER });
+        assert.equal((await find())?.name, 'Renamed elsewhere', "another connection's update");
+        const next = { tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60) };
+        const replacement = { teamId: group.teamId, environment: group.environment, providedId: group.providedId, updatedAt: LATER };
+        await other.userGroups.replaceToken({ ...replacement, expectedTokenHash: group.tokenHash, ...next });
+        assert.deepEqual((await find())?.tokenHash, next.tokenHash, "another connection's rotation");
+        await store.userGroups.updateUserGroup('Customer', 'seen-elsewhere', { properties: { region: 'us' }, updatedAt: LATER });
+        assert.deepEqual((await find())?.properties, { region: 'us' }, 'its own update');
+        const found = (await find())!;
+        try {
+          (found.properties as Record<string, unknown>).region = 'changed by a caller';
+        } catch {
+          // A store may hand out frozen records: then the caller cannot change them at all.
+        }
+        assert.deepEqual((await find())?.properties, { region: 'us' }, "what one caller does to its answer is not another's answer");
+        await other.userGroups.deleteUserGroup('Customer', 'seen-elsewhere', LATER);
+        assert.equal(await find(), null, "another connection's deletion");
+      } finally {
+        await other.close();
+      }
+    });
+
     it('creates exactly once under concurrent inserts of one id', async () => {
       const results = await Promise.all(
         Array.from({ length: 50 }, () => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'race'))),

@@ -16,22 +16,29 @@ import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteConsequences } from './sqlite-consequences.js';
 import type { SqliteHealth } from './sqlite-health.js';
+import { UnchangedReadCache } from './unchanged-read-cache.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { GROUP_WITH_PARENT, SqliteGroupHierarchy } from './sqlite-group-hierarchy.js';
 import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
 import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../user-groups/user-group-consequences.js';
 
+/** Most groups kept by the lookup cache (about 1 KiB each with small properties). */
+const CACHED_GROUPS = 10_000;
+
 /**
  * The SQLite `user_groups` table. Writes go through group commit (one
  * transaction and one fsync per burst), each with the consequences the domain
  * builds for it (user-group-consequences.ts); lookups through per-turn batches
- * (one read transaction per burst).
+ * (one read transaction per burst), answered by id from the groups read since
+ * the last write of any process (UnchangedReadCache), which makes the hit and
+ * the mint cost no row read while nothing changes.
  */
 export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
   private readonly statements;
   private readonly hierarchy: SqliteGroupHierarchy;
   private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
   private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
+  private readonly cachedById: UnchangedReadCache<UserGroupRecord>;
 
   constructor(
     db: Database.Database,
@@ -101,8 +108,20 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       return snapshot(read);
     };
     const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
+    this.cachedById = new UnchangedReadCache(db, CACHED_GROUPS);
+    const byId = (environment: Environment, providedId: string) => {
+      const key = `${environment}\u0000${providedId}`;
+      const cached = this.cachedById.get(key);
+      if (cached) return cached;
+      const row = this.statements.find.get(environment, providedId);
+      // An absent group is not kept: the next lookup of it is most likely its creation's.
+      return row ? this.cachedById.keep(key, toUserGroupRecord(row)) : null;
+    };
     this.groupById = perTurnBatch(async (keys) =>
-      inOneSnapshot(() => keys.map(([environment, providedId]) => recordOrNull(this.statements.find.get(environment, providedId)))),
+      inOneSnapshot(() => {
+        this.cachedById.unchanged();
+        return keys.map(([environment, providedId]) => byId(environment, providedId));
+      }),
     );
     this.groupByTokenHash = perTurnBatch(async (keys) =>
       inOneSnapshot(() => keys.map(([environment, tokenHash]) => recordOrNull(this.statements.findByToken.get(environment, tokenHash)))),
