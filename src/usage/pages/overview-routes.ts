@@ -3,7 +3,7 @@ import { dailyChartFigure } from '../../console/charts/chart-figure.js';
 import { sparklineSvg } from '../../console/charts/sparkline.js';
 import type { Core } from '../../platform/services.js';
 import { groupUrl } from '../../user-groups/pages/group-urls.js';
-import { dailyPoints, shownDays } from './usage-charts.js';
+import { dailyPoints, dayTotals, shownDays } from './usage-charts.js';
 
 /**
  * GET /console/overview: the environment's sessions per UTC day over the last
@@ -18,8 +18,7 @@ export function registerOverviewPage(app: FastifyInstance, services: Core): void
     const principal = request.principal;
     const [environment, top] = await Promise.all([services.usage.environmentDays(principal), services.usage.topGroupsDays(principal)]);
     const days = environment.usage;
-    const sessions = days.reduce((sum, day) => sum + day.sessions, 0);
-    const renewals = days.reduce((sum, day) => sum + day.renewals, 0);
+    const { sessions, renewals } = dayTotals(days);
     return reply.view('overview', {
       title: 'Overview',
       session: request.session,

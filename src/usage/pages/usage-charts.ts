@@ -22,6 +22,11 @@ export function dailyPoints(days: readonly UsageBucket[], count: 'sessions' | 'v
   return days.map((day) => ({ start: day.start, value: day[count] }));
 }
 
+/** The sessions and renewals of the days shown, added up. */
+export function dayTotals(days: readonly UsageBucket[]): { sessions: number; renewals: number } {
+  return { sessions: days.reduce((sum, day) => sum + day.sessions, 0), renewals: days.reduce((sum, day) => sum + day.renewals, 0) };
+}
+
 /** The range's first and last day: `to` is the end of the last day, exclusive. */
 export function shownDays(range: UsageRange): { firstDay: string; lastDay: string } {
   return { firstDay: isoDay(range.from), lastDay: isoDay(new Date(Date.parse(range.to) - 1).toISOString()) };
@@ -35,8 +40,7 @@ export async function groupUsageCharts(usage: UsageService, principal: Principal
   const { range, usage: days } = await usage.groupDays(principal, userGroupId);
   return {
     ...shownDays(range),
-    sessions: days.reduce((sum, day) => sum + day.sessions, 0),
-    renewals: days.reduce((sum, day) => sum + day.renewals, 0),
+    ...dayTotals(days),
     sessionsChart: dailyChartFigure({
       id: 'usage-sessions',
       title: 'Sessions per day',
