@@ -249,21 +249,9 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
       assert.deepEqual(days.at(-1), [today, 4]);
       const top = operator.getByRole('table', { name: /^Top groups/ });
       const row = (id: string) => top.getByRole('row').filter({ has: operator.getByRole('link', { name: id, exact: true }) });
-      assert.deepEqual(
-        await row('acme')
-          .locator('td')
-          .allTextContents()
-          .then((cells) => cells.slice(1, 3)),
-        ['3', '2'],
-        'sessions, viewers',
-      );
-      assert.deepEqual(
-        await row('globex')
-          .locator('td')
-          .allTextContents()
-          .then((cells) => cells.slice(1, 3)),
-        ['1', '1'],
-      );
+      const sessionsAndViewers = async (id: string) => (await row(id).locator('td').allTextContents()).slice(1, 3);
+      assert.deepEqual(await sessionsAndViewers('acme'), ['3', '2'], 'sessions, viewers');
+      assert.deepEqual(await sessionsAndViewers('globex'), ['1', '1']);
       await row('acme')
         .getByRole('img', { name: /^acme, sessions per day: .* 3 in all, 3 on the last day$/ })
         .waitFor();

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ApiClient } from '../../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { assertError } from '../../platform/http/assert-error.js';
+import { mintToken, renewToken } from '../../helpers/embed-sessions.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -21,19 +22,8 @@ describe('usage: sessions, renewals and viewers per group', () => {
   const usageOf = (group: string, query = '', client = api) =>
     client.call('GET', undefined, { path: `/api/user_groups/${encodeURIComponent(group)}/usage${query}` });
   const top = (query = '', client = api) => client.call('GET', undefined, { path: `/api/usage${query}` });
-  const mint = async (group: string, viewer?: string, client = api): Promise<string> => {
-    const res = await client.call(
-      'POST',
-      { user_group_id: group, ...(viewer && { viewer: { id: viewer } }) },
-      { path: '/api/embed_sessions' },
-    );
-    assert.equal(res.status, 201, res.text);
-    return res.json.embed_session.token as string;
-  };
-  const renew = async (token: string) => {
-    const res = await api.call('POST', { token }, { path: '/api/embed_sessions/renew' });
-    assert.equal(res.status, 201, res.text);
-  };
+  const mint = (group: string, viewer?: string, client = api) => mintToken(client, group, viewer);
+  const renew = (token: string) => renewToken(api, token);
 
   before(async () => {
     server = await startTestServer();

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ConsoleClient, unescapeHtml, type ConsoleAnswer } from '../../helpers/console-client.js';
 import type { ApiClient } from '../../helpers/http-client.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { mintToken, renewToken } from '../../helpers/embed-sessions.js';
 
 /** A hostile id and name: markup in each, so a page that forgot to escape either shows it as an element. */
 const HOSTILE_ID = 'x"><svg onload=alert(1)>';
@@ -45,19 +46,8 @@ describe('operator console: usage', () => {
   let browser: ConsoleClient;
   let reader: ConsoleClient;
 
-  const mint = async (group: string, viewer?: string, client = api): Promise<string> => {
-    const res = await client.call(
-      'POST',
-      { user_group_id: group, ...(viewer ? { viewer: { id: viewer } } : {}) },
-      { path: '/api/embed_sessions' },
-    );
-    assert.equal(res.status, 201, res.text);
-    return res.json.embed_session.token as string;
-  };
-  const renew = async (token: string) => {
-    const res = await api.call('POST', { token }, { path: '/api/embed_sessions/renew' });
-    assert.equal(res.status, 201, res.text);
-  };
+  const mint = (group: string, viewer?: string, client = api) => mintToken(client, group, viewer);
+  const renew = (token: string) => renewToken(api, token);
 
   before(async () => {
     server = await startTestServer();
