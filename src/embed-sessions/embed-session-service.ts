@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { Principal } from '../api-keys/api-key.js';
 import type { ChangeOrigin } from '../audit/audit.js';
@@ -17,13 +18,14 @@ import { checkViewer, overlaidProperties, type Viewer } from '../viewers/viewer.
 import type { EmbedSessionStore } from './embed-session-store.js';
 import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
+import type { StoreClock } from '../kernel/store-clock.js';
 import type { PositionSeal } from '../kernel/position-seal.js';
 import { hashSecret } from '../secrets/secret-format.js';
 import type { Environment } from '../kernel/environment.js';
 import type { SigningKeyring } from '../signing-keys/signing-keys.js';
 import type { Mapping, Properties, UserGroupRecord } from '../user-groups/user-group.js';
 import { effectiveValues } from '../user-groups/user-group-hierarchy.js';
-import type { UserGroupStore } from '../user-groups/user-group-store.js';
+import type { UserGroupLineage, UserGroupStore } from '../user-groups/user-group-store.js';
 import { userGroupTokenFormat } from '../user-groups/user-group-token.js';
 
 /** What an environment's tokens carry as `iss` and `aud`; the two environments' differ (config refuses them equal). */
@@ -47,7 +49,11 @@ export interface EmbedSessionServiceDeps {
   settings: Readonly<Record<Environment, EmbedSettings>>;
   /** The feed's sequence is shared by both environments: its cursor is sealed. */
   positions: PositionSeal;
+  /** Refuses minting and renewing while this process's clock is too far from the store's (viewer revocations rely on it). */
+  clock?: Pick<StoreClock, 'assertWithinBound'>;
   now?: () => Date;
+  /** Waits that many milliseconds (a test's clock may skip it). */
+  wait?: (ms: number) => Promise<void>;
 }
 
 export interface MintedSession {
@@ -75,15 +81,18 @@ export class EmbedSessionService {
   private readonly sessions: EmbedSessionStore;
   private readonly groups: EmbedSessionServiceDeps['groups'];
   private readonly now: () => Date;
+  private readonly wait: (ms: number) => Promise<void>;
 
   constructor(private readonly deps: EmbedSessionServiceDeps) {
     this.sessions = deps.sessions;
     this.groups = deps.groups;
     this.now = deps.now ?? (() => new Date());
+    this.wait = deps.wait ?? ((ms) => sleep(ms));
   }
 
   async mint(principal: Principal, request: EmbedSessionRequest): Promise<MintedSession> {
     assertMayMint(principal);
+    await this.deps.clock?.assertWithinBound();
     const group = await this.findGroup(principal, request);
     const expiresIn = request.expiresIn ?? EMBED_LIMITS.expiresInDefault;
     if (!Number.isInteger(expiresIn) || expiresIn < EMBED_LIMITS.expiresInMin || expiresIn > EMBED_LIMITS.expiresInMax) {
@@ -99,7 +108,7 @@ export class EmbedSessionService {
     }
     const origins = request.origins === undefined ? undefined : checkOrigins(request.origins);
     const viewer = request.viewer === undefined ? undefined : checkViewer(request.viewer);
-    const now = this.now();
+    const now = viewer === undefined ? this.now() : await this.pastViewerCutOff(group.environment, viewer.id);
     const iat = Math.floor(now.getTime() / 1000);
     const ids = await this.deps.sessionIds.forEnvironment(group.environment);
     // The id carries the session's end, past which no renewal reaches: the renewals need no storage either.
@@ -127,6 +136,7 @@ export class EmbedSessionService {
    */
   async renew(principal: Principal, token: string, expiresIn: number = EMBED_LIMITS.expiresInDefault): Promise<MintedSession> {
     assertMayMint(principal);
+    await this.deps.clock?.assertWithinBound();
     if (!Number.isInteger(expiresIn) || expiresIn < EMBED_LIMITS.expiresInMin || expiresIn > EMBED_LIMITS.expiresInMax) {
       throw invalidRequest(
         `"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`,
@@ -147,22 +157,53 @@ export class EmbedSessionService {
       throw conflict('This session was minted before sessions could be renewed; it ends at its exp. Mint a new session.');
     }
     const now = this.now();
-    const ended = await this.endedBecause(environment, read, opened, now);
+    // One read of the group and its ancestors decides the renewal and fills its claims: a second read could see a
+    // rotation the first did not, and sign the new token version into a session the rotation ended.
+    const lineageRead = this.groups.findUserGroupLineage(environment, read.sub);
+    const ended = await this.endedBecause(
+      environment,
+      read,
+      opened,
+      now,
+      lineageRead.then((lineage) => lineage?.group ?? null),
+    );
+    const lineage = await lineageRead;
     if (ended !== null) throw conflict(`The session has ended: ${ended}. Mint a new session.`);
-    const group = (await this.groups.findUserGroup(environment, read.sub))!;
+    const group = lineage!.group;
     const iat = Math.floor(now.getTime() / 1000);
-    const claims = await this.claimsFor(group, {
-      sessionId: read.jti,
-      iat,
-      exp: Math.min(iat + expiresIn, opened.expiresAt),
-      dashboard: read.dsh,
-      origins: read.org,
-      includeDescendants: read.desc !== undefined,
-      viewer: read.vid === undefined ? undefined : { id: read.vid, ...(read.vat === undefined ? {} : { attributes: read.vat }) },
-    });
+    const claims = await this.claimsFor(
+      group,
+      {
+        sessionId: read.jti,
+        iat,
+        exp: Math.min(iat + expiresIn, opened.expiresAt),
+        dashboard: read.dsh,
+        origins: read.org,
+        includeDescendants: read.desc !== undefined,
+        viewer: read.vid === undefined ? undefined : { id: read.vid, ...(read.vat === undefined ? {} : { attributes: read.vat }) },
+      },
+      lineage!,
+    );
     // Counted like a mint, with others: a renewal writes nothing either.
     this.deps.activity.record(environment, group.teamId, now, read.vid, 'renewed');
     return this.signed(group, claims);
+  }
+
+  /**
+   * The time a session of the viewer is stamped with (its `iat`): now, unless a revocation of the viewer has a
+   * cut-off at or after now's second, which would end the session being minted; then the first second past the
+   * cut-off, waited for (at most the cut-off's allowance, a few seconds, and only right after a revocation).
+   */
+  private async pastViewerCutOff(environment: Environment, viewerId: string): Promise<Date> {
+    let now = this.now();
+    const cutOff = await this.sessions.latestViewerRevocation(environment, viewerId, now.toISOString());
+    if (cutOff === null) return now;
+    const firstLive = (Math.floor(Date.parse(cutOff) / 1000) + 1) * 1000;
+    while (now.getTime() < firstLive) {
+      await this.wait(firstLive - now.getTime());
+      now = this.now();
+    }
+    return now;
   }
 
   /**
@@ -182,13 +223,22 @@ export class EmbedSessionService {
     return Object.fromEntries(Object.entries(claims).filter(([name]) => !SESSION_ONLY_CLAIMS.has(name))) as GroupSessionClaims;
   }
 
-  /** Why a session a verified token names has ended, or null while it lives. */
-  private async endedBecause(environment: Environment, claims: EmbedClaims, opened: OpenedSessionId, now: Date): Promise<string | null> {
+  /**
+   * Why a session a verified token names has ended, or null while it lives, judged against `groupRead`: the
+   * caller's one read of the token's group (null when there is none), so that what decides is what it signs from.
+   */
+  private async endedBecause(
+    environment: Environment,
+    claims: EmbedClaims,
+    opened: OpenedSessionId,
+    now: Date,
+    groupRead: Promise<UserGroupRecord | null>,
+  ): Promise<string | null> {
     if (opened.kind === 'unknown') return 'its id is not one of this environment';
     if (opened.kind === 'sealed' && opened.expiresAt * 1000 <= now.getTime()) return 'it reached its maximum lifetime (max_lifetime)';
     const [session, group, viewerCutoff] = await Promise.all([
       this.sessions.findEmbedSession(environment, claims.jti),
-      this.groups.findUserGroup(environment, claims.sub),
+      groupRead,
       claims.vid === undefined ? null : this.sessions.latestViewerRevocation(environment, claims.vid, now.toISOString()),
     ]);
     // A viewer's revocation covers the sessions minted up to the end of its second (iat is in whole seconds).
@@ -213,8 +263,9 @@ export class EmbedSessionService {
       includeDescendants: boolean;
       viewer?: Viewer;
     },
+    lineage?: UserGroupLineage,
   ): Promise<EmbedClaims> {
-    const { ancestors, properties, mapping } = await this.inherited(group);
+    const { ancestors, properties, mapping } = lineage ? inheritedFrom(lineage) : await this.inherited(group);
     const descendants = session.includeDescendants ? await this.descendantIds(group) : undefined;
     const { issuer, audience } = this.deps.settings[group.environment];
     const viewer = session.viewer;
@@ -306,7 +357,8 @@ export class EmbedSessionService {
     const claims = await this.verifiedClaims(principal.environment, token);
     if (claims === null || claims === 'expired' || claims.env !== principal.environment) return { active: false };
     const opened = (await this.deps.sessionIds.forEnvironment(principal.environment)).open(claims.jti);
-    if ((await this.endedBecause(principal.environment, claims, opened, this.now())) !== null) return { active: false };
+    const group = this.groups.findUserGroup(principal.environment, claims.sub);
+    if ((await this.endedBecause(principal.environment, claims, opened, this.now(), group)) !== null) return { active: false };
     return { active: true, ...claims };
   }
 
@@ -363,7 +415,7 @@ export class EmbedSessionService {
     const lineage = await this.groups.findUserGroupLineage(group.environment, group.providedId);
     // Deleted between the two reads: mint for what was found, as a session minted a moment earlier would be.
     if (!lineage) return { ancestors: [], properties: group.properties, mapping: group.mapping };
-    return { ancestors: lineage.ancestors.map((a) => a.providedId), ...effectiveValues([...lineage.ancestors, lineage.group]) };
+    return inheritedFrom(lineage);
   }
 
   private async descendantIds(group: UserGroupRecord): Promise<string[]> {
@@ -402,6 +454,11 @@ export class EmbedSessionService {
     if (!group) throw unknown();
     return group;
   }
+}
+
+/** What a group inherits along the lineage read with it. */
+function inheritedFrom(lineage: UserGroupLineage): { ancestors: string[]; properties: Properties | null; mapping: Mapping | null } {
+  return { ancestors: lineage.ancestors.map((a) => a.providedId), ...effectiveValues([...lineage.ancestors, lineage.group]) };
 }
 
 function assertMayMint(principal: Principal): void {

@@ -1,5 +1,7 @@
+import type { StoreClockSource } from './store-clock.js';
+
 /** Whether the store answers: what GET /readyz asks. A port, implemented by each database's store. */
-export interface StoreHealth {
+export interface StoreHealth extends StoreClockSource {
   /**
    * Resolves when the database answers; rejects otherwise, with a
    * ServiceError `unavailable` when the store can say why (its file

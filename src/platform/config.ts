@@ -154,6 +154,13 @@ const ConfigSchema = Type.Object({
     description:
       'How long verifiers may cache `/.well-known/jwks.json` and `/.well-known/jwks-testing.json` (their `Cache-Control: max-age`); a rotated-in signing key waits this long before it signs.',
   }),
+  UGS_CLOCK_OFFSET_MAX_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 2500,
+    description:
+      "How far a process's clock may be from PostgreSQL's while it mints and renews embed sessions (measured every 5 s); beyond it the process answers 503 to both and `/readyz` fails. So replicas that serve sessions differ by at most twice this (5 s by default), and a viewer's revocation ends every session any replica minted before it was answered. Not read on SQLite (one machine, one clock).",
+  }),
   UGS_EVENT_RETENTION_DAYS: Type.Integer({
     minimum: 1,
     maximum: 3650,
@@ -303,6 +310,8 @@ export interface EmbedConfig {
   testingAudience: string;
   algorithm: SigningAlgorithm;
   jwksMaxAgeSeconds: number;
+  /** UGS_CLOCK_OFFSET_MAX_MS. */
+  clockOffsetMaxMs: number;
 }
 
 export interface PostgresConfig {
@@ -382,6 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       testingAudience: config.UGS_EMBED_TESTING_AUDIENCE,
       algorithm: config.UGS_EMBED_ALGORITHM,
       jwksMaxAgeSeconds: config.UGS_EMBED_JWKS_MAX_AGE_SECONDS,
+      clockOffsetMaxMs: config.UGS_CLOCK_OFFSET_MAX_MS,
     },
     eventRetentionDays: config.UGS_EVENT_RETENTION_DAYS,
     usageRetentionDays: config.UGS_USAGE_RETENTION_DAYS,

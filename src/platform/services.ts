@@ -10,6 +10,7 @@ import type { TokenResealStore } from '../secrets/secret-rotation.js';
 import type { SettingsStore } from '../kernel/settings-store.js';
 import type { SigningKeyStore } from '../signing-keys/signing-key-store.js';
 import type { StoreHealth } from '../kernel/store-health.js';
+import { StoreClock } from '../kernel/store-clock.js';
 import { EmbedSessionService } from '../embed-sessions/embed-session-service.js';
 import { SessionActivity } from '../embed-sessions/session-activity.js';
 import { SessionIds } from '../embed-sessions/session-id.js';
@@ -94,6 +95,8 @@ export interface SecretRotationPorts {
 export interface StoreStatus {
   /** Whether the store answers, for GET /readyz. */
   health: StoreHealth;
+  /** This process's clock against the store's: minting and renewing refuse, and /readyz fails, while it is too far off. */
+  clock: StoreClock;
   /** How long each store call takes, for GET /metrics. */
   timing: StoreTiming;
   appliedMigrations: string[];
@@ -107,7 +110,10 @@ export interface CoreConfig
   extends
     Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
     Partial<Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'usageRetentionDays' | 'webhooks'>>,
-    Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {}
+    Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {
+  /** This process's clock (epoch milliseconds); a test skews it to play a replica on a machine whose clock is off. */
+  now?: () => number;
+}
 
 export async function openCore(config: CoreConfig): Promise<Core> {
   const { store, appliedMigrations, created } = await openStore(config);
@@ -137,6 +143,10 @@ export async function openCore(config: CoreConfig): Promise<Core> {
     // Made on first use (a page read), so tools that only open the store write nothing for it.
     const positions = new PositionSeal(settings);
     const embedSessionStore = new TimedEmbedSessionStore(store.embedSessions, timing);
+    const health = new TimedStoreHealth(store, timing);
+    const epochMs = config.now ?? Date.now;
+    const now = () => new Date(epochMs());
+    const clock = new StoreClock(health, { maxOffsetMs: embed.clockOffsetMaxMs, now: epochMs });
     const sessionActivity = new SessionActivity(embedSessionStore, randomUUID, {
       retentionDays: config.usageRetentionDays ?? defaultConfig().usageRetentionDays,
     });
@@ -151,6 +161,8 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       positions,
       sessionIds: new SessionIds(settings),
       activity: sessionActivity,
+      clock,
+      now,
     });
     const apiKeys = new ApiKeyService({
       store: new TimedApiKeyStore(store.apiKeys, timing),
@@ -162,7 +174,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       apiKeys,
       signingKeys,
       embedSessions,
-      viewers: new ViewerService({ store: embedSessionStore, groups: userGroupStore }),
+      viewers: new ViewerService({ store: embedSessionStore, groups: userGroupStore, clock, now }),
       usage: new UsageService({ store: new TimedUsageStore(store.usage, timing), groups: userGroupStore }),
       sessionActivity,
       events: new EventService({
@@ -187,7 +199,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
         signingKeyReseal: signingKeyStore,
         webhookReseal: store.webhooks,
       },
-      storeStatus: { health: new TimedStoreHealth(store, timing), timing, appliedMigrations, created, monitor: () => store.monitor() },
+      storeStatus: { health, clock, timing, appliedMigrations, created, monitor: () => store.monitor() },
       // Serving may have started the secret watch on this core's cipher: closing the core ends it too (it is
       // idempotent), so a process that closes its core without serving's close() leaves no holder row behind.
       close: async () => {

@@ -35,6 +35,9 @@ export interface Serving {
   close(): Promise<void>;
 }
 
+/** How often a serving process measures its clock against the store's (UGS_CLOCK_OFFSET_MAX_MS). */
+const CLOCK_CHECK_MS = 5000;
+
 export async function startServing(core: Core, config: ServingConfig): Promise<Serving> {
   await core.cipher.watch(core.secretRotation.settings, config.secretPollMs ?? SECRET_POLL_MS, true);
   let keyPoll: NodeJS.Timeout | undefined;
@@ -42,6 +45,7 @@ export async function startServing(core: Core, config: ServingConfig): Promise<S
   const stopPollers = async () => {
     clearInterval(keyPoll);
     clearInterval(activityFlush);
+    core.storeStatus.clock.stop();
     await core.cipher.stop();
   };
   try {
@@ -56,6 +60,9 @@ export async function startServing(core: Core, config: ServingConfig): Promise<S
       config.activityFlushMs ?? DEFAULT_ACTIVITY_FLUSH_MS,
     );
     activityFlush.unref();
+    // Read once before the first request, then kept fresh: a clock that drifts off stops minting within one interval.
+    await core.storeStatus.clock.measure();
+    core.storeStatus.clock.start(CLOCK_CHECK_MS);
     const app = await buildApp(core, {
       logger: config.logger,
       limits: config.http,

@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Principal } from '../api-keys/api-key.js';
 import type { ChangeOrigin } from '../audit/audit.js';
 import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
+import { REVOCATION_WRITE_MARGIN_MS, type StoreClock } from '../kernel/store-clock.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
 import { VIEWER_LIMITS, type ViewerActivity, type ViewerPosition } from './viewer.js';
 import type { ViewerStore } from './viewer-store.js';
@@ -9,9 +9,9 @@ import type { ViewerStore } from './viewer-store.js';
 export interface ViewerServiceDeps {
   store: ViewerStore;
   groups: Pick<UserGroupStore, 'findUserGroup'>;
+  /** How far past this process's clock a revocation's cut-off reaches (see StoreClock); the write margin alone without one. */
+  clock?: Pick<StoreClock, 'cutOffAllowanceMs'>;
   now?: () => Date;
-  /** Waits that many milliseconds (a test's clock may skip it). */
-  wait?: (ms: number) => Promise<void>;
 }
 
 /**
@@ -22,31 +22,32 @@ export interface ViewerServiceDeps {
  */
 export class ViewerService {
   private readonly now: () => Date;
-  private readonly wait: (ms: number) => Promise<void>;
 
   constructor(private readonly deps: ViewerServiceDeps) {
     this.now = deps.now ?? (() => new Date());
-    this.wait = deps.wait ?? ((ms) => sleep(ms));
   }
 
   /**
-   * Ends every session of the viewer minted so far, in every group of the key's
-   * environment: audited, an event, a feed entry. A token's `iat` is in whole
-   * seconds, so the entry covers the sessions minted up to the end of the
-   * second it is made in, and the answer waits for that second to pass: a
-   * session minted once the answer is in hand is never covered.
+   * Ends every session of the viewer minted so far, in every group of the key's environment: audited, an
+   * event, a feed entry. The entry ends the sessions whose `iat` is up to the second of its cut-off, which is
+   * this process's clock plus what any replica's clock may be ahead of it (StoreClock.cutOffAllowanceMs), so a
+   * session another replica minted before this answer is covered whatever its clock said. A mint for the
+   * viewer after the answer reads the entry and stamps its session past the cut-off (EmbedSessionService).
+   * A write slower than its margin is written again with a new cut-off: a session minted during it could
+   * otherwise be stamped past the first one.
    */
   async revokeSessions(principal: Principal, viewerId: string, origin?: ChangeOrigin): Promise<{ viewerId: string; revokedAt: string }> {
     if (principal.access === 'read-only')
       throw forbidden("This API key is read-only; a viewer's sessions are ended with a read-write or embed key.");
-    const at = this.now();
-    await this.deps.store.revokeViewerSessions(principal.environment, viewerId, at.toISOString(), {
-      keyId: principal.keyId,
-      fields: [],
-      clientAddress: origin?.ip ?? null,
-    });
-    await this.wait(1000 - (at.getTime() % 1000));
-    return { viewerId, revokedAt: at.toISOString() };
+    const audit = { keyId: principal.keyId, fields: [], clientAddress: origin?.ip ?? null };
+    for (let attempt = 1; ; attempt++) {
+      const allowance = (await this.deps.clock?.cutOffAllowanceMs()) ?? REVOCATION_WRITE_MARGIN_MS;
+      const started = this.now().getTime();
+      const cutOff = new Date(started + allowance).toISOString();
+      await this.deps.store.revokeViewerSessions(principal.environment, viewerId, cutOff, audit);
+      if (this.now().getTime() - started <= REVOCATION_WRITE_MARGIN_MS || attempt === REVOCATION_WRITE_ATTEMPTS)
+        return { viewerId, revokedAt: cutOff };
+    }
   }
 
   /** The viewers seen in a group's sessions, most recently seen first. */
@@ -72,6 +73,9 @@ export class ViewerService {
     return { viewers: shown, nextCursor: rows.length > limit && last ? cursorOf(last) : null };
   }
 }
+
+/** Writes of one revocation at most: a store slower than the margin three times over is not made faster by a fourth. */
+const REVOCATION_WRITE_ATTEMPTS = 3;
 
 /** A cursor names the last viewer shown (its last-seen time and id): nothing the caller was not shown already. */
 function cursorOf(viewer: ViewerPosition): string {

@@ -48,6 +48,8 @@ export interface TestServerOptions {
   embed?: Partial<EmbedConfig>;
   /** UGS_WEBHOOK_* settings over their defaults (e.g. allowPrivateTargets for receivers on 127.0.0.1). */
   webhooks?: Partial<WebhookConfig>;
+  /** The server's clock (epoch milliseconds): skewed, it plays a replica on a machine whose clock is off. */
+  now?: () => number;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -73,6 +75,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
     embed: { ...defaults.embed, ...options.embed },
     webhooks: { ...defaults.webhooks, ...options.webhooks },
+    now: options.now,
   });
   const serving = await startServing(services, {
     logger,

@@ -102,8 +102,15 @@ export const IntrospectResponse = Type.Object(
     org: Type.Optional(Type.Array(Type.String())),
     anc: Type.Optional(Type.Array(Type.String())),
     desc: Type.Optional(Type.Array(Type.String())),
+    vid: Type.Optional(Type.String()),
+    vat: Type.Optional(Properties),
   },
-  { description: 'RFC 7662: {"active":false} for any token that is not live in the key\'s environment, else active and its claims.' },
+  {
+    // Every claim the token has is answered, the ones a later version adds too: the serializer drops what a schema does not allow.
+    additionalProperties: true,
+    description:
+      'RFC 7662: {"active":false} for any token that is not live in the key\'s environment, else active and every claim of the token.',
+  },
 );
 export type IntrospectResponse = Static<typeof IntrospectResponse>;
 

@@ -98,7 +98,7 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
 
   // Before every route: the document is generated from the routes it sees registered.
   await registerOpenApi(app);
-  registerHealth(app, services.storeStatus.health);
+  registerHealth(app, services.storeStatus.health, services.storeStatus.clock);
   registerJwks(app, services.signingKeys);
   registerEmbedScripts(app);
   registerMetrics(app, metrics, options.metricsToken);

@@ -206,4 +206,8 @@ export class TimedStoreHealth implements StoreHealth {
   ping(): Promise<void> {
     return this.timing.time('ping', () => this.inner.ping());
   }
+
+  clock(): Promise<Date | null> {
+    return this.timing.time('clock', () => this.inner.clock());
+  }
 }

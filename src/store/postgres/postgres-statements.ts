@@ -112,6 +112,7 @@ export const SQL = {
   listKeys: 'SELECT * FROM api_keys ORDER BY created_at, id',
   recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
   ping: 'SELECT 1',
+  clock: 'SELECT clock_timestamp() AS now',
   listGroupsAfter: 'SELECT * FROM user_groups WHERE team_id > $1 ORDER BY team_id LIMIT $2',
   listGroups: `SELECT ${WITH_PARENT} FROM user_groups g
                WHERE environment = $1 AND team_id < $2

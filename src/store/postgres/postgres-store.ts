@@ -128,6 +128,11 @@ export class PostgresStore implements Store {
     await this.queries.pool.query(SQL.ping);
   }
 
+  async clock(): Promise<Date> {
+    const { rows } = await this.queries.pool.query<{ now: string }>(SQL.clock);
+    return new Date(rows[0]!.now);
+  }
+
   /** Nothing to follow: the revocation listener connects on its first use, by the key cache. */
   monitor(): void {}
 

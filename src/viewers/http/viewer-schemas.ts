@@ -36,7 +36,8 @@ export const RevokeViewerResponse = Type.Object({
   viewer_id: Type.String(),
   revoked_at: Type.String({
     format: 'date-time',
-    description: "Every session of the viewer minted up to this time's second ended; sessions minted after this answer work.",
+    description:
+      "The cut-off: every session of the viewer with an iat up to this time's second ended, whichever replica minted it. It may lie a few seconds past the answer (it allows for replicas' clocks, UGS_CLOCK_OFFSET_MAX_MS); sessions minted after this answer work all the same.",
   }),
 });
 export type RevokeViewerResponse = Static<typeof RevokeViewerResponse>;

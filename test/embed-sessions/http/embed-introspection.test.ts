@@ -37,7 +37,13 @@ describe('POST /api/embed_sessions/introspect and DELETE /api/embed_sessions/{id
   }
 
   it('answers active with every claim of a live token, to any key of its environment', async () => {
-    const { token } = await fresh('live', { dashboard: 'sales', origins: ['https://app.example.com'] });
+    const { token } = await fresh('live', {
+      dashboard: 'sales',
+      origins: ['https://app.example.com'],
+      viewer: { id: 'ana', attributes: { sales_rep: 'ana', region: null } },
+      include_descendants: true,
+    });
+    for (const claim of ['vid', 'vat', 'dsh', 'org', 'desc', 'anc']) assert.ok(claim in decodeJwt(token), `the token has ${claim}`);
     const res = await introspect(api, token);
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.json, { active: true, ...decodeJwt(token) });

@@ -108,15 +108,25 @@ describe('an embed key: what each route shows it', () => {
     );
   });
 
-  it('revocation feed: group ids and token versions of revoked sessions, never a token, name or property', async () => {
+  it("revocation feed: 7 days of its environment's revocations, viewer ids of every group included, never a token, name or property", async () => {
+    const viewerSession = await mint({ user_group_id: 'client-store', viewer: { id: 'someone@client.example' } });
+    assert.equal(viewerSession.status, 201, viewerSession.text);
+    const ended = await embed.call('DELETE', undefined, { path: '/api/viewers/someone@client.example/sessions' });
+    assert.equal(ended.status, 200, ended.text);
     const res = await embed.call('GET', undefined, { path: '/api/embed_sessions/revocations' });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.json.environment, 'Customer');
+    type Entry = { user_group_id: string | null; reason: string; viewer_id: string | null; revoked_at: string; expires_at: string };
+    const entries = res.json.revocations as Entry[];
     assert.deepEqual(
-      res.json.revocations.map((r: { user_group_id: string; reason: string }) => [r.user_group_id, r.reason]),
-      [['client', 'token_rotated']],
+      entries.map((r) => [r.user_group_id, r.viewer_id, r.reason]),
+      [
+        ['client', null, 'token_rotated'],
+        [null, 'someone@client.example', 'viewer_revoked'],
+      ],
+      "a viewer's entry names the viewer, of whichever group, and no group",
     );
-    for (const entry of res.json.revocations) {
+    for (const entry of entries) {
       assert.deepEqual(Object.keys(entry).sort(), [
         'expires_at',
         'reason',
@@ -126,6 +136,8 @@ describe('an embed key: what each route shows it', () => {
         'user_group_id',
         'viewer_id',
       ]);
+      const keptMs = Date.parse(entry.expires_at) - Date.parse(entry.revoked_at);
+      assert.equal(keptMs, (7 * 86_400 + 60) * 1000, 'kept 7 days and 60 s, as docs/security.md says');
     }
     for (const shown of ['Client Ltd', SECRET_PROPERTY, groupToken]) assert.ok(!res.text.includes(shown));
   });

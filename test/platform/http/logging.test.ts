@@ -58,6 +58,29 @@ describe('logs', () => {
     }
   });
 
+  it("never carry an embed token (a JWT) or a webhook secret, in a URL's path or query, whole or cut short", async () => {
+    const { api } = server;
+    await api.getOrCreate({ user_group_id: 'jwt-in-url', name: 'JWT in URL' });
+    const minted = await api.call('POST', { user_group_id: 'jwt-in-url' }, { path: '/api/embed_sessions' });
+    const jwt = minted.json.embed_session.token as string;
+    const [header, payload, signature] = jwt.split('.') as [string, string, string];
+    const webhookSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const paths = [
+      `/embed?token=${jwt}`,
+      `/api/embed_sessions/${jwt}`,
+      `/no/such/path?t=${header}.${payload}`,
+      `/dashboard#${jwt}`,
+      `/api/webhooks?secret=${webhookSecret}`,
+      `/api/webhooks?secret=${encodeURIComponent('whsec_a+b/c=')}`,
+    ];
+    for (const path of paths) await api.call('GET', undefined, { path });
+    const logs = server.logs.join('');
+    assert.ok(logs.includes('/api/embed_sessions/eyJ[redacted]'), 'the request line is logged, the token redacted');
+    for (const secret of [payload, signature, `${header}.`, webhookSecret.slice(6), '+b/c', '2Bb']) {
+      assert.equal(logs.includes(secret), false, `${secret} reached the log`);
+    }
+  });
+
   it('redact keys and tokens from error messages and any other logged text', () => {
     const lines: string[] = [];
     const logger = createLogger('info', { write: (line: string) => lines.push(line) });

@@ -1,18 +1,28 @@
 import { ServiceError } from '../../../kernel/errors.js';
 import type { StoreHealth } from '../../../kernel/store-health.js';
+import type { StoreClock } from '../../../kernel/store-clock.js';
 import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../route-docs.js';
 import { StatusResponse } from '../schemas.js';
 import type { TypedApp } from '../typed-app.js';
 
-/** GET /healthz: the process is up. GET /readyz: the store answers too. Neither needs a key. */
-export function registerHealth(app: TypedApp, store: StoreHealth): void {
+/**
+ * GET /healthz: the process is up. GET /readyz: the store answers too, and this process's clock is close enough
+ * to the store's to mint. Neither needs a key.
+ */
+export function registerHealth(app: TypedApp, store: StoreHealth, clock: Pick<StoreClock, 'assertWithinBound'>): void {
   app.get('/healthz', { schema: operation('Liveness', 'The process is up.', 'ok') }, async () => ({
     success: 1 as const,
     status: 'ok',
   }));
   app.get(
     '/readyz',
-    { schema: operation('Readiness', 'The process is up and its store answers; 503 when the store does not.', 'ready') },
+    {
+      schema: operation(
+        'Readiness',
+        "The process is up, its store answers and its clock is within UGS_CLOCK_OFFSET_MAX_MS of the store's; 503 otherwise.",
+        'ready',
+      ),
+    },
     async (request) => {
       try {
         await store.ping();
@@ -22,6 +32,7 @@ export function registerHealth(app: TypedApp, store: StoreHealth): void {
         request.log.warn({ err: error }, 'store is not answering');
         throw new ServiceError('unavailable', 'The store is not answering; retry shortly.');
       }
+      await clock.assertWithinBound();
       return { success: 1 as const, status: 'ready' };
     },
   );
