@@ -5,6 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './helpers/embedded-postgres.js';
 import { createTemplateOn, TEST_TEMPLATE_ENV } from './helpers/postgres-template.js';
+import { reportsFailure } from './helpers/test-report.js';
 
 /**
  * `npm test` after the build: every test file once (the store conformance
@@ -67,7 +68,7 @@ function runShared(
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve) => {
     child.on('error', (error) => resolve({ label, code: 1, output: `${output}${error.message}\n` }));
-    child.on('close', (code) => resolve({ label, code: code ?? 1, output }));
+    child.on('close', (code) => resolve({ label, code: code === 0 && !reportsFailure(output) ? 0 : (code ?? 1), output }));
   });
 }
 

