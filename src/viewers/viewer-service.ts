@@ -3,7 +3,7 @@ import type { Principal } from '../api-keys/api-key.js';
 import type { ChangeOrigin } from '../audit/audit.js';
 import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
-import { VIEWER_LIMITS, type ViewerActivity, type ViewerPosition } from './viewer.js';
+import { checkViewerId, VIEWER_LIMITS, type ViewerActivity, type ViewerPosition } from './viewer.js';
 import type { ViewerStore } from './viewer-store.js';
 
 export interface ViewerServiceDeps {
@@ -39,6 +39,8 @@ export class ViewerService {
   async revokeSessions(principal: Principal, viewerId: string, origin?: ChangeOrigin): Promise<{ viewerId: string; revokedAt: string }> {
     if (principal.access === 'read-only')
       throw forbidden("This API key is read-only; a viewer's sessions are ended with a read-write or embed key.");
+    // The id sessions are minted with is NFC (checkViewer): another form of it would end nothing, and say 200.
+    checkViewerId(viewerId, 'viewer_id');
     const at = this.now();
     await this.deps.store.revokeViewerSessions(principal.environment, viewerId, at.toISOString(), {
       keyId: principal.keyId,
