@@ -9,8 +9,12 @@ import { EmbedTokenError } from 'user-group-service/embed';
  * its own scripts (dashboard.js, ugs-embed-frame.js) and their requests to the dashboard.
  */
 
-/** Only what the service accepts in `origins`: a scheme, a host and a port, nothing that could end the directive. */
-const ORIGIN = /^https:\/\/[a-z0-9.-]+(?::\d{1,5})?$|^http:\/\/localhost(?::\d{1,5})?$/;
+/**
+ * Only what the service accepts in `origins` and a CSP source expression can name (an IPv6 literal it cannot): a scheme,
+ * a host and a port, nothing that could end the directive or widen it (a session minted before the service checked hosts may
+ * carry such an entry through its renewals).
+ */
+const ORIGIN = /^https:\/\/[a-z0-9.-]+(?::\d{1,5})?$|^http:\/\/(?:localhost|127(?:\.\d{1,3}){3})(?::\d{1,5})?$/;
 
 export function dashboardCsp(origins: readonly string[] | undefined, { watch = false }: { watch?: boolean } = {}): string {
   const allowed = (origins ?? []).filter((origin) => ORIGIN.test(origin));

@@ -20,18 +20,23 @@ export const fetchTransport: Transport = async (request) => {
   return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() };
 };
 
-/** node:http: sends GET bodies exactly as the service's spec shows them. Node only. */
+/**
+ * node:http: sends GET bodies exactly as the service's spec shows them, and the path as written (a URL
+ * object would resolve the `%2E%2E` segment of the id `..` away: see pathSegment). Node only.
+ */
 export const nodeTransport: Transport = async (request) => {
   const http = await import('node:http');
   const https = await import('node:https');
+  const { urlToHttpOptions } = await import('node:url');
   const target = new URL(request.url);
   const send = target.protocol === 'https:' ? https.request : http.request;
+  const path = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*([^#]*)/i.exec(request.url)?.[1] || '/';
   return new Promise((resolve, reject) => {
     const headers = {
       ...request.headers,
       ...(request.body !== undefined && { 'content-length': String(Buffer.byteLength(request.body)) }),
     };
-    const req = send(target, { method: request.method, headers }, (res) => {
+    const req = send({ ...urlToHttpOptions(target), path, method: request.method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {

@@ -21,6 +21,7 @@ import type {
 } from '../webhooks/http/webhook-schemas.js';
 import type { GroupViewersResponse, RevokeViewerResponse } from '../viewers/http/viewer-schemas.js';
 import type { GroupUsageResponse, TopUsageResponse } from '../usage/http/usage-schemas.js';
+import { isDotSegment, pathSegment } from '../platform/http/path-segment.js';
 import { UserGroupServiceError } from './client-error.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
@@ -108,12 +109,15 @@ export class UserGroupClient {
   private readonly baseUrl: string;
   private readonly transport: Transport;
   private readonly sendsGetBodies: boolean;
+  /** Only node:http sends a path as written: every other transport (fetch, a custom one) may resolve `%2E` segments away. */
+  private readonly keepsDotSegments: boolean;
 
   constructor(private readonly options: UserGroupClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     const choice = options.transport ?? (isNode() ? 'node' : 'fetch');
     this.transport = choice === 'node' ? nodeTransport : choice === 'fetch' ? fetchTransport : choice;
     this.sendsGetBodies = choice !== 'fetch';
+    this.keepsDotSegments = choice === 'node';
   }
 
   /** GET /api/user: the group for this id, created when missing (then `name` is required). */
@@ -136,7 +140,7 @@ export class UserGroupClient {
 
   /** GET /api/user_groups/{id}: the group without its token, with ancestors and effective values; throws not_found when absent. */
   async get(userGroupId: string): Promise<UserGroupWithLineage> {
-    return (await this.call<GetResponse>('GET', `/api/user_groups/${encodeURIComponent(userGroupId)}`)).user_group;
+    return (await this.call<GetResponse>('GET', `/api/user_groups/${pathSegment(userGroupId)}`)).user_group;
   }
 
   /** GET /api/user_groups: every page of the environment's groups, newest first; `parent` keeps that group's children. */
@@ -146,7 +150,7 @@ export class UserGroupClient {
 
   /** GET /api/user_groups/{id}/descendants: every page of the group's whole subtree, newest first. */
   descendants(userGroupId: string, options: { limit?: number } = {}): AsyncGenerator<UserGroupItem[], void, undefined> {
-    return this.pages(`/api/user_groups/${encodeURIComponent(userGroupId)}/descendants`, options);
+    return this.pages(`/api/user_groups/${pathSegment(userGroupId)}/descendants`, options);
   }
 
   /** DELETE /api/user: deletes the group; its token stops working at once. With `cascade`, its whole subtree goes (else a group with
@@ -193,7 +197,7 @@ export class UserGroupClient {
 
   /** DELETE /api/embed_sessions/{id}: ends the session at once. */
   async revokeEmbedSession(sessionId: string): Promise<void> {
-    await this.call('DELETE', `/api/embed_sessions/${encodeURIComponent(sessionId)}`);
+    await this.call('DELETE', `/api/embed_sessions/${pathSegment(sessionId)}`);
   }
 
   /** GET /api/embed_sessions/revocations: one page of revocations after `after` (a next_cursor), oldest first. */
@@ -208,7 +212,7 @@ export class UserGroupClient {
   /** DELETE /api/viewers/{id}/sessions: ends every session of the viewer in every group of the key's environment; resolves once sessions
    * minted from then on work. */
   async revokeViewerSessions(viewerId: string): Promise<ViewerRevocation> {
-    const answer = await this.call<RevokeViewerResponse>('DELETE', `/api/viewers/${encodeURIComponent(viewerId)}/sessions`);
+    const answer = await this.call<RevokeViewerResponse>('DELETE', `/api/viewers/${pathSegment(viewerId)}/sessions`);
     return { viewerId: answer.viewer_id, revokedAt: answer.revoked_at };
   }
 
@@ -217,7 +221,7 @@ export class UserGroupClient {
   async listViewers(userGroupId: string, options: { after?: string; limit?: number } = {}): Promise<GroupViewerPage> {
     const answer = await this.call<GroupViewersResponse>(
       'GET',
-      `/api/user_groups/${encodeURIComponent(userGroupId)}/viewers?${pageQuery(options)}`,
+      `/api/user_groups/${pathSegment(userGroupId)}/viewers?${pageQuery(options)}`,
     );
     return {
       viewers: answer.viewers.map((v) => ({
@@ -235,7 +239,7 @@ export class UserGroupClient {
   async groupUsage(userGroupId: string, options: UsageRangeOptions & { granularity?: 'hour' | 'day' } = {}): Promise<UsageBucket[]> {
     const query = rangeQuery(options);
     if (options.granularity !== undefined) query.set('granularity', options.granularity);
-    return (await this.call<GroupUsageResponse>('GET', `/api/user_groups/${encodeURIComponent(userGroupId)}/usage?${query}`)).usage;
+    return (await this.call<GroupUsageResponse>('GET', `/api/user_groups/${pathSegment(userGroupId)}/usage?${query}`)).usage;
   }
 
   /** GET /api/usage: the environment's groups with the most sessions in the range (default: the last 30 days), at most `limit` (1 to 100,
@@ -275,40 +279,47 @@ export class UserGroupClient {
   }
 
   async getWebhook(webhookId: string): Promise<Webhook> {
-    return (await this.call<WebhookResponse>('GET', `/api/webhooks/${encodeURIComponent(webhookId)}`)).webhook;
+    return (await this.call<WebhookResponse>('GET', `/api/webhooks/${pathSegment(webhookId)}`)).webhook;
   }
 
   /** DELETE /api/webhooks/{id}: its pending deliveries are not sent. */
   async deleteWebhook(webhookId: string): Promise<void> {
-    await this.call('DELETE', `/api/webhooks/${encodeURIComponent(webhookId)}`);
+    await this.call('DELETE', `/api/webhooks/${pathSegment(webhookId)}`);
   }
 
   /** POST /api/webhooks/{id}/rotate_secret: a new secret; the previous one keeps signing beside it for 24 hours. */
   async rotateWebhookSecret(webhookId: string): Promise<WebhookWithSecret> {
-    return (await this.call<WebhookWithSecretResponse>('POST', `/api/webhooks/${encodeURIComponent(webhookId)}/rotate_secret`)).webhook;
+    return (await this.call<WebhookWithSecretResponse>('POST', `/api/webhooks/${pathSegment(webhookId)}/rotate_secret`)).webhook;
   }
 
   /** POST /api/webhooks/{id}/enable: delivers again after it was disabled for failing. */
   async enableWebhook(webhookId: string): Promise<Webhook> {
-    return (await this.call<WebhookResponse>('POST', `/api/webhooks/${encodeURIComponent(webhookId)}/enable`)).webhook;
+    return (await this.call<WebhookResponse>('POST', `/api/webhooks/${pathSegment(webhookId)}/enable`)).webhook;
   }
 
   /** GET /api/webhooks/{id}/deliveries: newest first, each with its attempts; `after` is a next_cursor. */
   async webhookDeliveries(webhookId: string, options: { after?: string; limit?: number } = {}): Promise<WebhookDeliveryPage> {
     const { deliveries, next_cursor } = await this.call<DeliveriesResponse>(
       'GET',
-      `/api/webhooks/${encodeURIComponent(webhookId)}/deliveries?${pageQuery(options)}`,
+      `/api/webhooks/${pathSegment(webhookId)}/deliveries?${pageQuery(options)}`,
     );
     return { deliveries, next_cursor };
   }
 
   /** POST /api/webhooks/{id}/redeliver: the event again, with the same webhook-id, as a new delivery due now. */
   async redeliver(webhookId: string, eventId: string): Promise<WebhookDelivery> {
-    return (await this.call<DeliveryResponse>('POST', `/api/webhooks/${encodeURIComponent(webhookId)}/redeliver`, { event_id: eventId }))
-      .delivery;
+    return (await this.call<DeliveryResponse>('POST', `/api/webhooks/${pathSegment(webhookId)}/redeliver`, { event_id: eventId })).delivery;
   }
 
   private async call<T>(method: WireRequest['method'], path: string, body?: unknown): Promise<T> {
+    const dotted = path.split('?')[0]!.split('/').find(isDotSegment);
+    if (dotted !== undefined && !this.keepsDotSegments)
+      throw new UserGroupServiceError(
+        0,
+        'invalid_request',
+        `The id ${JSON.stringify(decodeURIComponent(dotted))} cannot be sent in a URL path by this transport: fetch and other URL parsers read the segment ${dotted} as a step up or in place (percent-encoded or not) and would send the request to another route. Use the node transport (the default on Node.js), which sends the path as written.`,
+        undefined,
+      );
     const request: WireRequest = {
       method,
       url: `${this.baseUrl}${path}`,

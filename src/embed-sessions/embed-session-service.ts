@@ -152,6 +152,11 @@ export class EmbedSessionService {
         `The session has ended: its token expired more than ${EMBED_LIMITS.renewGraceSeconds} s ago, so its viewer was idle for a whole token lifetime. Mint a new session.`,
       );
     }
+    if (read.org !== undefined && !originsStillAccepted(read.org)) {
+      throw conflict(
+        'This session names origins this service no longer accepts (wildcards or other text a CSP source list reads otherwise); it ends at its exp. Mint a new session with origins such as "https://app.example.com".',
+      );
+    }
     const opened = (await this.deps.sessionIds.forEnvironment(environment)).open(read.jti);
     if (opened.kind !== 'sealed') {
       throw conflict('This session was minted before sessions could be renewed; it ends at its exp. Mint a new session.');
@@ -459,6 +464,16 @@ export class EmbedSessionService {
 /** What a group inherits along the lineage read with it. */
 function inheritedFrom(lineage: UserGroupLineage): { ancestors: string[]; properties: Properties | null; mapping: Mapping | null } {
   return { ancestors: lineage.ancestors.map((a) => a.providedId), ...effectiveValues([...lineage.ancestors, lineage.group]) };
+}
+
+/** Whether origins a token carries pass today's rule: a session minted under an older, looser one is not renewed. */
+function originsStillAccepted(origins: readonly string[]): boolean {
+  try {
+    checkOrigins(origins);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function assertMayMint(principal: Principal): void {

@@ -177,12 +177,25 @@ export function secondsAfter(iso: string, seconds: number): string {
   return new Date(Date.parse(iso) + seconds * 1000).toISOString();
 }
 
-const LOCALHOST = /^http:\/\/localhost(?::\d{1,5})?$/;
+/** Hosts whose http origins are accepted: the page is then on the viewer's own machine (development). */
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+/** A DNS name as a CSP source expression can name it: labels of letters, digits and inner hyphens, 1 to 63 characters each. */
+const DNS_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+/** Whether a parsed URL's host is a DNS name or an IP literal (what the URL parser keeps beside them, `*`, `;`, quotes, is neither). */
+function isNameOrAddress(hostname: string): boolean {
+  if (hostname.startsWith('[') || IPV4.test(hostname)) return true; // the URL parser has checked and normalized IP literals
+  return hostname.length <= 253 && hostname.split('.').every((label) => DNS_LABEL.test(label));
+}
 
 /**
- * Origins a dashboard may be framed by (`org`): https origins, or
- * http://localhost ones for development, each written exactly as a browser
- * sends it (scheme, host, optional port; no path, no trailing slash).
+ * Origins a dashboard may be framed by (`org`, which a dashboard puts into
+ * CSP frame-ancestors): `scheme://host[:port]`, written exactly as a browser
+ * sends it (no path, no trailing slash, lower case, no default port); https,
+ * or http for a loopback host in development; the host a DNS name or an IP
+ * literal, so that no entry reads as a wildcard (`https://*`), a keyword or a
+ * second directive (`;sandbox`) in a CSP source list; the port 1 to 65535.
  */
 export function checkOrigins(origins: readonly string[]): string[] {
   if (origins.length > EMBED_LIMITS.originsMax)
@@ -194,9 +207,17 @@ export function checkOrigins(origins: readonly string[]): string[] {
     } catch {
       throw invalidRequest(`"origins" entry ${JSON.stringify(origin)} is not an origin such as "https://app.example.com".`);
     }
-    if (url.protocol !== 'https:' && !LOCALHOST.test(origin)) {
-      throw invalidRequest(`"origins" entry ${JSON.stringify(origin)} must use https (http is allowed for http://localhost only).`);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.test(url.hostname))) {
+      throw invalidRequest(
+        `"origins" entry ${JSON.stringify(origin)} must use https (http is allowed for a loopback host only: localhost, 127.0.0.0/8 or [::1]).`,
+      );
     }
+    if (!isNameOrAddress(url.hostname)) {
+      throw invalidRequest(
+        `"origins" entry ${JSON.stringify(origin)} has the host ${JSON.stringify(url.hostname)}, which is neither a DNS name (labels of letters, digits and inner hyphens, 1 to 63 characters each, 253 in all, no final dot) nor an IP literal: in Content-Security-Policy frame-ancestors it could read as a wildcard, a keyword or another directive.`,
+      );
+    }
+    if (url.port === '0') throw invalidRequest(`"origins" entry ${JSON.stringify(origin)} has port 0; a port is 1 to 65535.`);
     if (url.origin !== origin) {
       throw invalidRequest(
         `"origins" entry ${JSON.stringify(origin)} must be written as an origin, ${JSON.stringify(url.origin)}: scheme, lower-case host and port only.`,

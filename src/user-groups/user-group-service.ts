@@ -4,6 +4,7 @@ import type { AuditContext, ChangeOrigin } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
 import { forbidden, invalidRequest, notFound, ServiceError } from '../kernel/errors.js';
 import { pageCursor } from '../kernel/page-cursor.js';
+import { assertNfc } from '../kernel/nfc-ids.js';
 import { hashSecret } from '../secrets/secret-format.js';
 import { UnknownSecretError, type TokenCipher } from '../secrets/token-cipher.js';
 import {
@@ -294,11 +295,7 @@ function assertWritable(principal: Principal): void {
  * would be two groups. Groups made before this rule keep working; only creation checks.
  */
 function assertNormalizedForCreation(userGroupId: string): void {
-  if (userGroupId !== userGroupId.normalize('NFC')) {
-    throw invalidRequest(
-      '"user_group_id" is not in Unicode NFC (Normalization Form C), which new groups need: a precomposed character and its decomposed form (é and e + U+0301) look the same but would be two groups. Send the id NFC-normalized (in JavaScript, id.normalize(\'NFC\')).',
-    );
-  }
+  assertNfc(userGroupId, 'user_group_id', 'new groups', 'groups');
 }
 
 function assertMayRead(principal: Principal): void {

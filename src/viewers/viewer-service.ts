@@ -3,7 +3,7 @@ import type { ChangeOrigin } from '../audit/audit.js';
 import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import { REVOCATION_WRITE_MARGIN_MS, type StoreClock } from '../kernel/store-clock.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
-import { VIEWER_LIMITS, type ViewerActivity, type ViewerPosition } from './viewer.js';
+import { checkViewerId, VIEWER_LIMITS, type ViewerActivity, type ViewerPosition } from './viewer.js';
 import type { ViewerStore } from './viewer-store.js';
 
 export interface ViewerServiceDeps {
@@ -39,6 +39,8 @@ export class ViewerService {
   async revokeSessions(principal: Principal, viewerId: string, origin?: ChangeOrigin): Promise<{ viewerId: string; revokedAt: string }> {
     if (principal.access === 'read-only')
       throw forbidden("This API key is read-only; a viewer's sessions are ended with a read-write or embed key.");
+    // The id sessions are minted with is NFC (checkViewer): another form of it would end nothing, and say 200.
+    checkViewerId(viewerId, 'viewer_id');
     const audit = { keyId: principal.keyId, fields: [], clientAddress: origin?.ip ?? null };
     for (let attempt = 1; ; attempt++) {
       const allowance = (await this.deps.clock?.cutOffAllowanceMs()) ?? REVOCATION_WRITE_MARGIN_MS;

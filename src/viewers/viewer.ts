@@ -1,5 +1,6 @@
 import type { Environment } from '../kernel/environment.js';
 import { invalidRequest } from '../kernel/errors.js';
+import { nfcRefusal } from '../kernel/nfc-ids.js';
 import { LIMITS, type Properties } from '../user-groups/user-group.js';
 
 /** Who views a group's dashboard, as the backend that mints names them: no registry, a viewer exists because a session named it. */
@@ -33,8 +34,25 @@ export interface ViewerPosition {
   viewerId: string;
 }
 
-/** The attributes' size cap that JSON schema cannot express: the same as a group's properties. */
+/**
+ * Why a viewer id cannot name a viewer beyond what the wire schema says, or null: it must be in Unicode NFC, as
+ * new group ids, so that the id a session was minted with and the one its sessions are ended by cannot differ
+ * unseen. `field` is where the caller wrote it: "viewer.id" in a mint's body, "viewer_id" in a path or form.
+ */
+export function viewerIdNfcRefusal(viewerId: string, field: 'viewer.id' | 'viewer_id'): string | null {
+  return nfcRefusal(viewerId, field, 'viewer ids', 'viewers');
+}
+
+/** viewerIdNfcRefusal's answer as a 400 invalid_request. */
+export function checkViewerId(viewerId: string, field: 'viewer.id' | 'viewer_id'): string {
+  const refusal = viewerIdNfcRefusal(viewerId, field);
+  if (refusal !== null) throw invalidRequest(refusal);
+  return viewerId;
+}
+
+/** What JSON schema cannot express: the id in NFC, the attributes' size cap (the same as a group's properties). */
 export function checkViewer(viewer: Viewer): Viewer {
+  checkViewerId(viewer.id, 'viewer.id');
   if (viewer.attributes !== undefined) {
     const bytes = Buffer.byteLength(JSON.stringify(viewer.attributes));
     if (bytes > LIMITS.propertiesMaxBytes)

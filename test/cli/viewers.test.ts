@@ -143,11 +143,12 @@ describe('ugs viewers', () => {
     assert.equal(await active(later), true);
   });
 
-  it('refuses in one line, exit 1: a missing group, a group of the other environment, a viewer id out of bounds, a bad --limit', async () => {
+  it('refuses in one line, exit 1: a missing group, a group of the other environment, a viewer id out of bounds or not in NFC, a bad --limit', async () => {
     assertOneLineFailure(await ugs(['viewers', 'list', '--group', 'nobody']), [/^ugs: No user group .*"nobody".*Customer/m]);
     assertOneLineFailure(await ugs(['viewers', 'list', '--group', 'acme', '--environment', 'Testing']), [/"acme".*Testing/]);
     assertOneLineFailure(await ugs(['viewers', 'revoke', 'x'.repeat(256)]), ['1 to 255 characters']);
     assertOneLineFailure(await ugs(['viewers', 'revoke', 'tab\there']), ['control characters']);
+    assertOneLineFailure(await ugs(['viewers', 'revoke', 'cafe\u0301']), ['Unicode NFC', "id.normalize('NFC')"]);
     assertOneLineFailure(await ugs(['viewers', 'list', '--group', 'acme', '--limit', '0']), ['--limit must be a positive whole number']);
   });
 });

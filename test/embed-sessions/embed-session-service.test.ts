@@ -4,14 +4,16 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Principal } from '../../src/api-keys/api-key.js';
-import { tokenVersionOf } from '../../src/embed-sessions/embed-session.js';
+import { EMBED_TOKEN_TYPE, tokenVersionOf } from '../../src/embed-sessions/embed-session.js';
 import { EmbedSessionService } from '../../src/embed-sessions/embed-session-service.js';
 import { SessionActivity } from '../../src/embed-sessions/session-activity.js';
 import { SessionIds } from '../../src/embed-sessions/session-id.js';
 import { ServiceError } from '../../src/kernel/errors.js';
 import { PositionSeal } from '../../src/kernel/position-seal.js';
 import { hashSecret } from '../../src/secrets/secret-format.js';
-import { createSigningKeyring, loadSigningKeyring } from '../../src/signing-keys/signing-keys.js';
+import { createSigningKeyring, loadSigningKeyring, type SigningKeyring } from '../../src/signing-keys/signing-keys.js';
+import { signEmbedToken } from '../../src/embed-sessions/embed-token-signer.js';
+import { decodeJwt } from 'jose';
 import { createTokenCipher } from '../../src/secrets/token-cipher.js';
 import { userGroupTokenFormat } from '../../src/user-groups/user-group-token.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -28,9 +30,10 @@ describe('EmbedSessionService with a clock the test controls', () => {
   const token = userGroupTokenFormat.generate();
   let store: SqliteStore;
   let service: EmbedSessionService;
+  let signingKeys: SigningKeyring;
   before(async () => {
     store = (await SqliteStore.open({ path: join(dir.path, 'store.sqlite') })).store;
-    const signingKeys = createSigningKeyring({
+    signingKeys = createSigningKeyring({
       store: store.signingKeys,
       settings: store.settings,
       cipher: createTokenCipher('e'.repeat(32)),
@@ -267,5 +270,19 @@ describe('EmbedSessionService with a clock the test controls', () => {
     await assert.rejects(service.mint(customer, { userGroupId: 'clocked', userGroupToken: token }), code('invalid_request'));
     await assert.rejects(service.mint(customer, {}), code('invalid_request'));
     await assert.rejects(service.mint(customer, { userGroupToken: 'ugt_not-a-real-one' }), code('not_found'));
+  });
+
+  it('refuses to renew a session whose origins an earlier version accepted and this one does not (409), and renews the rest', async () => {
+    const minted = await service.mint(embedKey, { userGroupToken: token, expiresIn: 60, origins: ['https://app.example.com'] });
+    for (const loose of [['https://*'], ['https://*.com'], ['https://a.example;sandbox'], ['http://localhost:0']]) {
+      // As an earlier version would have signed it: the same session, with origins it let through.
+      const older = signEmbedToken({ ...decodeJwt(minted.token), org: loose }, signingKeys.Customer.active(), EMBED_TOKEN_TYPE);
+      await assert.rejects(
+        service.renew(embedKey, older),
+        (error: unknown) => code('conflict')(error) && /no longer accepts/.test((error as Error).message),
+        JSON.stringify(loose),
+      );
+    }
+    assert.equal((await service.renew(embedKey, minted.token)).sessionId, minted.sessionId);
   });
 });

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
 import { PATTERNS } from '../../platform/http/patterns.js';
 import type { Core } from '../../platform/services.js';
-import { VIEWER_LIMITS, type ViewerActivity } from '../../viewers/viewer.js';
+import { VIEWER_LIMITS, viewerIdNfcRefusal, type ViewerActivity } from '../../viewers/viewer.js';
 import type { CliOutput } from '../cli-output.js';
 import { operator } from '../operator.js';
 import { printTable } from '../print-table.js';
@@ -18,10 +18,12 @@ function positiveInteger(text: string): number {
   return value;
 }
 
-/** The same bounds as the wire's viewer_id, so the CLI never ends the sessions of an id no session can carry. */
+/** The same bounds as the wire's viewer_id (NFC included), so the CLI never ends the sessions of an id no session can carry. */
 function viewerId(text: string): string {
   if (text.length < 1 || text.length > VIEWER_LIMITS.idMaxLength || !new RegExp(PATTERNS.printable.pattern).test(text))
     throw new CliError(`A viewer id is 1 to ${VIEWER_LIMITS.idMaxLength} characters and ${PATTERNS.printable.rule}.`);
+  const refusal = viewerIdNfcRefusal(text, 'viewer_id');
+  if (refusal !== null) throw new CliError(refusal);
   return text;
 }
 

@@ -9,7 +9,8 @@ import { EnvironmentTag, Mapping, Properties, sealedCursor, UserGroupId } from '
 const Origin = Type.String({
   minLength: 1,
   maxLength: 300,
-  description: 'An https origin (http://localhost allowed), e.g. https://app.example.com.',
+  description:
+    'An origin as a browser sends it, scheme://host[:port]: https (http for a loopback host: localhost, 127.0.0.0/8, [::1]), the host a DNS name or an IP literal, the port 1 to 65535; e.g. https://app.example.com.',
   examples: ['https://app.example.com'],
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { invalidRequest } from '../../kernel/errors.js';
 import { CONSOLE_PATH } from '../../console/pages/console-session-hook.js';
+import { isDotSegment, pathSegment } from '../../platform/http/path-segment.js';
 
 /** What a group's page does besides showing it: its forms (POST) and the token (GET). */
 export type GroupAction = 'edit' | 'rotate' | 'delete' | 'preview' | 'token' | 'end-viewer-sessions';
@@ -13,9 +14,10 @@ export type GroupAction = 'edit' | 'rotate' | 'delete' | 'preview' | 'token' | '
  */
 export function groupUrl(id: string, action?: GroupAction, query: Record<string, string> = {}): string {
   const suffix = action === undefined ? '' : `/${action}`;
-  if (id === '.' || id === '..') return `${CONSOLE_PATH}/group${suffix}?${new URLSearchParams({ id, ...query }).toString()}`;
+  const segment = pathSegment(id);
+  if (isDotSegment(segment)) return `${CONSOLE_PATH}/group${suffix}?${new URLSearchParams({ id, ...query }).toString()}`;
   const search = new URLSearchParams(query).toString();
-  return `${CONSOLE_PATH}/groups/${encodeURIComponent(id)}${suffix}${search === '' ? '' : `?${search}`}`;
+  return `${CONSOLE_PATH}/groups/${segment}${suffix}${search === '' ? '' : `?${search}`}`;
 }
 
 /** The routes, under the console's prefix, that serve one page or form of a group: by path segment and by query. */

@@ -9,7 +9,7 @@ export const ViewerId = Type.String({
   minLength: 1,
   maxLength: VIEWER_LIMITS.idMaxLength,
   pattern: PATTERNS.printable.pattern,
-  description: "The viewer's id in your own system (a user id, an email): 1 to 255 characters.",
+  description: "The viewer's id in your own system (a user id, an email): 1 to 255 characters, in Unicode NFC.",
   examples: ['user-42'],
 });
 

@@ -5,7 +5,7 @@ import { parseJsonBody } from '../../platform/http/json-body-parser.js';
 import { describeValidationFailure } from '../../platform/http/validation-message.js';
 import type { FieldErrors } from '../../user-groups/pages/group-form.js';
 import { ViewerBody, ViewerId } from '../http/viewer-schemas.js';
-import type { Viewer } from '../viewer.js';
+import { viewerIdNfcRefusal, type Viewer } from '../viewer.js';
 
 /** The preview form's viewer fields, as typed: shown again beside the claims or the errors. */
 export interface PreviewViewerValues {
@@ -54,5 +54,6 @@ export function previewFieldOf(error: ServiceError): 'viewer' | 'attributes' {
 
 /** Why a viewer id is not one DELETE /api/viewers/{viewer_id}/sessions would take, or null when it is. */
 export function viewerIdRefusal(viewerId: string): string | null {
-  return validateViewerId({ viewer_id: viewerId }) ? null : describeValidationFailure((validateViewerId.errors ?? []) as never);
+  if (!validateViewerId({ viewer_id: viewerId })) return describeValidationFailure((validateViewerId.errors ?? []) as never);
+  return viewerIdNfcRefusal(viewerId, 'viewer_id');
 }

@@ -162,6 +162,35 @@ describe('POST /api/embed_sessions (mint)', () => {
     );
   });
 
+  it('refuses origins a CSP source list would read as a wildcard or more than one origin, naming "origins"; keeps scheme://host[:port] ones', async () => {
+    for (const origin of [
+      'https://*',
+      'https://*.com',
+      'https://a.example;sandbox',
+      "https://'self'",
+      'https://"a".example',
+      'https://{a}.example',
+      'https://a_b.example',
+      'http://localhost:0',
+      'https://a.example:0',
+    ]) {
+      const res = await mint(api, { user_group_id: 'acme', origins: ['https://ok.example', origin] });
+      assert.match(assertError(res, 400, 'invalid_request'), /^"origins" entry /, origin);
+      assert.ok(JSON.parse(res.text).error.message.includes(JSON.stringify(origin)), `${origin}: the message names the entry`);
+    }
+    const kept = [
+      'https://app.example.com:65535',
+      'http://localhost:1',
+      'http://127.0.0.1:3000',
+      'http://[::1]:3000',
+      'https://192.0.2.10',
+      'https://[2001:db8::1]:8443',
+    ];
+    const res = await mint(api, { user_group_id: 'acme', origins: kept });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(decodeJwt(res.json.embed_session.token).org, kept);
+  });
+
   it("answers 404 for a group unknown in the key's environment, by id or token", async () => {
     assertError(await mint(api, { user_group_id: 'nobody' }), 404, 'not_found');
     assertError(await mint(api, { user_group_token: 'ugt_not-a-token' }), 404, 'not_found');

@@ -127,6 +127,26 @@ describe('viewers: the people inside a group', () => {
     });
   });
 
+  it('refuses a viewer id not in Unicode NFC in the mint body and the revoke path, naming NFC; the NFC id ends what was minted with it', async () => {
+    const composed = 'café-viewer';
+    const decomposed = composed.normalize('NFD');
+    assert.notEqual(decomposed, composed);
+    const minted = await mint({ user_group_id: 'v-acme', viewer: { id: composed } });
+
+    const mintRefused = await api.call('POST', { user_group_id: 'v-acme', viewer: { id: decomposed } }, { path: '/api/embed_sessions' });
+    assert.match(assertError(mintRefused, 400, 'invalid_request'), /^"viewer\.id" is not in Unicode NFC/);
+    const revokeRefused = await endViewer(decomposed);
+    assert.match(assertError(revokeRefused, 400, 'invalid_request'), /^"viewer_id" is not in Unicode NFC/);
+    assert.equal((await introspect(minted.token)).active, true, 'a refused revocation ends nothing');
+    const feed = (await api.call('GET', undefined, { path: '/api/embed_sessions/revocations?limit=1000' })).json.revocations;
+    assert.ok(!feed.some((entry: { viewer_id: string | null }) => entry.viewer_id === decomposed), 'no feed entry for the refused id');
+
+    const ended = await endViewer(composed);
+    assert.equal(ended.status, 200, ended.text);
+    assert.equal(ended.json.viewer_id, composed);
+    assert.deepEqual(await introspect(minted.token), { active: false });
+  });
+
   it("lists a group's viewers most recently seen first, with first and last seen and their sessions, a page at a time, once counted", async () => {
     await api.getOrCreate({ user_group_id: 'v-list', name: 'Listed' });
     await server.services.embedSessions.flushActivity();

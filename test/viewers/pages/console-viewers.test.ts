@@ -127,7 +127,7 @@ describe('operator console: viewers on a group page', () => {
   });
 
   it('refuses a viewer id the API would refuse, as a page, never a 500', async () => {
-    for (const viewerId of ['', 'x'.repeat(256), 'tab\there']) {
+    for (const viewerId of ['', 'x'.repeat(256), 'tab\there', 'cafe\u0301']) {
       const refused = await browser.post(END, { _csrf: await browser.csrfToken(PAGE), viewer_id: viewerId, confirm: viewerId });
       assert.equal(refused.status, 400, JSON.stringify(viewerId).slice(0, 40));
       assert.match(unescapeHtml(refused.text), /<p id="end_error" class="error" role="alert">"viewer_id" /);
@@ -170,6 +170,7 @@ describe('operator console: viewers on a group page', () => {
     const big = { blob: 'x'.repeat(70_000) };
     const cases = [
       { field: 'viewer', form: { viewer_id: 'x'.repeat(256), attributes: '' }, api: { id: 'x'.repeat(256) } },
+      { field: 'viewer', form: { viewer_id: 'cafe\u0301', attributes: '' }, api: { id: 'cafe\u0301' } },
       { field: 'attributes', form: { viewer_id: 'ana', attributes: '[1, 2]' }, api: { id: 'ana', attributes: [1, 2] } },
       { field: 'attributes', form: { viewer_id: 'ana', attributes: JSON.stringify(big) }, api: { id: 'ana', attributes: big } },
       { field: 'attributes', form: { viewer_id: 'ana', attributes: '{"sales_rep": oops}' }, api: undefined },
