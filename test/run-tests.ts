@@ -68,7 +68,7 @@ function runShared(
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve) => {
     child.on('error', (error) => resolve({ label, code: 1, output: `${output}${error.message}\n` }));
-    child.on('close', (code) => resolve({ label, code: code === 0 && !reportsFailure(output) ? 0 : (code ?? 1), output }));
+    child.on('close', (code) => resolve({ label, code: code === 0 && !reportsFailure(output) ? 0 : code || 1, output }));
   });
 }
 

