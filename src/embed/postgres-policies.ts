@@ -11,6 +11,11 @@ import { CLAIMS_SETTING } from './session-claims.js';
  * (every role may, on PostgreSQL 14) can swap what they compare or call, and
  * they still inline into the policy's plan (a `SET search_path` clause would
  * stop that, and change nothing in a body already parsed).
+ *
+ * The group-bound functions (user_group_id, subtree, prop, prop_list) read
+ * what the group itself holds; viewer_prop and viewer_prop_list read the
+ * viewer's view, attributes over the group's properties, which may narrow a
+ * query but must never bind a policy.
  */
 export function postgresPolicySql(): string {
   return `-- The functions row-level policies read the embed session's claims with (user-group-service, withSessionClaims).
@@ -33,7 +38,8 @@ CREATE OR REPLACE FUNCTION ugs.viewer_id() RETURNS pg_catalog.text
   LANGUAGE sql STABLE PARALLEL SAFE
   RETURN ugs.claims() OPERATOR(pg_catalog.->>) 'vid';
 
-${propertyFunctions('prop', 'props', "A property of the session, as text (the viewer's attribute when it has one of that name)")}
+${propertyFunctions('prop', 'gprops', "A property of the group itself, as text (its effective properties: a viewer's attributes never change it)")}
+${propertyFunctions('viewer_prop', 'props', "A property as the viewer sees it, as text (the viewer's attribute of that name over the group's property): to narrow a query, never in a policy")}
 -- The viewing group and its descendants (the session's desc claim, when the group sits in a hierarchy).
 CREATE OR REPLACE FUNCTION ugs.subtree() RETURNS pg_catalog.text[]
   LANGUAGE sql STABLE PARALLEL SAFE
@@ -91,7 +97,7 @@ export interface TablePolicyOptions {
   column: string;
   /** The column's type (default `text`): the claim is compared as that type, by pg_catalog's `=`. */
   columnType?: PolicyColumnType;
-  /** Bind the column to this property instead of the group's id. */
+  /** Bind the column to this property of the group itself (never a viewer's attribute) instead of the group's id. */
   property?: string;
   /** Let a group see its descendants' rows too (`column = ANY (ugs.subtree())`). */
   subtree?: boolean;

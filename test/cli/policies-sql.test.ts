@@ -81,7 +81,7 @@ describe('ugs policies sql', () => {
     assert.deepEqual(await read(undefined, ids), []);
   });
 
-  it('--property binds the column to a session property; --subtree to the group and its descendants', async () => {
+  it('--property binds the column to a property of the group; --subtree to the group and its descendants', async () => {
     await install(['--table', 'Sales Notes', '--column', 'rep', '--property', 'sales_rep']);
     const notes = 'SELECT note FROM "Sales Notes" ORDER BY note';
     assert.deepEqual(await read({ sub: 'acme', props: { sales_rep: 'bob' } }, notes), ['b']);

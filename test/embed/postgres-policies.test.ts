@@ -83,8 +83,8 @@ describe('PostgreSQL row-level security from the session (withSessionClaims, pos
   it('fails closed: no claims, no rows (not all rows), and the functions are NULL', async () => {
     assert.deepEqual(await ids(pool), []);
     const { rows } = await pool.query(`SELECT ugs.user_group_id() AS g, ugs.viewer_id() AS v, ugs.prop('x') AS p,
-      ugs.prop_list('x') AS l, ugs.subtree() AS s`);
-    assert.deepEqual(rows, [{ g: null, v: null, p: null, l: null, s: null }]);
+      ugs.prop_list('x') AS l, ugs.viewer_prop('x') AS vp, ugs.viewer_prop_list('x') AS vl, ugs.subtree() AS s`);
+    assert.deepEqual(rows, [{ g: null, v: null, p: null, l: null, vp: null, vl: null, s: null }]);
   });
 
   it('a pooled connection goes back with no claims: after commit, after an error, after fn commits by itself', async () => {
@@ -134,6 +134,13 @@ describe('PostgreSQL row-level security from the session (withSessionClaims, pos
         ugs.subtree() AS subtree, ugs.prop('nested') AS nested`);
       return rows[0];
     });
+    // Without viewer attributes, props are the group's own: the viewer's view is the same.
+    const viewerView = await withClaims(session, async (client) => {
+      const { rows } = await client.query(`SELECT ugs.viewer_prop('region') AS region, ugs.viewer_prop('seats') AS seats,
+        ugs.viewer_prop('gone') AS gone, ugs.viewer_prop_list('regions') AS regions, ugs.viewer_prop_list('region') AS one`);
+      return rows[0];
+    });
+    assert.deepEqual(viewerView, { region: 'eu', seats: '12', gone: null, regions: ['eu', 'us'], one: ['eu'] });
     assert.deepEqual(row, {
       g: 'acme',
       v: 'ann@acme.test',
@@ -153,10 +160,31 @@ describe('PostgreSQL row-level security from the session (withSessionClaims, pos
     ]);
   });
 
-  it('a viewer attribute narrows further through ugs.prop', async () => {
-    const mine = 'SELECT id FROM orders WHERE sales_rep = ugs.prop($$sales_rep$$) ORDER BY id';
-    assert.deepEqual(await withClaims(claims('acme', { props: { sales_rep: 'bob' } }), (client) => ids(client, mine)), [2]);
+  it('a viewer attribute narrows further through ugs.viewer_prop; ugs.prop reads the group’s own properties', async () => {
+    const mine = 'SELECT id FROM orders WHERE sales_rep = ugs.viewer_prop($$sales_rep$$) ORDER BY id';
+    // As the service mints a viewer's session: props the attributes over the group's properties, gprops the group's own.
+    const viewer = (attributes: Record<string, string | null>, group: Record<string, string> = {}) => {
+      const props = Object.fromEntries(Object.entries({ ...group, ...attributes }).filter(([, value]) => value !== null));
+      return claims('acme', { vid: 'v', props, vat: attributes, gprops: group });
+    };
+    assert.deepEqual(await withClaims(viewer({ sales_rep: 'bob' }), (client) => ids(client, mine)), [2]);
     assert.deepEqual(await withClaims(claims('acme', { props: {} }), (client) => ids(client, mine)), []);
+    const both = await withClaims(viewer({ sales_rep: 'bob', tier: null }, { sales_rep: 'ann', tier: 'gold' }), async (client) => {
+      const { rows } = await client.query(`SELECT ugs.prop('sales_rep') AS rep, ugs.viewer_prop('sales_rep') AS viewer_rep,
+        ugs.prop('tier') AS tier, ugs.viewer_prop('tier') AS viewer_tier`);
+      return rows[0];
+    });
+    assert.deepEqual(both, { rep: 'ann', viewer_rep: 'bob', tier: 'gold', viewer_tier: null });
+  });
+
+  it('a token with viewer attributes but no gprops (minted before the service carried them) binds no property: NULL, not the attributes', async () => {
+    const old = claims('acme', { vid: 'v', props: { sales_rep: 'bob' }, vat: { sales_rep: 'bob' } });
+    const row = await withClaims(old, async (client) => {
+      const { rows } = await client.query(`SELECT ugs.prop('sales_rep') AS rep, ugs.prop_list('sales_rep') AS reps,
+        ugs.viewer_prop('sales_rep') AS viewer_rep, ugs.user_group_id() AS g`);
+      return rows[0];
+    });
+    assert.deepEqual(row, { rep: null, reps: null, viewer_rep: 'bob', g: 'acme' });
   });
 
   it('a policy bound to a property or to the subtree', async () => {

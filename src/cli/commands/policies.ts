@@ -39,9 +39,10 @@ export function policiesCommand(program: Command, output: CliOutput): void {
   policies
     .command('sql')
     .description(
-      'print the SQL installing the ugs schema (functions reading the session: ugs.user_group_id(), ugs.viewer_id(), ugs.prop(name), ' +
-        'ugs.prop_list(name), ugs.subtree()); with --table and --column, also the statements enabling and forcing row-level security ' +
-        'on that table and its policy. Opens no store; pipe it to psql',
+      'print the SQL installing the ugs schema (functions reading the session: ugs.user_group_id(), ugs.subtree(), ugs.prop(name) and ' +
+        "ugs.prop_list(name) bound to the group; ugs.viewer_id(), ugs.viewer_prop(name) and ugs.viewer_prop_list(name) for the viewer's " +
+        'view); with --table and --column, also the statements enabling and forcing row-level security on that table and its policy. ' +
+        'Opens no store; pipe it to psql',
     )
     .option('--table <name>', 'the table to protect, optionally schema-qualified (sales.orders)')
     .option('--column <name>', "the table's column holding the owning group's user_group_id (or the property's value)")
@@ -50,7 +51,10 @@ export function policiesCommand(program: Command, output: CliOutput): void {
         POLICY_COLUMN_TYPES,
       ),
     )
-    .option('--property <name>', "compare the column with this session property instead of the group's id")
+    .option(
+      '--property <name>',
+      "compare the column with this property of the group (never a viewer's attribute) instead of the group's id",
+    )
     .option('--subtree', 'let a group see its descendants’ rows too (sessions minted with include_descendants)')
     .action((options: PolicyOptions) => {
       const table = tableSql(options);
