@@ -15,8 +15,9 @@ const ROWS = 'SELECT id, ordered_on::text AS ordered_on, region, sales_rep, cust
 const TOTALS = 'SELECT count(*)::int AS orders, coalesce(sum(amount_cents), 0)::int AS revenue_cents FROM orders';
 // A view's narrowing, not the isolation: the policy already holds the group's rows, and a group's own session (its
 // admin) has no sales_rep and sees them all. Written in the query, as in the SQLite mode, rather than as a
-// restrictive policy, which would have to let sessions without the attribute through.
-const REP_FILTER = "WHERE sales_rep = ugs.prop('sales_rep')";
+// restrictive policy, which would have to let sessions without the attribute through. ugs.viewer_prop reads the
+// viewer's attribute (ugs.prop reads only what the group itself holds).
+const REP_FILTER = "WHERE sales_rep = ugs.viewer_prop('sales_rep')";
 const ORDER = 'ORDER BY ordered_on, id';
 /** The queries of a whole group's sessions, and of sessions whose props carry a sales_rep. */
 export const POSTGRES_QUERIES = {

@@ -283,6 +283,8 @@ export class EmbedSessionService {
       name: group.name,
       map: mapping ?? {},
       props: overlaidProperties(properties ?? {}, viewer?.attributes),
+      // The group's own, beside the overlay: a viewer's attributes may narrow what a session reads, never widen what a policy admits.
+      ...(viewer?.attributes === undefined ? {} : { gprops: properties ?? {} }),
       tv: tokenVersionOf(group.tokenHash),
       jti: session.sessionId,
       iat: session.iat,

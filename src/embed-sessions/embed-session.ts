@@ -98,7 +98,10 @@ export interface EmbedClaims {
   tid: number;
   name: string;
   map: Mapping;
+  /** The group's effective properties, the viewer's attributes over them. */
   props: Properties;
+  /** The group's own effective properties, when the viewer has attributes: what row-level policies bind to (ugs.prop). */
+  gprops?: Properties;
   tv: string;
   jti: string;
   iat: number;

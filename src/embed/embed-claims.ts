@@ -16,8 +16,10 @@ export interface EmbedClaims {
   readonly name: string;
   /** The group's mapping: schema name -> data source name; `{}` when none. */
   readonly map: Readonly<Record<string, string | number>>;
-  /** The group's properties, the variables of its dashboards; `{}` when none. */
+  /** The group's properties, the variables of its dashboards, with the viewer's attributes over them (vat); `{}` when none. */
   readonly props: Readonly<Record<string, EmbedJsonValue>>;
+  /** The group's own properties, without the viewer's attributes: present when vat is (else props are the group's own). */
+  readonly gprops?: Readonly<Record<string, EmbedJsonValue>>;
   /** The group's token version, opaque: it changes on every rotation of the group token. */
   readonly tv: string;
   /** The embed session's id (session_id). */
@@ -86,7 +88,7 @@ export function parseEmbedClaims(payload: Payload): EmbedClaims {
   }
   if (!isPlainObject(payload.props)) throw invalid('props', 'an object');
   for (const claim of ['dsh', 'vid']) optional(payload, claim, (v) => typeof v === 'string', 'a string');
-  optional(payload, 'vat', isPlainObject, 'an object');
+  for (const claim of ['vat', 'gprops']) optional(payload, claim, isPlainObject, 'an object');
   for (const claim of ['org', 'anc', 'desc']) optional(payload, claim, isStringArray, 'an array of strings');
   return deepFreeze(payload) as unknown as EmbedClaims;
 }

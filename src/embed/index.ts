@@ -6,4 +6,4 @@ export type { EmbedClaims, EmbedJsonValue } from './embed-claims.js';
 export type { SigningKeyStatus } from './signing-key-set.js';
 export type { RevocationFeedStatus } from './revocation-feed.js';
 export { withSessionClaims, type SqlClient, type PolicyClaims } from './session-claims.js';
-export { postgresPolicySql, tablePolicySql, type TablePolicyOptions } from './postgres-policies.js';
+export { postgresPolicySql, tablePolicySql, type PolicyColumnType, type TablePolicyOptions } from './postgres-policies.js';

@@ -6,15 +6,25 @@ export interface SqlClient {
 }
 
 /** The claims PostgreSQL's policies read: a verified token's, or any object of that shape. */
-export type PolicyClaims = Pick<EmbedClaims, 'sub' | 'props'> & Partial<Pick<EmbedClaims, 'tid' | 'env' | 'vid' | 'anc' | 'desc'>>;
+export type PolicyClaims = Pick<EmbedClaims, 'sub' | 'props'> &
+  Partial<Pick<EmbedClaims, 'tid' | 'env' | 'vid' | 'vat' | 'gprops' | 'anc' | 'desc'>>;
 
 /** The setting the `ugs` schema's functions read (postgresPolicySql). */
 export const CLAIMS_SETTING = 'ugs.claims';
 
-/** Only what a policy may read: the token's signature, expiry and origins are the verifier's business, not the database's. */
+/**
+ * Only what a policy may read: the token's signature, expiry and origins are
+ * the verifier's business, not the database's. `props` is the viewer's view
+ * (ugs.viewer_prop); `gprops` the group's own properties (ugs.prop, what a
+ * policy binds): the token's `gprops` when its viewer has attributes, else
+ * `props`, which then is the group's own. A token with attributes but no
+ * `gprops` (minted by a service before it carried them) sets none, so ugs.prop
+ * is NULL and a property-bound policy admits nothing, rather than what a
+ * viewer's attribute says.
+ */
 function settingOf(claims: PolicyClaims): string {
-  const { sub, tid, env, vid, props, anc, desc } = claims;
-  return JSON.stringify({ sub, tid, env, vid, props, anc, desc });
+  const { sub, tid, env, vid, props, vat, gprops, anc, desc } = claims;
+  return JSON.stringify({ sub, tid, env, vid, props, gprops: vat === undefined ? props : gprops, anc, desc });
 }
 
 /**

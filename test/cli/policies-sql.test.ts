@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { withSessionClaims, type PolicyClaims } from 'user-group-service/embed';
@@ -80,7 +81,7 @@ describe('ugs policies sql', () => {
     assert.deepEqual(await read(undefined, ids), []);
   });
 
-  it('--property binds the column to a session property; --subtree to the group and its descendants', async () => {
+  it('--property binds the column to a property of the group; --subtree to the group and its descendants', async () => {
     await install(['--table', 'Sales Notes', '--column', 'rep', '--property', 'sales_rep']);
     const notes = 'SELECT note FROM "Sales Notes" ORDER BY note';
     assert.deepEqual(await read({ sub: 'acme', props: { sales_rep: 'bob' } }, notes), ['b']);
@@ -97,7 +98,8 @@ describe('ugs policies sql', () => {
     const refusals: [string[], string][] = [
       [['--table', 'orders'], 'give --table and --column together'],
       [['--column', 'tenant_id'], 'give --table and --column together'],
-      [['--property', 'region'], '--property and --subtree bind a table: give --table and --column too'],
+      [['--property', 'region'], '--column-type, --property and --subtree bind a table: give --table and --column too'],
+      [['--column-type', 'uuid'], '--column-type, --property and --subtree bind a table: give --table and --column too'],
       [['--table', 'orders', '--column', 'tenant_id', '--property', 'region', '--subtree'], 'give --property or --subtree, not both'],
       [['--table', 'a.b.c', '--column', 'tenant_id'], '"a.b.c" is not a table name'],
     ];
@@ -106,6 +108,46 @@ describe('ugs policies sql', () => {
       assertOneLineFailure(result, [`ugs: ${message}`]);
       assert.equal(result.code, 1);
       assert.equal(result.stdout, '');
+    }
+    const unknownType = await ugs(['--table', 'orders', '--column', 'tenant_id', '--column-type', 'json']);
+    assert.notEqual(unknownType.code, 0);
+    assert.equal(unknownType.stdout, '');
+    assert.match(unknownType.stderr, /'json' is invalid\. Allowed choices are text, varchar, uuid, integer, bigint/);
+  });
+
+  it('--column-type compares as the column’s type, by pg_catalog’s =: operators planted in public change nothing', async () => {
+    const [acme, globex] = [randomUUID(), randomUUID()];
+    await admin(`
+      CREATE TABLE handles (tenant varchar NOT NULL, handle text);
+      INSERT INTO handles VALUES ('acme', 'a'), ('globex', 'g');
+      CREATE TABLE devices (tenant uuid NOT NULL, device text);
+      INSERT INTO devices VALUES ('${acme}', 'a'), ('${globex}', 'g');
+      GRANT SELECT ON handles, devices TO ${role.name};
+    `);
+    // A role that may create in public, as every role may on PostgreSQL 14, plants a `=` that is always true for each column.
+    const mallory = await createTestRole(database.url);
+    try {
+      await admin(`GRANT CREATE ON SCHEMA public TO ${mallory.name}`);
+      await adminQuery(
+        mallory.url,
+        ['varchar', 'uuid']
+          .map(
+            (
+              type,
+            ) => `CREATE FUNCTION public.ugs_hostile_eq(pg_catalog.${type}, pg_catalog.text) RETURNS pg_catalog.bool LANGUAGE sql RETURN true;
+CREATE OPERATOR public.= (LEFTARG = pg_catalog.${type}, RIGHTARG = pg_catalog.text, FUNCTION = public.ugs_hostile_eq);`,
+          )
+          .join('\n'),
+      );
+      const result = await install(['--table', 'handles', '--column', 'tenant', '--column-type', 'varchar']);
+      assert.match(result.stdout, /^ {2}USING \(tenant OPERATOR\(pg_catalog\.=\) \(SELECT ugs\.user_group_id\(\)\)\)$/m);
+      await install(['--table', 'devices', '--column', 'tenant', '--column-type', 'uuid']);
+      assert.deepEqual(await read({ sub: 'acme', props: {} }, 'SELECT handle FROM handles'), ['a']);
+      assert.deepEqual(await read({ sub: acme, props: {} }, 'SELECT device FROM devices'), ['a']);
+      assert.deepEqual(await read({ sub: globex, props: {} }, 'SELECT device FROM devices'), ['g']);
+      assert.deepEqual(await read(undefined, 'SELECT device FROM devices'), []);
+    } finally {
+      await mallory.drop();
     }
   });
 });

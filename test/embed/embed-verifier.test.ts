@@ -165,6 +165,8 @@ describe('embed verifier: signatures, types and claims', () => {
       ['org', 'https://app.example.com'],
       ['anc', [1, 2]],
       ['desc', 'acme-eu'],
+      ['gprops', 'region=eu'],
+      ['gprops', null],
     ];
     for (const [claim, value] of mistyped) {
       const error = await refusal(verifier, await signEmbedToken(ed, embedClaims({ [claim]: value })));

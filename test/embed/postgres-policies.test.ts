@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { postgresPolicySql, tablePolicySql, withSessionClaims, type PolicyClaims } from 'user-group-service/embed';
+import {
+  postgresPolicySql,
+  tablePolicySql,
+  withSessionClaims,
+  type PolicyClaims,
+  type PolicyColumnType,
+  type TablePolicyOptions,
+} from 'user-group-service/embed';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { createTestRole, type TestRole } from '../helpers/postgres-roles.js';
 
@@ -75,8 +83,8 @@ describe('PostgreSQL row-level security from the session (withSessionClaims, pos
   it('fails closed: no claims, no rows (not all rows), and the functions are NULL', async () => {
     assert.deepEqual(await ids(pool), []);
     const { rows } = await pool.query(`SELECT ugs.user_group_id() AS g, ugs.viewer_id() AS v, ugs.prop('x') AS p,
-      ugs.prop_list('x') AS l, ugs.subtree() AS s`);
-    assert.deepEqual(rows, [{ g: null, v: null, p: null, l: null, s: null }]);
+      ugs.prop_list('x') AS l, ugs.viewer_prop('x') AS vp, ugs.viewer_prop_list('x') AS vl, ugs.subtree() AS s`);
+    assert.deepEqual(rows, [{ g: null, v: null, p: null, l: null, vp: null, vl: null, s: null }]);
   });
 
   it('a pooled connection goes back with no claims: after commit, after an error, after fn commits by itself', async () => {
@@ -126,6 +134,13 @@ describe('PostgreSQL row-level security from the session (withSessionClaims, pos
         ugs.subtree() AS subtree, ugs.prop('nested') AS nested`);
       return rows[0];
     });
+    // Without viewer attributes, props are the group's own: the viewer's view is the same.
+    const viewerView = await withClaims(session, async (client) => {
+      const { rows } = await client.query(`SELECT ugs.viewer_prop('region') AS region, ugs.viewer_prop('seats') AS seats,
+        ugs.viewer_prop('gone') AS gone, ugs.viewer_prop_list('regions') AS regions, ugs.viewer_prop_list('region') AS one`);
+      return rows[0];
+    });
+    assert.deepEqual(viewerView, { region: 'eu', seats: '12', gone: null, regions: ['eu', 'us'], one: ['eu'] });
     assert.deepEqual(row, {
       g: 'acme',
       v: 'ann@acme.test',
@@ -145,10 +160,31 @@ describe('PostgreSQL row-level security from the session (withSessionClaims, pos
     ]);
   });
 
-  it('a viewer attribute narrows further through ugs.prop', async () => {
-    const mine = 'SELECT id FROM orders WHERE sales_rep = ugs.prop($$sales_rep$$) ORDER BY id';
-    assert.deepEqual(await withClaims(claims('acme', { props: { sales_rep: 'bob' } }), (client) => ids(client, mine)), [2]);
+  it('a viewer attribute narrows further through ugs.viewer_prop; ugs.prop reads the group’s own properties', async () => {
+    const mine = 'SELECT id FROM orders WHERE sales_rep = ugs.viewer_prop($$sales_rep$$) ORDER BY id';
+    // As the service mints a viewer's session: props the attributes over the group's properties, gprops the group's own.
+    const viewer = (attributes: Record<string, string | null>, group: Record<string, string> = {}) => {
+      const props = Object.fromEntries(Object.entries({ ...group, ...attributes }).filter(([, value]) => value !== null));
+      return claims('acme', { vid: 'v', props, vat: attributes, gprops: group });
+    };
+    assert.deepEqual(await withClaims(viewer({ sales_rep: 'bob' }), (client) => ids(client, mine)), [2]);
     assert.deepEqual(await withClaims(claims('acme', { props: {} }), (client) => ids(client, mine)), []);
+    const both = await withClaims(viewer({ sales_rep: 'bob', tier: null }, { sales_rep: 'ann', tier: 'gold' }), async (client) => {
+      const { rows } = await client.query(`SELECT ugs.prop('sales_rep') AS rep, ugs.viewer_prop('sales_rep') AS viewer_rep,
+        ugs.prop('tier') AS tier, ugs.viewer_prop('tier') AS viewer_tier`);
+      return rows[0];
+    });
+    assert.deepEqual(both, { rep: 'ann', viewer_rep: 'bob', tier: 'gold', viewer_tier: null });
+  });
+
+  it('a token with viewer attributes but no gprops (minted before the service carried them) binds no property: NULL, not the attributes', async () => {
+    const old = claims('acme', { vid: 'v', props: { sales_rep: 'bob' }, vat: { sales_rep: 'bob' } });
+    const row = await withClaims(old, async (client) => {
+      const { rows } = await client.query(`SELECT ugs.prop('sales_rep') AS rep, ugs.prop_list('sales_rep') AS reps,
+        ugs.viewer_prop('sales_rep') AS viewer_rep, ugs.user_group_id() AS g`);
+      return rows[0];
+    });
+    assert.deepEqual(row, { rep: null, reps: null, viewer_rep: 'bob', g: 'acme' });
   });
 
   it('a policy bound to a property or to the subtree', async () => {
@@ -177,6 +213,39 @@ describe('PostgreSQL row-level security from the session (withSessionClaims, pos
     assert.deepEqual(await ids(pool, 'SELECT 1 AS id FROM accounts'), []);
   });
 
+  it('a uuid column: the claim is compared as a uuid (an index serves it), an id that is no uuid fails the query, a policy without the type is refused', async () => {
+    const [mine, theirs] = [randomUUID(), randomUUID()];
+    const admin = new pg.Client(database.url);
+    await admin.connect();
+    try {
+      await admin.query(`CREATE TABLE devices (id int PRIMARY KEY, tenant uuid NOT NULL);
+        CREATE INDEX devices_tenant_idx ON devices (tenant);
+        INSERT INTO devices VALUES (1, '${mine}'), (2, '${theirs}');
+        GRANT SELECT ON devices TO ${role.name};`);
+      await assert.rejects(
+        admin.query(tablePolicySql({ table: 'devices', column: 'tenant' })),
+        /operator does not exist: uuid pg_catalog\.= text/,
+      );
+      await admin.query(tablePolicySql({ table: 'devices', column: 'tenant', columnType: 'uuid' }));
+    } finally {
+      await admin.end();
+    }
+    const devices = 'SELECT id FROM devices ORDER BY id';
+    assert.deepEqual(await withClaims(claims(mine), (client) => ids(client, devices)), [1]);
+    assert.deepEqual(await withClaims(claims(theirs), (client) => ids(client, devices)), [2]);
+    await assert.rejects(
+      withClaims(claims('acme'), (client) => ids(client, devices)),
+      /invalid input syntax for type uuid: "acme"/,
+    );
+    const plan = await withClaims(claims(mine), async (client) => {
+      await client.query('SET LOCAL enable_seqscan = off');
+      return (await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${devices}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    // The claim is read once (an InitPlan: `$0` before PostgreSQL 17) and cast once; the index compares with it.
+    assert.match(plan, /Index Cond: \(tenant = (\(\(InitPlan 1\)\.col1\)|\$\d+)::uuid\)/);
+    assert.match(plan, /devices_tenant_idx/);
+  });
+
   it('refuses claims without a group rather than running unbound', async () => {
     const client = await pool.connect();
     try {
@@ -194,9 +263,29 @@ describe('tablePolicySql', () => {
   it('quotes what PostgreSQL would not read back as written, and refuses what is not a name', () => {
     const sql = tablePolicySql({ table: 'Sales."Q1.orders"', column: 'Tenant Id', property: "it's" });
     assert.match(sql, /ALTER TABLE "Sales"\."Q1\.orders" FORCE ROW LEVEL SECURITY;/);
-    assert.match(sql, /USING \("Tenant Id" = \(SELECT ugs\.prop\('it''s'\)\)\)/);
+    assert.match(sql, /USING \("Tenant Id" OPERATOR\(pg_catalog\.=\) \(SELECT ugs\.prop\('it''s'\)\)\)/);
     assert.throws(() => tablePolicySql({ table: 'a.b.c', column: 'x' }), /not a table name/);
     assert.throws(() => tablePolicySql({ table: 'orders', column: '' }), /not an identifier/);
     assert.throws(() => tablePolicySql({ table: 'orders', column: 'x', property: 'p', subtree: true }), /not both/);
+    assert.throws(
+      () => tablePolicySql({ table: 'orders', column: 'x', columnType: 'json' as PolicyColumnType }),
+      /"json" is not a column type a policy compares: one of text, varchar, uuid, integer, bigint/,
+    );
+  });
+
+  it('compares by pg_catalog’s operator, the claim cast to the column’s type', () => {
+    const policy = (options: Partial<TablePolicyOptions>) =>
+      tablePolicySql({ table: 'orders', column: 'tenant_id', ...options }).match(/USING \((.*)\)\n/)?.[1];
+    assert.equal(policy({}), 'tenant_id OPERATOR(pg_catalog.=) (SELECT ugs.user_group_id())');
+    assert.equal(policy({ columnType: 'varchar' }), 'tenant_id OPERATOR(pg_catalog.=) (SELECT ugs.user_group_id())');
+    assert.equal(policy({ columnType: 'uuid' }), 'tenant_id OPERATOR(pg_catalog.=) (SELECT ugs.user_group_id())::pg_catalog.uuid');
+    assert.equal(
+      policy({ columnType: 'bigint', property: 'org' }),
+      "tenant_id OPERATOR(pg_catalog.=) (SELECT ugs.prop('org'))::pg_catalog.int8",
+    );
+    assert.equal(
+      policy({ columnType: 'integer', subtree: true }),
+      'tenant_id OPERATOR(pg_catalog.=) ANY ((SELECT ugs.subtree())::pg_catalog.int4[])',
+    );
   });
 });

@@ -15,6 +15,15 @@ import { dropRole } from '../helpers/postgres-roles.js';
  */
 
 const claims = (sub: string, props: Record<string, string> = {}): OrdersClaims => ({ sub, tid: 1, props });
+/** A viewer's session as the service mints it: props the attributes over the group's properties (none here), gprops the group's own. */
+const viewerClaims = (sub: string, attributes: Record<string, string>): OrdersClaims => ({
+  sub,
+  tid: 1,
+  vid: 'viewer',
+  props: attributes,
+  vat: attributes,
+  gprops: {},
+});
 const idsOf = (region: string) => demoOrderRows().flatMap((row) => (row.region === region ? [row.id] : []));
 const ALL_QUERIES = Object.values(POSTGRES_QUERIES).flatMap((queries) => Object.values(queries));
 const roleName = () => `ugs_example_${randomBytes(5).toString('hex')}`;
@@ -103,10 +112,10 @@ describe('example dashboard, PostgreSQL mode: the orders a session sees', () => 
     assert.deepEqual((await pool.query(POSTGRES_QUERIES.group.rows)).rows, []);
   });
 
-  it("the viewer's sales_rep attribute narrows further, through ugs.prop('sales_rep') in the query", async () => {
-    const ana = await orders.viewFor(claims('acme', { sales_rep: 'ana' }));
-    const ben = await orders.viewFor(claims('acme', { sales_rep: 'ben' }));
-    const globexAna = await orders.viewFor(claims('globex', { sales_rep: 'ana' }));
+  it("the viewer's sales_rep attribute narrows further, through ugs.viewer_prop('sales_rep') in the query", async () => {
+    const ana = await orders.viewFor(viewerClaims('acme', { sales_rep: 'ana' }));
+    const ben = await orders.viewFor(viewerClaims('acme', { sales_rep: 'ben' }));
+    const globexAna = await orders.viewFor(viewerClaims('globex', { sales_rep: 'ana' }));
     for (const [view, region, rep] of [
       [ana, 'eu', 'ana'],
       [ben, 'eu', 'ben'],
@@ -121,7 +130,7 @@ describe('example dashboard, PostgreSQL mode: the orders a session sees', () => 
       assert.equal(view.totals.orders, 4);
     }
     for (const rep of ["ana' OR '1'='1", 'ana OR 1=1']) {
-      assert.deepEqual((await orders.viewFor(claims('acme', { sales_rep: rep }))).rows, [], rep);
+      assert.deepEqual((await orders.viewFor(viewerClaims('acme', { sales_rep: rep }))).rows, [], rep);
     }
   });
 

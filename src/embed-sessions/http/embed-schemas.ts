@@ -95,6 +95,7 @@ export const IntrospectResponse = Type.Object(
     name: Type.Optional(Type.String()),
     map: Type.Optional(Mapping),
     props: Type.Optional(Properties),
+    gprops: Type.Optional(Properties),
     tv: Type.Optional(Type.String()),
     jti: Type.Optional(Type.String()),
     iat: Type.Optional(Type.Integer()),

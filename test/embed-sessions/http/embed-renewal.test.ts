@@ -62,6 +62,7 @@ describe('POST /api/embed_sessions/renew', () => {
       { region: 'us', sales_rep: 'ana' },
       'the property change reaches the renewal; the viewer still overlays',
     );
+    assert.deepEqual(claims['gprops'], { region: 'us', tier: 'gold' }, "the group's own properties as they are now, without the viewer");
     assert.equal(claims['vid'], 'ana');
     assert.deepEqual(claims['vat'], before['vat']);
     assert.equal(claims['dsh'], 'sales');

@@ -122,6 +122,20 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
     // elsewhere.
     const wide = (n: number, first = 0) => Array.from({ length: n }, (_, i) => emoji(first + i)).join('');
     const sizes: Record<string, number> = {};
+    const worst = {
+      user_group_id: wide(255),
+      name: wide(255, 1),
+      mapping: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [emoji(i) + emoji(i >> 6) + wide(253), '\u0001'.repeat(255)])),
+      properties: { p: '\u0001'.repeat((65_536 - '{"p":""}'.length) / 6) },
+    };
+    const worstSession = {
+      dashboard: '\u0001'.repeat(255),
+      // The longest origins accepted: four labels making a 253-character host name, and a five-digit port.
+      origins: Array.from(
+        { length: 10 },
+        (_, i) => `https://${String(i).padStart(63, 'h')}.${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(57)}.com:65535`,
+      ),
+    };
     for (const [label, group, body] of [
       [
         'ASCII at the limits',
@@ -133,19 +147,14 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
         },
         { dashboard: 'd'.repeat(255), origins: Array.from({ length: 10 }, (_, i) => `https://${String(i).padStart(63, 'h')}.example.com`) },
       ],
+      ['worst case (four-byte characters, escapes)', worst, worstSession],
       [
-        'worst case (four-byte characters, escapes)',
+        // The attributes are in props and vat, and the group's properties then also in gprops.
+        "worst case, with a viewer's attributes at their limit",
+        worst,
         {
-          user_group_id: wide(255),
-          name: wide(255, 1),
-          mapping: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [emoji(i) + emoji(i >> 6) + wide(253), '\u0001'.repeat(255)])),
-          properties: { p: '\u0001'.repeat((65_536 - '{"p":""}'.length) / 6) },
-        },
-        {
-          dashboard: '\u0001'.repeat(255),
-          origins: Array.from({ length: 10 }, (_, i) =>
-            `https://${String(i).padStart(63, 'h')}.${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(60)}.example.com`.slice(0, 300),
-          ),
+          ...worstSession,
+          viewer: { id: 'v'.repeat(255), attributes: { q: '\u0001'.repeat((65_536 - '{"q":""}'.length) / 6) } },
         },
       ],
     ] as const) {

@@ -43,9 +43,13 @@ describe('viewers: the people inside a group', () => {
     const bare = decodeJwt((await mint({ user_group_id: 'v-acme' })).token);
     assert.equal('vid' in bare, false);
     assert.deepEqual(bare['props'], { region: 'eu', tier: 'gold', sales_rep: null });
+    assert.deepEqual(claims['gprops'], bare['props'], "gprops: the group's own properties, which the attributes do not touch");
+    assert.deepEqual((await introspect(withViewer.token)).gprops, bare['props']);
+    assert.equal('gprops' in bare, false);
     const noAttributes = decodeJwt((await mint({ user_group_id: 'v-acme', viewer: { id: 'bob' } })).token);
     assert.equal(noAttributes['vid'], 'bob');
     assert.deepEqual(noAttributes['props'], bare['props']);
+    assert.equal('gprops' in noAttributes, false, 'without attributes, props are the group’s own');
   });
 
   it('answers 400 for a viewer out of bounds, naming what is wrong', async () => {
