@@ -1,15 +1,15 @@
 import type pg from 'pg';
 import { bindProperties, type BindableClaims, type BoundQuery } from '../embed/property-binder.js';
-import { setSessionClaims, type PolicyClaims } from '../embed/session-claims.js';
+import type { PolicyClaims } from '../embed/session-claims.js';
+import { carriesNothing, keyText, planRows, SourceTables, type PlanOptions, type RowPlan } from './isolation-rows.js';
+import { outcomeTables, readOwners, runRolledBack, type Owner } from './isolation-runs.js';
 import { CliError } from './run-command.js';
 import type { SqlStatement } from './sql-statements.js';
 
 /** A group's claims as a session minted now would carry them: what the policies read, and what the placeholders bind. */
 export type GroupClaims = PolicyClaims & BindableClaims;
 
-export interface CheckOptions {
-  /** The column naming each row's group: a row of another group is a failure. */
-  tenantColumn?: string;
+export interface CheckOptions extends PlanOptions {
   /** The claims carry each group's descendants (desc): their rows are the group's too. */
   includeDescendants: boolean;
 }
@@ -35,16 +35,20 @@ export interface QueryOutcome {
   rows: Map<string, number | null>;
   /** Rows the run with no claims returned; null where it failed or could not be bound. */
   rowsWithoutClaims: number | null;
-  /** Whether the rows carried the tenant column, so that it was compared (false without --tenant-column). */
-  tenantChecked: boolean;
+  /** The columns rows were compared on between groups; null when they carry none (or the query failed). */
+  key: string[] | null;
+  /** How each row's tenant was read: the column returned, or looked up in these tables by their key; null when it was not. */
+  tenant: { column: string; lookedUpIn: string[] } | null;
+  /** Rows carrying data that the groups received (a row of zeros and NULLs carries none). */
+  dataRows: number;
+  /** Whether every row a group received was shown to be its own or one of its subtree's; else why not. */
+  crossTenant: { checked: true } | { checked: false; reason: string };
 }
 
 export interface IsolationReport {
   queries: QueryOutcome[];
   problems: Problem[];
 }
-
-type Run = { fields: string[]; rows: unknown[][] } | { error: string };
 
 const EXAMPLE_MAX = 120;
 
@@ -73,7 +77,10 @@ export async function refuseUnboundRole(client: pg.ClientBase): Promise<string> 
  * Runs every statement once per group under that group's claims and once
  * with none (bound with the first bindable group's values, so that only the
  * policy can keep rows out), each in a transaction that is rolled back, and
- * says what leaked.
+ * says what leaked and what could not be checked. Rows are compared between
+ * groups on their key and attributed to a tenant by the tenant column
+ * (isolation-rows.ts), never by every column: a value that differs per run
+ * (now(), a property of the session) would make every row look unique.
  */
 export async function checkIsolation(
   client: pg.ClientBase,
@@ -82,6 +89,7 @@ export async function checkIsolation(
   options: CheckOptions,
 ): Promise<IsolationReport> {
   const report: IsolationReport = { queries: [], problems: [] };
+  const tables = new SourceTables(options.tenantColumn);
   for (const statement of statements) {
     const problem = (kind: ProblemKind, groupIds: string[], message: string) =>
       report.problems.push({
@@ -98,12 +106,17 @@ export async function checkIsolation(
       firstLine: statement.firstLine,
       rows: new Map(),
       rowsWithoutClaims: null,
-      tenantChecked: false,
+      key: null,
+      tenant: null,
+      dataRows: 0,
+      crossTenant: { checked: true },
     };
     // Each error once, with the runs that met it (null: the run with no claims).
     const errors = new Map<string, (string | null)[]>();
     const failed = (message: string, group: string | null) => errors.set(message, [...(errors.get(message) ?? []), group]);
     const rowsSeen = new Map<string, { groups: Set<string>; example: string }>();
+    const notChecked: string[] = [];
+    let plan: RowPlan | undefined;
     let unbound: BoundQuery | undefined;
 
     for (const [id, claims] of groups) {
@@ -114,32 +127,48 @@ export async function checkIsolation(
         continue;
       }
       unbound ??= bound;
-      const run = await runRolledBack(client, bound, claims);
+      const run = await runRolledBack(client, bound, claims, async (result) => {
+        plan ??= planRows(result.fields, await tables.of(client, result.fields), options);
+        return readOwners(client, result, plan);
+      });
       if ('error' in run) {
         failed(run.error, id);
         continue;
       }
-      outcome.rows.set(id, run.rows.length);
-      const column = options.tenantColumn === undefined ? -1 : run.fields.indexOf(options.tenantColumn);
-      if (column >= 0) {
-        outcome.tenantChecked = true;
-        const own = new Set([id, ...(options.includeDescendants ? (claims.desc ?? []) : [])]);
-        const foreign = run.rows.filter((row) => row[column] === null || !own.has(String(row[column])));
-        if (foreign.length > 0)
-          problem(
-            'foreign_tenant',
-            [id],
-            `${id} received ${rowCount(foreign.length)} whose ${options.tenantColumn} is not ${id}` +
-              `${options.includeDescendants ? ' or one of its descendants' : ''} (e.g. ${options.tenantColumn} = ${example(foreign[0]![column])}): ` +
-              "the policy compares another column, or a property that does not hold the group's id",
-          );
-      }
-      for (const row of run.rows) {
-        if (carriesNothing(row)) continue;
-        const key = JSON.stringify(row);
-        const seen = rowsSeen.get(key) ?? { groups: new Set<string>(), example: key };
+      outcome.rows.set(id, run.raw.length);
+      const { plan: runPlan, data, owners } = run.inspected!;
+      outcome.dataRows += data.length;
+      const { key } = runPlan;
+      for (const i of key === null ? [] : data) {
+        const rowKey = keyText(key!.columns.map((c) => run.raw[i]![c] ?? null));
+        const seen = rowsSeen.get(rowKey) ?? { groups: new Set<string>(), example: example(run.parsed[i]) };
         seen.groups.add(id);
-        rowsSeen.set(key, seen);
+        rowsSeen.set(rowKey, seen);
+      }
+      if (owners === null) continue;
+      if ('error' in owners) {
+        notChecked.push(`reading ${options.tenantColumn} for ${id} failed: ${owners.error}`);
+        continue;
+      }
+      const own = new Set([id, ...(options.includeDescendants ? (claims.desc ?? []) : [])]);
+      const isForeign = (owner: Owner) => owner.tenant === null || !own.has(owner.tenant);
+      const lost = owners.filter((found) => found === undefined).length;
+      if (lost > 0)
+        notChecked.push(
+          `${rowCount(lost)} that ${id} received could not be found by their key in ${outcomeTables(runPlan)} (a NULL key from an ` +
+            'outer join, or a row the query wrote itself), so whose they are is not known',
+        );
+      const foreign = owners.flatMap((found) => found?.find(isForeign) ?? []);
+      if (foreign.length > 0) {
+        const first = foreign[0]!;
+        problem(
+          'foreign_tenant',
+          [id],
+          `${id} received ${rowCount(foreign.length)} whose ${options.tenantColumn} is not ${id}` +
+            `${options.includeDescendants ? ' or one of its descendants' : ''} (e.g. ${options.tenantColumn} = ${example(first.tenant)}` +
+            `${first.via === null ? '' : `, looked up in ${first.via}`}): the policy compares another column or a property that does not ` +
+            "hold the group's id, or the table has no policy and the query's own filter let them through",
+        );
       }
     }
 
@@ -147,8 +176,8 @@ export async function checkIsolation(
       const run = await runRolledBack(client, unbound);
       if ('error' in run) failed(run.error, null);
       else {
-        outcome.rowsWithoutClaims = run.rows.length;
-        const leaked = run.rows.filter((row) => !carriesNothing(row));
+        outcome.rowsWithoutClaims = run.raw.length;
+        const leaked = run.parsed.filter((row) => !carriesNothing(row));
         if (leaked.length > 0)
           problem(
             'rows_without_claims',
@@ -159,41 +188,36 @@ export async function checkIsolation(
       }
     }
 
+    const keyNames = plan?.key?.names.join(', ');
     for (const shared of sharedRows(rowsSeen, groups, options.includeDescendants))
       problem(
         'shared_row',
         shared.groups,
-        `returned the same ${rowCount(shared.count)} to ${shared.groups.join(' and ')} (e.g. ${shared.example}): one group's rows reached ` +
-          'another (or the query returns nothing that tells groups apart, as an aggregate may)',
+        `returned the same ${rowCount(shared.count)} (by ${keyNames}) to ${shared.groups.join(' and ')} (e.g. ${shared.example}): ` +
+          "one group's rows reached another",
       );
 
+    const groupsFailed = new Set<string>();
     for (const [message, failing] of errors) {
       const ids = failing.filter((id) => id !== null);
+      ids.forEach((id) => groupsFailed.add(id));
       const noClaims = failing.length > ids.length;
       const who = ids.length === 0 ? 'with no claims' : `for ${ids.join(', ')}${noClaims ? ' and with no claims' : ''}`;
       problem('query_error', ids, `failed ${who}: ${message}`);
     }
+
+    if (plan !== undefined) {
+      outcome.key = plan.key?.names ?? null;
+      if (plan.tenant.kind === 'returned') outcome.tenant = { column: options.tenantColumn!, lookedUpIn: [] };
+      if (plan.tenant.kind === 'lookup')
+        outcome.tenant = { column: options.tenantColumn!, lookedUpIn: plan.tenant.lookups.map((l) => l.table.name) };
+      if (plan.tenant.kind === 'none' && outcome.dataRows > 0) notChecked.unshift(plan.tenant.reason);
+    }
+    if (groupsFailed.size > 0) notChecked.unshift(`it failed for ${[...groupsFailed].join(', ')}`);
+    if (notChecked.length > 0) outcome.crossTenant = { checked: false, reason: notChecked.join('; ') };
     report.queries.push(outcome);
   }
   return report;
-}
-
-/**
- * A row of nothing but NULL, zero, false, '' and empty arrays: what an aggregate
- * returns over no rows (`count(*)` is 0, `sum` NULL or its coalesced 0). It
- * shows no data, so it is neither a leak without claims nor a row two groups
- * share; an aggregate over real rows carries a non-zero value and is judged.
- */
-function carriesNothing(row: unknown[]): boolean {
-  return row.every(
-    (value) =>
-      value === null ||
-      value === false ||
-      value === 0 ||
-      value === '' ||
-      (typeof value === 'string' && /^-?0*(\.0*)?$/.test(value)) ||
-      (Array.isArray(value) && value.length === 0),
-  );
 }
 
 function bind(sql: string, claims: GroupClaims): BoundQuery | { error: string } {
@@ -201,27 +225,6 @@ function bind(sql: string, claims: GroupClaims): BoundQuery | { error: string } 
     return bindProperties(sql, claims, 'postgres');
   } catch (error) {
     return { error: `cannot bind its placeholders: ${(error as Error).message}` };
-  }
-}
-
-/** BEGIN, the claims (when given), the query, ROLLBACK: nothing a query writes is kept, and no claims outlive the run. */
-async function runRolledBack(client: pg.ClientBase, query: BoundQuery, claims?: PolicyClaims): Promise<Run> {
-  await client.query('BEGIN');
-  try {
-    if (claims !== undefined) await setSessionClaims(client, claims);
-    // The extended protocol runs one statement, whatever the text holds.
-    const config: pg.QueryArrayConfig & { queryMode: 'extended' } = {
-      text: query.text,
-      values: query.values,
-      rowMode: 'array',
-      queryMode: 'extended',
-    };
-    const result = await client.query(config);
-    return { fields: result.fields.map((field) => field.name), rows: result.rows };
-  } catch (error) {
-    return { error: (error as Error).message };
-  } finally {
-    await client.query('ROLLBACK');
   }
 }
 
@@ -244,7 +247,7 @@ function sharedRows(
     const leaked = ids.filter((a) => ids.some((b) => a !== b && apart(a, b)));
     if (leaked.length < 2) continue;
     const key = leaked.join('\n');
-    const entry = shared.get(key) ?? { groups: leaked, count: 0, example: shorten(row) };
+    const entry = shared.get(key) ?? { groups: leaked, count: 0, example: row };
     entry.count++;
     shared.set(key, entry);
   }
@@ -256,9 +259,6 @@ function rowCount(n: number): string {
 }
 
 function example(value: unknown): string {
-  return shorten(JSON.stringify(value) ?? String(value));
-}
-
-function shorten(text: string): string {
+  const text = JSON.stringify(value) ?? String(value);
   return text.length > EXAMPLE_MAX ? `${text.slice(0, EXAMPLE_MAX - 1)}…` : text;
 }

@@ -4,14 +4,26 @@ import { maskDatabaseUrl } from '../secrets/secret-redaction.js';
 import type { Core } from '../platform/services.js';
 import type { CliOutput } from './cli-output.js';
 
-/** A failure worth one line on stderr, not a stack trace. */
+/** A failure worth one line on stderr, not a stack trace; the process exits with `exitCode` (1 unless a command says otherwise). */
 export class CliError extends Error {
   override name = 'CliError';
+
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** A failure a person can fix, told in one line: a command's own, the store's at start, or the domain's. */
+export function isExpectedFailure(error: unknown): boolean {
+  return error instanceof CliError || error instanceof StartupError || error instanceof ServiceError;
 }
 
 /** Prints what went wrong in one line; returns the exit code. */
 export function reportFailure(error: unknown, output: Pick<CliOutput, 'error'>): number {
-  const expected = error instanceof CliError || error instanceof StartupError || error instanceof ServiceError;
+  const expected = isExpectedFailure(error);
   const code = (error as NodeJS.ErrnoException)?.code;
   if (expected) output.error(`ugs: ${(error as Error).message}`);
   else if (code === 'EADDRINUSE')
@@ -19,7 +31,7 @@ export function reportFailure(error: unknown, output: Pick<CliOutput, 'error'>):
   else if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL')
     output.error(`ugs: cannot listen: ${(error as Error).message}; set HOST to an address of this machine.`);
   else output.error(error);
-  return 1;
+  return error instanceof CliError ? error.exitCode : 1;
 }
 
 export interface StoreUse {

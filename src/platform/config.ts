@@ -24,7 +24,7 @@ const ConfigSchema = Type.Object({
     Type.String({
       minLength: 1,
       description:
-        "Folder of the SQLite file (`user-groups.sqlite`), its store id (`user-groups.store-id`) and the generated server secret; keep all three in backups. A relative path is taken from the working directory. Unset: `data` in the folder of the service's package.json (in a clone, the clone's `data`), from whichever directory `ugs` or `npm start` runs, so the CLI and the server always find the same store.",
+        "Folder of the SQLite file (`user-groups.sqlite`), its store id (`user-groups.store-id`) and the generated server secret (with `DATABASE_URL`, the secret alone); keep all three in backups. Made (0700) where missing when a store or a generated secret is written to it. A relative path is taken from the working directory. Unset: `data` in the folder of the service's package.json (in a clone, the clone's `data`), from whichever directory `ugs` or `npm start` runs, so the CLI and the server always find the same store.",
     }),
   ),
   LOG_LEVEL: Type.Union(

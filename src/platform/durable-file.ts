@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -36,4 +36,13 @@ export function syncFolder(path: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Makes a folder that holds secrets (the data dir) where it is missing, with
+ * its missing parents, readable by this user only; an existing one is left as
+ * it is. Returns the first folder it made, if any.
+ */
+export function makePrivateFolder(path: string): string | undefined {
+  return mkdirSync(path, { recursive: true, mode: 0o700 });
 }

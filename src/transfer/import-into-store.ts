@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../platform/config.js';
 import { checkExport, DataTransfer, type ImportSummary } from './data-transfer.js';
 import { StartupError } from '../kernel/errors.js';
 import type { SettingsStore } from '../kernel/settings-store.js';
 import { createTokenCipher, type TokenCipher } from '../secrets/token-cipher.js';
-import { syncFolder } from '../platform/durable-file.js';
+import { makePrivateFolder, syncFolder } from '../platform/durable-file.js';
 import { readSecrets, SECRET_CHECK_SETTING } from '../secrets/file/server-secret.js';
 import { openStore, SQLITE_FILE } from '../store/open-store.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
@@ -70,7 +70,7 @@ async function openTarget(config: ImportConfig): Promise<ImportTarget> {
     const { store } = await openStore(config);
     return { store, keep: () => store.close(), discard: () => store.close() };
   }
-  const createdDir = mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const createdDir = makePrivateFolder(config.dataDir);
   const temporary = `${finalPath}.import-${randomBytes(6).toString('hex')}`;
   const removeTemporary = () => {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temporary}${suffix}`, { force: true });

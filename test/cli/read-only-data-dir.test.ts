@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { mountUnavailable, readOnlyView, type Mount } from '../helpers/mounts.js';
+import { createTestDatabase } from '../helpers/postgres.js';
 import { assertOneLineFailure, Sandbox } from './cli-support.js';
 
 const skip = mountUnavailable();
@@ -40,5 +41,19 @@ describe('a read-only data dir at start', { skip }, () => {
     const result = await sandbox.ugs(view, ['serve']);
     assertOneLineFailure(result, [view, /read-only/]);
     assert.equal(result.code, 1);
+  });
+
+  it('PostgreSQL, a fresh database: the server secret cannot be written, one line naming it, exit 1', async () => {
+    const database = await createTestDatabase();
+    try {
+      const view = readOnly(sandbox.dir('ugs-ro-postgres'));
+      for (const command of [['keys', 'create'], ['serve']]) {
+        const result = await sandbox.ugs(view, command, { DATABASE_URL: database.url });
+        assertOneLineFailure(result, [`${view}/server-secret`, 'UGS_SECRET', 'EROFS']);
+        assert.equal(result.code, 1);
+      }
+    } finally {
+      await database.drop();
+    }
   });
 });

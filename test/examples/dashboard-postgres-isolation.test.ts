@@ -16,8 +16,10 @@ import { Sandbox } from '../cli/cli-support.js';
 /**
  * `ugs isolation-check` on the example dashboard's own setup (issue 31): the
  * queries in examples/dashboard/orders.sql are the ones the dashboard runs, and
- * the check passes them on the table its setup makes, as the role it makes;
- * with row-level security turned off, the same check fails.
+ * the check finds every row they return to be the viewing group's on the table
+ * its setup makes, as the role it makes, and says that the totals (aggregates
+ * naming no tenant) cannot be checked; with row-level security turned off, the
+ * same check fails.
  */
 
 const WRITER: Principal = { keyId: 'test', environment: 'Customer', access: 'read-write' };
@@ -35,7 +37,18 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
   const check = () =>
     sandbox.ugsProcess(
       dir,
-      ['isolation-check', '--database', roleUrl, '--queries', QUERIES, '--groups', 'acme,globex,initech,hooli', '--json'],
+      [
+        'isolation-check',
+        '--database',
+        roleUrl,
+        '--queries',
+        QUERIES,
+        '--groups',
+        'acme,globex,initech,hooli',
+        '--tenant-column',
+        'tenant_id',
+        '--json',
+      ],
       env,
     );
 
@@ -68,19 +81,43 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
     assert.deepEqual(inFile, run);
   });
 
-  it('passes the example: every group its own rows, none with no claims; the totals over nothing are not a leak', async () => {
+  it('checks the example: every row each group received is its own (orders.tenant_id, by id); the totals cannot be told apart, so exit 3', async () => {
     const result = await check();
-    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
+    assert.equal(result.code, 3, `${result.stdout}\n${result.stderr}`);
     const report = JSON.parse(result.stdout) as {
       passed: boolean;
-      queries: { rows: Record<string, number>; rows_without_claims: number }[];
+      outcome: string;
+      problems: unknown[];
+      queries: {
+        rows: Record<string, number>;
+        rows_without_claims: number;
+        cross_tenant: string;
+        key: string[] | null;
+        tenant: { column: string; looked_up_in: string[] } | null;
+        not_checked_because: string | null;
+      }[];
     };
-    assert.equal(report.passed, true);
+    assert.equal(report.passed, false);
+    assert.equal(report.outcome, 'not_established');
+    assert.deepEqual(report.problems, []);
     assert.deepEqual(report.queries[0]!.rows, { acme: 12, globex: 12, initech: 12, hooli: 0 });
     assert.equal(report.queries[0]!.rows_without_claims, 0);
-    // The totals answer one row for everyone, a row of zeros where there is nothing to count.
+    // The rows name no tenant: each is looked up in orders by the id the query returns.
+    assert.deepEqual([report.queries[0]!.cross_tenant, report.queries[0]!.key], ['checked', ['id']]);
+    assert.deepEqual(report.queries[0]!.tenant, { column: 'tenant_id', looked_up_in: ['public.orders'] });
+    // The totals answer one row for everyone, a row of zeros where there is nothing to count, and carry no tenant to check.
     assert.deepEqual(report.queries[1]!.rows, { acme: 1, globex: 1, initech: 1, hooli: 1 });
     assert.equal(report.queries[1]!.rows_without_claims, 1);
+    assert.equal(report.queries[1]!.cross_tenant, 'not_checked');
+    assert.match(report.queries[1]!.not_checked_because!, /its rows carry no tenant_id/);
+    // A sales rep's queries: no group's claims hold a sales_rep, so none receives a row (the zeros of the totals carry nothing).
+    assert.deepEqual(
+      report.queries.slice(2).map((q) => [q.cross_tenant, Object.values(q.rows)]),
+      [
+        ['checked', [0, 0, 0, 0]],
+        ['checked', [1, 1, 1, 1]],
+      ],
+    );
   });
 
   it('fails it once row-level security is off: the queries return every group’s rows with no claims', async () => {
@@ -98,6 +135,7 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
       assert.ok(
         report.problems.some((p) => p.query === 1 && p.kind === 'shared_row' && p.groups.includes('acme') && p.groups.includes('globex')),
       );
+      assert.ok(report.problems.some((p) => p.query === 1 && p.kind === 'foreign_tenant' && p.groups[0] === 'hooli'));
     } finally {
       await admin('ALTER TABLE orders ENABLE ROW LEVEL SECURITY');
     }

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { Option, type Command } from 'commander';
+import { CommanderError, Option, type Command } from 'commander';
 import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
 import { maskDatabaseUrl } from '../../secrets/secret-redaction.js';
 import type { CliOutput } from '../cli-output.js';
 import { checkIsolation, refuseUnboundRole, type GroupClaims, type IsolationReport } from '../isolation-check.js';
+import { failureLine, ISOLATION_EXIT, outcomeOf, printJsonReport, printReport } from '../isolation-check-report.js';
 import { operator } from '../operator.js';
-import { printTable } from '../print-table.js';
-import { CliError, withServices } from '../run-command.js';
+import { CliError, isExpectedFailure, withServices } from '../run-command.js';
 import { controlsTransaction, splitStatements, type SqlStatement } from '../sql-statements.js';
 
 interface CheckCommandOptions {
@@ -14,6 +14,7 @@ interface CheckCommandOptions {
   queries: string;
   groups: string[];
   tenantColumn?: string;
+  key: string[][];
   environment: Environment;
   includeDescendants?: boolean;
   json?: boolean;
@@ -22,18 +23,30 @@ interface CheckCommandOptions {
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/** A reason the check could not run, in one line: its own exit code, apart from a leak's. */
+function notRun(message: string): CliError {
+  return new CliError(message, ISOLATION_EXIT.notRun);
+}
+
 /** `acme,globex` → its ids, each once. */
 function groupList(text: string): string[] {
   const ids = [...new Set(text.split(',').map((id) => id.trim()))].filter((id) => id !== '');
-  if (ids.length === 0)
-    throw new CliError('--groups names no group: give the user_group_ids to check, comma-separated (--groups acme,globex).');
+  if (ids.length === 0) throw notRun('--groups names no group: give the user_group_ids to check, comma-separated (--groups acme,globex).');
   return ids;
+}
+
+/** `--key id` or `--key order_id,line`, repeatable: each one more way a query's rows may be named. */
+function keyList(text: string, previous: string[][]): string[][] {
+  const columns = text.split(',').map((column) => column.trim());
+  if (columns.some((column) => column === ''))
+    throw notRun(`--key ${JSON.stringify(text)} names an empty column: give the columns naming a row, comma-separated (--key id).`);
+  return [...previous, columns];
 }
 
 function positiveInteger(text: string): number {
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < 1)
-    throw new CliError(`--statement-timeout-ms must be a positive whole number, not ${JSON.stringify(text)}.`);
+    throw notRun(`--statement-timeout-ms must be a positive whole number, not ${JSON.stringify(text)}.`);
   return value;
 }
 
@@ -43,10 +56,10 @@ function databaseUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new CliError('--database is not a URL: give postgres://role:password@host:5432/database (or the password in PGPASSWORD).');
+    throw notRun('--database is not a URL: give postgres://role:password@host:5432/database (or the password in PGPASSWORD).');
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
-    throw new CliError(`--database must be a postgres:// or postgresql:// URL, not ${maskDatabaseUrl(text)}.`);
+    throw notRun(`--database must be a postgres:// or postgresql:// URL, not ${maskDatabaseUrl(text)}.`);
   return text;
 }
 
@@ -55,13 +68,13 @@ async function readStatements(file: string): Promise<SqlStatement[]> {
   try {
     script = await readFile(file, 'utf8');
   } catch (error) {
-    throw new CliError(`cannot read --queries ${file}: ${(error as Error).message}.`);
+    throw notRun(`cannot read --queries ${file}: ${(error as Error).message}.`);
   }
   const statements = splitStatements(script);
-  if (statements.length === 0) throw new CliError(`${file} holds no query: give the dashboard's queries, separated by ;.`);
+  if (statements.length === 0) throw notRun(`${file} holds no query: give the dashboard's queries, separated by ;.`);
   const control = statements.find((s) => controlsTransaction(s.text));
   if (control !== undefined)
-    throw new CliError(
+    throw notRun(
       `query ${control.number} (line ${control.line}: ${control.firstLine}) begins or ends a transaction: the check runs each query ` +
         'in a transaction of its own and rolls it back, so leave transaction control out of the file.',
     );
@@ -115,94 +128,21 @@ async function runCheck(
   try {
     await client.connect();
   } catch (error) {
-    throw new CliError(`cannot connect to ${maskDatabaseUrl(url)}: ${redact((error as Error).message)}`);
+    throw notRun(`cannot connect to ${maskDatabaseUrl(url)}: ${redact((error as Error).message)}`);
   }
   try {
     const role = await refuseUnboundRole(client);
     const report = await checkIsolation(client, statements, claims, {
       tenantColumn: options.tenantColumn,
+      keys: options.key,
       includeDescendants: options.includeDescendants === true,
     });
     return { role, report };
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new CliError(`the check stopped: ${redact((error as Error).message)} (${maskDatabaseUrl(url)})`);
+    throw notRun(`the check stopped: ${redact((error as Error).message)} (${maskDatabaseUrl(url)})`);
   } finally {
     await client.end().catch(() => undefined);
-  }
-}
-
-function printReport(
-  { role, report }: { role: string; report: IsolationReport },
-  context: { url: string; groups: string[]; options: CheckCommandOptions },
-  output: CliOutput,
-): void {
-  const { url, groups, options } = context;
-  if (options.json) {
-    output.log(
-      JSON.stringify(
-        {
-          passed: report.problems.length === 0,
-          database: maskDatabaseUrl(url),
-          role,
-          groups,
-          environment: options.environment,
-          tenant_column: options.tenantColumn ?? null,
-          include_descendants: options.includeDescendants === true,
-          queries: report.queries.map((q) => ({
-            query: q.query,
-            line: q.line,
-            first_line: q.firstLine,
-            rows: Object.fromEntries(q.rows),
-            rows_without_claims: q.rowsWithoutClaims,
-            tenant_checked: q.tenantChecked,
-          })),
-          problems: report.problems.map((p) => ({
-            query: p.query,
-            line: p.line,
-            first_line: p.firstLine,
-            kind: p.kind,
-            groups: p.groups,
-            message: p.message,
-          })),
-        },
-        null,
-        2,
-      ),
-    );
-    return;
-  }
-  const count = (n: number | null) => (n === null ? 'error' : String(n));
-  output.log(
-    `Ran ${report.queries.length} ${report.queries.length === 1 ? 'query' : 'queries'} × ${groups.length} ` +
-      `${groups.length === 1 ? 'group' : 'groups'} (${groups.join(', ')}) and with no claims, as role ${role} on ${maskDatabaseUrl(url)}; ` +
-      'every run rolled back.',
-  );
-  output.log('');
-  printTable(
-    report.queries.map((q) => ({
-      query: String(q.query),
-      line: String(q.line),
-      ...Object.fromEntries([...q.rows].map(([id, rows]) => [id, count(rows)])),
-      'no claims': count(q.rowsWithoutClaims),
-      ...(options.tenantColumn === undefined ? {} : { [options.tenantColumn]: q.tenantChecked ? 'checked' : 'not returned' }),
-      'first line': q.firstLine,
-    })),
-    output,
-  );
-  output.log('');
-  if (report.problems.length === 0) {
-    output.log(
-      'Passed: no query returned rows with no claims' +
-        (options.tenantColumn === undefined ? '' : `, rows of another group by ${options.tenantColumn}`) +
-        ', or the same row for two groups.',
-    );
-    return;
-  }
-  output.log(`Failed: ${report.problems.length} ${report.problems.length === 1 ? 'problem' : 'problems'}.`);
-  for (const p of report.problems) {
-    const groupsNamed = p.groups.length === 0 ? '' : `, ${p.groups.length === 1 ? 'group' : 'groups'} ${p.groups.join(', ')}`;
-    output.log(`- query ${p.query} (line ${p.line}: ${p.firstLine})${groupsNamed}: ${p.message}`);
   }
 }
 
@@ -211,9 +151,11 @@ export function isolationCheckCommand(program: Command, output: CliOutput): void
     .command('isolation-check')
     .description(
       "prove a database's row-level policies isolate groups: runs every query of --queries once per group under the claims a session " +
-        'minted now would carry (read from this service’s store) and once with no claims, each in a transaction rolled back; exit 1 with ' +
-        'a report when a query returns rows with no claims, rows of another group (--tenant-column) or the same row for two groups, ' +
-        'or fails; 0 with a summary otherwise. Refuses a superuser or BYPASSRLS role',
+        'minted now would carry (read from this service’s store) and once with no claims, each in a transaction rolled back, and ' +
+        'compares rows on their key and their tenant column, never on every column. Exit 0: every query checked, nothing crossed; ' +
+        '1: rows with no claims, of another group or reaching two groups, or a query failed; 2: the check could not run; 3: a query ' +
+        'could not be checked for rows of another group (it returns neither --tenant-column nor the key of a table that has it). ' +
+        'Refuses a superuser or BYPASSRLS role',
     )
     .requiredOption(
       '--database <url>',
@@ -221,22 +163,55 @@ export function isolationCheckCommand(program: Command, output: CliOutput): void
     )
     .requiredOption('--queries <file>', "a .sql file of the dashboard's queries, separated by ; ({{ placeholders }} are bound per group)")
     .requiredOption('--groups <ids>', 'the user_group_ids to check, comma-separated (acme,globex)', groupList)
-    .option('--tenant-column <column>', "the column naming each row's group: a row whose value is not the group's id fails")
+    .option(
+      '--tenant-column <column>',
+      "the column naming each row's group, returned by a query or in the table whose primary key it returns: a row whose value is " +
+        "not the group's id fails; without it, no query's rows can be told apart by tenant (exit 3 where any returns data)",
+    )
+    .addOption(
+      new Option(
+        '--key <columns>',
+        "the columns naming a row, comma-separated, that groups' rows are compared on (repeatable: the first a query returns in full)",
+      )
+        .argParser(keyList)
+        .default([], 'the primary keys of the tables whose columns the query returns'),
+    )
     .addOption(new Option('--environment <environment>', 'the environment of the groups').choices(ENVIRONMENTS).default('Customer'))
     .option('--include-descendants', 'claims with the group’s descendants (desc), as sessions minted with include_descendants')
     .option('--statement-timeout-ms <ms>', 'how long one query may run', positiveInteger, 10_000)
     .option('--json', 'print the report as JSON')
+    // A usage error (an unknown option, a missing one) is the check not running, not a leak: exit 2, not commander's 1.
+    .exitOverride((error) => {
+      throw error.exitCode === 0 ? error : new CommanderError(ISOLATION_EXIT.notRun, error.code, error.message);
+    })
     .action(async (options: CheckCommandOptions) => {
-      const url = databaseUrl(options.database);
-      const statements = await readStatements(options.queries);
-      const claims = await claimsOf(options.groups, options, output);
-      const result = await runCheck(url, statements, claims, options);
-      printReport(result, { url, groups: options.groups, options }, output);
-      const problems = result.report.problems.length;
-      if (problems > 0)
-        throw new CliError(
-          `the isolation check failed: ${problems} ${problems === 1 ? 'problem' : 'problems'} in ` +
-            `${new Set(result.report.problems.map((p) => p.query)).size} of ${statements.length} queries (the report on stdout).`,
+      let result: { role: string; report: IsolationReport };
+      let url: string;
+      try {
+        url = databaseUrl(options.database);
+        const statements = await readStatements(options.queries);
+        const claims = await claimsOf(options.groups, options, output);
+        result = await runCheck(url, statements, claims, options);
+      } catch (error) {
+        if (error instanceof CliError && error.exitCode === ISOLATION_EXIT.notRun) throw error;
+        // Whatever stopped it (a missing store, an unknown group, a refused role) is reported as ever, with the check's own code.
+        throw notRun(
+          isExpectedFailure(error) ? (error as Error).message : `the check could not run: ${(error as Error).stack ?? String(error)}`,
         );
+      }
+      const context = {
+        url,
+        role: result.role,
+        groups: options.groups,
+        environment: options.environment,
+        tenantColumn: options.tenantColumn,
+        keys: options.key,
+        includeDescendants: options.includeDescendants === true,
+      };
+      if (options.json) printJsonReport(result.report, context, output);
+      else printReport(result.report, context, output);
+      const outcome = outcomeOf(result.report);
+      if (outcome !== 'passed')
+        throw new CliError(failureLine(result.report), outcome === 'failed' ? ISOLATION_EXIT.failed : ISOLATION_EXIT.notEstablished);
     });
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { StartupError } from '../../kernel/errors.js';
-import { writeFileDurably } from '../../platform/durable-file.js';
+import { makePrivateFolder, writeFileDurably } from '../../platform/durable-file.js';
 import {
   createTokenCipher,
   isUsableServerSecret,
@@ -46,8 +46,10 @@ function readSecretFile(path: string): string | undefined {
       throw new StartupError(`The server secret in ${path} is too short: it must be ${SERVER_SECRET_RULE}.`);
     return value;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === undefined) throw error;
+    throw new StartupError(`Cannot read the server secret ${path} (check UGS_DATA_DIR, or set UGS_SECRET): ${(error as Error).message}`);
   }
 }
 
@@ -68,14 +70,24 @@ export function readSecrets(settings: SecretSettings): Secrets {
   return { current: randomBytes(32).toString('hex'), previous: [], source: path, generated: true };
 }
 
-/** Saves a generated secret with mode 0600; if another process saved one first, that one wins. */
+/**
+ * Saves a generated secret with mode 0600, making the data dir (0700) where it
+ * is missing: on PostgreSQL nothing else has made it (a fresh machine). If
+ * another process saved one first, that one wins.
+ */
 function persistGenerated(settings: SecretSettings, secrets: Secrets): Secrets {
+  const path = join(settings.dataDir, SECRET_FILE);
   try {
-    writeFileDurably(join(settings.dataDir, SECRET_FILE), `${secrets.current}\n`, { exclusive: true });
+    makePrivateFolder(settings.dataDir);
+    writeFileDurably(path, `${secrets.current}\n`, { exclusive: true });
     return { ...secrets, generated: false };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return readSecrets(settings);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return readSecrets(settings);
+    if (code === undefined) throw error;
+    throw new StartupError(
+      `Cannot write the new server secret to ${path} (check UGS_DATA_DIR, or set UGS_SECRET): ${(error as Error).message}`,
+    );
   }
 }
 
@@ -260,7 +272,7 @@ export async function loadServerSecret(store: SettingsStore, settings: SecretSet
   if (!configured.knownChecks.includes(expected)) {
     if (secrets.generated) {
       throw new StartupError(
-        `This store was created with a server secret, but none was found: set UGS_SECRET or restore ${secrets.source}.`,
+        `This store was created with a server secret, but none was found: set UGS_SECRET to it, or copy its server-secret file to ${secrets.source} (from a backup, or from the data dir of a machine already serving this store).`,
       );
     }
     throw new StartupError(

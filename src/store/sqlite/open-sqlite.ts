@@ -1,8 +1,9 @@
-import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import SqliteDatabase from 'better-sqlite3';
 import { StartupError } from '../../kernel/errors.js';
+import { makePrivateFolder } from '../../platform/durable-file.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { describeAtStart, storageProblem } from './storage-errors.js';
 import { StoreMarker } from './store-marker.js';
@@ -48,7 +49,7 @@ export async function openSqlite(options: OpenSqliteOptions): Promise<OpenedSqli
   }
   let db: Database.Database;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makePrivateFolder(dir);
   } catch (error) {
     throw new StartupError(`Cannot open the SQLite store at ${path} (check UGS_DATA_DIR): ${(error as Error).message}`);
   }
