@@ -29,6 +29,13 @@ describe('README', () => {
       assert.match(table, new RegExp(`\\| \`${name}\` \\|`), `${name} is not in README's settings table`);
   });
 
+  it('holds no merge conflict marker, nor does any page under docs/ (Prettier and the build read only the code)', () => {
+    const docs = new URL('../../docs/', import.meta.url);
+    const pages = readdirSync(docs, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md'));
+    for (const [name, text] of [['README.md', readme], ...pages.map((page) => [page, readFileSync(new URL(page, docs), 'utf8')])])
+      assert.doesNotMatch(text!, /^(<{7}|>{7}) /m, `${name} holds a merge conflict marker`);
+  });
+
   it('has the settings table `npm run docs` generates from config.ts (run it after changing a setting)', () => {
     assert.equal(readme, readmeWithSettings(readme));
   });
