@@ -148,7 +148,6 @@ const SLOW = new Set(
     'cli/heap-growth',
     'cli/missing-database',
     'cli/npx',
-    'cli/renewal-races',
     'cli/serve',
     'cli/serve-native-gc',
     'cli/signals',

@@ -65,9 +65,15 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       (await clients[i % 2]!.call('POST', { token }, { path: '/api/embed_sessions/introspect' })).json;
 
     /** Mints a session on one process, renews it in chains on both, and issues `write` on the other after the first renewal. */
-    async function race(round: number, mintBody: Record<string, unknown>, write: () => Promise<RawResponse>): Promise<Round> {
+    async function race(
+      round: number,
+      mintBody: Record<string, unknown>,
+      write: () => Promise<RawResponse>,
+      onMinted: (sessionId: string) => void = () => {},
+    ): Promise<Round> {
       const minted = await clients[round % 2]!.call('POST', mintBody, { path: '/api/embed_sessions' });
       assert.equal(minted.status, 201, minted.text);
+      onMinted(minted.json.embed_session.session_id as string);
       const renewals: Renewal[] = [];
       let answered = false;
       let startWrite!: () => void;
@@ -127,6 +133,34 @@ for (const kind of ['sqlite', 'postgres'] as const) {
         await clients[0]!.getOrCreate({ user_group_id: id, name: id });
         const result = await race(round, { user_group_id: id }, () => clients[(round + 1) % 2]!.call('DELETE', { user_group_id: id }));
         await assertNoSurvivor(round, result, /user group was deleted/);
+      });
+    });
+
+    it(`a deletion and re-creation of the id ends every token a racing renewal hands out (${ROUNDS} rounds)`, async () => {
+      await rounds(async (round) => {
+        const id = `re-${round}`;
+        await clients[0]!.getOrCreate({ user_group_id: id, name: id });
+        const result = await race(round, { user_group_id: id }, async () => {
+          const other = clients[(round + 1) % 2]!;
+          const deleted = await other.call('DELETE', { user_group_id: id });
+          assert.equal(deleted.status, 200, deleted.text);
+          return other.getOrCreate({ user_group_id: id, name: `${id}, again` });
+        });
+        await assertNoSurvivor(round, result, /user group was deleted/);
+      });
+    });
+
+    it(`ending the session by id ends every token a racing renewal hands out (${ROUNDS} rounds)`, async () => {
+      await clients[0]!.getOrCreate({ user_group_id: 'ended', name: 'Ended' });
+      await rounds(async (round) => {
+        let sessionId = '';
+        const result = await race(
+          round,
+          { user_group_id: 'ended' },
+          () => clients[(round + 1) % 2]!.call('DELETE', undefined, { path: `/api/embed_sessions/${sessionId}` }),
+          (minted) => (sessionId = minted),
+        );
+        await assertNoSurvivor(round, result, /it was ended/);
       });
     });
 
