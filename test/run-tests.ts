@@ -5,7 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startEmbeddedPostgres, TEST_DATABASE_ENV, type EmbeddedServer } from './helpers/embedded-postgres.js';
 import { createTemplateOn, TEST_TEMPLATE_ENV } from './helpers/postgres-template.js';
-import { reportsFailure } from './helpers/test-report.js';
+import { ISOLATION_NONE, reportsFailure } from './helpers/test-report.js';
 
 /**
  * `npm test` after the build: every test file once (the store conformance
@@ -43,11 +43,6 @@ function runNodeTest(files: string[], env: NodeJS.ProcessEnv): Promise<number> {
     child.on('close', (code) => resolve(code ?? 1));
   });
 }
-
-/** Node 24's flag, or Node 22's name for it (22.14 knows only the experimental one). */
-const ISOLATION_NONE = process.allowedNodeEnvironmentFlags.has('--test-isolation')
-  ? '--test-isolation=none'
-  : '--experimental-test-isolation=none';
 
 /**
  * A share of the files run in one process, one after another (`--test-isolation=none`): a test file's own

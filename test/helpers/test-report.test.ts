@@ -4,13 +4,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { makeTempDir } from './temp-dir.js';
-import { reportsFailure } from './test-report.js';
+import { ISOLATION_NONE, reportsFailure } from './test-report.js';
 
 /** `node --test` in one process over `files`, as npm test runs a share: its exit code and report. */
 function runShare(files: string[]): Promise<{ code: number | null; output: string }> {
   // Without the parent runner's context, which would make the child report in its binary protocol instead.
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_TEST_CONTEXT'));
-  const child = spawn(process.execPath, ['--test', '--test-isolation=none', '--test-reporter=spec', ...files], {
+  const child = spawn(process.execPath, ['--test', ISOLATION_NONE, '--test-reporter=spec', ...files], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
   });

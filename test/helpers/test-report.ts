@@ -1,3 +1,8 @@
+/** Node 24's flag, or Node 22's name for it (22.14 knows only the experimental one): one process for many files. */
+export const ISOLATION_NONE = process.allowedNodeEnvironmentFlags.has('--test-isolation')
+  ? '--test-isolation=none'
+  : '--experimental-test-isolation=none';
+
 /**
  * Whether a `node --test` spec report says a test failed or was cancelled, or lacks its closing summary (a
  * process that exited mid-run). test/run-tests.ts reads it besides a share's exit code, which a dependency's exit
