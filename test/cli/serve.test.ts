@@ -228,7 +228,7 @@ describe('ugs serve', () => {
       rmSync(secretPath);
       for (const command of [['serve'], ['migrate'], ['keys', 'create']]) {
         const result = await sandbox.ugs(dir, command);
-        assertOneLineFailure(result, ['UGS_SECRET', 'restore', secretPath]);
+        assertOneLineFailure(result, ['UGS_SECRET', 'copy its server-secret file', secretPath]);
         assert.doesNotMatch(result.stdout, /ugsk_/);
         assert.ok(!existsSync(secretPath), `${command.join(' ')} must not generate a replacement secret`);
       }
