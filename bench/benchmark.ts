@@ -14,7 +14,7 @@ export type { Measurement } from './load-generator.js';
 export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 /**
  * Node flags of `npm start`, so the service is measured as it is run
- * (test/bench/bench-smoke.test.ts checks that they match): a young generation
+ * (test/bench/bench-smoke.slow.long.test.ts checks that they match): a young generation
  * of at most 2 x 8 MB instead of V8's 2 x 16 MB keeps the peak RSS at 1M groups
  * near 140 MB instead of 200 MB, at no throughput cost the benchmark can see.
  */

@@ -4,7 +4,8 @@ import { readmeWithSettings } from './docs/settings-table.js';
 
 /**
  * `npm run docs`: rewrites the generated parts of the docs (docs/errors.md, README's settings table) from
- * the code that owns those facts. test/platform/http/error-status.test.ts and test/readme.test.ts fail when the checked-in files differ.
+ * the code that owns those facts. test/platform/http/error-status.http-layer.test.ts and test/readme.test.ts fail when the
+ * checked-in files differ.
  */
 const root = new URL('../../', import.meta.url);
 writeFileSync(new URL('docs/errors.md', root), errorsDoc());

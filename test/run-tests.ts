@@ -95,98 +95,48 @@ function isHttpSuite(file: string): boolean {
 }
 
 /**
- * HTTP suite files about the HTTP layer itself (parsing, limits, headers, the OpenAPI document, CSP, static
- * scripts, token forgery): what they check happens before or around a store call and reads the same on both
- * stores, so they run on SQLite only. Everything that reads or writes through a store runs on both.
+ * Where a file runs is read from its name: `<name>.<tag>….test.ts`, each tag one of these (README, Tests).
+ * - `slow`: `npm run test:slow` runs it, `npm test` does not: whole processes, browsers and load over minutes of
+ *   wall clock (crashes and signals, the soak and GC runs, the package installed from a tarball, the README pasted
+ *   into shells, the 3-minute renewal in chromium, the benchmark's smoke run). `.ci/run` runs both.
+ * - `http-layer`: an HTTP suite file about the HTTP layer itself (parsing, limits, headers, the OpenAPI document,
+ *   CSP, static scripts, token forgery): what it checks happens before or around a store call and reads the same
+ *   on both stores, so it runs on SQLite only. Every other HTTP suite file reads or writes through a store and runs
+ *   on both.
+ * - `browser`: drives chromium; it keeps its own process (as cli/ and examples/ files do) and starts first.
+ * - `long`: one of the longest runs (a minute or more of wall clock); it starts right after the browser files.
  */
-const HTTP_LAYER_ONLY = new Set(
-  [
-    'platform/http/abuse-protection',
-    'platform/http/contract-proxy',
-    'platform/http/docs-page',
-    'platform/http/error-status',
-    'platform/http/fuzz-regressions',
-    'platform/http/head',
-    'platform/http/hostile-input',
-    'platform/http/hostile-json-every-route',
-    'platform/http/json-scan',
-    'platform/http/logging',
-    'platform/http/long-ids',
-    'platform/http/openapi',
-    'platform/http/openapi-contract',
-    'platform/http/parser-errors',
-    'platform/http/path-traversal',
-    'platform/http/pattern-messages',
-    'platform/http/property',
-    'platform/http/routes/health',
-    'platform/http/slowloris',
-    'platform/http/sqlite-file-deleted',
-    'platform/http/trust-proxy',
-    'console/pages/console-csrf',
-    'console/pages/console-security',
-    'console/pages/console.browser',
-    'embed-sessions/http/embed-forged-tokens',
-    'embed-sessions/http/embed-scripts',
-  ].map((name) => `${name}.test.js`),
-);
+const TAGS = ['slow', 'http-layer', 'browser', 'long'] as const;
+type Tag = (typeof TAGS)[number];
+
+function tagsOf(file: string): Set<string> {
+  return new Set(relative(root, file).replaceAll('\\', '/').split('/').at(-1)!.split('.').slice(1, -2));
+}
+const tagged = (tag: Tag) => (file: string) => tagsOf(file).has(tag);
 
 /**
- * `npm run test:slow`: whole processes, browsers and load over real time (minutes of wall clock each:
- * crashes and signals, the soak and GC runs, the package installed from a tarball, the README pasted into
- * shells, the 3-minute renewal in chromium, the benchmark's smoke run). `.ci/run` runs them after `npm test`,
- * which leaves them out to stay within five minutes.
+ * A misspelled tag would silently run a file in the wrong place (`x.slwo.test.ts` in `npm test`, an
+ * `http-layer` file outside the HTTP suite, which the tag cannot take off PostgreSQL): the run stops instead.
  */
-const SLOW = new Set(
-  [
-    'bench/bench-smoke',
-    'cli/crash',
-    'cli/heap-growth',
-    'cli/missing-database',
-    'cli/npx',
-    'cli/serve',
-    'cli/serve-native-gc',
-    'cli/signals',
-    'cli/webhook-processes',
-    'embed-sessions/session-activity-crash',
-    'examples/dashboard-renewal',
-    'examples/dashboard-walkthrough',
-    'package-install',
-    'readme-quick-start',
-  ].map((name) => `${name}.test.js`),
-);
+function assertTagged(files: string[]): void {
+  const wrong = files.flatMap((file) => {
+    const path = relative(root, file).replaceAll('\\', '/');
+    const unknown = [...tagsOf(file)].filter((tag) => !(TAGS as readonly string[]).includes(tag));
+    if (unknown.length > 0) return [`${path} (unknown ${unknown.join(', ')}; tags are ${TAGS.join(', ')})`];
+    if (tagged('http-layer')(file) && !isHttpSuite(file)) return [`${path} (http-layer outside test/**/http/ and test/**/pages/)`];
+    return [];
+  });
+  if (wrong.length > 0) throw new Error(`test file names whose tags test/run-tests.ts refuses: ${wrong.join('; ')}`);
+}
 
 /**
- * Files that take longest, started first so that they do not begin last and leave the other cores idle at the end
- * (the runner starts files in the order given).
+ * Files that take longest start first, so that they do not begin last and leave the other cores idle at the end
+ * (the runner starts files in the order given): chromium's (the 3-minute renewal among them), then the `long` ones.
  */
-const LONGEST_FIRST = [
-  'examples/dashboard-renewal',
-  'bench/bench-smoke',
-  'cli/webhook-processes',
-  'cli/crash',
-  'cli/serve',
-  'console/pages/console.browser',
-  'examples/dashboard',
-  'cli/missing-database',
-  'cli/signals',
-].map((name) => `${name}.test.js`);
-
 function longestFirst(files: string[]): string[] {
-  const rank = (file: string) => {
-    const at = LONGEST_FIRST.indexOf(relative(root, file).replaceAll('\\', '/'));
-    return at === -1 ? LONGEST_FIRST.length : at;
-  };
+  const rank = (file: string) => (tagged('browser')(file) ? 0 : tagged('long')(file) ? 1 : 2);
   return [...files].sort((a, b) => rank(a) - rank(b));
 }
-
-/** A renamed or removed file would silently leave a list: the run stops instead. */
-function assertListed(names: Iterable<string>): void {
-  const present = new Set(testFiles(root).map((file) => relative(root, file).replaceAll('\\', '/')));
-  const missing = [...names].filter((name) => !present.has(name));
-  if (missing.length > 0) throw new Error(`test/run-tests.ts names test files that do not exist: ${missing.join(', ')}`);
-}
-
-const named = (set: Set<string>) => (file: string) => set.has(relative(root, file).replaceAll('\\', '/'));
 
 /** Shares of the in-process files run side by side, one per core. */
 const SHARES_ON_SQLITE = availableParallelism();
@@ -199,7 +149,7 @@ const SHARES_ON_SQLITE = availableParallelism();
 const OWN_PROCESSES_AT_ONCE = 3;
 function ownProcess(file: string): boolean {
   const path = relative(root, file).replaceAll('\\', '/');
-  return /^(cli|examples)\//.test(path) || path.endsWith('.browser.test.js');
+  return /^(cli|examples)\//.test(path) || tagged('browser')(file);
 }
 const SHARES_ON_POSTGRES = 1;
 
@@ -222,10 +172,10 @@ try {
     // Tests choose their store explicitly; a developer's DATABASE_URL must not leak into spawned servers.
     delete env.DATABASE_URL;
     console.log(`# the HTTP suite on SQLite, and on PostgreSQL at ${given ? 'DATABASE_URL' : 'an embedded server'}`);
-    assertListed([...SLOW, ...HTTP_LAYER_ONLY, ...LONGEST_FIRST]);
+    assertTagged(testFiles(root));
     const slow = process.argv.includes('--slow');
-    const files = testFiles(root).filter((file) => named(SLOW)(file) === slow);
-    const onBoth = files.filter((file) => isHttpSuite(file) && !named(HTTP_LAYER_ONLY)(file));
+    const files = testFiles(root).filter((file) => tagged('slow')(file) === slow);
+    const onBoth = files.filter((file) => isHttpSuite(file) && !tagged('http-layer')(file));
     console.log(
       `# ${slow ? 'the slow tests (npm run test:slow)' : 'npm test'}: ${files.length} files, and ${onBoth.length} again on PostgreSQL`,
     );

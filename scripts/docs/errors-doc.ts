@@ -19,7 +19,7 @@ never on \`message\`. \`request_id\` is the answer's \`X-Request-Id\` (yours, if
 when asking for help, it is in the service's log line for the request.
 
 Each code has exactly one status (\`src/platform/http/error-status.ts\`); this file is generated from that table by
-\`npm run docs\`, and \`test/platform/http/error-status.test.ts\` fails when it drifts.
+\`npm run docs\`, and \`test/platform/http/error-status.http-layer.test.ts\` fails when it drifts.
 
 | code | status | when |
 | --- | --- | --- |

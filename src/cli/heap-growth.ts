@@ -8,7 +8,7 @@ import v8 from 'node:v8';
  * peaked at 200 MB RSS; at 1.5× it peaks near 145 MB with the same throughput
  * (docs/performance.md). Set from code because NODE_OPTIONS refuses the flag,
  * so it holds however `ugs serve` is started; V8 reads it at every collection.
- * Node calls flags set after start unpredictable: test/cli/heap-growth.test.ts
+ * Node calls flags set after start unpredictable: test/cli/heap-growth.slow.test.ts
  * shows, on each supported Node line, that this caps the old generation as
  * the flag given at launch does.
  */

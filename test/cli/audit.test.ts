@@ -4,19 +4,19 @@ import { after, describe, it } from 'node:test';
 import { runCli } from '../helpers/cli.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { build } from '../helpers/build.js';
 
 describe('ugs audit', () => {
   const dir = makeTempDir('ugs-audit');
   const env = { UGS_DATA_DIR: dir.path, UGS_SECRET: randomBytes(32).toString('hex') };
   after(() => dir.remove());
 
-  it('lists every write made through the API and the CLI, with the acting key, client address and field names, never a secret', async () => {
+  it('lists every write made through the API and the CLI, with the acting key, client address and field names, never a secret', async (t) => {
     const created = await runCli(['keys', 'create', '--name', 'auditor'], env);
     const key = created.stdout.trim().split('\n').at(-1)!;
     const keyId = /\b(key_[0-9a-f]{16})\b/.exec(created.stdout)![1]!;
 
-    const server = await startTestServer({ dataDir: dir.path, secret: env.UGS_SECRET, kind: 'sqlite' });
+    const server = await build(t, { dataDir: dir.path, secret: env.UGS_SECRET, kind: 'sqlite', apiKey: false });
     const secrets = [key];
     let teamId = 0;
     try {
@@ -75,11 +75,11 @@ describe('ugs audit', () => {
   it(
     'pages beyond any limit: a full page says how to get the next (--before), and --all follows the cursor past 1000',
     { timeout: 180_000 },
-    async () => {
+    async (t) => {
       const paging = makeTempDir('ugs-audit-pages');
       const pagingEnv = { UGS_DATA_DIR: paging.path, UGS_SECRET: env.UGS_SECRET };
       try {
-        const server = await startTestServer({ dataDir: paging.path, secret: env.UGS_SECRET, kind: 'sqlite' });
+        const server = await build(t, { dataDir: paging.path, secret: env.UGS_SECRET, kind: 'sqlite', apiKey: false });
         const total = 1234;
         try {
           for (let i = 0; i < total; i += 1)

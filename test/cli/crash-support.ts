@@ -4,7 +4,7 @@ import type { ServerProcess } from '../helpers/cli.js';
 import { ApiClient, type RawResponse } from '../helpers/http-client.js';
 
 /**
- * The machinery of test/cli/crash.test.ts: a write load against a running
+ * The machinery of test/cli/crash.slow.long.test.ts: a write load against a running
  * `ugs serve`, a ledger of what the server acknowledged, and the checks that
  * run against the restarted server after each SIGKILL.
  *

@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 import { limitHeapGrowth } from '../../src/cli/heap-growth.js';
 
 /**
- * Run by heap-growth.test.ts in a child node: argv[2] is `runtime` to call
+ * Run by heap-growth.slow.test.ts in a child node: argv[2] is `runtime` to call
  * limitHeapGrowth() as `ugs serve` does, anything else to leave it to the
  * command line. Prints the largest old-generation size seen, in bytes.
  *

@@ -9,7 +9,7 @@ import type { CliResult } from '../helpers/cli.js';
 import { adminQuery } from '../helpers/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { createTestRole, type TestRole } from '../helpers/postgres-roles.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite, build } from '../helpers/build.js';
 import { assertOneLineFailure, errorLines, Sandbox, STACK_LINE } from './cli-support.js';
 
 /**
@@ -44,7 +44,7 @@ describe('ugs isolation-check', () => {
   const dir = sandbox.dir('ugs-isolation');
   const files = sandbox.dir('ugs-isolation-queries');
   const env = { UGS_SECRET: randomBytes(32).toString('hex') };
-  let server: TestServer;
+  const server = buildForSuite({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite', apiKey: false });
   let database: TestDatabase;
   let role: TestRole;
   let bypass: TestRole;
@@ -67,7 +67,6 @@ describe('ugs isolation-check', () => {
   const admin = (sql: string, values: unknown[] = []) => adminQuery(database.url, sql, values);
 
   before(async () => {
-    server = await startTestServer({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite' });
     await server.services.userGroups.getOrCreate(WRITER, { userGroupId: 'acme', name: 'Acme', properties: { region: 'eu' } });
     await server.services.userGroups.getOrCreate(WRITER, { userGroupId: 'globex', name: 'Globex', properties: { region: 'us' } });
     await server.services.userGroups.getOrCreate(WRITER, { userGroupId: 'acme-emea', name: 'Acme EMEA', parentUserGroupId: 'acme' });
@@ -107,13 +106,6 @@ describe('ugs isolation-check', () => {
       GRANT SELECT, INSERT, UPDATE, DELETE ON orders, unguarded, invoices, accounts, notes, sales, readings TO ${role.name}, ${bypass.name};
     `);
   });
-  after(async () => {
-    await server?.close();
-    await role?.drop();
-    await bypass?.drop();
-    await database?.drop();
-    await sandbox.cleanup();
-  });
 
   const ORDERS = `-- The group's orders: no tenant clause, the policy keeps the others out.
 SELECT id, tenant_id, amount FROM orders ORDER BY id;
@@ -122,6 +114,13 @@ SELECT id, tenant_id, 'a;b' AS "x;y", $body$ ; $body$ AS dollar /* ; */
   FROM orders WHERE region = {{ region }};
 -- a comment after the last query; with a semicolon
 `;
+
+  after(async () => {
+    await role?.drop();
+    await bypass?.drop();
+    await database?.drop();
+    await sandbox.cleanup();
+  });
 
   it('passes the correct setup: each group sees its own rows, no claims see none; exit 0 with a summary', async () => {
     const text = await check(ORDERS, ['--groups', 'acme,globex', '--tenant-column', 'tenant_id']);
@@ -348,9 +347,9 @@ DELETE FROM orders RETURNING id, tenant_id;`;
     );
   });
 
-  it('reads the groups from a PostgreSQL store alike: the rows carrying now() and the ugs.prop(...) filter are caught there too', async () => {
+  it('reads the groups from a PostgreSQL store alike: the rows carrying now() and the ugs.prop(...) filter are caught there too', async (t) => {
     const store = await createTestDatabase({ migrated: true });
-    const onPostgres = await startTestServer({ postgres: store, secret: env.UGS_SECRET });
+    const onPostgres = await build(t, { postgres: store, secret: env.UGS_SECRET, apiKey: false });
     try {
       await onPostgres.services.userGroups.getOrCreate(WRITER, { userGroupId: 'acme', name: 'Acme', properties: { region: 'eu' } });
       await onPostgres.services.userGroups.getOrCreate(WRITER, { userGroupId: 'globex', name: 'Globex', properties: { region: 'us' } });

@@ -8,7 +8,7 @@ import { createTokenCipher } from '../../src/secrets/token-cipher.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { build, type Teardown, type TestApp } from '../helpers/build.js';
 import { webhookSecretSealContext } from '../../src/webhooks/webhook.js';
 import { errorLines } from './cli-support.js';
 
@@ -39,7 +39,7 @@ async function seed(api: ApiClient, prefix: string, count: number): Promise<Know
   return groups;
 }
 
-async function allSealedUnderCurrent(server: TestServer): Promise<boolean> {
+async function allSealedUnderCurrent(server: TestApp): Promise<boolean> {
   const rows = await server.services.secretRotation.tokenReseal.listUserGroupsAfter(0, 10_000);
   return rows.every((row) => server.services.cipher.isCurrent(row.tokenCiphertext));
 }
@@ -48,10 +48,10 @@ describe('ugs secret rotate', () => {
   const dirs: ReturnType<typeof makeTempDir>[] = [];
   after(() => dirs.forEach((d) => d.remove()));
 
-  it('data dir: rotates under a running server with no failed read, and the old secret is no longer needed', async () => {
+  it('data dir: rotates under a running server with no failed read, and the old secret is no longer needed', async (t) => {
     const dir = makeTempDir('ugs-rotate');
     dirs.push(dir);
-    const server = await startTestServer({ dataDir: dir.path, kind: 'sqlite', secretPollMs: 100 });
+    const server = await build(t, { dataDir: dir.path, kind: 'sqlite', secretPollMs: 100, apiKey: false });
     const oldSecret = readFileSync(join(dir.path, 'server-secret'), 'utf8').trim();
     let groups: Known[] = [];
     try {
@@ -86,7 +86,7 @@ describe('ugs secret rotate', () => {
     assert.equal(existsSync(join(dir.path, 'server-secret.previous')), false, 'the previous secret is deleted');
 
     // Only the new secret exists now, and it reads everything.
-    const after = await startTestServer({ dataDir: dir.path, kind: 'sqlite' });
+    const after = await build(t, { dataDir: dir.path, kind: 'sqlite', apiKey: false });
     try {
       const api = await after.client();
       for (const g of groups) assert.equal((await api.getOrCreate({ user_group_id: g.id })).json.user_group.token, g.token);
@@ -99,10 +99,10 @@ describe('ugs secret rotate', () => {
     assert.match(withOld.stderr, /not the one this store was created with/);
   });
 
-  it('data dir: re-seals webhook signing secrets, current and previous, so they open once the old secret is gone', async () => {
+  it('data dir: re-seals webhook signing secrets, current and previous, so they open once the old secret is gone', async (t) => {
     const dir = makeTempDir('ugs-rotate-hooks');
     dirs.push(dir);
-    const server = await startTestServer({ dataDir: dir.path, kind: 'sqlite', webhooks: { allowPrivateTargets: true } });
+    const server = await build(t, { dataDir: dir.path, kind: 'sqlite', webhooks: { allowPrivateTargets: true }, apiKey: false });
     const principal = { keyId: (await server.client()).keyId, environment: 'Customer' as const, access: 'read-write' as const };
     const { webhook, secret: previous } = await server.services.webhooks.create(principal, { url: 'http://127.0.0.1:9/hooks' });
     const { secret: current } = await server.services.webhooks.rotateSecret(principal, webhook.id);
@@ -111,7 +111,7 @@ describe('ugs secret rotate', () => {
     const rotation = await runCli(['secret', 'rotate', '--grace-ms', '20000'], { UGS_DATA_DIR: dir.path });
     assert.equal(rotation.code, 0, rotation.stderr);
     assert.equal(existsSync(join(dir.path, 'server-secret.previous')), false);
-    const after = await startTestServer({ dataDir: dir.path, kind: 'sqlite' });
+    const after = await build(t, { dataDir: dir.path, kind: 'sqlite', apiKey: false });
     try {
       const [stored] = await after.services.secretRotation.webhookReseal.listWebhookSecrets();
       const context = webhookSecretSealContext(webhook.id);
@@ -123,13 +123,13 @@ describe('ugs secret rotate', () => {
     }
   });
 
-  it('environment: replicas run UGS_SECRET=new with UGS_PREVIOUS_SECRET=old, rotate, then drop the old secret', async () => {
+  it('environment: replicas run UGS_SECRET=new with UGS_PREVIOUS_SECRET=old, rotate, then drop the old secret', async (t) => {
     const dir = makeTempDir('ugs-rotate');
     dirs.push(dir);
     const oldSecret = randomBytes(32).toString('hex');
     const newSecret = randomBytes(32).toString('hex');
 
-    const before = await startTestServer({ dataDir: dir.path, secret: oldSecret, kind: 'sqlite' });
+    const before = await build(t, { dataDir: dir.path, secret: oldSecret, kind: 'sqlite', apiKey: false });
     const api0 = await before.client();
     const groups = await seed(api0, 'env', 30);
     await before.app.close();
@@ -138,12 +138,13 @@ describe('ugs secret rotate', () => {
     const refused = await runCli(['keys', 'list'], { UGS_DATA_DIR: dir.path, UGS_SECRET: newSecret });
     assert.notEqual(refused.code, 0, 'the new secret alone cannot read tokens sealed under the old one');
 
-    const rolling = await startTestServer({
+    const rolling = await build(t, {
       dataDir: dir.path,
       secret: newSecret,
       previousSecret: oldSecret,
       kind: 'sqlite',
       secretPollMs: 100,
+      apiKey: false,
     });
     try {
       const api = await rolling.client();
@@ -166,7 +167,7 @@ describe('ugs secret rotate', () => {
       await rolling.services.close();
     }
 
-    const after = await startTestServer({ dataDir: dir.path, secret: newSecret, kind: 'sqlite' });
+    const after = await build(t, { dataDir: dir.path, secret: newSecret, kind: 'sqlite', apiKey: false });
     try {
       const api = await after.client();
       for (const g of groups) assert.equal((await api.getOrCreate({ user_group_id: g.id })).json.user_group.token, g.token);
@@ -180,11 +181,12 @@ describe('ugs secret rotate', () => {
 
   /** Starts an in-process server on `dir` (following rotations every 100 ms) and stops it afterwards. */
   async function withServerOn<T>(
+    t: Teardown,
     dir: string,
     secrets: { secret?: string; previousSecret?: string },
-    body: (server: TestServer, api: ApiClient) => Promise<T>,
+    body: (server: TestApp, api: ApiClient) => Promise<T>,
   ): Promise<T> {
-    const server = await startTestServer({ dataDir: dir, kind: 'sqlite', secretPollMs: 100, ...secrets });
+    const server = await build(t, { dataDir: dir, kind: 'sqlite', secretPollMs: 100, ...secrets, apiKey: false });
     try {
       return await body(server, await server.client());
     } finally {
@@ -195,10 +197,10 @@ describe('ugs secret rotate', () => {
     runCli(['secret', 'rotate', '--grace-ms', grace], { UGS_SECRET: '', UGS_DATA_DIR: dir, ...env });
   const oneLine = (result: CliResult) => errorLines(result.stderr);
   /** A store whose groups are sealed under `oldSecret`. */
-  async function storeUnder(oldSecret: string, count = 3): Promise<{ dir: string; groups: Known[] }> {
+  async function storeUnder(t: Teardown, oldSecret: string, count = 3): Promise<{ dir: string; groups: Known[] }> {
     const dir = makeTempDir('ugs-rotate');
     dirs.push(dir);
-    const groups = await withServerOn(dir.path, { secret: oldSecret }, (_server, api) => seed(api, 'g', count));
+    const groups = await withServerOn(t, dir.path, { secret: oldSecret }, (_server, api) => seed(api, 'g', count));
     return { dir: dir.path, groups };
   }
   async function readsUnchanged(api: ApiClient, groups: Known[]): Promise<void> {
@@ -210,10 +212,10 @@ describe('ugs secret rotate', () => {
   }
 
   describe('the wrong order is refused with a clear error, or is safe', () => {
-    it('refuses to rotate while a running server has only the old UGS_SECRET, naming it; reads go on', async () => {
+    it('refuses to rotate while a running server has only the old UGS_SECRET, naming it; reads go on', async (t) => {
       const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
-      const { dir, groups } = await storeUnder(oldSecret);
-      await withServerOn(dir, { secret: oldSecret }, async (_server, api) => {
+      const { dir, groups } = await storeUnder(t, oldSecret);
+      await withServerOn(t, dir, { secret: oldSecret }, async (_server, api) => {
         const refused = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
         assert.notEqual(refused.code, 0, refused.stdout);
         assert.equal(oneLine(refused).length, 1, refused.stderr);
@@ -222,29 +224,29 @@ describe('ugs secret rotate', () => {
         await readsUnchanged(api, groups);
       });
       // The documented order then works.
-      await withServerOn(dir, { secret: newSecret, previousSecret: oldSecret }, async (_server, api) => {
+      await withServerOn(t, dir, { secret: newSecret, previousSecret: oldSecret }, async (_server, api) => {
         const rotated = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
         assert.equal(rotated.code, 0, rotated.stderr);
         await readsUnchanged(api, groups);
       });
     });
 
-    it('during the rolling restart, groups a server with both secrets creates stay readable by one with only the old', async () => {
+    it('during the rolling restart, groups a server with both secrets creates stay readable by one with only the old', async (t) => {
       const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
-      const { dir } = await storeUnder(oldSecret);
-      await withServerOn(dir, { secret: oldSecret }, async (_notYet, oldOnly) => {
-        await withServerOn(dir, { secret: newSecret, previousSecret: oldSecret }, async (_rolled, rolled) => {
+      const { dir } = await storeUnder(t, oldSecret);
+      await withServerOn(t, dir, { secret: oldSecret }, async (_notYet, oldOnly) => {
+        await withServerOn(t, dir, { secret: newSecret, previousSecret: oldSecret }, async (_rolled, rolled) => {
           const made = await seed(rolled, 'rolled', 3);
           await readsUnchanged(oldOnly, made);
         });
       });
     });
 
-    it('refuses UGS_SECRET and UGS_PREVIOUS_SECRET swapped, with servers running or not', async () => {
+    it('refuses UGS_SECRET and UGS_PREVIOUS_SECRET swapped, with servers running or not', async (t) => {
       const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
-      const { dir, groups } = await storeUnder(oldSecret);
+      const { dir, groups } = await storeUnder(t, oldSecret);
       const swapped = { UGS_SECRET: oldSecret, UGS_PREVIOUS_SECRET: newSecret };
-      await withServerOn(dir, { secret: newSecret, previousSecret: oldSecret }, async (_server, api) => {
+      await withServerOn(t, dir, { secret: newSecret, previousSecret: oldSecret }, async (_server, api) => {
         const refused = await rotate(dir, swapped);
         assert.notEqual(refused.code, 0, refused.stdout);
         assert.equal(oneLine(refused).length, 1, refused.stderr);
@@ -258,16 +260,17 @@ describe('ugs secret rotate', () => {
       assert.equal((await runCli(['migrate'], { UGS_DATA_DIR: dir, UGS_SECRET: oldSecret })).code, 0);
     });
 
-    it('refuses to start without UGS_PREVIOUS_SECRET while a rotation is unfinished, and the rerun finishes it', async () => {
+    it('refuses to start without UGS_PREVIOUS_SECRET while a rotation is unfinished, and the rerun finishes it', async (t) => {
       const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
-      const { dir, groups } = await storeUnder(oldSecret);
+      const { dir, groups } = await storeUnder(t, oldSecret);
       // A server slow to notice the rotation: the rotation gives up waiting for it and stays unfinished.
-      const slow = await startTestServer({
+      const slow = await build(t, {
         dataDir: dir,
         kind: 'sqlite',
         secret: newSecret,
         previousSecret: oldSecret,
         secretPollMs: 600_000,
+        apiKey: false,
       });
       try {
         const unfinished = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret }, '300');
@@ -282,13 +285,13 @@ describe('ugs secret rotate', () => {
       }
       const rerun = await rotate(dir, { UGS_SECRET: newSecret, UGS_PREVIOUS_SECRET: oldSecret });
       assert.equal(rerun.code, 0, rerun.stderr);
-      await withServerOn(dir, { secret: newSecret }, (_server, api) => readsUnchanged(api, groups));
+      await withServerOn(t, dir, { secret: newSecret }, (_server, api) => readsUnchanged(api, groups));
     });
 
-    it('refuses a rotation a running server cannot follow: environment mode over a data-dir server, and the reverse', async () => {
+    it('refuses a rotation a running server cannot follow: environment mode over a data-dir server, and the reverse', async (t) => {
       const dir = makeTempDir('ugs-rotate');
       dirs.push(dir);
-      await withServerOn(dir.path, {}, async (_server, api) => {
+      await withServerOn(t, dir.path, {}, async (_server, api) => {
         const groups = await seed(api, 'dd', 2);
         const fileSecret = readFileSync(join(dir.path, 'server-secret'), 'utf8').trim();
         const refused = await rotate(dir.path, { UGS_SECRET: randomBytes(32).toString('hex'), UGS_PREVIOUS_SECRET: fileSecret });
@@ -297,7 +300,7 @@ describe('ugs secret rotate', () => {
         await readsUnchanged(api, groups);
       });
       const fileSecret = readFileSync(join(dir.path, 'server-secret'), 'utf8').trim();
-      await withServerOn(dir.path, { secret: fileSecret }, async (_server, api) => {
+      await withServerOn(t, dir.path, { secret: fileSecret }, async (_server, api) => {
         const groups = await seed(api, 'env', 2);
         const refused = await rotate(dir.path, {});
         assert.notEqual(refused.code, 0, refused.stdout);
@@ -306,9 +309,9 @@ describe('ugs secret rotate', () => {
       });
     });
 
-    it('a server gone without a clean stop blocks only until its record expires', async () => {
+    it('a server gone without a clean stop blocks only until its record expires', async (t) => {
       const [oldSecret, newSecret] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
-      const { dir } = await storeUnder(oldSecret, 1);
+      const { dir } = await storeUnder(t, oldSecret, 1);
       const { store } = await SqliteStore.open({ path: join(dir, 'user-groups.sqlite') });
       try {
         const oldOnly = createTokenCipher(oldSecret);
@@ -337,10 +340,10 @@ describe('ugs secret rotate', () => {
       assert.equal(rotated.code, 0, rotated.stderr);
     });
 
-    it('a token under a secret the server does not have answers 503 unavailable with one log line, not 500', async () => {
+    it('a token under a secret the server does not have answers 503 unavailable with one log line, not 500', async (t) => {
       const secret = randomBytes(32).toString('hex');
-      const { dir, groups } = await storeUnder(secret, 1);
-      await withServerOn(dir, { secret }, async (server, api) => {
+      const { dir, groups } = await storeUnder(t, secret, 1);
+      await withServerOn(t, dir, { secret }, async (server, api) => {
         const [row] = await server.services.secretRotation.tokenReseal.listUserGroupsAfter(0, 1);
         const foreign = createTokenCipher(randomBytes(32).toString('hex')).encrypt(groups[0]!.token, row!.environment, row!.providedId);
         assert.ok(await server.services.secretRotation.tokenReseal.replaceTokenCiphertext(row!.teamId, row!.tokenCiphertext, foreign));

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { runCli } from '../helpers/cli.js';
 import { ApiClient } from '../helpers/http-client.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { build } from '../helpers/build.js';
 import { Sandbox, STACK_LINE, stopServer } from './cli-support.js';
 
 /** `ugs signing-keys list --json`, one entry. */
@@ -217,9 +217,9 @@ describe('ugs signing-keys and embed keys', () => {
     );
   });
 
-  it('a server running through a server secret rotation mints and verifies right after it, having signed nothing before', async () => {
+  it('a server running through a server secret rotation mints and verifies right after it, having signed nothing before', async (t) => {
     const dir = sandbox.dir();
-    const running = await startTestServer({ dataDir: dir, kind: 'sqlite', secretPollMs: 100 });
+    const running = await build(t, { dataDir: dir, kind: 'sqlite', secretPollMs: 100, apiKey: false });
     try {
       const api = await running.client();
       await api.getOrCreate({ user_group_id: 'through', name: 'Through' });

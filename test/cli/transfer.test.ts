@@ -8,7 +8,7 @@ import { runCli } from '../helpers/cli.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { startTestServer, type TestServerOptions } from '../helpers/test-server.js';
+import { build, suiteTeardown, type BuildOptions, type Teardown } from '../helpers/build.js';
 import { errorLines } from './cli-support.js';
 
 const SECRET = randomBytes(32).toString('hex');
@@ -39,8 +39,8 @@ async function observe(url: string, fixture: Fixture): Promise<unknown[]> {
   return seen;
 }
 
-async function withServer<T>(options: TestServerOptions, body: (url: string) => Promise<T>): Promise<T> {
-  const server = await startTestServer({ secret: SECRET, ...options });
+async function withServer<T>(t: Teardown, options: BuildOptions, body: (url: string) => Promise<T>): Promise<T> {
+  const server = await build(t, { secret: SECRET, ...options, apiKey: false });
   try {
     return await body(server.url);
   } finally {
@@ -77,9 +77,9 @@ describe('moving a store: SQLite -> PostgreSQL -> SQLite', () => {
     for (const dir of dirs) dir.remove();
   });
 
-  it('keeps team_ids, tokens, properties, environments and key validity, identical through the API', async () => {
+  it('keeps team_ids, tokens, properties, environments and key validity, identical through the API', async (t) => {
     const fixture: Fixture = { keys: { customer: '', testing: '', revoked: '' }, groups: [] };
-    const original = await withServer({ dataDir: source.path, kind: 'sqlite' }, async (url) => {
+    const original = await withServer(t, { dataDir: source.path, kind: 'sqlite' }, async (url) => {
       const server = { url };
       const { key: customer } = await ugsKey(source.path, ['--environment', 'Customer']);
       const { key: testing } = await ugsKey(source.path, ['--environment', 'Testing', '--read-only']);
@@ -114,13 +114,13 @@ describe('moving a store: SQLite -> PostgreSQL -> SQLite', () => {
     await ugs(['export', '--output', second], { UGS_DATA_DIR: work.path, DATABASE_URL: database.url });
     assert.deepEqual(comparable(second), comparable(first), 'the PostgreSQL export equals the SQLite one');
     assert.deepEqual(
-      await withServer({ postgres: database, dataDir: work.path }, (url) => observe(url, fixture)),
+      await withServer(t, { postgres: database, dataDir: work.path }, (url) => observe(url, fixture)),
       original,
       'PostgreSQL answers as SQLite did',
     );
 
     await ugs(['import', second], { UGS_DATA_DIR: target.path });
-    await withServer({ dataDir: target.path, kind: 'sqlite' }, async (url) => {
+    await withServer(t, { dataDir: target.path, kind: 'sqlite' }, async (url) => {
       assert.deepEqual(await observe(url, fixture), original, 'back on SQLite, nothing changed');
       const fresh = await new ApiClient(url, fixture.keys.customer).getOrCreate({ user_group_id: 'after-move', name: 'After' });
       const answers = original.filter(
@@ -183,11 +183,12 @@ describe('a failed import leaves the target as it was', () => {
     for (const made of dirs) made.remove();
   });
 
+  const suite = suiteTeardown();
   before(async () => {
     const source = dir();
     files = dir();
     // More groups than one import batch (500), so a fault near the end comes after a batch was written.
-    const server = await startTestServer({ dataDir: source, secret: SECRET, kind: 'sqlite' });
+    const server = await build(suite, { dataDir: source, secret: SECRET, kind: 'sqlite', apiKey: false });
     try {
       const { record } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
       const writer = { keyId: record.id, environment: 'Customer', access: 'read-write' } as const;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Principal } from '../../src/api-keys/api-key.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 import { assertOneLineFailure, lines, Sandbox, STORE_LINE } from './cli-support.js';
 
 const WRITER: Principal = { keyId: 'test', environment: 'Customer', access: 'read-write' };
@@ -12,7 +12,7 @@ describe('ugs usage', () => {
   const sandbox = new Sandbox();
   const dir = sandbox.dir('ugs-usage');
   const env = { UGS_SECRET: randomBytes(32).toString('hex') };
-  let server: TestServer;
+  const server = buildForSuite({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite', apiKey: false });
   const ugs = (args: string[]) => sandbox.ugs(dir, args, env);
   /** Mints (and renews) in the running server's process, as the API would. */
   const mint = async (group: string, viewer?: string, renewals = 0) => {
@@ -22,7 +22,6 @@ describe('ugs usage', () => {
 
   before(async () => {
     // The server and the CLI on one SQLite store, as `ugs` beside a running `ugs serve`.
-    server = await startTestServer({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite' });
     for (const [id, name] of [
       ['acme', 'Acme'],
       ['globex', 'Globex'],
@@ -30,8 +29,8 @@ describe('ugs usage', () => {
     ])
       await server.services.userGroups.getOrCreate(WRITER, { userGroupId: id!, name });
   });
+
   after(async () => {
-    await server.close();
     await sandbox.cleanup();
   });
 

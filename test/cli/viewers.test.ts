@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Principal } from '../../src/api-keys/api-key.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 import { assertOneLineFailure, lines, Sandbox, STORE_LINE } from './cli-support.js';
 
 const WRITER: Principal = { keyId: 'test', environment: 'Customer', access: 'read-write' };
@@ -19,7 +19,7 @@ describe('ugs viewers', () => {
   const sandbox = new Sandbox();
   const dir = sandbox.dir('ugs-viewers');
   const env = { UGS_SECRET: randomBytes(32).toString('hex') };
-  let server: TestServer;
+  const server = buildForSuite({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite', apiKey: false });
   const ugs = (args: string[]) => sandbox.ugs(dir, args, env);
   /** Mints in the running server's process, as the API would; `viewer` names who views. */
   const mint = async (group: string, viewer?: string) => {
@@ -31,7 +31,6 @@ describe('ugs viewers', () => {
 
   before(async () => {
     // The server and the CLI on one SQLite store, as `ugs` beside a running `ugs serve`.
-    server = await startTestServer({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite' });
     for (const [id, name] of [
       ['acme', 'Acme'],
       ['globex', 'Globex'],
@@ -39,8 +38,8 @@ describe('ugs viewers', () => {
     ])
       await server.services.userGroups.getOrCreate(WRITER, { userGroupId: id!, name });
   });
+
   after(async () => {
-    await server.close();
     await sandbox.cleanup();
   });
 

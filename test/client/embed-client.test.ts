@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 // Through the package's own export, as a user imports it.
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 describe('UserGroupClient embed sessions and events against a live server', () => {
-  let server: TestServer;
+  const server = buildForSuite({ apiKey: false });
   let client: UserGroupClient;
   before(async () => {
-    server = await startTestServer();
     const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     client = new UserGroupClient({ baseUrl: server.url, apiKey: key });
   });
-  after(() => server.close());
 
   it('renews a session in place (same session id, the group as it is now), and an ended one throws conflict saying why', async () => {
     await client.getOrCreate({ user_group_id: 'renewed', name: 'Renewed', properties: { region: 'eu' } });

@@ -1,25 +1,23 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 // Through the package's own export, as a user imports it.
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 const DAY = 86_400_000;
 const failsWith = (status: number, code: string) => (e: unknown) =>
   e instanceof UserGroupServiceError && e.status === status && e.code === code;
 
 describe('UserGroupClient usage against a live server', () => {
-  let server: TestServer;
+  const server = buildForSuite({ apiKey: false });
   let client: UserGroupClient;
   before(async () => {
-    server = await startTestServer();
     const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     client = new UserGroupClient({ baseUrl: server.url, apiKey: key });
     // A path separator, a query and a fragment character, a space: each must reach the service as one path segment.
     await client.getOrCreate({ user_group_id: 'acme/eu ?#', name: 'Acme EU' });
     await client.getOrCreate({ user_group_id: 'globex', name: 'Globex' });
   });
-  after(() => server.close());
 
   it("reads a group's buckets and the ranking in camelCase, ranges as text or Dates", async () => {
     const session = await client.mintEmbedSession({ user_group_id: 'acme/eu ?#', viewer: { id: 'ana' } });

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeJwt } from 'jose';
 // Through the package's own export, as a user imports it.
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 const failsWith = (status: number, code: string) => (e: unknown) =>
   e instanceof UserGroupServiceError && e.status === status && e.code === code;
 
 describe('UserGroupClient viewers against a live server', () => {
-  let server: TestServer;
+  const server = buildForSuite({ apiKey: false });
   let client: UserGroupClient;
   const clientWith = async (access: 'read-only' | 'embed') =>
     new UserGroupClient({
@@ -18,13 +18,11 @@ describe('UserGroupClient viewers against a live server', () => {
       apiKey: (await server.services.apiKeys.create({ environment: 'Customer', access })).key,
     });
   before(async () => {
-    server = await startTestServer();
     const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     client = new UserGroupClient({ baseUrl: server.url, apiKey: key });
     // A path separator, a query and a fragment character, a space: each must reach the service as one path segment.
     await client.getOrCreate({ user_group_id: 'acme/eu ?#', name: 'Acme EU', properties: { region: 'eu', tier: 'gold' } });
   });
-  after(() => server.close());
 
   it("mints with a viewer: the token names it in vid and its attributes win over the group's properties", async () => {
     const session = await client.mintEmbedSession({

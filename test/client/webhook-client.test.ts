@@ -4,28 +4,27 @@ import { Webhook } from 'standardwebhooks';
 // Through the package's own export, as a user imports it.
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
 import { webhookWorkerFor, type WebhookWorker } from '../../src/webhooks/delivery/webhook-worker.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 import { eventually, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 const FAST = { retryScheduleMs: [0, 200], timeoutMs: 2000, pollMs: 20 };
 
 describe('UserGroupClient webhooks against a live server', () => {
-  let server: TestServer;
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+  after(async () => {
+    await worker.stop(5000);
+    await target.close();
+  });
+  const server = buildForSuite({ webhooks: { ...FAST, allowPrivateTargets: true }, apiKey: false });
   let client: UserGroupClient;
   let worker: WebhookWorker;
   let target: Receiver;
   before(async () => {
-    server = await startTestServer({ webhooks: { ...FAST, allowPrivateTargets: true } });
     const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     client = new UserGroupClient({ baseUrl: server.url, apiKey: key });
     worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...FAST } });
     worker.start();
     target = await startReceiver();
-  });
-  after(async () => {
-    await worker.stop(5000);
-    await target.close();
-    await server.close();
   });
 
   it('registers, lists, reads, delivers, pages deliveries, redelivers, rotates, enables and removes', async () => {

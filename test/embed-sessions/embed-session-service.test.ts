@@ -18,6 +18,7 @@ import { createTokenCipher } from '../../src/secrets/token-cipher.js';
 import { userGroupTokenFormat } from '../../src/user-groups/user-group-token.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const customer: Principal = { keyId: 'key_customer', environment: 'Customer', access: 'read-write' };
 const embedKey: Principal = { keyId: 'key_embed', environment: 'Customer', access: 'embed' };
@@ -52,17 +53,9 @@ describe('EmbedSessionService with a clock the test controls', () => {
       activity: new SessionActivity(store.embedSessions, randomUUID, { now: () => clock.now }),
       now: () => clock.now,
     });
-    await store.userGroups.insertUserGroupIfAbsent({
-      environment: 'Customer',
-      providedId: 'clocked',
-      name: 'Clocked',
-      mapping: null,
-      properties: { region: 'eu' },
-      tokenHash: hashSecret(token),
-      tokenCiphertext: randomBytes(60),
-      createdAt: clock.now.toISOString(),
-      updatedAt: clock.now.toISOString(),
-    });
+    await store.userGroups.insertUserGroupIfAbsent(
+      newGroup('clocked', { name: 'Clocked', properties: { region: 'eu' }, tokenHash: hashSecret(token), at: clock.now.toISOString() }),
+    );
   });
   after(async () => {
     await store.close();
@@ -176,17 +169,7 @@ describe('EmbedSessionService with a clock the test controls', () => {
   it('ends a session past its maximum lifetime, or one whose group was deleted, without writing anything: each has ended already', async () => {
     clock.now = new Date('2026-03-01T14:00:00.000Z');
     const expiring = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 60, maxLifetime: 60 });
-    await store.userGroups.insertUserGroupIfAbsent({
-      environment: 'Customer',
-      providedId: 'doomed',
-      name: 'Doomed',
-      mapping: null,
-      properties: null,
-      tokenHash: randomBytes(32),
-      tokenCiphertext: randomBytes(60),
-      createdAt: clock.now.toISOString(),
-      updatedAt: clock.now.toISOString(),
-    });
+    await store.userGroups.insertUserGroupIfAbsent(newGroup('doomed', { name: 'Doomed', at: clock.now.toISOString() }));
     const doomed = await service.mint(customer, { userGroupId: 'doomed' });
     await store.userGroups.deleteUserGroup('Customer', 'doomed', clock.now.toISOString());
     clock.now = new Date('2026-03-01T14:01:00.000Z');

@@ -4,7 +4,7 @@ import { decodeJwt, generateKeyPair, type JWTPayload } from 'jose';
 // Through the package's own export, as a dashboard imports it.
 import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier } from 'user-group-service/embed';
 import { forgeries, signedWithRealKey, startAttacker, type Attacker, type EmbedAlg, type PublishedKey } from '../helpers/forged-tokens.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 const OTHER_ALG: Record<EmbedAlg, EmbedAlg> = { EdDSA: 'ES256', ES256: 'EdDSA', RS256: 'ES256' };
 
@@ -15,13 +15,17 @@ const OTHER_ALG: Record<EmbedAlg, EmbedAlg> = { EdDSA: 'ES256', ES256: 'EdDSA', 
  */
 for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
   describe(`embed verifier refuses forged tokens (the service signing with ${alg})`, () => {
-    let server: TestServer;
+    // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+    after(async () => {
+      await verifier?.close();
+      await attacker?.host.close();
+    });
+    const server = buildForSuite({ embed: { algorithm: alg }, apiKey: false });
     let verifier: EmbedVerifier;
     let attacker: Attacker;
     let claims: JWTPayload;
     let published: PublishedKey;
     before(async () => {
-      server = await startTestServer({ embed: { algorithm: alg } });
       const api = await server.client();
       attacker = await startAttacker(alg);
       assert.equal((await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).status, 200);
@@ -31,11 +35,6 @@ for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
       const jwk = (await api.call('GET', undefined, { path: '/.well-known/jwks.json' })).json.keys[0];
       published = { kid: jwk.kid, alg, publicJwk: jwk };
       verifier = createEmbedVerifier({ serviceUrl: server.url });
-    });
-    after(async () => {
-      await verifier?.close();
-      await attacker?.host.close();
-      await server?.close();
     });
 
     it('accepts the live claims signed with the real key, whatever the key-naming headers say (the control)', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier } from 'user-group-service/embed';
 import type { ApiClient } from '../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 import { waitFor } from './fake-embed-service.js';
 
 /**
@@ -11,18 +11,17 @@ import { waitFor } from './fake-embed-service.js';
  * after each kind of revocation the service makes.
  */
 describe('embed verifier against the service: replay after every kind of revocation', () => {
-  let server: TestServer;
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+  after(async () => {
+    await verifier?.close();
+  });
+  const server = buildForSuite();
   let api: ApiClient;
   let verifier: EmbedVerifier;
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     const feedKey = await server.client({ access: 'embed' });
     verifier = createEmbedVerifier({ serviceUrl: server.url, apiKey: feedKey.key!, revocationPollMs: 50 });
-  });
-  after(async () => {
-    await verifier?.close();
-    await server?.close();
   });
 
   const group = async (id: string, parent?: string) => {

@@ -1,21 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier } from 'user-group-service/embed';
 import { UserGroupClient } from '../../src/client/user-group-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 import { waitFor } from './fake-embed-service.js';
 
 /** The verifier against the service itself: what its feed really answers a revoked key. */
 describe('embed verifier against the service: a revoked API key', () => {
-  let service: TestServer;
-  const verifiers: EmbedVerifier[] = [];
-  before(async () => {
-    service = await startTestServer();
-  });
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
   after(async () => {
     for (const verifier of verifiers) await verifier.close();
-    await service.close();
   });
+  const service = buildForSuite({ apiKey: false });
+  const verifiers: EmbedVerifier[] = [];
 
   it('refuses every token once the feed has refused the key for longer than maxRevocationStalenessMs, saying the key is wrong or revoked', async () => {
     const { key, record } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });

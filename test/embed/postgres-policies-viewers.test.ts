@@ -7,7 +7,7 @@ import { UserGroupClient } from '../../src/client/user-group-client.js';
 import { adminQuery } from '../helpers/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { createTestRole, type TestRole } from '../helpers/postgres-roles.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 /**
  * A viewer's attributes may narrow what a session reads, never widen what a
@@ -39,7 +39,13 @@ const ATTRIBUTES: Properties[] = [
 ];
 
 describe('a viewer’s attributes and the policies bound to the group', () => {
-  let service: TestServer;
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+  after(async () => {
+    await verifier?.close();
+    await reader?.drop();
+    await database?.drop();
+  });
+  const service = buildForSuite({ apiKey: false });
   let client: UserGroupClient;
   let verifier: EmbedVerifier;
   let database: TestDatabase;
@@ -69,7 +75,6 @@ describe('a viewer’s attributes and the policies bound to the group', () => {
   };
 
   before(async () => {
-    service = await startTestServer();
     const { key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     client = new UserGroupClient({ baseUrl: service.url, apiKey: key, retries: 0 });
     await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } });
@@ -94,12 +99,6 @@ describe('a viewer’s attributes and the policies bound to the group', () => {
       ${tablePolicySql({ table: 'by_subtree', column: 'tenant', subtree: true })}
       ${tablePolicySql({ table: 'by_region', column: 'region', property: 'region' })}`,
     );
-  });
-  after(async () => {
-    await verifier?.close();
-    await service?.close();
-    await reader?.drop();
-    await database?.drop();
   });
 
   it('no attribute changes what a policy bound to the group’s id, subtree or property admits', async () => {

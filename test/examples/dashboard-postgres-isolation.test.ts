@@ -10,7 +10,7 @@ import { setUpPostgresOrders } from '../../examples/dashboard/postgres-orders-se
 import { adminQuery } from '../helpers/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { dropRole } from '../helpers/postgres-roles.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 import { Sandbox } from '../cli/cli-support.js';
 
 /**
@@ -29,7 +29,7 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
   const sandbox = new Sandbox();
   const dir = sandbox.dir('ugs-example-isolation');
   const env = { UGS_SECRET: randomBytes(32).toString('hex') };
-  let server: TestServer;
+  const server = buildForSuite({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite', apiKey: false });
   let database: TestDatabase;
   let role: string;
   let roleUrl: string;
@@ -53,7 +53,6 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
     );
 
   before(async () => {
-    server = await startTestServer({ dataDir: dir, secret: env.UGS_SECRET, kind: 'sqlite' });
     for (const [id, region] of [
       ['acme', 'eu'],
       ['globex', 'us'],
@@ -66,8 +65,8 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
     role = setup.role;
     roleUrl = setup.url;
   });
+
   after(async () => {
-    await server?.close();
     if (role) await dropRole(database.url, role);
     await database?.drop();
     await sandbox.cleanup();

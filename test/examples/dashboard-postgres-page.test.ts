@@ -9,7 +9,7 @@ import { setUpPostgresOrders } from '../../examples/dashboard/postgres-orders-se
 import { UserGroupClient } from '../../src/client/user-group-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { dropRole } from '../helpers/postgres-roles.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 /**
  * The example dashboard in PostgreSQL mode, through its HTTP, without a browser: a real service mints the sessions, the
@@ -17,14 +17,20 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
  * byte for byte, for the README's groups.
  */
 describe('example dashboard, PostgreSQL mode: the pages of minted sessions', () => {
-  let service: TestServer;
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+  after(async () => {
+    await onPostgres?.close();
+    await onSqlite?.close();
+    if (role) await dropRole(database.url, role);
+    await database?.drop();
+  });
+  const service = buildForSuite({ apiKey: false });
   let database: TestDatabase;
   let role: string;
   let onPostgres: DashboardServer;
   let onSqlite: DashboardServer;
   let client: UserGroupClient;
   before(async () => {
-    service = await startTestServer();
     database = await createTestDatabase();
     const setup = await setUpPostgresOrders(database.url, { role: `ugs_example_${randomBytes(5).toString('hex')}` });
     role = setup.role;
@@ -40,13 +46,6 @@ describe('example dashboard, PostgreSQL mode: the pages of minted sessions', () 
     const orders = openPostgresOrders(new pg.Pool({ connectionString: setup.url, max: 2 }));
     onPostgres = await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs: 50, orders });
     onSqlite = await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs: 50 });
-  });
-  after(async () => {
-    await onPostgres?.close();
-    await onSqlite?.close();
-    if (role) await dropRole(database.url, role);
-    await database?.drop();
-    await service?.close();
   });
 
   const mint = async (group: string, viewer?: string) =>

@@ -3,18 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import { startDashboardServer, type DashboardServer } from '../../examples/dashboard/dashboard-server.js';
 import { endViewerSessions } from '../../examples/dashboard/demo-viewers.js';
 import { UserGroupClient } from '../../src/client/user-group-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { buildForSuite } from '../helpers/build.js';
 
 describe('example dashboard: a verifier that cannot read the revocation feed', () => {
-  let service: TestServer;
-  let dashboard: DashboardServer | undefined;
-  before(async () => {
-    service = await startTestServer();
-  });
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
   after(async () => {
     await dashboard?.close();
-    await service.close();
   });
+  const service = buildForSuite({ apiKey: false });
+  let dashboard: DashboardServer | undefined;
 
   it('answers 503 saying it cannot check sessions, not that the session ended', async () => {
     const { key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
@@ -33,12 +30,15 @@ describe('example dashboard: a verifier that cannot read the revocation feed', (
 });
 
 describe("example dashboard: viewers' sessions", () => {
-  let service: TestServer;
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+  after(async () => {
+    await dashboard.close();
+  });
+  const service = buildForSuite({ apiKey: false });
   let dashboard: DashboardServer;
   let client: UserGroupClient;
   let key: string;
   before(async () => {
-    service = await startTestServer();
     ({ key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'embed' }));
     const { key: admin } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     await new UserGroupClient({ baseUrl: service.url, apiKey: admin }).getOrCreate({
@@ -48,10 +48,6 @@ describe("example dashboard: viewers' sessions", () => {
     });
     client = new UserGroupClient({ baseUrl: service.url, apiKey: key, retries: 0 });
     dashboard = await startDashboardServer({ serviceUrl: service.url, apiKey: key, revocationPollMs: 50 });
-  });
-  after(async () => {
-    await dashboard.close();
-    await service.close();
   });
   const mintFor = async (viewer: string) =>
     (await client.mintEmbedSession({ user_group_id: 'acme', viewer: { id: viewer, attributes: { sales_rep: viewer } } })).token;

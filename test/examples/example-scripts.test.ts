@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { build } from '../helpers/build.js';
 import { isAlive } from '../helpers/process-alive.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -43,8 +43,8 @@ describe('npm run example:* scripts', () => {
   it('has examples to check', () => assert.ok(EXAMPLES.length >= 2, EXAMPLES.join(', ')));
 
   for (const name of EXAMPLES) {
-    it(`${name} stops when npm gets SIGTERM`, { timeout: 120_000 }, async () => {
-      const service = await startTestServer({ kind: 'sqlite' });
+    it(`${name} stops when npm gets SIGTERM`, { timeout: 120_000 }, async (t) => {
+      const service = await build(t, { kind: 'sqlite', apiKey: false });
       const { key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
       const npm = spawn(realNpm, ['run', name], {
         cwd: REPO_ROOT,

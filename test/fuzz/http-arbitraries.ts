@@ -5,7 +5,7 @@ import { rawRequest, type RawResponse } from '../helpers/http-client.js';
 /**
  * fast-check arbitraries for the whole HTTP surface: methods, paths, headers,
  * content types, encodings and bodies, hostile ones included. Shared by the
- * bounded property test (test/platform/http/property.test.ts) and `npm run fuzz`
+ * bounded property test (test/platform/http/property.http-layer.test.ts) and `npm run fuzz`
  * (test/fuzz/run-fuzz.ts), so both send the same kinds of requests.
  *
  * Bodies are built as a small JSON syntax tree and rendered by hand, so the

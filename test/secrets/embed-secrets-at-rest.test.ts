@@ -7,7 +7,7 @@ import pg from 'pg';
 import { signingKeySealContext } from '../../src/signing-keys/signing-key.js';
 import SqliteDatabase from 'better-sqlite3';
 import { createTestDatabase } from '../helpers/postgres.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { build, type TestApp } from '../helpers/build.js';
 
 /** Every file under `dir`, and every value of every table, as bytes (binary also as hex). */
 function filesUnder(dir: string): { where: string; bytes: Buffer }[] {
@@ -56,7 +56,7 @@ async function postgresTables(url: string): Promise<{ where: string; bytes: Buff
  * the secrets that must never be at rest: each private signing key (PEM, and
  * its JWK `d`) and every embed token handed out.
  */
-async function exercise(server: TestServer): Promise<string[]> {
+async function exercise(server: TestApp): Promise<string[]> {
   const api = await server.client();
   const tokens: string[] = [];
   for (let i = 0; i < 5; i++) {
@@ -99,8 +99,8 @@ function assertNoneAtRest(dumps: { where: string; bytes: Buffer }[], secrets: st
 }
 
 describe('embed secrets at rest', () => {
-  it('SQLite: no file or table holds a private signing key or an embed token', async () => {
-    const server = await startTestServer({ kind: 'sqlite' });
+  it('SQLite: no file or table holds a private signing key or an embed token', async (t) => {
+    const server = await build(t, { kind: 'sqlite', apiKey: false });
     try {
       const secrets = await exercise(server);
       const tables = sqliteTables(join(server.dataDir, 'user-groups.sqlite'));
@@ -114,9 +114,9 @@ describe('embed secrets at rest', () => {
     }
   });
 
-  it('PostgreSQL: no table holds a private signing key or an embed token', async () => {
+  it('PostgreSQL: no table holds a private signing key or an embed token', async (t) => {
     const database = await createTestDatabase({ migrated: true });
-    const server = await startTestServer({ postgres: database });
+    const server = await build(t, { postgres: database, apiKey: false });
     try {
       const secrets = await exercise(server);
       const tables = await postgresTables(database.url);

@@ -6,7 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { ConsoleClient } from '../helpers/console-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { build, type TestApp } from '../helpers/build.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { webhookWorkerFor } from '../../src/webhooks/delivery/webhook-worker.js';
 
@@ -58,7 +58,7 @@ function encodings(secret: string): Buffer[] {
 }
 
 /** Issues keys and tokens (created, rotated, revoked) through the API; returns every secret handed out. */
-async function exercise(server: TestServer): Promise<string[]> {
+async function exercise(server: TestApp): Promise<string[]> {
   const secrets: string[] = [];
   const api = await server.client();
   secrets.push(api.key!);
@@ -100,8 +100,8 @@ function assertNoSecret(dumps: { where: string; bytes: Buffer }[], secrets: stri
 }
 
 describe('secrets at rest', () => {
-  it('SQLite: no file in the data dir and no table holds a plaintext token or API key, live or after shutdown', async () => {
-    const server = await startTestServer({ kind: 'sqlite', webhooks: { allowPrivateTargets: true } });
+  it('SQLite: no file in the data dir and no table holds a plaintext token or API key, live or after shutdown', async (t) => {
+    const server = await build(t, { kind: 'sqlite', webhooks: { allowPrivateTargets: true }, apiKey: false });
     const secrets = await exercise(server);
     const file = join(server.dataDir, 'user-groups.sqlite');
     assertNoSecret([...dumpFiles(server.dataDir), ...dumpSqliteTables(file)], secrets, 'while running');
@@ -120,9 +120,9 @@ describe('secrets at rest', () => {
     await server.close();
   });
 
-  it('PostgreSQL: no table holds a plaintext token or API key', async () => {
+  it('PostgreSQL: no table holds a plaintext token or API key', async (t) => {
     const database = await createTestDatabase({ migrated: true });
-    const server = await startTestServer({ postgres: database, webhooks: { allowPrivateTargets: true } });
+    const server = await build(t, { postgres: database, webhooks: { allowPrivateTargets: true }, apiKey: false });
     try {
       const secrets = await exercise(server);
       const dumps = await dumpPostgresTables(database.url);

@@ -6,6 +6,7 @@ import type { ConsoleSessionRecord } from '../../src/console/console-session.js'
 import type { Environment } from '../../src/kernel/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const AT = '2026-05-01T10:00:00.000Z';
 /** Before anything the tests write: inserting with it as the stale bound forgets nothing. */
@@ -30,17 +31,7 @@ function session(keyId: string, overrides: Partial<ConsoleSessionRecord> = {}): 
 }
 
 function group(environment: Environment, providedId: string): NewUserGroup {
-  return {
-    environment,
-    providedId,
-    name: `Group ${providedId}`,
-    mapping: null,
-    properties: null,
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: AT,
-    updatedAt: AT,
-  };
+  return newGroup(providedId, { environment, at: AT });
 }
 
 /** Console sessions: stored by the hash of their id, seen by every connection, ended by sign out or by their key's revocation. */

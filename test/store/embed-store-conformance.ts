@@ -6,6 +6,7 @@ import type { Environment } from '../../src/kernel/environment.js';
 import type { SigningKeyRecord } from '../../src/signing-keys/signing-key.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
+import { newGroup } from '../helpers/new-group.js';
 
 /** A session's or group revocation's lifetime beyond what it covers: the longest session (24 h) and 60 s of clock tolerance. */
 const GROUP_REVOCATION_MS = (7 * 86_400 + 60) * 1000;
@@ -45,17 +46,7 @@ function session(environment: Environment, providedId: string, overrides: Partia
 }
 
 function group(environment: Environment, providedId: string): NewUserGroup {
-  return {
-    environment,
-    providedId,
-    name: `Group ${providedId}`,
-    mapping: null,
-    properties: null,
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: '2026-04-01T00:00:00.000Z',
-    updatedAt: '2026-04-01T00:00:00.000Z',
-  };
+  return newGroup(providedId, { environment, at: '2026-04-01T00:00:00.000Z' });
 }
 
 /**

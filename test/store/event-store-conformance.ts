@@ -6,6 +6,7 @@ import { ENVIRONMENTS, type Environment } from '../../src/kernel/environment.js'
 import type { EventRecord } from '../../src/events/event.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const AT = '2026-05-01T00:00:00.000Z';
 const LATER = '2026-05-02T00:00:00.000Z';
@@ -14,18 +15,7 @@ const EARLY = '2020-01-01T00:00:00.000Z';
 const SECRET_PROPERTY = 'property-value-never-in-an-event';
 
 function group(environment: Environment, providedId: string, overrides: Partial<NewUserGroup> = {}): NewUserGroup {
-  return {
-    environment,
-    providedId,
-    name: `Group ${providedId}`,
-    mapping: { '40': '213' },
-    properties: { secret: SECRET_PROPERTY },
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: AT,
-    updatedAt: AT,
-    ...overrides,
-  };
+  return newGroup(providedId, { environment, mapping: { '40': '213' }, properties: { secret: SECRET_PROPERTY }, at: AT, ...overrides });
 }
 
 const by = (keyId: string, fields: string[]) => ({ keyId, fields });

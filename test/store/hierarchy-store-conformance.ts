@@ -1,25 +1,14 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ServiceError } from '../../src/kernel/errors.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const AT = '2026-02-01T00:00:00.000Z';
 
 function group(providedId: string, overrides: Partial<NewUserGroup> = {}): NewUserGroup {
-  return {
-    environment: 'Customer',
-    providedId,
-    name: `Group ${providedId}`,
-    mapping: null,
-    properties: null,
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: AT,
-    updatedAt: AT,
-    ...overrides,
-  };
+  return newGroup(providedId, { at: AT, ...overrides });
 }
 
 const refusedWith = (code: string) => (error: unknown) => error instanceof ServiceError && error.code === code;

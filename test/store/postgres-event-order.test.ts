@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -7,6 +6,7 @@ import type { EventRecord } from '../../src/events/event.js';
 import type { NewUserGroup } from '../../src/user-groups/user-group-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { newGroup } from '../helpers/new-group.js';
 
 /**
  * GET /api/events hands out `sequence > cursor`. On PostgreSQL a sequence
@@ -31,17 +31,7 @@ describe('PostgreSQL events under concurrent changes', () => {
                            BEGIN IF NEW.data->>'user_group_id' = 'slow' THEN PERFORM pg_sleep(1.5); END IF; RETURN NEW; END $$`);
       await admin.query('CREATE TRIGGER stall_slow AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION stall_slow()');
       const at = new Date().toISOString();
-      const group = (providedId: string): NewUserGroup => ({
-        environment: 'Customer',
-        providedId,
-        name: providedId,
-        mapping: null,
-        properties: null,
-        tokenHash: randomBytes(32),
-        tokenCiphertext: randomBytes(60),
-        createdAt: at,
-        updatedAt: at,
-      });
+      const group = (providedId: string): NewUserGroup => newGroup(providedId, { name: providedId, at });
 
       const slow = store.userGroups.insertUserGroupIfAbsent(group('slow'));
       await until(admin, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep'");

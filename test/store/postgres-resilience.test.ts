@@ -16,6 +16,7 @@ import { ApiClient, rawRequest, type RawResponse } from '../helpers/http-client.
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { ServiceError } from '../../src/kernel/errors.js';
+import { newGroup as groupFixture } from '../helpers/new-group.js';
 
 /** A private PostgreSQL this file may stop and start (an outage), apart from the run's shared one. */
 async function startRestartablePostgres(): Promise<{
@@ -28,17 +29,8 @@ async function startRestartablePostgres(): Promise<{
   return { url: server.url, stop: () => server.pause(), start: () => server.resume(), remove: () => server.stop() };
 }
 
-const newGroup = (providedId: string): NewUserGroup => ({
-  environment: 'Customer',
-  providedId,
-  name: providedId,
-  mapping: null,
-  properties: null,
-  tokenHash: randomBytes(32),
-  tokenCiphertext: randomBytes(48),
-  createdAt: new Date().toISOString(),
-  updatedAt: new Date().toISOString(),
-});
+const newGroup = (providedId: string): NewUserGroup =>
+  groupFixture(providedId, { name: providedId, tokenCiphertext: randomBytes(48), at: new Date().toISOString() });
 
 describe('readiness follows the database', () => {
   let postgres: Awaited<ReturnType<typeof startRestartablePostgres>>;

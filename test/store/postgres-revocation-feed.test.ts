@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -7,6 +6,7 @@ import type { EmbedRevocation } from '../../src/embed-sessions/embed-session.js'
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { newGroup } from '../helpers/new-group.js';
 
 /**
  * The revocation feed hands out `sequence > cursor`. On PostgreSQL a sequence
@@ -32,17 +32,7 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
                            BEGIN IF NEW.provided_id = 'slow' THEN PERFORM pg_sleep(1.5); END IF; RETURN NEW; END $$`);
       await admin.query('CREATE TRIGGER stall_slow AFTER INSERT ON embed_revocations FOR EACH ROW EXECUTE FUNCTION stall_slow()');
       const at = new Date().toISOString();
-      await store.userGroups.insertUserGroupIfAbsent({
-        environment: 'Customer',
-        providedId: 'slow',
-        name: 'Slow',
-        mapping: null,
-        properties: null,
-        tokenHash: randomBytes(32),
-        tokenCiphertext: randomBytes(60),
-        createdAt: at,
-        updatedAt: at,
-      });
+      await store.userGroups.insertUserGroupIfAbsent(newGroup('slow', { name: 'Slow', at }));
       const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
       const fast = {
         sessionId: 'es_fast',

@@ -9,6 +9,7 @@ import { asUnavailable } from '../../src/store/postgres/transient-errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { storeConformance } from './store-conformance.js';
 import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const databases: TestDatabase[] = [];
 storeConformance({
@@ -39,17 +40,7 @@ describe('PostgreSQL specifics', () => {
       connectTimeoutMs: 2000,
     });
     try {
-      const group = (providedId: string, name: string) => ({
-        environment: 'Customer' as const,
-        providedId,
-        name,
-        mapping: null,
-        properties: null,
-        tokenHash: randomBytes(32),
-        tokenCiphertext: randomBytes(60),
-        createdAt: '2026-01-01T00:00:00.000Z',
-        updatedAt: '2026-01-01T00:00:00.000Z',
-      });
+      const group = (providedId: string, name: string) => newGroup(providedId, { name });
       // PostgreSQL text cannot hold U+0000 (the HTTP layer refuses control characters before this).
       const outcomes = await Promise.allSettled([
         store.userGroups.insertUserGroupIfAbsent(group('batch-a', 'A')),

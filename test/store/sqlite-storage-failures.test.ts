@@ -7,20 +7,11 @@ import { ServiceError } from '../../src/kernel/errors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewUserGroup } from '../../src/store/store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { newGroup } from '../helpers/new-group.js';
 
 function group(providedId: string, bytes = 64): NewUserGroup {
   const at = new Date().toISOString();
-  return {
-    environment: 'Customer',
-    providedId,
-    name: providedId,
-    mapping: null,
-    properties: { filler: randomBytes(bytes).toString('hex') },
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: at,
-    updatedAt: at,
-  };
+  return newGroup(providedId, { name: providedId, properties: { filler: randomBytes(bytes).toString('hex') }, at });
 }
 
 const unavailable = (error: unknown) =>

@@ -10,6 +10,7 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { storeConformance } from './store-conformance.js';
 import { shippedMigrationNames } from '../../src/store/sqlite/migrate-sqlite.js';
 import { sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const dirs: ReturnType<typeof makeTempDir>[] = [];
 storeConformance({
@@ -56,17 +57,14 @@ describe('SQLite specifics', () => {
       const db = (store as unknown as { db: Database.Database }).db;
       db.pragma('wal_autocheckpoint = 0');
       const at = new Date().toISOString();
-      const group = (i: number) => ({
-        environment: 'Customer' as const,
-        providedId: `spill-${i}`,
-        name: `Group ${i}`,
-        mapping: { sales: 'pg-eu-1' },
-        properties: { plan: 'pro', region: 'eu' },
-        tokenHash: randomBytes(32),
-        tokenCiphertext: randomBytes(90),
-        createdAt: at,
-        updatedAt: at,
-      });
+      const group = (i: number) =>
+        newGroup(`spill-${i}`, {
+          name: `Group ${i}`,
+          mapping: { sales: 'pg-eu-1' },
+          properties: { plan: 'pro', region: 'eu' },
+          tokenCiphertext: randomBytes(90),
+          at,
+        });
       const audit = { keyId: 'key_spill', fields: ['name', 'mapping', 'properties'], clientAddress: '127.0.0.1' };
       for (let i = 0; i < 300; i++) await store.userGroups.insertUserGroupIfAbsent(group(i), audit);
       const writeCalls = () => Number(/^syscw: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);

@@ -10,6 +10,7 @@ import { eventStoreConformance } from './event-store-conformance.js';
 import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
 import { usageStoreConformance } from './usage-store-conformance.js';
 import { webhookStoreConformance } from './webhook-store-conformance.js';
+import { newGroup as groupFixture } from '../helpers/new-group.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
 export interface StoreFixture {
@@ -25,18 +26,13 @@ const LATER = '2027-06-01T12:00:00.000Z';
 let seq = 0;
 function newGroup(environment: Environment, providedId: string, overrides: Partial<NewUserGroup> = {}): NewUserGroup {
   const at = new Date(Date.UTC(2026, 0, 1, 0, 0, seq++)).toISOString();
-  return {
+  return groupFixture(providedId, {
     environment,
-    providedId,
-    name: `Group ${providedId}`,
     mapping: { '40': '213', '41': 7 },
     properties: { region: 'eu', nested: { list: [1, 'two', null] } },
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: at,
-    updatedAt: at,
+    at,
     ...overrides,
-  };
+  });
 }
 
 function newKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SessionActivity, type SessionActivityBatch, type SessionActivityCount } from '../../src/embed-sessions/session-activity.js';
 import type { Environment } from '../../src/kernel/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { UsageRange } from '../../src/usage/usage.js';
 import type { StoreFixture } from './store-conformance.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const EARLY = '2026-01-01T00:00:00.000Z';
 const at = (day: number, hour: number, minute = 0) => new Date(Date.UTC(2026, 5, day, hour, minute));
@@ -14,17 +15,7 @@ const dayOf = (day: number) => at(day, 0).toISOString();
 const range = (from: string, to: string, granularity: UsageRange['granularity']): UsageRange => ({ from, to, granularity });
 
 function group(environment: Environment, providedId: string): NewUserGroup {
-  return {
-    environment,
-    providedId,
-    name: `Group ${providedId}`,
-    mapping: null,
-    properties: null,
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: EARLY,
-    updatedAt: EARLY,
-  };
+  return newGroup(providedId, { environment, at: EARLY });
 }
 
 function count(environment: Environment, teamId: number, hourStart: string, minted: number, renewed = 0): SessionActivityCount {

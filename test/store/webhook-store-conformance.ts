@@ -7,6 +7,7 @@ import { newWebhookId, type WebhookRecord } from '../../src/webhooks/webhook.js'
 import type { AttemptResult, ClaimedDelivery } from '../../src/webhooks/webhook-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const AT = '2026-06-01T00:00:00.000Z';
 const LATER = '2026-06-01T01:00:00.000Z';
@@ -31,17 +32,7 @@ function webhook(environment: Environment, events: EventType[] | null = null): O
 }
 
 function group(environment: Environment, providedId: string) {
-  return {
-    environment,
-    providedId,
-    name: providedId,
-    mapping: null,
-    properties: null,
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: AT,
-    updatedAt: AT,
-  };
+  return newGroup(providedId, { environment, name: providedId, at: AT });
 }
 
 function failed(claim: ClaimedDelivery, owner: string, at: string, overrides: Partial<AttemptResult> = {}): AttemptResult {

@@ -6,6 +6,7 @@ import { CLOCK_TOLERANCE_SECONDS } from '../../src/signing-keys/signing-key.js';
 import { MAX_SESSION_LIFETIME_SECONDS } from '../../src/embed-sessions/embed-session.js';
 import type { UserGroupRecord } from '../../src/user-groups/user-group.js';
 import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../src/user-groups/user-group-consequences.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const AT = '2026-05-01T00:00:00.000Z';
 const EVENT_ID = /^evt_[0-9a-f]{32}$/;
@@ -13,18 +14,9 @@ const by = { keyId: 'key_a', fields: ['name', 'properties'], clientAddress: '203
 
 function record(providedId: string, teamId: number): UserGroupRecord {
   return {
+    ...newGroup(providedId, { name: providedId, properties: { secret: 'never in a consequence' }, at: AT, parentId: null }),
     teamId,
-    environment: 'Customer',
-    providedId,
-    name: providedId,
-    mapping: null,
-    properties: { secret: 'never in a consequence' },
-    tokenHash: randomBytes(32),
-    tokenCiphertext: randomBytes(60),
-    createdAt: AT,
-    updatedAt: AT,
     parentTeamId: null,
-    parentId: null,
   };
 }
 

@@ -7,6 +7,7 @@ import { createTokenCipher } from '../../src/secrets/token-cipher.js';
 import { UserGroupService } from '../../src/user-groups/user-group-service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const writer: Principal = { keyId: 'key_w', environment: 'Customer', access: 'read-write' };
 const reader: Principal = { keyId: 'key_r', environment: 'Customer', access: 'read-only' };
@@ -49,17 +50,14 @@ describe('UserGroupService', () => {
       (e: unknown) => isError('invalid_request')(e) && /NFC/.test((e as Error).message),
     );
     // As an older version stored it, before creation checked.
-    await store.userGroups.insertUserGroupIfAbsent({
-      environment: 'Customer',
-      providedId: decomposed,
-      name: 'Old',
-      mapping: null,
-      properties: null,
-      tokenHash: Buffer.alloc(32, 7),
-      tokenCiphertext: createTokenCipher('s'.repeat(32)).encrypt(`ugt_${'a'.repeat(49)}`, 'Customer', decomposed),
-      createdAt: '2025-01-01T00:00:00.000Z',
-      updatedAt: '2025-01-01T00:00:00.000Z',
-    });
+    await store.userGroups.insertUserGroupIfAbsent(
+      newGroup(decomposed, {
+        name: 'Old',
+        tokenHash: Buffer.alloc(32, 7),
+        tokenCiphertext: createTokenCipher('s'.repeat(32)).encrypt(`ugt_${'a'.repeat(49)}`, 'Customer', decomposed),
+        at: '2025-01-01T00:00:00.000Z',
+      }),
+    );
     const hit = await service.getOrCreate(writer, { userGroupId: decomposed });
     assert.deepEqual([hit.created, hit.group.name], [false, 'Old']);
     assert.equal((await service.get(reader, decomposed)).group.name, 'Old');

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import type { ApiClient } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { build, suiteTeardown, type TestApp } from '../helpers/build.js';
 import { assertError } from '../platform/http/assert-error.js';
 
 /** UGS_CLOCK_OFFSET_MAX_MS as the servers here are set: its default. */
@@ -16,10 +16,12 @@ const BOUND_MS = 2500;
  * skewed: one on time, one 2 s ahead (within UGS_CLOCK_OFFSET_MAX_MS), one 4 s ahead (beyond it).
  */
 describe('viewer revocation across replicas whose clocks differ (PostgreSQL)', () => {
+  // First, so the replicas close before the after hook below drops their database.
+  const suite = suiteTeardown();
   let database: TestDatabase;
-  let onTime: TestServer;
-  let ahead: TestServer;
-  let farAhead: TestServer;
+  let onTime: TestApp;
+  let ahead: TestApp;
+  let farAhead: TestApp;
   let api: ApiClient;
   let apiAhead: ApiClient;
   let apiFarAhead: ApiClient;
@@ -41,7 +43,7 @@ describe('viewer revocation across replicas whose clocks differ (PostgreSQL)', (
   before(async () => {
     database = await createTestDatabase({ migrated: true });
     const replica = (skewMs: number) =>
-      startTestServer({ postgres: database, secret, embed: { clockOffsetMaxMs: BOUND_MS }, now: () => Date.now() + skewMs });
+      build(suite, { postgres: database, secret, embed: { clockOffsetMaxMs: BOUND_MS }, now: () => Date.now() + skewMs, apiKey: false });
     onTime = await replica(0);
     ahead = await replica(2000);
     farAhead = await replica(4000);
@@ -52,7 +54,6 @@ describe('viewer revocation across replicas whose clocks differ (PostgreSQL)', (
     assert.equal((await api.getOrCreate({ user_group_id: 'skew', name: 'Skew' })).status, 200);
   });
   after(async () => {
-    for (const server of [onTime, ahead, farAhead]) await server?.close();
     await database?.drop();
   });
 

@@ -10,6 +10,7 @@ import { WebhookService } from '../../src/webhooks/webhook-service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { TargetGuard } from '../../src/webhooks/delivery/target-guard.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { newGroup } from '../helpers/new-group.js';
 
 const writer: Principal = { keyId: 'key_w', environment: 'Customer', access: 'read-write' };
 const reader: Principal = { keyId: 'key_r', environment: 'Customer', access: 'read-only' };
@@ -100,17 +101,7 @@ describe('WebhookService', () => {
   it('redelivers a known event as a new pending delivery, 404 for an unknown one; enable is a no-op on an enabled webhook', async () => {
     const { webhook } = await service.create(writer, { url: URL });
     await store.userGroups.insertUserGroupIfAbsent(
-      {
-        environment: 'Customer',
-        providedId: 'wh-redeliver',
-        name: 'R',
-        mapping: null,
-        properties: null,
-        tokenHash: Buffer.alloc(32, 7),
-        tokenCiphertext: Buffer.alloc(60),
-        createdAt: now.toISOString(),
-        updatedAt: now.toISOString(),
-      },
+      newGroup('wh-redeliver', { name: 'R', tokenHash: Buffer.alloc(32, 7), tokenCiphertext: Buffer.alloc(60), at: now.toISOString() }),
       { keyId: 'key_w', fields: [] },
     );
     const [event] = (await store.events.listEvents('Customer', 0, 1000, '2020-01-01T00:00:00Z')).filter(

@@ -6,7 +6,7 @@ import { redactSecrets } from '../../secrets/secret-redaction.js';
  * status and time only (never headers or bodies); these exact paths also
  * censor the places a secret could appear if a log call passed one by hand.
  * Exact paths, not wildcards: wildcard redaction walks every logged object
- * and cost about 5% of the hit path. test/platform/http/logging.test.ts scans the
+ * and cost about 5% of the hit path. test/platform/http/logging.http-layer.test.ts scans the
  * output of real requests for keys, tokens and the Authorization header.
  */
 export const REDACTED_PATHS = [

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ConsoleClient } from '../../helpers/console-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** An id of the session cookie's shape that the attacker chose. */
@@ -15,15 +15,13 @@ const chosenId = () => `ugsc_${[...randomBytes(49)].map((b) => BASE62[b % 62]).j
  * server drew, and the planted one never becomes the victim's session.
  */
 describe('operator console: session fixation', () => {
-  let server: TestServer;
+  const server = buildForSuite({ apiKey: false });
   let victimKey: string;
   let attackerKey: string;
   before(async () => {
-    server = await startTestServer();
     victimKey = (await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' })).key;
     attackerKey = (await server.services.apiKeys.create({ environment: 'Testing', access: 'read-only' })).key;
   });
-  after(() => server.close());
 
   /** What a browser holding `cookie` sees of /console/groups: the session's environment and access, or a redirect. */
   const seenWith = async (cookie: string) => {

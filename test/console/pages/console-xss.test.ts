@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ConsoleClient, type ConsoleAnswer } from '../../helpers/console-client.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 
 /** Markup that runs if a page puts it in unescaped: as an element, or breaking out of a double- or single-quoted attribute. */
 const HOSTILE = `<script>alert(1)</script><img src=x onerror=alert(2)><svg onload=alert(3)>" autofocus onfocus="alert(4)' onmouseover='alert(5)`;
@@ -26,13 +26,12 @@ const VIEWER_SHOWN = `v${SHOWN}`;
  * shows it shows it as text.
  */
 describe('operator console: hostile markup in every field is shown as text', () => {
-  let server: TestServer;
+  const server = buildForSuite({ webhooks: { allowPrivateTargets: true } });
   let api: ApiClient;
   let browser: ConsoleClient;
   let webhookId: string;
   before(async () => {
-    server = await startTestServer({ webhooks: { allowPrivateTargets: true } });
-    api = await server.client();
+    api = server.api;
     const fields = { name: HOSTILE, mapping: { [HOSTILE]: HOSTILE }, properties: { [HOSTILE]: HOSTILE, nested: [{ [HOSTILE]: HOSTILE }] } };
     assert.equal((await api.getOrCreate({ user_group_id: PARENT, ...fields })).status, 200);
     assert.equal((await api.getOrCreate({ user_group_id: CHILD, parent_user_group_id: PARENT, ...fields })).status, 200);
@@ -58,7 +57,6 @@ describe('operator console: hostile markup in every field is shown as text', () 
     browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(api.key!)).status, 303);
   });
-  after(() => server.close());
 
   function assertInert(answer: ConsoleAnswer, where: string, shown = SHOWN): void {
     assert.ok(answer.status < 500, `${where}: ${answer.status}`);

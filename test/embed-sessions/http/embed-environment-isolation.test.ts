@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { bindProperties } from 'user-group-service/embed';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite, type TestApp } from '../../helpers/build.js';
 
 type Environment = 'Customer' | 'Testing';
 
@@ -19,7 +19,7 @@ const OTHER: Record<Environment, Environment> = { Customer: 'Testing', Testing: 
  * environment: the signature against that environment's JWKS URL, `alg`,
  * `typ`, `iss`, `aud`, `exp`. It never reads `env`.
  */
-function documentedVerifier(server: TestServer, environment: Environment) {
+function documentedVerifier(server: TestApp, environment: Environment) {
   const jwks = createRemoteJWKSet(new URL(DOCUMENTED[environment].jwks, server.url));
   return async (token: string): Promise<JWTPayload> =>
     (
@@ -35,7 +35,7 @@ function documentedVerifier(server: TestServer, environment: Environment) {
 }
 
 /** The sloppiest verifier still worth the name: the signature against the JWKS, nothing else checked. */
-function signatureOnlyVerifier(server: TestServer, environment: Environment) {
+function signatureOnlyVerifier(server: TestApp, environment: Environment) {
   const jwks = createRemoteJWKSet(new URL(DOCUMENTED[environment].jwks, server.url));
   return async (token: string) => (await jwtVerify(token, jwks, { algorithms: ['EdDSA', 'ES256', 'RS256'] })).payload;
 }
@@ -47,11 +47,10 @@ function signatureOnlyVerifier(server: TestServer, environment: Environment) {
  * environment's documented verifier, against the real service.
  */
 describe('embed tokens cannot cross environments, for a verifier that never reads env', () => {
-  let server: TestServer;
+  const server = buildForSuite({ apiKey: false });
   const api = {} as Record<Environment, ApiClient>;
   const tokens = {} as Record<Environment, string[]>;
   before(async () => {
-    server = await startTestServer();
     for (const environment of ['Customer', 'Testing'] as const) {
       api[environment] = await server.client({ environment });
       const embedKey = await server.client({ environment, access: 'embed' });
@@ -87,7 +86,6 @@ describe('embed tokens cannot cross environments, for a verifier that never read
       ];
     }
   });
-  after(() => server.close());
 
   for (const environment of ['Customer', 'Testing'] as const) {
     const other = OTHER[environment];

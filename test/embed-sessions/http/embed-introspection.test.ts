@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, SignJWT, type JWTPayload } from 'jose';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { assertError } from '../../platform/http/assert-error.js';
 
 const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '/api/embed_sessions' });
@@ -13,13 +13,11 @@ const end = (api: ApiClient, sessionId: string) =>
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 describe('POST /api/embed_sessions/introspect and DELETE /api/embed_sessions/{id}', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient;
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
   });
-  after(() => server.close());
 
   async function fresh(id: string, body: Record<string, unknown> = {}): Promise<{ token: string; session_id: string }> {
     await api.getOrCreate({ user_group_id: id, name: `Group ${id}`, properties: { region: 'eu' } });

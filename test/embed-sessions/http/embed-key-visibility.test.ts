@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { assertError } from '../../platform/http/assert-error.js';
 
 /**
@@ -14,14 +14,13 @@ import { assertError } from '../../platform/http/assert-error.js';
  * or shows a group token, answers 403 with nothing of the group in it.
  */
 describe('an embed key: what each route shows it', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let writer: ApiClient;
   let embed: ApiClient;
   let groupToken: string;
   const SECRET_PROPERTY = 'only-in-properties-7f3a';
   before(async () => {
-    server = await startTestServer();
-    writer = await server.client();
+    writer = server.api;
     embed = await server.client({ access: 'embed' });
     await writer.getOrCreate({
       user_group_id: 'agency',
@@ -41,7 +40,6 @@ describe('an embed key: what each route shows it', () => {
     // One entry in the revocation feed: a rotation.
     groupToken = (await writer.rotate(groupToken)).json.user_group.token;
   });
-  after(() => server.close());
 
   const mint = (body: object) => embed.call('POST', body, { path: '/api/embed_sessions' });
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { assertError } from '../../platform/http/assert-error.js';
 
 interface Session {
@@ -14,7 +14,7 @@ interface Session {
 }
 
 describe('POST /api/embed_sessions/renew', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient;
   const mint = async (body: Record<string, unknown>, client = api): Promise<Session> => {
     const res = await client.call('POST', body, { path: '/api/embed_sessions' });
@@ -31,11 +31,9 @@ describe('POST /api/embed_sessions/renew', () => {
   const introspect = async (token: string) => (await api.call('POST', { token }, { path: '/api/embed_sessions/introspect' })).json;
 
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     await api.getOrCreate({ user_group_id: 'r-acme', name: 'Acme', properties: { region: 'eu', tier: 'gold' } });
   });
-  after(() => server.close());
 
   it("keeps the session id, takes the group's claims as they are now, carries the viewer, dashboard and origins over", async () => {
     const first = await mint({

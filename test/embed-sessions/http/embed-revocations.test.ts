@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { assertError } from '../../platform/http/assert-error.js';
 
 const FEED = '/api/embed_sessions/revocations';
@@ -22,13 +22,11 @@ interface Entry {
 }
 
 describe('GET /api/embed_sessions/revocations', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient & { keyId: string };
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
   });
-  after(() => server.close());
 
   /** Every entry after `after` (all when undefined), following next_cursor page by page. */
   async function drain(by: ApiClient, after?: string, limit = 1000): Promise<{ entries: Entry[]; cursor: string; pages: number }> {

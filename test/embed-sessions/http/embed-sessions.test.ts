@@ -1,21 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { tokenVersionOf } from '../../../src/embed-sessions/embed-session.js';
 import { hashSecret } from '../../../src/secrets/secret-format.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { assertError } from '../../platform/http/assert-error.js';
 
 const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '/api/embed_sessions' });
 
 describe('POST /api/embed_sessions (mint)', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient;
   let group: { team_id: number; token: string };
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     const created = await api.getOrCreate({
       user_group_id: 'acme',
       name: 'Acme Inc.',
@@ -24,7 +23,6 @@ describe('POST /api/embed_sessions (mint)', () => {
     });
     group = created.json.user_group;
   });
-  after(() => server.close());
 
   it('mints by user_group_id: 201, no-store, exactly the documented body', async () => {
     const before = Math.floor(Date.now() / 1000);

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import type { SigningAlgorithm } from '../../../src/signing-keys/signing-key.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite, build, type TestApp } from '../../helpers/build.js';
 
 const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '/api/embed_sessions' });
 
 /** What a dashboard layer in any language does: fetch the JWKS by URL and verify with an independent JOSE library. */
 async function verifyIndependently(
-  server: TestServer,
+  server: TestApp,
   token: string,
   options: { algorithm: SigningAlgorithm; issuer?: string; audience?: string; jwks?: string },
 ) {
@@ -24,14 +24,12 @@ async function verifyIndependently(
 }
 
 describe('GET /.well-known/jwks.json and independent verification with jose', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient;
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     await api.getOrCreate({ user_group_id: 'jwks-g', name: 'JWKS', properties: { region: 'eu' } });
   });
-  after(() => server.close());
 
   it('publishes the Ed25519 public key without a key, cacheable for the documented 300 s, with no private part', async () => {
     const res = await api.call('GET', undefined, { path: '/.well-known/jwks.json', headers: { authorization: '' } });
@@ -53,12 +51,12 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
     await assert.rejects(verifyIndependently(server, minted.token, { algorithm: 'EdDSA', audience: 'someone-else' }), /aud/);
   });
 
-  it("publishes ES256 and RS256 keys under UGS_EMBED_ALGORITHM, with each environment's issuer and audience settings, and jose verifies their tokens", async () => {
+  it("publishes ES256 and RS256 keys under UGS_EMBED_ALGORITHM, with each environment's issuer and audience settings, and jose verifies their tokens", async (t) => {
     for (const [algorithm, shape] of [
       ['ES256', { kty: 'EC', crv: 'P-256', members: ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'] }],
       ['RS256', { kty: 'RSA', crv: undefined, members: ['alg', 'e', 'kid', 'kty', 'n', 'use'] }],
     ] as const) {
-      const other = await startTestServer({
+      const other = await build(t, {
         embed: {
           algorithm,
           issuer: 'https://ugs.example.com',
@@ -69,7 +67,7 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
         },
       });
       try {
-        const otherApi = await other.client();
+        const otherApi = other.api;
         await otherApi.getOrCreate({ user_group_id: 'alg-g', name: algorithm });
         const jwks = await otherApi.call('GET', undefined, { path: '/.well-known/jwks.json' });
         assert.equal(jwks.headers['cache-control'], 'public, max-age=60');

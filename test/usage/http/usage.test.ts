@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { assertError } from '../../platform/http/assert-error.js';
 import { mintToken, renewToken } from '../../helpers/embed-sessions.js';
 
@@ -17,7 +17,7 @@ interface Bucket {
 }
 
 describe('usage: sessions, renewals and viewers per group', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient;
   const usageOf = (group: string, query = '', client = api) =>
     client.call('GET', undefined, { path: `/api/user_groups/${encodeURIComponent(group)}/usage${query}` });
@@ -26,8 +26,7 @@ describe('usage: sessions, renewals and viewers per group', () => {
   const renew = (token: string) => renewToken(api, token);
 
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     for (const [id, name] of [
       ['u-acme', 'Acme'],
       ['u-globex', 'Globex'],
@@ -35,7 +34,6 @@ describe('usage: sessions, renewals and viewers per group', () => {
     ])
       await api.getOrCreate({ user_group_id: id!, name: name! });
   });
-  after(() => server.close());
 
   it('answers every bucket of the range, zeros included, with the mints, renewals and distinct viewers counted once flushed', async () => {
     const minted = Date.now();

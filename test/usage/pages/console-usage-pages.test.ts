@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ConsoleClient, unescapeHtml, type ConsoleAnswer } from '../../helpers/console-client.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { mintToken, renewToken } from '../../helpers/embed-sessions.js';
 
 /** A hostile id and name: markup in each, so a page that forgot to escape either shows it as an element. */
@@ -41,7 +41,7 @@ function topGroups(page: ConsoleAnswer): { id: string; href: string; name: strin
  * another environment's group, a read-only session, hostile names.
  */
 describe('operator console: usage', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient;
   let browser: ConsoleClient;
   let reader: ConsoleClient;
@@ -50,8 +50,7 @@ describe('operator console: usage', () => {
   const renew = (token: string) => renewToken(api, token);
 
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     for (const [id, name] of [
       ['acme', 'Acme'],
       ['globex', 'Globex'],
@@ -65,7 +64,6 @@ describe('operator console: usage', () => {
     const readOnly = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-only' });
     assert.equal((await reader.signIn(readOnly.key)).status, 303);
   });
-  after(() => server.close());
 
   it('the Overview says nothing was counted yet before any mint, and the nav links it', async () => {
     const page = await browser.get('/console/overview');

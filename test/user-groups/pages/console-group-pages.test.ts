@@ -1,24 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ConsoleClient, unescapeHtml } from '../../helpers/console-client.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 
 /** What a group's forms answer: the API's own validation messages beside the field, and ids that need escaping. */
 describe('operator console: group pages and forms', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient;
   let browser: ConsoleClient;
   const ODD_ID = 'team/a b?&#x';
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } });
     await api.getOrCreate({ user_group_id: ODD_ID, name: 'Odd <b>name</b>' });
     browser = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(api.key!)).status, 303);
   });
-  after(() => server.close());
 
   const errorOf = (html: string, field: string) =>
     /<p id="[a-z]+_error" class="error"[^>]*>([^<]*)<\/p>/.exec(html.slice(html.indexOf(`id="${field}"`)))?.[1];

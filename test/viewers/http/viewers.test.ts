@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { assertError } from '../../platform/http/assert-error.js';
 
 interface Minted {
@@ -11,7 +11,7 @@ interface Minted {
 }
 
 describe('viewers: the people inside a group', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient;
   const mint = async (body: Record<string, unknown>, client = api): Promise<Minted> => {
     const res = await client.call('POST', body, { path: '/api/embed_sessions' });
@@ -25,12 +25,10 @@ describe('viewers: the people inside a group', () => {
     client.call('GET', undefined, { path: `/api/user_groups/${group}/viewers${query}` });
 
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     await api.getOrCreate({ user_group_id: 'v-acme', name: 'Acme', properties: { region: 'eu', tier: 'gold', sales_rep: null } });
     await api.getOrCreate({ user_group_id: 'v-globex', name: 'Globex', properties: { region: 'us' } });
   });
-  after(() => server.close());
 
   it("puts the viewer in vid and overlays the group's properties with the attributes: an attribute wins, a null hides; without a viewer, tokens are as before", async () => {
     const withViewer = await mint({

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ConsoleClient, unescapeHtml, type ConsoleAnswer } from '../../helpers/console-client.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 
 const GROUP = 'acme';
 const PAGE = `/console/groups/${GROUP}`;
@@ -15,7 +15,7 @@ const END = `${PAGE}/end-viewer-sessions`;
  * the preview mints as a viewer, with attributes.
  */
 describe('operator console: viewers on a group page', () => {
-  let server: TestServer;
+  const server = buildForSuite();
   let api: ApiClient & { keyId: string };
   let browser: ConsoleClient;
   let reader: ConsoleClient;
@@ -33,8 +33,7 @@ describe('operator console: viewers on a group page', () => {
     /<tr><td><code>[^<]*<\/code><\/td>.*?<\/tr>/.exec(page.text.slice(page.text.indexOf(`<tr><td><code>${viewerId}<`)))?.[0] ?? '';
 
   before(async () => {
-    server = await startTestServer();
-    api = await server.client();
+    api = server.api;
     await api.getOrCreate({ user_group_id: GROUP, name: 'Acme', properties: { region: 'eu', tier: 'gold' } });
     await api.getOrCreate({ user_group_id: 'quiet', name: 'Quiet' });
     browser = new ConsoleClient(server.url);
@@ -45,7 +44,6 @@ describe('operator console: viewers on a group page', () => {
       303,
     );
   });
-  after(() => server.close());
 
   it('lists the viewers most recently seen first, with last seen and sessions; an empty group says so', async () => {
     for (const id of ['ana', 'bob', 'ana', 'cy']) await mint(GROUP, { id });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { webhookWorkerFor, type WebhookWorker } from '../../../src/webhooks/delivery/webhook-worker.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 
 const FAST = { retryScheduleMs: [0], timeoutMs: 2000, pollMs: 20 };
@@ -10,15 +10,14 @@ const HOUR = 3_600_000;
 
 /** After rotate_secret the previous secret signs beside the new one for 24 h, then no more. */
 describe('a rotated webhook secret', () => {
-  let server: TestServer;
-  let target: Receiver;
-  before(async () => {
-    server = await startTestServer({ webhooks: { ...FAST, allowPrivateTargets: true } });
-    target = await startReceiver();
-  });
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
   after(async () => {
     await target.close();
-    await server.close();
+  });
+  const server = buildForSuite({ webhooks: { ...FAST, allowPrivateTargets: true }, apiKey: false });
+  let target: Receiver;
+  before(async () => {
+    target = await startReceiver();
   });
 
   async function deliveredAt(offsetMs: number, userGroupId: string): Promise<Record<string, string>> {

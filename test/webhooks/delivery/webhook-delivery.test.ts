@@ -7,7 +7,7 @@ import type { DeliveryView } from '../../../src/webhooks/webhook.js';
 import { TargetGuard } from '../../../src/webhooks/delivery/target-guard.js';
 import { webhookWorkerFor, type WebhookWorker } from '../../../src/webhooks/delivery/webhook-worker.js';
 import { rawRequest, type ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { eventually, startReceiver, type Answer, type Receiver } from '../../helpers/webhook-receiver.js';
 
 /** Fast enough for tests: three attempts a second apart at most, a 1 s timeout, a quick poll. */
@@ -16,7 +16,11 @@ const FAST: Partial<WebhookConfig> = { retryScheduleMs: [0, 200, 200], timeoutMs
 /** npm test runs only test/platform/http twice; these run on both stores themselves. */
 for (const kind of ['sqlite', 'postgres'] as const) {
   describe(`webhook deliveries over real HTTP (${kind})`, () => {
-    let server: TestServer;
+    // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+    after(async () => {
+      for (const receiver of receivers) await receiver.close();
+    });
+    const server = buildForSuite({ kind, webhooks: { ...FAST, allowPrivateTargets: true } });
     let api: ApiClient & { keyId: string };
     let principal: Principal;
     const receivers: Receiver[] = [];
@@ -26,17 +30,12 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     const workerLogs: string[] = [];
 
     before(async () => {
-      server = await startTestServer({ kind, webhooks: { ...FAST, allowPrivateTargets: true } });
-      api = await server.client();
+      api = server.api;
       principal = { keyId: api.keyId, environment: 'Customer', access: 'read-write' };
     });
     // One worker per test, with that test's settings: the others would pick up its deliveries too.
     afterEach(async () => {
       for (const worker of workers.splice(0)) await worker.stop(5000);
-    });
-    after(async () => {
-      for (const receiver of receivers) await receiver.close();
-      await server.close();
     });
 
     async function receiver(answer?: (n: number) => Answer): Promise<Receiver> {

@@ -2,24 +2,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Principal } from '../../../src/api-keys/api-key.js';
 import { webhookWorkerFor } from '../../../src/webhooks/delivery/webhook-worker.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 
 const HOUR = 3_600_000;
 
 for (const kind of ['sqlite', 'postgres'] as const) {
   describe(`disabling a webhook that fails for UGS_WEBHOOK_DISABLE_AFTER_HOURS (controlled clock, ${kind})`, () => {
-    let server: TestServer;
+    // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+    after(async () => {
+      await target.close();
+    });
+    const server = buildForSuite({ kind, webhooks: { allowPrivateTargets: true }, apiKey: false });
     let target: Receiver;
     let principal: Principal;
     before(async () => {
-      server = await startTestServer({ kind, webhooks: { allowPrivateTargets: true } });
       target = await startReceiver(() => ({ status: 503 }));
       principal = { keyId: (await server.client()).keyId, environment: 'Customer', access: 'read-write' };
-    });
-    after(async () => {
-      await target.close();
-      await server.close();
     });
 
     it('disables it on the first failure past the window, fails its pending deliveries, writes webhook.disabled; enable starts from now', async () => {

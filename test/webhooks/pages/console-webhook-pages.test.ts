@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { webhookWorkerFor, type WebhookWorker } from '../../../src/webhooks/delivery/webhook-worker.js';
 import { ConsoleClient } from '../../helpers/console-client.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite, build } from '../../helpers/build.js';
 import { eventually, startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 
 const FAST = { retryScheduleMs: [0, 200, 200], timeoutMs: 2000, pollMs: 20 };
@@ -16,14 +16,18 @@ const READER = { keyId: 'test', environment: 'Customer' as const, access: 'read-
  * CSRF and read-only refusals, and what receivers answered shown escaped.
  */
 describe('operator console: webhooks', () => {
-  let server: TestServer;
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+  after(async () => {
+    await worker.stop(5000);
+    await receiver.close();
+  });
+  const server = buildForSuite({ webhooks: { ...FAST, allowPrivateTargets: true }, apiKey: false });
   let api: ApiClient;
   let worker: WebhookWorker;
   let receiver: Receiver;
   let browser: ConsoleClient;
   let reader: ConsoleClient;
   before(async () => {
-    server = await startTestServer({ webhooks: { ...FAST, allowPrivateTargets: true } });
     worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...FAST } });
     worker.start();
     // The receiver answers with markup a page must never run.
@@ -36,11 +40,6 @@ describe('operator console: webhooks', () => {
       (await reader.signIn((await server.services.apiKeys.create({ environment: 'Customer', access: 'read-only' })).key)).status,
       303,
     );
-  });
-  after(async () => {
-    await worker.stop(5000);
-    await receiver.close();
-    await server.close();
   });
 
   const add = async (fields: Record<string, string>, client = browser) =>
@@ -206,10 +205,9 @@ describe('operator console: webhooks', () => {
 
 describe('operator console: webhooks to private addresses when they are not allowed', () => {
   it('shows the refusal, naming the setting, beside the URL', async (t) => {
-    const server = await startTestServer();
-    t.after(() => server.close());
+    const server = await build(t);
     const browser = new ConsoleClient(server.url);
-    assert.equal((await browser.signIn((await server.client()).key!)).status, 303);
+    assert.equal((await browser.signIn(server.api.key!)).status, 303);
     const answer = await browser.post('/console/webhooks', {
       _csrf: await browser.csrfToken('/console/webhooks'),
       url: 'http://127.0.0.1:9/hooks',
@@ -228,14 +226,16 @@ describe('operator console: a disabled webhook', () => {
     // Disabled after any failure more than 1 ms after the first: a receiver that refuses connections (port 9) disables it at its second
     // attempt.
     const config = { retryScheduleMs: [0, 50, 50, 50], timeoutMs: 2000, pollMs: 20, disableAfterMs: 1, allowPrivateTargets: true };
-    const server = await startTestServer({ webhooks: config });
-    const worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...config } });
-    worker.start();
+    // Registered before the server's teardown, so the worker stops while the server is up.
+    const workers: WebhookWorker[] = [];
     t.after(async () => {
-      await worker.stop(5000);
-      await server.close();
+      for (const worker of workers) await worker.stop(5000);
     });
-    const api = await server.client();
+    const server = await build(t, { webhooks: config });
+    const worker = webhookWorkerFor(server.services, { config: { ...server.services.webhookDelivery.config, ...config } });
+    workers.push(worker);
+    worker.start();
+    const api = server.api;
     const writer = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
     const { webhook } = await server.services.webhooks.create(writer, { url: 'http://127.0.0.1:9/hooks', events: ['user_group.created'] });
     await api.getOrCreate({ user_group_id: 'unheard', name: 'Unheard' });

@@ -10,7 +10,7 @@ import {
   type PublishedKey,
 } from '../../helpers/forged-tokens.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 
 /** An asymmetric algorithm other than `alg`, for "the real kid, another algorithm". */
 const OTHER_ALG: Record<EmbedAlg, EmbedAlg> = { EdDSA: 'ES256', ES256: 'EdDSA', RS256: 'ES256' };
@@ -23,14 +23,17 @@ const OTHER_ALG: Record<EmbedAlg, EmbedAlg> = { EdDSA: 'ES256', ES256: 'EdDSA', 
  */
 for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
   describe(`introspection refuses forged tokens (the service signing with ${alg})`, () => {
-    let server: TestServer;
+    // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+    after(async () => {
+      await attacker?.host.close();
+    });
+    const server = buildForSuite({ embed: { algorithm: alg } });
     let api: ApiClient;
     let attacker: Attacker;
     let claims: JWTPayload;
     let published: PublishedKey;
     before(async () => {
-      server = await startTestServer({ embed: { algorithm: alg } });
-      api = await server.client();
+      api = server.api;
       attacker = await startAttacker(alg);
       assert.equal((await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).status, 200);
       const minted = await api.call('POST', { user_group_id: 'acme' }, { path: '/api/embed_sessions' });
@@ -39,10 +42,6 @@ for (const alg of ['EdDSA', 'ES256', 'RS256'] as const) {
       const jwks = await api.call('GET', undefined, { path: '/.well-known/jwks.json' });
       const jwk = jwks.json.keys[0];
       published = { kid: jwk.kid, alg, publicJwk: jwk };
-    });
-    after(async () => {
-      await attacker?.host.close();
-      await server?.close();
     });
 
     const introspect = async (token: string) => {

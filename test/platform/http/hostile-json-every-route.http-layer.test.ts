@@ -14,7 +14,7 @@ function assertNoPollution(): void {
 }
 
 /**
- * Issue 26: deep JSON and prototype keys were refused. hostile-input.test.ts
+ * Issue 26: deep JSON and prototype keys were refused. hostile-input.http-layer.test.ts
  * pins them on /api/user (GET and PUT); here every other route that reads a
  * JSON body, the console's JSON fields and its form field names. Also what
  * the code decides for `constructor` and `prototype` on their own: they are

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ConsoleClient, type ConsoleAnswer } from '../../helpers/console-client.js';
 import type { ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite, type TestApp } from '../../helpers/build.js';
 
 const GROUP = 'csrf-target';
 const READER = { keyId: 'test', environment: 'Customer' as const, access: 'read-only' as const };
@@ -11,7 +11,7 @@ const CROSS_SITE = /This form was posted from another site; the console accepts 
 const NO_SESSION = /Your console session has ended or was never started: sign in again\./;
 
 /** The console's POST routes as the app registered them (printRoutes' tree, flattened), so a form added later is covered too. */
-function consolePostRoutes(server: TestServer): string[] {
+function consolePostRoutes(server: TestApp): string[] {
   const stack: string[] = [];
   const routes: string[] = [];
   for (const line of server.app.printRoutes({ commonPrefix: false, method: 'POST' }).split('\n')) {
@@ -35,14 +35,13 @@ function consolePostRoutes(server: TestServer): string[] {
  * posts from another site.
  */
 describe('operator console: CSRF in every form', () => {
-  let server: TestServer;
+  const server = buildForSuite({ webhooks: { allowPrivateTargets: true } });
   let api: ApiClient;
   let browser: ConsoleClient;
   let other: ConsoleClient;
   let webhookId: string;
   before(async () => {
-    server = await startTestServer({ webhooks: { allowPrivateTargets: true } });
-    api = await server.client();
+    api = server.api;
     assert.equal((await api.getOrCreate({ user_group_id: GROUP, name: 'Target' })).status, 200);
     const hook = await api.call('POST', { url: 'https://127.0.0.1:9/hooks' }, { path: '/api/webhooks' });
     assert.equal(hook.status, 201, hook.text);
@@ -52,7 +51,6 @@ describe('operator console: CSRF in every form', () => {
     assert.equal((await browser.signIn(api.key!)).status, 303);
     assert.equal((await other.signIn(api.key!)).status, 303);
   });
-  after(() => server.close());
 
   /** Each route's concrete path and the fields a rightful post would send. */
   const formOf = (route: string): { path: string; fields: Record<string, string> } => {

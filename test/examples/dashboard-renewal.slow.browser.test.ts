@@ -6,7 +6,7 @@ import { chromium, type Page } from 'playwright-core';
 import { UserGroupClient } from 'user-group-service/client';
 import { startCustomerApp } from '../../examples/dashboard/customer-app.js';
 import { startDashboardServer } from '../../examples/dashboard/dashboard-server.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { build } from '../helpers/build.js';
 
 /**
  * Renewal in a real browser (issue 30, "Done when"): the example dashboard on sessions of 60 s, in Debian's chromium,
@@ -46,7 +46,7 @@ test('renewal in chromium: active viewers keep their dashboard, idle ones and re
   });
   const open = <T extends { close(): Promise<unknown> }>(resource: T): T => (opened.push(resource), resource);
 
-  const service = open(await startTestServer({ kind: 'sqlite' }));
+  const service = open(await build(t, { kind: 'sqlite', apiKey: false }));
   const { key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
   const client = new UserGroupClient({ baseUrl: service.url, apiKey: key });
   for (const [id, region] of [

@@ -42,7 +42,7 @@ function trickle(url: string, head: string, drip: () => string, everyMs: number)
 }
 
 /**
- * Issue 26: slowloris was refused. abuse-protection.test.ts pins a client
+ * Issue 26: slowloris was refused. abuse-protection.http-layer.test.ts pins a client
  * that stops mid-headers; these keep sending, a header line (or a body byte)
  * at a time, well inside any idle timeout, and are closed all the same at the
  * headers (or request) deadline, while other clients are served.

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { UserGroupClient } from 'user-group-service/client';
 import { webhookWorkerFor } from '../../../src/webhooks/delivery/webhook-worker.js';
-import { startTestServer } from '../../helpers/test-server.js';
+import { build } from '../../helpers/build.js';
 import { eventually, startReceiver } from '../../helpers/webhook-receiver.js';
 
 /**
@@ -44,7 +44,7 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
   const open = <T extends { close(): Promise<unknown> }>(resource: T): T => (opened.push(resource), resource);
 
   // Webhooks may target the receiver on 127.0.0.1; a worker delivers as `npm start` would.
-  const service = open(await startTestServer({ webhooks: { allowPrivateTargets: true, pollMs: 20 } }));
+  const service = open(await build(t, { webhooks: { allowPrivateTargets: true, pollMs: 20 }, apiKey: false }));
   const worker = webhookWorkerFor(service.services, { config: { ...service.services.webhookDelivery.config, pollMs: 20 } });
   worker.start();
   open({ close: () => worker.stop(5000) });

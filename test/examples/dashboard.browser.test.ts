@@ -6,7 +6,7 @@ import { chromium, type Page, type Response } from 'playwright-core';
 import { UserGroupClient } from 'user-group-service/client';
 import { startCustomerApp } from '../../examples/dashboard/customer-app.js';
 import { startDashboardServer } from '../../examples/dashboard/dashboard-server.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { build } from '../helpers/build.js';
 
 /**
  * examples/dashboard in a real browser: Debian's chromium (never a downloaded
@@ -63,7 +63,7 @@ test('the example dashboard, embedded in the customer app, in chromium', { timeo
   });
   const open = <T extends { close(): Promise<unknown> }>(resource: T): T => (opened.push(resource), resource);
 
-  const service = open(await startTestServer({ kind: 'sqlite' }));
+  const service = open(await build(t, { kind: 'sqlite', apiKey: false }));
   const { key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
   const client = new UserGroupClient({ baseUrl: service.url, apiKey: key });
   const acme = (await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).userGroup;

@@ -3,11 +3,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
 import assert from 'node:assert/strict';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ERROR_CODES } from '../../../src/kernel/errors.js';
 import { ERROR_STATUS } from '../../../src/platform/http/error-status.js';
 import { rawRequest, type ApiClient } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { build, suiteTeardown, type Teardown, type TestApp } from '../../helpers/build.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is plain JSON walked by key */
 type Doc = any;
@@ -24,7 +24,7 @@ const isReferenceRoute = (url: string) =>
   url.startsWith('/embed/');
 
 interface Recorded {
-  server: TestServer;
+  server: TestApp;
   /** `METHOD /path` of every route the app registered, in OpenAPI path syntax. */
   routes: string[];
 }
@@ -35,7 +35,7 @@ interface Recorded {
  * in place before buildApp registers anything, so no route can slip past it.
  * `beforeBuild` runs on the fresh instance before buildApp touches it.
  */
-async function startRecording(beforeBuild?: (app: FastifyInstance) => void): Promise<Recorded> {
+async function startRecording(t: Teardown, beforeBuild?: (app: FastifyInstance) => void): Promise<Recorded> {
   const routes: string[] = [];
   const onInit = (message: unknown) => {
     const { fastify } = message as { fastify: FastifyInstance };
@@ -46,7 +46,7 @@ async function startRecording(beforeBuild?: (app: FastifyInstance) => void): Pro
   };
   subscribe('fastify.initialization', onInit);
   try {
-    return { server: await startTestServer(), routes };
+    return { server: await build(t, { apiKey: false }), routes };
   } finally {
     unsubscribe('fastify.initialization', onInit);
   }
@@ -97,16 +97,16 @@ function examplesOf(media: Doc): { name: string; value: unknown }[] {
 }
 
 describe('GET /openapi.json', () => {
+  const suite = suiteTeardown();
   let recorded: Recorded;
   let doc: Doc;
   before(async () => {
-    recorded = await startRecording();
+    recorded = await startRecording(suite);
     const res = await rawRequest(recorded.server.url, { method: 'GET', path: '/openapi.json' });
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^application\/json/);
     doc = res.json;
   });
-  after(() => recorded.server.close());
 
   it('is a valid OpenAPI 3.1 document, needing no API key', async () => {
     assert.equal(doc.openapi, '3.1.0');
@@ -127,9 +127,9 @@ describe('GET /openapi.json', () => {
     assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/docs')));
   });
 
-  it('the route check catches a route the document misses', async () => {
+  it('the route check catches a route the document misses', async (t) => {
     // A route registered before the document's onRoute hook is in place is served but never documented.
-    const other = await startRecording((app) => {
+    const other = await startRecording(t, (app) => {
       app.get('/undocumented', async () => ({}));
     });
     try {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { rawRequest, type RawResponse } from '../../helpers/http-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 
 /** dist/test/http/ → the package root, whose node_modules holds the Prism CLI. */
@@ -47,7 +47,16 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
  * whatever the document says. The contract check of the whole suite (openapi-contract.ts) covers HEAD.
  */
 describe('the OpenAPI document, checked by a contract proxy (Stoplight Prism)', { timeout: 180_000 }, () => {
-  let server: TestServer;
+  // Before the server's own teardown, which buildForSuite registers: what uses the server stops first.
+  after(async () => {
+    if (prism && prism.exitCode === null) {
+      const exited = new Promise((resolve) => prism!.once('exit', resolve));
+      prism.kill();
+      await exited;
+    }
+    temp.remove();
+  });
+  const server = buildForSuite({ metricsToken: 'metrics-secret', apiKey: false });
   let prism: ChildProcess | undefined;
   let proxy: string;
   let key: string;
@@ -57,7 +66,6 @@ describe('the OpenAPI document, checked by a contract proxy (Stoplight Prism)', 
   let output = '';
 
   before(async () => {
-    server = await startTestServer({ metricsToken: 'metrics-secret' });
     const document = join(temp.path, 'openapi.json');
     writeFileSync(document, JSON.stringify(server.app.swagger()));
     const port = await freePort();
@@ -77,15 +85,6 @@ describe('the OpenAPI document, checked by a contract proxy (Stoplight Prism)', 
     });
     assert.equal(created.status, 200, created.text);
     token = created.json.user_group.token;
-  });
-  after(async () => {
-    if (prism && prism.exitCode === null) {
-      const exited = new Promise((resolve) => prism!.once('exit', resolve));
-      prism.kill();
-      await exited;
-    }
-    await server?.close();
-    temp.remove();
   });
 
   /** Through Prism; fails on a Prism verdict (its problem+json error or a violations header), else on another status than expected. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { ConsoleClient } from '../../helpers/console-client.js';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite, build } from '../../helpers/build.js';
 
 /**
  * The console's protections on the wire: the session cookie, CSRF, the key's
@@ -9,12 +9,11 @@ import { startTestServer, type TestServer } from '../../helpers/test-server.js';
  * /console only. On the store UGS_TEST_STORE names.
  */
 describe('operator console: sessions and protections', () => {
-  let server: TestServer;
+  const server = buildForSuite({ trustedProxies: ['127.0.0.1'], apiKey: false });
   let writerKey: string;
   let writerKeyId: string;
   let readerKey: string;
   before(async () => {
-    server = await startTestServer({ trustedProxies: ['127.0.0.1'] });
     const writer = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     writerKey = writer.key;
     writerKeyId = writer.record.id;
@@ -22,7 +21,6 @@ describe('operator console: sessions and protections', () => {
     const api = await server.client();
     assert.equal((await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).status, 200);
   });
-  after(() => server.close());
 
   const groupName = async () =>
     (await server.services.userGroups.get({ keyId: 'test', environment: 'Customer', access: 'read-only' }, 'acme')).group.name;
@@ -174,18 +172,14 @@ describe('operator console: sessions and protections', () => {
     assert.match(again.text, /role="alert">That API key is not valid \(or was revoked\)\.</);
   });
 
-  it('sends HSTS only over https: directly or as a trusted proxy says, never over plain http', async () => {
+  it('sends HSTS only over https: directly or as a trusted proxy says, never over plain http', async (t) => {
     const browser = new ConsoleClient(server.url);
     assert.equal((await browser.get('/console/sign-in')).headers.get('strict-transport-security'), null, 'plain http');
     const proxied = await browser.get('/console/sign-in', { 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.9' });
     assert.equal(proxied.headers.get('strict-transport-security'), 'max-age=31536000; includeSubDomains', 'https at a trusted proxy');
-    const untrusted = await startTestServer();
-    try {
-      const claimed = await new ConsoleClient(untrusted.url).get('/console/sign-in', { 'x-forwarded-proto': 'https' });
-      assert.equal(claimed.headers.get('strict-transport-security'), null, 'X-Forwarded-Proto from a client that is not a trusted proxy');
-    } finally {
-      await untrusted.close();
-    }
+    const untrusted = await build(t, { apiKey: false });
+    const claimed = await new ConsoleClient(untrusted.url).get('/console/sign-in', { 'x-forwarded-proto': 'https' });
+    assert.equal(claimed.headers.get('strict-transport-security'), null, 'X-Forwarded-Proto from a client that is not a trusted proxy');
   });
 
   it("sets the CSP (no unsafe-inline) and denies frames on console pages, and leaves the API's headers alone", async () => {
@@ -220,8 +214,7 @@ describe('operator console: sessions and protections', () => {
 
 describe("operator console: the API's limits", () => {
   it("counts console sign-in failures in the API's failed-auth throttle, and console pages in the key's request budget", async (t) => {
-    const server = await startTestServer({ limits: { authFailuresPerMinute: 2, requestsPerKeyPerMinute: 4 } });
-    t.after(() => server.close());
+    const server = await build(t, { limits: { authFailuresPerMinute: 2, requestsPerKeyPerMinute: 4 }, apiKey: false });
     const { key } = await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
     const wrongApi = await server.client();
     const wrongKey = `ugsk_${'x'.repeat(49)}`;

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { buildForSuite } from '../../helpers/build.js';
 
 /** The browser scripts of renewal, as the service serves them and as the package ships them. */
 describe('GET /embed/ugs-embed-page.js and /embed/ugs-embed-frame.js', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = buildForSuite({ apiKey: false });
+  before(async () => {});
 
   for (const [path, shipped, defines] of [
     ['/embed/ugs-embed-page.js', 'user-group-service/embed/page.js', 'window.UserGroupEmbed ='],
