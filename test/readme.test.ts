@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
@@ -34,6 +34,17 @@ describe('README', () => {
     const pages = readdirSync(docs, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md'));
     for (const [name, text] of [['README.md', readme], ...pages.map((page) => [page, readFileSync(new URL(page, docs), 'utf8')])])
       assert.doesNotMatch(text!, /^(<{7}|>{7}) /m, `${name} holds a merge conflict marker`);
+  });
+
+  it('names only test files that exist, as does every page under docs/ (a renamed test leaves no stale citation)', () => {
+    const root = new URL('../../', import.meta.url);
+    const docs = new URL('docs/', root);
+    const pages = readdirSync(docs, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md'));
+    const texts = [readme, ...pages.map((page) => readFileSync(new URL(page, docs), 'utf8'))];
+    const cited = new Set(texts.flatMap((text) => [...text.matchAll(/\btest\/[\w./-]+\.test\.ts\b/g)].map((m) => m[0])));
+    assert.ok(cited.size > 50, `only ${cited.size} citations found: the pattern no longer matches`);
+    const missing = [...cited].filter((path) => !existsSync(new URL(path, root)));
+    assert.deepEqual(missing, [], 'cited in README or docs/, but no such file');
   });
 
   it('has the settings table `npm run docs` generates from config.ts (run it after changing a setting)', () => {
