@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { join, resolve } from 'node:path';
 import { packageRoot } from './package-root.js';
-import { isIP } from 'node:net';
+import { parseTrustedProxies } from './trusted-proxy-ranges.js';
 import { StartupError } from '../kernel/errors.js';
 import { maskDatabaseUrl } from '../secrets/secret-redaction.js';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../signing-keys/signing-key.js';
@@ -468,64 +468,4 @@ function parsed<T>(name: string, env: NodeJS.ProcessEnv, parse: () => T): T {
 function describeSetting(name: string): string {
   const schema = (ConfigSchema.properties as Record<string, { description?: string }>)[name];
   return schema?.description ?? '';
-}
-
-/** The names proxy-addr (and so Fastify and Express) give these ranges; accepted here too. */
-export const NAMED_PROXY_RANGES: Readonly<Record<string, readonly (readonly [string, number])[]>> = {
-  loopback: [
-    ['127.0.0.0', 8],
-    ['::1', 128],
-  ],
-  linklocal: [
-    ['169.254.0.0', 16],
-    ['fe80::', 10],
-  ],
-  uniquelocal: [
-    ['10.0.0.0', 8],
-    ['172.16.0.0', 12],
-    ['192.168.0.0', 16],
-    ['fc00::', 7],
-  ],
-};
-
-/**
- * UGS_TRUST_PROXY: the addresses of the proxies in front of the service, as a
- * comma-separated list of addresses, CIDRs and the names loopback, linklocal
- * and uniquelocal. Empty or `false`: no proxy is trusted. Throws an Error
- * whose message says what is wrong with the text.
- *
- * `true` and hop counts are refused: both trust whatever address connects,
- * so a client that reaches the service directly (or, with `true`, through the
- * proxy) picks its own address with X-Forwarded-For, and with it its
- * failed-auth budget and what the audit log says. Fastify itself no longer
- * honours hop counts, for the same reason.
- */
-export function parseTrustedProxies(text: string): string[] {
-  const trimmed = text.trim();
-  if (trimmed === '' || trimmed.toLowerCase() === 'false') return [];
-  if (trimmed.toLowerCase() === 'true' || /^\d+$/.test(trimmed)) {
-    throw new Error(
-      `${trimmed.toLowerCase() === 'true' ? '"true"' : 'a hop count'} would trust any address that connects, letting clients forge X-Forwarded-For; list the proxies' addresses or CIDRs instead (e.g. 10.0.0.0/8, or uniquelocal)`,
-    );
-  }
-  const entries = trimmed.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    if (!(entry in NAMED_PROXY_RANGES) && proxyRangeOf(entry) === undefined) {
-      throw new Error(
-        `${JSON.stringify(entry)} is not an IP address, a CIDR (e.g. 10.0.0.0/8) or one of ${Object.keys(NAMED_PROXY_RANGES).join(', ')}`,
-      );
-    }
-  }
-  return entries;
-}
-
-/** `[network, prefix length]` of an address or CIDR; undefined when it is neither. */
-export function proxyRangeOf(entry: string): readonly [string, number] | undefined {
-  const [network = '', prefixText, ...rest] = entry.split('/');
-  const family = isIP(network);
-  if (family === 0 || rest.length > 0) return undefined;
-  const maximum = family === 6 ? 128 : 32;
-  if (prefixText === undefined) return [network, maximum];
-  const prefix = /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-  return prefix <= maximum ? [network, prefix] : undefined;
 }

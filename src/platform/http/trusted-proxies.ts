@@ -1,11 +1,13 @@
 import { BlockList, isIP } from 'node:net';
-import { NAMED_PROXY_RANGES, proxyRangeOf } from '../config.js';
+import { NAMED_PROXY_RANGES, proxyRangeOf } from '../trusted-proxy-ranges.js';
 
 /** True when `address` (a peer's socket address, IPv4-mapped or not) is one of the trusted proxies. */
 export type TrustedProxyCheck = (address: string | undefined) => boolean;
 
-/** The check for UGS_TRUST_PROXY's entries (parseTrustedProxies in config.ts); one for Fastify's trustProxy and the connection limits
- * alike. */
+/**
+ * The check for UGS_TRUST_PROXY's entries (as parseTrustedProxies in ../trusted-proxy-ranges.ts accepted them); one for
+ * Fastify's trustProxy and the connection limits alike.
+ */
 export function trustedProxyCheck(entries: readonly string[]): TrustedProxyCheck {
   if (entries.length === 0) return () => false;
   const list = new BlockList();
