@@ -4,7 +4,7 @@ import { LIMITS } from '../../user-groups/user-group.js';
 import { ViewerBody } from '../../viewers/http/viewer-schemas.js';
 import { EnvironmentTag, Mapping, Properties, sealedCursor, UserGroupId } from '../../platform/http/schemas.js';
 
-/** The embed session part of the wire (POST /api/embed_sessions and its siblings, the JWKS). */
+/** The embed session part of the wire (POST /api/embed_sessions and its siblings). */
 
 const Origin = Type.String({
   minLength: 1,
@@ -148,12 +148,3 @@ export const RevocationsResponse = Type.Object({
   next_cursor: Type.String({ description: 'Pass as after next time (the same cursor when nothing is new).' }),
 });
 export type RevocationsResponse = Static<typeof RevocationsResponse>;
-
-export const Jwks = Type.Object({
-  keys: Type.Array(
-    Type.Object(
-      { kty: Type.String(), kid: Type.String(), alg: Type.String(), use: Type.Literal('sig') },
-      { additionalProperties: true, description: 'A public JWK (RFC 7517): crv and x (and y) for EdDSA and ES256, n and e for RS256.' },
-    ),
-  ),
-});

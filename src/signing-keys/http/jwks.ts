@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import { ENVIRONMENTS } from '../../kernel/environment.js';
 import type { SigningKeyring } from '../signing-keys.js';
-import { Jwks } from '../../embed-sessions/http/embed-schemas.js';
+import { Jwks } from './jwks-schema.js';
 import { JWKS_PATHS } from './jwks-paths.js';
 import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
