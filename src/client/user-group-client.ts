@@ -7,7 +7,7 @@ import type {
   UpdateBody,
   UpdateResponse,
   UserGroupItem,
-} from '../platform/http/schemas.js';
+} from '../user-groups/http/user-group-schemas.js';
 import type { IntrospectResponse, MintBody, MintResponse, RevocationsResponse } from '../embed-sessions/http/embed-schemas.js';
 import type { EventItem, EventsResponse } from '../events/http/event-schemas.js';
 import type {

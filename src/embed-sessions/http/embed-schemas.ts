@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { EMBED_LIMITS, REVOCATION_REASONS } from '../embed-session.js';
 import { LIMITS } from '../../user-groups/user-group.js';
 import { ViewerBody } from '../../viewers/http/viewer-schemas.js';
-import { EnvironmentTag, Mapping, Properties, sealedCursor, UserGroupId } from '../../platform/http/schemas.js';
+import { EnvironmentTag, sealedCursor } from '../../platform/http/schemas.js';
+import { Mapping, Properties, UserGroupId } from '../../user-groups/http/user-group-schemas.js';
 
 /** The embed session part of the wire (POST /api/embed_sessions and its siblings). */
 

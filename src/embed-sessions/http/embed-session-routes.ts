@@ -11,7 +11,7 @@ import {
 } from './embed-schemas.js';
 import { queryValidatorCompiler } from '../../platform/http/query-validator.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
-import { DeleteResponse } from '../../platform/http/schemas.js';
+import { DeleteResponse } from '../../user-groups/http/user-group-schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 
 const TAGS = ['Embed sessions'];

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { UserGroupId } from '../../platform/http/schemas.js';
+import { UserGroupId } from '../../user-groups/http/user-group-schemas.js';
 import { USAGE_LIMITS } from '../usage.js';
 
 /** The usage part of the wire: a group's buckets, and the environment's groups ranked. */

@@ -1,6 +1,6 @@
 import type { UserGroupService } from '../user-group-service.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
-import { DeleteBody, DeleteResponse } from '../../platform/http/schemas.js';
+import { DeleteBody, DeleteResponse } from './user-group-schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 
 /** DELETE /api/user: removes a group; its token stops working at once. */

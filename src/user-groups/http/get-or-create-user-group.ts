@@ -10,7 +10,7 @@ import {
   errorAnswers,
   EXAMPLE_TOKEN,
 } from '../../platform/http/route-docs.js';
-import { GetOrCreateBody, GetOrCreateQuery, GetOrCreateResponse } from '../../platform/http/schemas.js';
+import { GetOrCreateBody, GetOrCreateQuery, GetOrCreateResponse } from './user-group-schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { getOrCreateView } from './user-group-view.js';
 

@@ -1,7 +1,7 @@
 import type { UserGroupService } from '../user-group-service.js';
 import { invalidRequest } from '../../kernel/errors.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, documented, errorAnswers, headOperation } from '../../platform/http/route-docs.js';
-import { GetOrCreateBody, GetOrCreateResponse, HeadQuery } from '../../platform/http/schemas.js';
+import { GetOrCreateBody, GetOrCreateResponse, HeadQuery } from './user-group-schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { getOrCreateView } from './user-group-view.js';
 import { describeValidationFailure } from '../../platform/http/validation-message.js';

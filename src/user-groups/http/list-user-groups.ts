@@ -1,7 +1,7 @@
 import type { UserGroupService } from '../user-group-service.js';
 import { queryValidatorCompiler } from '../../platform/http/query-validator.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
-import { ListQuery, ListResponse } from '../../platform/http/schemas.js';
+import { ListQuery, ListResponse } from './user-group-schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { itemView } from './user-group-view.js';
 

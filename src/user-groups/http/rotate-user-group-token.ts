@@ -8,7 +8,7 @@ import {
   EXAMPLE_NEW_TOKEN,
   EXAMPLE_TOKEN,
 } from '../../platform/http/route-docs.js';
-import { RotateBody, RotateResponse } from '../../platform/http/schemas.js';
+import { RotateBody, RotateResponse } from './user-group-schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { rotateView } from './user-group-view.js';
 

@@ -7,7 +7,7 @@ import {
   errorAnswers,
   EXAMPLE_TOKEN,
 } from '../../platform/http/route-docs.js';
-import { UpdateBody, UpdateResponse } from '../../platform/http/schemas.js';
+import { UpdateBody, UpdateResponse } from './user-group-schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { updateView } from './user-group-view.js';
 

@@ -3,7 +3,7 @@ import { ServiceError } from '../../kernel/errors.js';
 import type { UpdateInput } from '../user-group-service.js';
 import type { UserGroupSummary } from '../user-group.js';
 import { parseJsonBody } from '../../platform/http/json-body-parser.js';
-import { UpdateBody } from '../../platform/http/schemas.js';
+import { UpdateBody } from '../http/user-group-schemas.js';
 import { describeValidationFailure } from '../../platform/http/validation-message.js';
 
 /** The edit form's fields, as typed: shown again as they were when something is wrong. */

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PATTERNS } from '../../platform/http/patterns.js';
-import { Properties, UserGroupId } from '../../platform/http/schemas.js';
+import { Properties, UserGroupId } from '../../user-groups/http/user-group-schemas.js';
 import { VIEWER_LIMITS } from '../viewer.js';
 
 /** The viewer part of the wire: who views inside a group (POST /api/embed_sessions' `viewer`, /api/viewers, a group's viewers). */

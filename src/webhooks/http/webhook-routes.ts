@@ -1,6 +1,6 @@
 import type { WebhookService } from '../webhook-service.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
-import { DeleteResponse } from '../../platform/http/schemas.js';
+import { DeleteResponse } from '../../user-groups/http/user-group-schemas.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { subscribedEvents, webhookJson } from './webhook-view.js';
 import {
