@@ -20,20 +20,8 @@ import { createSigningKeyring, loadSigningKeyring, type SigningKeyring } from '.
 import { UserGroupService } from '../user-groups/user-group-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
 import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
-import { TimedEmbedSessionStore, TimedSigningKeyStore, TimedUsageStore } from './metrics/timed-embed-ports.js';
 import { StoreTiming } from './metrics/store-timing.js';
-import { TimedConsoleSessionStore } from './metrics/timed-console-ports.js';
-import { TimedWebhookDeliveryStore, TimedWebhookStore } from './metrics/timed-webhook-ports.js';
-import {
-  TimedApiKeyStore,
-  TimedAuditStore,
-  TimedEventStore,
-  TimedSettingsStore,
-  TimedStoreHealth,
-  TimedTokenResealStore,
-  TimedTransferStore,
-  TimedUserGroupStore,
-} from './metrics/timed-ports.js';
+import { timedPort } from './metrics/timed-port.js';
 import { loadServerSecret, type SecretKeyring } from '../secrets/file/server-secret.js';
 import { openStore, type StoreConfig } from '../store/open-store.js';
 import { DeliveryOutcomes } from '../webhooks/delivery/delivery-outcomes.js';
@@ -119,18 +107,18 @@ export async function openCore(config: CoreConfig): Promise<Core> {
   const { store, appliedMigrations, created } = await openStore(config);
   // Every port timed for ugs_store_operation_duration_seconds (free until an app observes it).
   const timing = new StoreTiming();
-  const settings = new TimedSettingsStore(store.settings, timing);
+  const settings = timedPort(store.settings, timing);
   try {
     const cipher = await loadServerSecret(settings, {
       dataDir: config.dataDir,
       secret: config.secret,
       previousSecret: config.previousSecret,
     });
-    const userGroupStore = new TimedUserGroupStore(store.userGroups, timing);
+    const userGroupStore = timedPort(store.userGroups, timing);
     // Tools and tests that open the core without a full configuration get the settings' defaults.
     const embed = config.embed ?? defaultConfig().embed;
     const webhookConfig = config.webhooks ?? defaultConfig().webhooks;
-    const signingKeyStore = new TimedSigningKeyStore(store.signingKeys, timing);
+    const signingKeyStore = timedPort(store.signingKeys, timing);
     const signingKeys = createSigningKeyring({
       store: signingKeyStore,
       settings,
@@ -142,8 +130,9 @@ export async function openCore(config: CoreConfig): Promise<Core> {
     const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
     // Made on first use (a page read), so tools that only open the store write nothing for it.
     const positions = new PositionSeal(settings);
-    const embedSessionStore = new TimedEmbedSessionStore(store.embedSessions, timing);
-    const health = new TimedStoreHealth(store, timing);
+    const embedSessionStore = timedPort(store.embedSessions, timing);
+    // The store object itself answers the health port: only ping and clock are reachable through this type.
+    const health = timedPort<StoreHealth>(store, timing);
     const epochMs = config.now ?? Date.now;
     const now = () => new Date(epochMs());
     const clock = new StoreClock(health, { maxOffsetMs: embed.clockOffsetMaxMs, now: epochMs });
@@ -165,7 +154,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       now,
     });
     const apiKeys = new ApiKeyService({
-      store: new TimedApiKeyStore(store.apiKeys, timing),
+      store: timedPort(store.apiKeys, timing, { untimed: ['keyRevocations'] }),
       cacheTtlMs: config.keyCacheTtlMs,
       revocations: store.apiKeys.keyRevocations(),
     });
@@ -175,27 +164,27 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       signingKeys,
       embedSessions,
       viewers: new ViewerService({ store: embedSessionStore, groups: userGroupStore, clock, now }),
-      usage: new UsageService({ store: new TimedUsageStore(store.usage, timing), groups: userGroupStore }),
+      usage: new UsageService({ store: timedPort(store.usage, timing), groups: userGroupStore }),
       sessionActivity,
       events: new EventService({
-        store: new TimedEventStore(store.events, timing),
+        store: timedPort(store.events, timing),
         retentionDays: config.eventRetentionDays ?? defaultConfig().eventRetentionDays,
         positions,
       }),
-      webhooks: new WebhookService({ store: new TimedWebhookStore(store.webhooks, timing), cipher, targets, positions }),
-      consoleSessions: new ConsoleSessionService({ store: new TimedConsoleSessionStore(store.consoleSessions, timing), apiKeys }),
-      audit: new TimedAuditStore(store.audit, timing),
-      dataTransfer: new DataTransfer(new TimedTransferStore(store.transfer, timing), cipher),
+      webhooks: new WebhookService({ store: timedPort(store.webhooks, timing), cipher, targets, positions }),
+      consoleSessions: new ConsoleSessionService({ store: timedPort(store.consoleSessions, timing), apiKeys }),
+      audit: timedPort(store.audit, timing),
+      dataTransfer: new DataTransfer(timedPort(store.transfer, timing), cipher),
       cipher,
       webhookDelivery: {
-        store: new TimedWebhookDeliveryStore(store.webhookDeliveries, timing),
+        store: timedPort(store.webhookDeliveries, timing),
         targets,
         config: webhookConfig,
         outcomes: new DeliveryOutcomes(),
       },
       secretRotation: {
         settings,
-        tokenReseal: new TimedTokenResealStore(store.tokenReseal, timing),
+        tokenReseal: timedPort(store.tokenReseal, timing),
         signingKeyReseal: signingKeyStore,
         webhookReseal: store.webhooks,
       },
