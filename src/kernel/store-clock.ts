@@ -26,7 +26,7 @@ export interface StoreClockOptions {
 }
 
 /** Room for the write of a viewer revocation between the cut-off's reading of the clock and its commit. */
-export const REVOCATION_WRITE_MARGIN_MS = 500;
+export const REVOCATION_WRITE_MARGIN_MS = 1000;
 
 /**
  * This process's clock held against the store's. A viewer's revocation ends the sessions whose `iat` (this
