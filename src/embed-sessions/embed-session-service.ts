@@ -92,7 +92,9 @@ export class EmbedSessionService {
 
   async mint(principal: Principal, request: EmbedSessionRequest): Promise<MintedSession> {
     assertMayMint(principal);
-    await this.deps.clock?.assertWithinBound();
+    // Awaited only when a reading must be taken: the usual fresh reading is judged synchronously.
+    const clockReading = this.deps.clock?.assertWithinBound();
+    if (clockReading) await clockReading;
     const group = await this.findGroup(principal, request);
     const expiresIn = request.expiresIn ?? EMBED_LIMITS.expiresInDefault;
     if (!Number.isInteger(expiresIn) || expiresIn < EMBED_LIMITS.expiresInMin || expiresIn > EMBED_LIMITS.expiresInMax) {
@@ -136,7 +138,9 @@ export class EmbedSessionService {
    */
   async renew(principal: Principal, token: string, expiresIn: number = EMBED_LIMITS.expiresInDefault): Promise<MintedSession> {
     assertMayMint(principal);
-    await this.deps.clock?.assertWithinBound();
+    // Awaited only when a reading must be taken: the usual fresh reading is judged synchronously.
+    const clockReading = this.deps.clock?.assertWithinBound();
+    if (clockReading) await clockReading;
     if (!Number.isInteger(expiresIn) || expiresIn < EMBED_LIMITS.expiresInMin || expiresIn > EMBED_LIMITS.expiresInMax) {
       throw invalidRequest(
         `"expires_in" must be a whole number of seconds from ${EMBED_LIMITS.expiresInMin} to ${EMBED_LIMITS.expiresInMax}.`,

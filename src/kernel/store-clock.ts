@@ -64,8 +64,12 @@ export class StoreClock {
     return reading;
   }
 
-  /** Measures every `intervalMs` until stopped (serving processes); a failed reading keeps the last one to age. */
+  /**
+   * Measures every `intervalMs` until stopped (serving processes); a failed reading keeps the last one to age.
+   * Nothing to follow on this machine's clock (measured once already: serving measures before it starts this).
+   */
   start(intervalMs: number): void {
+    if (this.sharesOurClock) return;
     this.timer ??= setInterval(() => void this.measure().catch(() => {}), intervalMs);
     this.timer.unref();
   }
