@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { jwtVerify, type JWTPayload } from 'jose';
 import { signEmbedToken } from '../src/embed-sessions/embed-token-signer.js';
-import { EMBED_TOKEN_TYPE, tokenVersionOf } from '../src/embed-sessions/embed-session.js';
+import { EMBED_TOKEN_TYPE } from '../src/embed-sessions/embed-session.js';
+import { tokenVersionOf } from '../src/consequences/embed-revocation.js';
 import { generateSigningKeyPair, type SigningAlgorithm } from '../src/signing-keys/signing-key.js';
 import { createEmbedVerifier } from 'user-group-service/embed';
 

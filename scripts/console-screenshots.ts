@@ -8,7 +8,7 @@ import { defaultConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/http/logger.js';
 import { startServing } from '../src/platform/serving.js';
 import { openCore } from '../src/platform/services.js';
-import type { Principal } from '../src/api-keys/api-key.js';
+import type { Principal } from '../src/kernel/principal.js';
 
 /**
  * `npm run console:screenshots`: the operator console's main pages as PNGs in

@@ -1,7 +1,7 @@
 import type { ApiKeyRecord } from './api-key.js';
 import type { AuditContext } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
-import { auditedChange, type WriteConsequences } from '../kernel/write-consequences.js';
+import { auditedChange, type WriteConsequences } from '../consequences/write-consequences.js';
 
 /** A key created: its record and event name the key itself. */
 export function apiKeyCreated(key: ApiKeyRecord, audit: AuditContext): WriteConsequences {

@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from './api-key-store.js';
-import { apiKeyFormat, newApiKeyId, type Access, type ApiKeyRecord, type Principal } from './api-key.js';
+import { apiKeyFormat, newApiKeyId, type Access, type ApiKeyRecord } from './api-key.js';
+import { type Principal } from '../kernel/principal.js';
 import type { Environment } from '../kernel/environment.js';
 import { ServiceError, unauthenticated } from '../kernel/errors.js';
 import { NO_REVOCATION_SIGNAL, type KeyRevocationSignal } from './key-revocation-signal.js';

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment } from '../kernel/environment.js';
+import type { Access } from '../kernel/principal.js';
 import { secretFormat } from '../secrets/secret-format.js';
 
 /** API keys: `ugsk_` then 49 base62 characters. */
 export const apiKeyFormat = secretFormat('ugsk_');
 
-/** `embed` keys may only mint and end embed sessions (and read the revocation feed): what a customer's page-serving backend needs. */
-export const ACCESS_LEVELS = ['read-write', 'read-only', 'embed'] as const;
-export type Access = (typeof ACCESS_LEVELS)[number];
+/** A key's access, which the principal it authenticates carries (kernel/principal.ts). */
+export { ACCESS_LEVELS, type Access } from '../kernel/principal.js';
 
 /** An API key as stored: never the key itself, only its hash. */
 export interface ApiKeyRecord {
@@ -19,13 +19,6 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
-}
-
-/** Who is calling: the authenticated key, as the domain needs it. */
-export interface Principal {
-  keyId: string;
-  environment: Environment;
-  access: Access;
 }
 
 /** Public, non-secret identifier of a key, shown by `ugs keys list` and used by `ugs keys revoke`. */

@@ -1,4 +1,4 @@
-import type { Principal } from '../api-keys/api-key.js';
+import type { Principal } from '../kernel/principal.js';
 import type { Environment } from '../kernel/environment.js';
 
 /**

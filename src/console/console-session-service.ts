@@ -1,5 +1,5 @@
 import type { ApiKeyService } from '../api-keys/api-key-service.js';
-import type { Principal } from '../api-keys/api-key.js';
+import type { Principal } from '../kernel/principal.js';
 import {
   CONSOLE_SESSION_LIMITS,
   consoleSessionExpired,

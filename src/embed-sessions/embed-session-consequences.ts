@@ -1,9 +1,10 @@
 import type { AuditContext } from '../audit/audit.js';
-import { sessionRevocation, viewerRevocation, type EmbedSessionRecord } from './embed-session.js';
+import { type EmbedSessionRecord } from './embed-session.js';
+import { sessionRevocation, viewerRevocation } from '../consequences/embed-revocation.js';
 import type { Environment } from '../kernel/environment.js';
 import { signingKeyRotatedData } from '../events/event-payload.js';
 import type { SigningKeyRecord } from '../signing-keys/signing-key.js';
-import { auditedChange, unauditedEvent, type WriteConsequences } from '../kernel/write-consequences.js';
+import { auditedChange, unauditedEvent, type WriteConsequences } from '../consequences/write-consequences.js';
 
 /** A session ended (the first time only): audited, and listed in the revocation feed. */
 export function sessionRevoked(session: EmbedSessionRecord, at: string, audit: AuditContext): WriteConsequences {

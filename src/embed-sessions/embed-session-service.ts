@@ -1,17 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
-import type { Principal } from '../api-keys/api-key.js';
+import type { Principal } from '../kernel/principal.js';
 import type { ChangeOrigin } from '../audit/audit.js';
 import {
   checkOrigins,
   EMBED_LIMITS,
   EMBED_TOKEN_TYPE,
-  tokenVersionOf,
   type EmbedClaims,
-  type EmbedRevocation,
   type EmbedSessionRecord,
   type EmbedSessionRequest,
 } from './embed-session.js';
+import { tokenVersionOf, type EmbedRevocation } from '../consequences/embed-revocation.js';
 import type { SessionActivity } from './session-activity.js';
 import type { OpenedSessionId, SessionIds } from './session-id.js';
 import { checkViewer, overlaidProperties, type Viewer } from '../viewers/viewer.js';

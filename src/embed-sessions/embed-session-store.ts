@@ -1,5 +1,6 @@
 import type { AuditContext } from '../audit/audit.js';
-import type { EmbedRevocation, EmbedSessionRecord } from './embed-session.js';
+import type { EmbedSessionRecord } from './embed-session.js';
+import type { EmbedRevocation } from '../consequences/embed-revocation.js';
 import type { SessionActivityBatch, SessionActivityCount, SessionActivitySink } from './session-activity.js';
 import type { Environment } from '../kernel/environment.js';
 import type { ViewerStore } from '../viewers/viewer-store.js';

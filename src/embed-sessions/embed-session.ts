@@ -1,15 +1,8 @@
-import { hash } from 'node:crypto';
 import type { Environment } from '../kernel/environment.js';
 import { invalidRequest } from '../kernel/errors.js';
-import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS } from '../signing-keys/signing-key.js';
-import type { Mapping, Properties, UserGroupRecord } from '../user-groups/user-group.js';
+import { MAX_SESSION_LIFETIME_SECONDS, MAX_SESSION_SECONDS } from '../kernel/embed-tokens.js';
+import type { Mapping, Properties } from '../user-groups/user-group.js';
 import type { Viewer } from '../viewers/viewer.js';
-
-/**
- * The longest a session lives through its renewals (max_lifetime's upper bound), however often its
- * token is renewed: how long a revocation that ends whole sessions must be kept.
- */
-export const MAX_SESSION_LIFETIME_SECONDS = 7 * 86_400;
 
 export const EMBED_LIMITS = {
   expiresInMin: 60,
@@ -63,32 +56,6 @@ export interface EmbedSessionRecord {
   revokedAt: string | null;
 }
 
-export const REVOCATION_REASONS = ['session_revoked', 'token_rotated', 'user_group_deleted', 'viewer_revoked'] as const;
-export type RevocationReason = (typeof REVOCATION_REASONS)[number];
-
-/**
- * One entry of the revocation feed: one session (`sessionId`), every session
- * of a group minted under one of its tokens (`tokenVersion`), or every
- * session of a viewer minted up to the second of `revokedAt` (`viewerId`; no
- * group: the viewer's sessions end in every group).
- */
-export interface EmbedRevocation {
-  /** Position in the environment's feed; only grows. */
-  sequence: number;
-  environment: Environment;
-  sessionId: string | null;
-  /** The group, except for a viewer's entry. */
-  providedId: string | null;
-  tokenVersion: string | null;
-  viewerId: string | null;
-  reason: RevocationReason;
-  revokedAt: string;
-  /** After this no token the entry covers can still be live: the store may forget it. */
-  expiresAt: string;
-}
-
-export type NewEmbedRevocation = Omit<EmbedRevocation, 'sequence'>;
-
 /** The claims of an embed token (see docs/embedding.md). */
 export interface EmbedClaims {
   iss: string;
@@ -116,68 +83,6 @@ export interface EmbedClaims {
   vid?: string;
   /** The viewer's attributes as given at the mint, carried to every renewal (props holds them overlaid). */
   vat?: Properties;
-}
-
-/**
- * A non-secret name for the group's current token, carried by its sessions
- * (`tv`): it changes with every rotation, and a group deleted then created
- * again gets a new one, so a revocation names exactly the sessions it ends.
- */
-export function tokenVersionOf(tokenHash: Buffer): string {
-  return hash('sha256', Buffer.concat([Buffer.from('tv\u0000'), tokenHash]), 'base64url').slice(0, 16);
-}
-
-/** The entry that ends every session minted under the group's token as `record` holds it. */
-export function groupRevocation(
-  record: Pick<UserGroupRecord, 'environment' | 'providedId' | 'tokenHash'>,
-  reason: Exclude<RevocationReason, 'session_revoked'>,
-  at: string,
-): NewEmbedRevocation {
-  return {
-    environment: record.environment,
-    sessionId: null,
-    providedId: record.providedId,
-    tokenVersion: tokenVersionOf(record.tokenHash),
-    viewerId: null,
-    reason,
-    revokedAt: at,
-    expiresAt: secondsAfter(at, MAX_SESSION_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS),
-  };
-}
-
-export function sessionRevocation(session: EmbedSessionRecord, at: string): NewEmbedRevocation {
-  return {
-    environment: session.environment,
-    sessionId: session.sessionId,
-    providedId: session.providedId,
-    tokenVersion: null,
-    viewerId: null,
-    reason: 'session_revoked',
-    revokedAt: at,
-    expiresAt: secondsAfter(session.expiresAt, CLOCK_TOLERANCE_SECONDS),
-  };
-}
-
-/**
- * The entry that ends every session of a viewer minted up to the second of
- * `at` (a token's `iat` is in whole seconds): kept as long as such a session
- * can live.
- */
-export function viewerRevocation(environment: Environment, viewerId: string, at: string): NewEmbedRevocation {
-  return {
-    environment,
-    sessionId: null,
-    providedId: null,
-    tokenVersion: null,
-    viewerId,
-    reason: 'viewer_revoked',
-    revokedAt: at,
-    expiresAt: secondsAfter(at, MAX_SESSION_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS),
-  };
-}
-
-export function secondsAfter(iso: string, seconds: number): string {
-  return new Date(Date.parse(iso) + seconds * 1000).toISOString();
 }
 
 /** Hosts whose http origins are accepted: the page is then on the viewer's own machine (development). */

@@ -1,4 +1,4 @@
-import type { Principal } from '../api-keys/api-key.js';
+import type { Principal } from '../kernel/principal.js';
 import { forbidden } from '../kernel/errors.js';
 import type { EventPayload } from './event.js';
 import { eventPayload } from './event-payload.js';

@@ -5,7 +5,7 @@ import { packageRoot } from './package-root.js';
 import { parseTrustedProxies } from './trusted-proxy-ranges.js';
 import { StartupError } from '../kernel/errors.js';
 import { maskDatabaseUrl } from '../secrets/secret-redaction.js';
-import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../signing-keys/signing-key.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../kernel/embed-tokens.js';
 
 /** How often a serving process writes its counted session activity, unless configured (UGS_ACTIVITY_FLUSH_MS). */
 export const DEFAULT_ACTIVITY_FLUSH_MS = 5000;

@@ -1,15 +1,10 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
+import { CLOCK_TOLERANCE_SECONDS, MAX_SESSION_SECONDS, type SigningAlgorithm } from '../kernel/embed-tokens.js';
 import type { Environment } from '../kernel/environment.js';
 
-/** Asymmetric only: a verifier holding the published key must never be able to mint. */
-export const SIGNING_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
-export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
-
-/** The longest an embed session may live (expires_in's upper bound): how long a retired key stays published. */
-export const MAX_SESSION_SECONDS = 86_400;
-/** Verifiers' clocks may run this far behind ours: keys stay published, revocations remembered, this much longer. */
-export const CLOCK_TOLERANCE_SECONDS = 60;
+/** A key's algorithm (kernel/embed-tokens.ts, where the settings find them too). */
+export { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../kernel/embed-tokens.js';
 
 /**
  * A key that signs embed tokens, as stored. Which key signs, and which are
@@ -82,7 +77,7 @@ export interface GeneratedKeyPair {
 export async function generateSigningKeyPair(algorithm: SigningAlgorithm): Promise<GeneratedKeyPair> {
   const { publicKey, privateKey } = generateFor(algorithm);
   const jwk = publicKey.export({ format: 'jwk' }) as JWK;
-  // Loaded here: config.ts takes SIGNING_ALGORITHMS from this file, and `ugs --help` need not load jose.
+  // Loaded here, when a key is made: `ugs --help` and the commands that make none need not load jose.
   const { calculateJwkThumbprint } = await import('jose');
   const kid = await calculateJwkThumbprint(jwk, 'sha256');
   return {

@@ -1,4 +1,4 @@
-import type { Principal } from '../api-keys/api-key.js';
+import type { Principal } from '../kernel/principal.js';
 import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
 import {

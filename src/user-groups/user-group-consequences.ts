@@ -1,9 +1,9 @@
 import type { AuditContext } from '../audit/audit.js';
-import { groupRevocation } from '../embed-sessions/embed-session.js';
+import { groupRevocation } from '../consequences/embed-revocation.js';
 import type { UserGroupRecord } from './user-group.js';
 import { PARENT_FIELD } from './user-group-hierarchy.js';
 import type { TokenReplacement, UserGroupChanges } from './user-group-store.js';
-import { auditedChange, combined, type WriteConsequences } from '../kernel/write-consequences.js';
+import { auditedChange, combined, type WriteConsequences } from '../consequences/write-consequences.js';
 
 /**
  * The group a write changes, as far as its consequences name it. `teamId` is

@@ -1,5 +1,5 @@
 import type { UserGroupStore } from './user-group-store.js';
-import type { Principal } from '../api-keys/api-key.js';
+import type { Principal } from '../kernel/principal.js';
 import type { AuditContext, ChangeOrigin } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
 import { forbidden, invalidRequest, notFound, ServiceError } from '../kernel/errors.js';

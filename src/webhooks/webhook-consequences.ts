@@ -1,6 +1,6 @@
 import type { AuditContext } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
-import { auditedChange, type WriteConsequences } from '../kernel/write-consequences.js';
+import { auditedChange, type WriteConsequences } from '../consequences/write-consequences.js';
 
 /** What each change of a webhook records: an audit record and its event, naming the webhook. */
 const webhookChange =

@@ -1,4 +1,4 @@
-import type { Principal } from '../api-keys/api-key.js';
+import type { Principal } from '../kernel/principal.js';
 import type { AuditContext, ChangeOrigin } from '../audit/audit.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import { EVENT_TYPES, type EventType } from '../events/event.js';

@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { postgresPolicySql, tablePolicySql } from 'user-group-service/embed';
-import type { Principal } from '../../src/api-keys/api-key.js';
+import type { Principal } from '../../src/kernel/principal.js';
 import type { CliResult } from '../helpers/cli.js';
 import { adminQuery } from '../helpers/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Principal } from '../../src/api-keys/api-key.js';
+import type { Principal } from '../../src/kernel/principal.js';
 import { buildForSuite } from '../helpers/build.js';
 import { assertOneLineFailure, lines, Sandbox, STORE_LINE } from './cli-support.js';
 

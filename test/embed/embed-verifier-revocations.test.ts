@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createEmbedVerifier, EmbedTokenError, type EmbedVerifier } from 'user-group-service/embed';
-import { CLOCK_TOLERANCE_SECONDS } from '../../src/signing-keys/signing-key.js';
+import { CLOCK_TOLERANCE_SECONDS } from '../../src/kernel/embed-tokens.js';
 import { MAX_CLOCK_TOLERANCE_SECONDS } from '../../src/embed/embed-verifier-options.js';
 import { embedClaims, FakeEmbedService, verifierFixture, FEED_API_KEY, signEmbedToken, waitFor } from './fake-embed-service.js';
 

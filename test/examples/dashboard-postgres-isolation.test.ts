@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { Principal } from '../../src/api-keys/api-key.js';
+import type { Principal } from '../../src/kernel/principal.js';
 import { splitStatements } from '../../src/cli/sql-statements.js';
 import { POSTGRES_QUERIES } from '../../examples/dashboard/postgres-orders.js';
 import { setUpPostgresOrders } from '../../examples/dashboard/postgres-orders-setup.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { tokenVersionOf, type EmbedRevocation, type EmbedSessionRecord } from '../../src/embed-sessions/embed-session.js';
+import { type EmbedSessionRecord } from '../../src/embed-sessions/embed-session.js';
+import { tokenVersionOf, type EmbedRevocation } from '../../src/consequences/embed-revocation.js';
 import type { Environment } from '../../src/kernel/environment.js';
 import type { SigningKeyRecord } from '../../src/signing-keys/signing-key.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';

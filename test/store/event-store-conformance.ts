@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { tokenVersionOf } from '../../src/embed-sessions/embed-session.js';
+import { tokenVersionOf } from '../../src/consequences/embed-revocation.js';
 import { ENVIRONMENTS, type Environment } from '../../src/kernel/environment.js';
 import type { EventRecord } from '../../src/events/event.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';

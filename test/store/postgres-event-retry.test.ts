@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { auditedChange } from '../../src/kernel/write-consequences.js';
+import { auditedChange } from '../../src/consequences/write-consequences.js';
 import { APPEND_CONSEQUENCES, consequenceParameters } from '../../src/store/postgres/postgres-consequences.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { EmbedRevocation } from '../../src/embed-sessions/embed-session.js';
+import type { EmbedRevocation } from '../../src/consequences/embed-revocation.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase } from '../helpers/postgres.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Principal } from '../../src/api-keys/api-key.js';
+import type { Principal } from '../../src/kernel/principal.js';
 import { SessionActivity } from '../../src/embed-sessions/session-activity.js';
 import { ServiceError } from '../../src/kernel/errors.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { tokenVersionOf } from '../../src/embed-sessions/embed-session.js';
-import { CLOCK_TOLERANCE_SECONDS } from '../../src/signing-keys/signing-key.js';
-import { MAX_SESSION_LIFETIME_SECONDS } from '../../src/embed-sessions/embed-session.js';
+import { tokenVersionOf } from '../../src/consequences/embed-revocation.js';
+import { CLOCK_TOLERANCE_SECONDS } from '../../src/kernel/embed-tokens.js';
+import { MAX_SESSION_LIFETIME_SECONDS } from '../../src/kernel/embed-tokens.js';
 import type { UserGroupRecord } from '../../src/user-groups/user-group.js';
 import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../src/user-groups/user-group-consequences.js';
 import { newGroup } from '../helpers/new-group.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Principal } from '../../src/api-keys/api-key.js';
+import type { Principal } from '../../src/kernel/principal.js';
 import { ServiceError } from '../../src/kernel/errors.js';
 import { createTokenCipher } from '../../src/secrets/token-cipher.js';
 import { UserGroupService } from '../../src/user-groups/user-group-service.js';

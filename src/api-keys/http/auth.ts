@@ -1,6 +1,6 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type { ApiKeyService } from '../api-key-service.js';
-import type { Principal } from '../api-key.js';
+import type { Principal } from '../../kernel/principal.js';
 import { ServiceError, unauthenticated } from '../../kernel/errors.js';
 import type { FailedAuthThrottle } from './failed-auth-throttle.js';
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { EMBED_LIMITS, REVOCATION_REASONS } from '../embed-session.js';
+import { EMBED_LIMITS } from '../embed-session.js';
+import { REVOCATION_REASONS } from '../../consequences/embed-revocation.js';
 import { LIMITS } from '../../user-groups/user-group.js';
 import { ViewerBody } from '../../viewers/http/viewer-schemas.js';
 import { EnvironmentTag, sealedCursor } from '../../platform/http/schemas.js';

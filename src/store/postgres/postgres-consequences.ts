@@ -1,4 +1,4 @@
-import type { WriteConsequences } from '../../kernel/write-consequences.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
 import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
 
 /**

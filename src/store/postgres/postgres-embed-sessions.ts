@@ -14,7 +14,8 @@ import {
 import type { AuditContext } from '../../audit/audit.js';
 import { sessionRevoked, viewerSessionsRevoked } from '../../embed-sessions/embed-session-consequences.js';
 import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
-import type { EmbedRevocation, EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
+import type { EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
+import type { EmbedRevocation } from '../../consequences/embed-revocation.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { Environment } from '../../kernel/environment.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { WriteConsequences } from '../../kernel/write-consequences.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
 import { APPEND_CONSEQUENCES, consequenceParameters } from './postgres-consequences.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { asUnavailable } from './transient-errors.js';

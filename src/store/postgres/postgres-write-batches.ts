@@ -1,5 +1,5 @@
 import { ServiceError } from '../../kernel/errors.js';
-import type { WriteConsequences } from '../../kernel/write-consequences.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
 import { consequenceParameters } from './postgres-consequences.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { PostgresQueries } from './postgres-queries.js';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { WriteConsequences } from '../../kernel/write-consequences.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
 
 /**
  * Appends a write's consequences (src/kernel/write-consequences.ts) as they

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { AuditContext } from '../../audit/audit.js';
-import type { EmbedRevocation, EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
+import type { EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
+import type { EmbedRevocation } from '../../consequences/embed-revocation.js';
 import { sessionRevoked, viewerSessionsRevoked } from '../../embed-sessions/embed-session-consequences.js';
 import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';

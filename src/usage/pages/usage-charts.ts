@@ -1,4 +1,4 @@
-import type { Principal } from '../../api-keys/api-key.js';
+import type { Principal } from '../../kernel/principal.js';
 import { dailyChartFigure } from '../../console/charts/chart-figure.js';
 import { isoDay, type DailyPoint } from '../../console/charts/daily-series.js';
 import type { UsageBucket, UsageRange } from '../usage.js';

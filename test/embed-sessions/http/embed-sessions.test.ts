@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { tokenVersionOf } from '../../../src/embed-sessions/embed-session.js';
+import { tokenVersionOf } from '../../../src/consequences/embed-revocation.js';
 import { hashSecret } from '../../../src/secrets/secret-format.js';
 import type { ApiClient } from '../../helpers/http-client.js';
 import { buildForSuite } from '../../helpers/build.js';

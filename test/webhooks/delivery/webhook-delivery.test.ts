@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookConfig } from '../../../src/platform/config.js';
-import type { Principal } from '../../../src/api-keys/api-key.js';
+import type { Principal } from '../../../src/kernel/principal.js';
 import type { DeliveryView } from '../../../src/webhooks/webhook.js';
 import { TargetGuard } from '../../../src/webhooks/delivery/target-guard.js';
 import { webhookWorkerFor, type WebhookWorker } from '../../../src/webhooks/delivery/webhook-worker.js';

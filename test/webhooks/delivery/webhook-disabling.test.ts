@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Principal } from '../../../src/api-keys/api-key.js';
+import type { Principal } from '../../../src/kernel/principal.js';
 import { webhookWorkerFor } from '../../../src/webhooks/delivery/webhook-worker.js';
 import { buildForSuite } from '../../helpers/build.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';

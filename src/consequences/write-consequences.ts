@@ -1,5 +1,5 @@
 import type { AuditContext, AuditRecord } from '../audit/audit.js';
-import type { NewEmbedRevocation } from '../embed-sessions/embed-session.js';
+import type { NewEmbedRevocation } from './embed-revocation.js';
 import type { EventData, EventType } from '../events/event.js';
 import { eventData } from '../events/event-payload.js';
 import { newEventId } from '../events/event-id.js';
