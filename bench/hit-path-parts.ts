@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCore } from '../src/platform/services.js';
+import { openCore } from '../src/app/core.js';
 import { createTokenCipher } from '../src/secrets/token-cipher.js';
 import { openStore } from '../src/store/open-store.js';
 

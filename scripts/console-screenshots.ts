@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { defaultConfig } from '../src/platform/config.js';
 import { createLogger } from '../src/platform/http/logger.js';
-import { startServing } from '../src/platform/serving.js';
-import { openCore } from '../src/platform/services.js';
+import { startServing } from '../src/app/serving.js';
+import { openCore } from '../src/app/core.js';
 import type { Principal } from '../src/kernel/principal.js';
 
 /**

@@ -24,7 +24,7 @@ describe('eslint . (npm run lint)', () => {
     }
   });
 
-  it('keeps the store behind the composition root: only src/store, src/platform/services.ts and `ugs import` may import it', async () => {
+  it('keeps the store behind the composition root: only src/store, src/app/core.ts and `ugs import` may import it', async () => {
     const eslint = untypedEslint();
     const restricted = async (file: string, from: string) => {
       const [result] = await eslint.lintText(`import type { Store } from '${from}';\nexport type Probe = Store;\n`, {
@@ -43,8 +43,8 @@ describe('eslint . (npm run lint)', () => {
       assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
     }
     for (const [file, from] of [
-      ['src/platform/services.ts', './store/store.js'],
-      ['src/transfer/import-into-store.ts', './store/store.js'],
+      ['src/app/core.ts', './store/store.js'],
+      ['src/app/import-into-store.ts', './store/store.js'],
       ['src/store/sqlite/probe.ts', '../store.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
@@ -81,7 +81,7 @@ describe('eslint . (npm run lint)', () => {
     }
   });
 
-  it('keeps serving out of what every CLI command loads: the settings and the core import no HTTP and not src/platform/serving.ts', async () => {
+  it('keeps serving out of what every CLI command loads: the settings and the core import no HTTP and not src/app/serving.ts', async () => {
     // Import rules need no types: without them these files are not type-checked whole (15 s of the suite).
     const eslint = untypedEslint();
     const restricted = async (file: string, from: string) => {
@@ -91,16 +91,16 @@ describe('eslint . (npm run lint)', () => {
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
     };
     for (const [file, from] of [
-      ['src/platform/services.ts', './http/app.js'],
-      ['src/platform/services.ts', './serving.js'],
+      ['src/app/core.ts', './http/app.js'],
+      ['src/app/core.ts', './serving.js'],
       ['src/platform/config.ts', './http/trusted-proxies.js'],
       ['src/platform/config.ts', './store/open-store.js'],
     ]) {
       assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
     }
     for (const [file, from] of [
-      ['src/platform/serving.ts', './http/app.js'],
-      ['src/platform/services.ts', './domain/user-group-service.js'],
+      ['src/app/serving.ts', './http/app.js'],
+      ['src/app/core.ts', './domain/user-group-service.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
     }

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment } from '../kernel/environment.js';
 import type { Access } from '../kernel/principal.js';
-import { secretFormat } from '../secrets/secret-format.js';
+import { SECRET_PREFIXES, secretFormat } from '../secrets/secret-format.js';
 
 /** API keys: `ugsk_` then 49 base62 characters. */
-export const apiKeyFormat = secretFormat('ugsk_');
+export const apiKeyFormat = secretFormat(SECRET_PREFIXES.apiKey);
 
 /** A key's access, which the principal it authenticates carries (kernel/principal.ts). */
 export { ACCESS_LEVELS, type Access } from '../kernel/principal.js';

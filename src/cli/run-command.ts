@@ -1,7 +1,7 @@
 import type { Config } from '../platform/config.js';
 import { ServiceError, StartupError } from '../kernel/errors.js';
 import { maskDatabaseUrl } from '../secrets/secret-redaction.js';
-import type { Core } from '../platform/services.js';
+import type { Core } from '../app/core.js';
 import type { CliOutput } from './cli-output.js';
 
 /** A failure worth one line on stderr, not a stack trace; the process exits with `exitCode` (1 unless a command says otherwise). */
@@ -60,7 +60,7 @@ export async function withServices<T>(
   // Loaded on use: `ugs --help` reads no settings (TypeBox), and it, `ugs config` and the refusals before a store is opened import no store
   // driver.
   const config = (await import('../platform/config.js')).loadConfig();
-  const { openCore } = await import('../platform/services.js');
+  const { openCore } = await import('../app/core.js');
   const core = await openCore({ ...config, createStore: use.createStore, mustExist: use.mayCreate !== true && use.createStore !== true });
   try {
     output.error(`ugs: store: ${describeStore(config)}${core.storeStatus.created ? ' (a new, empty store, created just now)' : ''}`);

@@ -1,8 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../platform/config.js';
 import { createLogger } from '../platform/http/logger.js';
-import { serveClusterMetrics } from '../platform/metrics/cluster-metrics.js';
-import { openCore } from '../platform/services.js';
+import { serveClusterMetrics } from '../app/metrics/cluster-metrics.js';
+import { openCore } from '../app/core.js';
 
 /** How long past UGS_SHUTDOWN_TIMEOUT_MS a worker may take to exit before it is killed. */
 const KILL_GRACE_MS = 5000;

@@ -1,14 +1,14 @@
 import { createHmac } from 'node:crypto';
 import type { Access } from '../api-keys/api-key.js';
 import type { Environment } from '../kernel/environment.js';
-import { secretFormat } from '../secrets/secret-format.js';
+import { SECRET_PREFIXES, secretFormat } from '../secrets/secret-format.js';
 
 /**
  * The operator console's session id, as the browser's cookie holds it:
  * `ugsc_` then the shared secret shape (secret-format.ts). The store keeps only
  * its SHA-256, so a copy of the database opens no session.
  */
-export const consoleSessionIdFormat = secretFormat('ugsc_');
+export const consoleSessionIdFormat = secretFormat(SECRET_PREFIXES.consoleSessionId);
 
 /** How long a console session lasts: idle, and at most in all. */
 export const CONSOLE_SESSION_LIMITS = {

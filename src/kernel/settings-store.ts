@@ -2,7 +2,7 @@
  * The store's own named values: facts about the store itself rather than
  * about a user group or a key, such as the server secret's fingerprint, the
  * secret rotation under way and the servers running on the store (see
- * src/secrets/file/server-secret.ts and src/secrets/secret-holders.ts). A port, implemented in
+ * src/app/server-secret.ts and src/secrets/secret-holders.ts). A port, implemented in
  * src/store for each database. Settings are not audited and not exported.
  */
 export interface SettingsStore {

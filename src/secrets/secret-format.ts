@@ -36,6 +36,12 @@ function checksumOf(prefixAndBody: string): string {
   return out;
 }
 
+/**
+ * The prefix of each secret the service hands out in this shape, kept here beside the shape rather than in the
+ * concepts that issue them, so that redaction (secret-redaction.ts) knows every one without importing any concept.
+ */
+export const SECRET_PREFIXES = { apiKey: 'ugsk_', userGroupToken: 'ugt_', consoleSessionId: 'ugsc_' } as const;
+
 export interface SecretFormat {
   readonly prefix: string;
   /** A new random secret in this format. */

@@ -1,19 +1,19 @@
-import { apiKeyFormat } from '../api-keys/api-key.js';
-import { userGroupTokenFormat } from '../user-groups/user-group-token.js';
-import { consoleSessionIdFormat } from '../console/console-session.js';
+import { SECRET_PREFIXES } from './secret-format.js';
 
 /** The webhook signing secrets' prefix (Standard Webhooks): base64 follows, so `+`, `/`, `=` and their %-escapes too. */
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** Every JWS compact token starts so: base64url of `{"`, the start of its JSON header. Embed tokens are JWTs. */
 const JWT_PREFIX = 'eyJ';
-const PREFIXES = [apiKeyFormat.prefix, userGroupTokenFormat.prefix, consoleSessionIdFormat.prefix, WEBHOOK_SECRET_PREFIX, JWT_PREFIX];
+/** API keys, user group tokens, console session ids (secret-format.ts). */
+const SHAPED = [SECRET_PREFIXES.apiKey, SECRET_PREFIXES.userGroupToken, SECRET_PREFIXES.consoleSessionId];
+const PREFIXES = [...SHAPED, WEBHOOK_SECRET_PREFIX, JWT_PREFIX];
 /**
  * A prefix and the run after it, whatever its length: malformed and truncated secrets are still secrets. A JWT's
  * run takes its dots (header, payload, signature); a webhook secret's, base64 and %-escapes.
  */
 const SECRET = new RegExp(
   [
-    `(${[apiKeyFormat.prefix, userGroupTokenFormat.prefix, consoleSessionIdFormat.prefix].join('|')})[0-9A-Za-z]+`,
+    `(${SHAPED.join('|')})[0-9A-Za-z]+`,
     `(${WEBHOOK_SECRET_PREFIX})[0-9A-Za-z+/=%]+`,
     `(${JWT_PREFIX})[0-9A-Za-z_\\-]*(?:\\.[0-9A-Za-z_\\-]*){0,2}`,
   ].join('|'),

@@ -4,7 +4,7 @@ import type { ConsoleSessionStore } from '../console/console-session-store.js';
 import type { EventStore } from '../events/event-store.js';
 import type { EmbedSessionStore } from '../embed-sessions/embed-session-store.js';
 import type { SigningKeyStore } from '../signing-keys/signing-key-store.js';
-import type { TokenResealStore } from '../secrets/secret-rotation.js';
+import type { TokenResealStore } from '../user-groups/user-group-store.js';
 import type { SettingsStore } from '../kernel/settings-store.js';
 import type { StoreHealth } from '../kernel/store-health.js';
 import type { TransferStore } from '../transfer/transfer-store.js';
@@ -29,7 +29,7 @@ export const SILENT_STORE_LOG: StoreLog = { error: () => {}, info: () => {} };
 
 /**
  * One open database, as the ports the domain declares beside its concepts:
- * one object per port, so the composition root (src/platform/services.ts) hands each consumer only the one it
+ * one object per port, so the composition root (src/app/core.ts) hands each consumer only the one it
  * needs. One implementation per database (`sqlite/`, `postgres/`, with the
  * same file per port in each), all passing the conformance suite in
  * test/store/store-conformance.ts. Every SQL dialect detail stays behind

@@ -91,3 +91,15 @@ export interface UserGroupStore {
     options?: { cascade?: boolean },
   ): Promise<UserGroupRecord | null>;
 }
+
+/** The storage re-sealing user group tokens needs (src/app/reseal-secrets.ts): a port, implemented in src/store for each database. */
+export interface TokenResealStore {
+  listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
+  /**
+   * Re-seals a group's unchanged token (server secret rotation): swaps the
+   * ciphertext if the row still holds `expected`; false otherwise (e.g. the
+   * token was rotated meanwhile, already under the new secret). Not audited:
+   * nothing a caller can see changes.
+   */
+  replaceTokenCiphertext(teamId: number, expected: Buffer, next: Buffer): Promise<boolean>;
+}

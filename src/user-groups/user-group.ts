@@ -44,5 +44,4 @@ export const LIMITS = {
   mappingKeyMaxLength: 255,
   mappingValueMaxLength: 255,
   propertiesMaxBytes: 64 * 1024,
-  bodyMaxBytes: 1024 * 1024,
 } as const;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Principal } from '../../src/kernel/principal.js';
-import { openCore } from '../../src/platform/services.js';
+import { openCore } from '../../src/app/core.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';

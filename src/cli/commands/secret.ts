@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { rotateServerSecret } from '../../secrets/file/rotate-server-secret.js';
+import { rotateServerSecret } from '../../app/rotate-server-secret.js';
 import type { CliOutput } from '../cli-output.js';
 import { CliError, withServices } from '../run-command.js';
 

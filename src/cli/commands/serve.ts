@@ -40,7 +40,7 @@ async function configWithFlags(options: { port?: string; host?: string }): Promi
 async function serveHttp(config: Config): Promise<void> {
   limitHeapGrowth();
   // Loaded here, not at the top: every other command (and --help) would pay for importing the HTTP app.
-  const [{ startServer }, { stopOnSignals }] = await Promise.all([import('../../platform/serving.js'), import('../stop-on-signals.js')]);
+  const [{ startServer }, { stopOnSignals }] = await Promise.all([import('../../app/serving.js'), import('../stop-on-signals.js')]);
   const server = await startServer(config);
   server.app.log.info({ url: server.url, dataDir: config.dataDir, store: describeStore(config) }, 'user group service listening');
   // A worker stops when its primary says so (SIGTERM); Ctrl-C reaches the whole process group.

@@ -29,7 +29,7 @@ export function transferCommands(program: Command, output: CliOutput): void {
       if (!existsSync(file)) throw new CliError(`No such file: ${file}`);
       const config = (await import('../../platform/config.js')).loadConfig();
       output.error(`ugs: store: ${describeStore(config)}`);
-      const { importIntoStore } = await import('../../transfer/import-into-store.js');
+      const { importIntoStore } = await import('../../app/import-into-store.js');
       const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
       output.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
     });

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
 import { PATTERNS } from '../../platform/http/patterns.js';
-import type { Core } from '../../platform/services.js';
+import type { Core } from '../../app/core.js';
 import { VIEWER_LIMITS, viewerIdNfcRefusal, type ViewerActivity } from '../../viewers/viewer.js';
 import type { CliOutput } from '../cli-output.js';
 import { operator } from '../operator.js';

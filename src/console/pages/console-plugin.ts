@@ -6,40 +6,34 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import type { Core } from '../../platform/services.js';
 import type { SharedLimits } from '../../api-keys/http/per-key-rate-limit.js';
-import { registerActivityPage } from '../../audit/pages/activity-routes.js';
+import type { ConsoleSessionService } from '../console-session-service.js';
 import { registerConsoleAssets } from './console-assets.js';
 import { CONSOLE_HELMET } from './console-helmet.js';
 import { installConsoleErrors } from './console-errors.js';
 import { refuseCrossSitePost, resumeSession } from './console-session-hook.js';
 import { installFormBodyParser } from './form-body-parser.js';
-import { registerGroupActions } from '../../user-groups/pages/group-action-routes.js';
-import { registerGroupPages } from '../../user-groups/pages/group-page-routes.js';
 import { registerSignIn } from './sign-in-routes.js';
-import { registerOverviewPage } from '../../usage/pages/overview-routes.js';
-import { registerViewerActions } from '../../viewers/pages/viewer-action-routes.js';
-import { registerWebhookActions } from '../../webhooks/pages/webhook-action-routes.js';
-import { registerWebhookPages } from '../../webhooks/pages/webhook-page-routes.js';
 
 const VIEWS = fileURLToPath(new URL('../views/', import.meta.url));
 /** helmet's own value, sent by the hook below instead of by helmet. */
 const HSTS = 'max-age=31536000; includeSubDomains';
 
 export interface ConsoleOptions {
-  services: Core;
+  sessions: ConsoleSessionService;
   limits: SharedLimits;
+  /** Registers the pages past sign-in (the page table, src/app/routes.ts), in this plugin's context. */
+  pages: (app: FastifyInstance) => void;
 }
 
 /**
  * /console, the operator console: server-rendered pages over the same domain
- * services as the API (overview, groups, activity, webhooks), signed in with an API key (console-session-hook.ts).
+ * services as the API (overview, groups, activity, webhooks: `pages`), signed in with an API key (console-session-hook.ts).
  * Registered with its prefix as an encapsulated plugin, so helmet's headers,
  * cookies, the form parser and CSRF reach these routes only: the API's
  * answers stay exactly as they were.
  */
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
-  const { services } = options;
   await app.register(helmet, CONSOLE_HELMET);
   await app.register(cookie);
   await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: VIEWS, viewExt: 'eta' });
@@ -62,19 +56,13 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     done();
   });
   app.addHook('onRequest', refuseCrossSitePost);
-  app.addHook('onRequest', resumeSession(services.consoleSessions));
+  app.addHook('onRequest', resumeSession(options.sessions));
   // The API's budget per key, shared (per-key-rate-limit.ts); sign-in and assets opt out (no key yet).
   if (options.limits.perKeyRateLimit) await app.register(rateLimit, options.limits.perKeyRateLimit);
 
   registerConsoleAssets(app);
-  registerSignIn(app, services, options.limits.throttle);
-  registerGroupPages(app, services);
-  registerGroupActions(app, services);
-  registerViewerActions(app, services);
-  registerActivityPage(app, services);
-  registerOverviewPage(app, services);
-  registerWebhookPages(app, services.webhooks);
-  registerWebhookActions(app, services.webhooks);
+  registerSignIn(app, options.sessions, options.limits.throttle);
+  options.pages(app);
 }
 
 function formToken(body: unknown): string | undefined {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ServiceError, unauthenticated } from '../../kernel/errors.js';
-import type { Core } from '../../platform/services.js';
+import type { ConsoleSessionService } from '../console-session-service.js';
 import type { FailedAuthThrottle } from '../../api-keys/http/failed-auth-throttle.js';
 import { CONSOLE_PATH, clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './console-session-hook.js';
 import { formField } from './form-body-parser.js';
@@ -13,7 +13,7 @@ const NOT_VALID = 'That API key is not valid (or was revoked).';
  * same failed-auth throttle per address); only its id is kept, in the
  * session row. The browser gets the session's random id, never the key.
  */
-export function registerSignIn(app: FastifyInstance, services: Core, throttle: FailedAuthThrottle): void {
+export function registerSignIn(app: FastifyInstance, sessions: ConsoleSessionService, throttle: FailedAuthThrottle): void {
   const publicRoute = { config: { consolePublic: true, rateLimit: false as const }, schema: { hide: true } };
 
   app.get('/', { ...publicRoute }, async (request, reply) =>
@@ -30,14 +30,14 @@ export function registerSignIn(app: FastifyInstance, services: Core, throttle: F
     const key = formField(request.body, 'api_key').trim();
     try {
       if (key === '') throw unauthenticated('Enter an API key (ugsk_...), created with `ugs keys create`.');
-      const { sessionId } = await services.consoleSessions.signIn(key).catch((error: unknown) => {
+      const { sessionId } = await sessions.signIn(key).catch((error: unknown) => {
         // The API's message speaks of an Authorization header the operator never saw; the throttle's, when it refuses, stays.
         if (error instanceof ServiceError && error.code === 'unauthenticated')
           throw throttle.refuse(request.ip, unauthenticated(NOT_VALID));
         throw error;
       });
       // The session this browser held, if any, ends here: one browser, one session, and no id planted beforehand lives on.
-      await services.consoleSessions.signOut(request.cookies[SESSION_COOKIE]);
+      await sessions.signOut(request.cookies[SESSION_COOKIE]);
       setSessionCookie(request, reply, sessionId);
       return reply.redirect(`${CONSOLE_PATH}/groups`, 303);
     } catch (error) {
@@ -49,7 +49,7 @@ export function registerSignIn(app: FastifyInstance, services: Core, throttle: F
   });
 
   app.post('/sign-out', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request, reply) => {
-    await services.consoleSessions.signOut(request.cookies[SESSION_COOKIE]);
+    await sessions.signOut(request.cookies[SESSION_COOKIE]);
     clearSessionCookie(request, reply);
     return reply.redirect(`${CONSOLE_PATH}/sign-in`, 303);
   });

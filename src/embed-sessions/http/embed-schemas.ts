@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EMBED_LIMITS } from '../embed-session.js';
 import { REVOCATION_REASONS } from '../../consequences/embed-revocation.js';
-import { LIMITS } from '../../user-groups/user-group.js';
+import { BODY_MAX_BYTES } from '../../platform/http/json-body-parser.js';
 import { ViewerBody } from '../../viewers/http/viewer-schemas.js';
 import { EnvironmentTag, sealedCursor } from '../../platform/http/schemas.js';
 import { Mapping, Properties, UserGroupId } from '../../user-groups/http/user-group-schemas.js';
@@ -65,7 +65,7 @@ export type MintResponse = Static<typeof MintResponse>;
 export const RenewBody = Type.Object({
   token: Type.String({
     minLength: 1,
-    maxLength: LIMITS.bodyMaxBytes,
+    maxLength: BODY_MAX_BYTES,
     description: "The session's current token (or an earlier one still valid, from another tab).",
   }),
   expires_in: Type.Optional(
@@ -83,7 +83,7 @@ export type SessionIdParams = Static<typeof SessionIdParams>;
 
 // Bounded by the body limit only: a group at every limit mints a token of about 437 KB (see docs), and each one the service mints must be
 // accepted back.
-export const IntrospectBody = Type.Object({ token: Type.String({ maxLength: LIMITS.bodyMaxBytes, description: 'An embed token.' }) });
+export const IntrospectBody = Type.Object({ token: Type.String({ maxLength: BODY_MAX_BYTES, description: 'An embed token.' }) });
 export type IntrospectBody = Static<typeof IntrospectBody>;
 
 export const IntrospectResponse = Type.Object(

@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type ErrorCode } from '../../kernel/errors.js';
 import { redactSecrets } from '../../secrets/secret-redaction.js';
-import { LIMITS } from '../../user-groups/user-group.js';
 import { codeForClientStatus, ERROR_STATUS } from './error-status.js';
+import { BODY_MAX_BYTES } from './json-body-parser.js';
 import { describeValidationFailure } from './validation-message.js';
 
 /**
@@ -15,7 +15,7 @@ export function errorBody(code: ErrorCode, message: string, requestId: string) {
 
 /** Fastify's own client errors, reworded to say what to fix. */
 const FASTIFY_MESSAGES: Record<string, (request: FastifyRequest) => string> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () => `The request body is larger than the ${LIMITS.bodyMaxBytes / 1024 / 1024} MiB limit.`,
+  FST_ERR_CTP_BODY_TOO_LARGE: () => `The request body is larger than the ${BODY_MAX_BYTES / 1024 / 1024} MiB limit.`,
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (request) =>
     `Unsupported Content-Type ${JSON.stringify(request.headers['content-type'] ?? '')}: send a JSON body with "Content-Type: application/json".`,
   FST_ERR_CTP_EMPTY_JSON_BODY: () => 'The request body is empty; send a JSON object.',

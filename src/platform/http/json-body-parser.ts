@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { isUtf8 } from 'node:buffer';
 import secureJson from 'secure-json-parse';
 import { invalidRequest } from '../../kernel/errors.js';
-import { LIMITS } from '../../user-groups/user-group.js';
 import { scanJson, type JsonFinding } from './json-scan.js';
+
+/** The largest request body the service reads: the HTTP app's limit and this parser's. */
+export const BODY_MAX_BYTES = 1024 * 1024;
 
 const MAX_DEPTH = 64;
 
@@ -19,7 +21,7 @@ const MAX_DEPTH = 64;
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: LIMITS.bodyMaxBytes }, (request, bytes, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: BODY_MAX_BYTES }, (request, bytes, done) => {
     try {
       const text = decodeUtf8(bytes as Buffer);
       // A GET with the JSON content type but nothing in it uses the query string instead.

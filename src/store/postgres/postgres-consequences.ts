@@ -2,7 +2,7 @@ import type { WriteConsequences } from '../../consequences/write-consequences.js
 import { FEED_ORDER_LOCK } from './postgres-feed-order.js';
 
 /**
- * The consequences of a statement's writes (src/kernel/write-consequences.ts)
+ * The consequences of a statement's writes (src/consequences/write-consequences.ts)
  * as three jsonb parameters: its audit records, events and revocation feed
  * entries, each tagged with `n`, the 1-based number of the write (the input of
  * a batch) it belongs to, and `i`, its place in the array. The values are the

@@ -1,6 +1,6 @@
 import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
 import type { Environment } from '../../kernel/environment.js';
-import type { TokenResealStore } from '../../secrets/secret-rotation.js';
+import type { TokenResealStore } from '../../user-groups/user-group-store.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import type {
   NewUserGroup,

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { WriteConsequences } from '../../consequences/write-consequences.js';
 
 /**
- * Appends a write's consequences (src/kernel/write-consequences.ts) as they
+ * Appends a write's consequences (src/consequences/write-consequences.ts) as they
  * are given: audit records, events, revocation feed entries. Call inside the
  * write's group-commit transaction; SQLite has one writer at a time, so each
  * sequence follows commit order.

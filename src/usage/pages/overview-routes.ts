@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { dailyChartFigure } from '../../console/charts/chart-figure.js';
 import { sparklineSvg } from '../../console/charts/sparkline.js';
-import type { Core } from '../../platform/services.js';
 import { groupUrl } from '../../user-groups/pages/group-urls.js';
+import type { UsageService } from '../usage-service.js';
 import { dailyPoints, dayTotals, shownDays } from './usage-charts.js';
 
 /**
@@ -13,10 +13,10 @@ import { dailyPoints, dayTotals, shownDays } from './usage-charts.js';
  * stays the groups list, the console's working page, and costs one query where
  * this one costs a ranking and a series per group); the nav links it first.
  */
-export function registerOverviewPage(app: FastifyInstance, services: Core): void {
+export function registerOverviewPage(app: FastifyInstance, usage: UsageService): void {
   app.get('/overview', { schema: { hide: true } }, async (request, reply) => {
     const principal = request.principal;
-    const [environment, top] = await Promise.all([services.usage.environmentDays(principal), services.usage.topGroupsDays(principal)]);
+    const [environment, top] = await Promise.all([usage.environmentDays(principal), usage.topGroupsDays(principal)]);
     const days = environment.usage;
     const { sessions, renewals } = dayTotals(days);
     return reply.view('overview', {

@@ -3,6 +3,7 @@ import { dailyChartFigure } from '../../console/charts/chart-figure.js';
 import { isoDay, type DailyPoint } from '../../console/charts/daily-series.js';
 import type { UsageBucket, UsageRange } from '../usage.js';
 import type { UsageService } from '../usage-service.js';
+import type { GroupPagePart } from '../../user-groups/pages/group-page-routes.js';
 
 /** A group's usage as its console page shows it: two charts (each with its table) and the totals they add up to. */
 export interface GroupUsageCharts {
@@ -30,6 +31,11 @@ export function dayTotals(days: readonly UsageBucket[]): { sessions: number; ren
 /** The range's first and last day: `to` is the end of the last day, exclusive. */
 export function shownDays(range: UsageRange): { firstDay: string; lastDay: string } {
   return { firstDay: isoDay(range.from), lastDay: isoDay(new Date(Date.parse(range.to) - 1).toISOString()) };
+}
+
+/** A group's usage charts on its console page (console/views/group-usage.eta). */
+export function groupUsage(usage: UsageService): GroupPagePart {
+  return async (principal, userGroupId) => ({ usage: await groupUsageCharts(usage, principal, userGroupId) });
 }
 
 /**

@@ -1,15 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Core } from '../../platform/services.js';
-import { groupUsageCharts } from '../../usage/pages/usage-charts.js';
-import type { PreviewViewerValues } from '../../viewers/pages/viewer-form.js';
+import type { Principal } from '../../kernel/principal.js';
+import type { UserGroupService } from '../user-group-service.js';
 import { formValuesOf, type FieldErrors, type GroupFormValues } from './group-form.js';
 import { groupIdOf, groupRoutes, groupUrl } from './group-urls.js';
 
 const PAGE_SIZE = 25;
 /** Children listed on a group's page; more are a search away (groups?parent= is the API's). */
 const CHILDREN_SHOWN = 50;
-/** Viewers listed on a group's page, most recently seen first; a link pages on. */
-const VIEWERS_SHOWN = 50;
 
 /** What a group's page shows beyond the group itself: the form as typed, its errors, a preview. */
 export interface GroupPageExtras {
@@ -17,13 +14,30 @@ export interface GroupPageExtras {
   errors?: FieldErrors;
   /** Decoded claims of an embed session just minted. */
   preview?: unknown;
-  /** The preview form's viewer fields as typed. */
-  previewValues?: PreviewViewerValues;
+  /** The preview form's viewer fields as typed (embed-sessions/pages/embed-preview-routes.ts, viewers/pages/viewer-form.ts). */
+  previewValues?: { viewerId: string; attributes: string };
   notice?: string | null;
   /** The viewers page to show: a next_cursor of the list, or the most recent. */
   viewersAfter?: string;
   /** An "End sessions" confirmation refused: its dialog opens again saying why. */
   endRefused?: { viewerId: string; message: string };
+}
+
+/**
+ * A part of a group's page that another concept draws (its viewers, its usage charts): read beside the group, as
+ * the same principal, and handed to the page's template (console/views/group.eta includes one template per part).
+ * A part that refuses (a group of another environment: not_found) refuses the page, as the group's own reads do.
+ */
+export type GroupPagePart = (principal: Principal, userGroupId: string, extras: GroupPageExtras) => Promise<Record<string, unknown>>;
+
+/** A group's page, drawn by GET and again by every action done on it: its own forms and other concepts'. */
+export interface GroupPage {
+  render(request: FastifyRequest, reply: FastifyReply, userGroupId: string, extras?: GroupPageExtras): Promise<FastifyReply>;
+}
+
+/** The page of a group with the parts other concepts draw on it, in the order given (the page table, src/app/routes.ts). */
+export function groupPage(userGroups: UserGroupService, parts: readonly GroupPagePart[]): GroupPage {
+  return { render: (request, reply, userGroupId, extras = {}) => renderGroupPage(userGroups, parts, request, reply, userGroupId, extras) };
 }
 
 const NOTICES: Record<string, string> = {
@@ -33,13 +47,13 @@ const NOTICES: Record<string, string> = {
 };
 
 /** GET /console/groups (search by prefix, a page at a time), a group's page and its token for reveal and copy (group-urls.ts). */
-export function registerGroupPages(app: FastifyInstance, services: Core): void {
+export function registerGroupPages(app: FastifyInstance, userGroups: UserGroupService, page: GroupPage): void {
   app.get<{ Querystring: { prefix?: string; cursor?: string; done?: string } }>(
     '/groups',
     { schema: { hide: true } },
     async (request, reply) => {
       const prefix = request.query.prefix?.trim() || undefined;
-      const page = await services.userGroups.list(request.principal, {
+      const found = await userGroups.list(request.principal, {
         limit: PAGE_SIZE,
         cursor: request.query.cursor || undefined,
         prefix,
@@ -49,8 +63,8 @@ export function registerGroupPages(app: FastifyInstance, services: Core): void {
         session: request.session,
         csrf: reply.generateCsrf(),
         prefix: prefix ?? '',
-        groups: page.groups,
-        nextCursor: page.nextCursor,
+        groups: found.groups,
+        nextCursor: found.nextCursor,
         notice: NOTICES[request.query.done ?? ''] ?? null,
         groupUrl,
       });
@@ -59,7 +73,7 @@ export function registerGroupPages(app: FastifyInstance, services: Core): void {
 
   for (const url of groupRoutes()) {
     app.get<{ Querystring: { done?: string; viewers_after?: string } }>(url, { schema: { hide: true } }, async (request, reply) =>
-      renderGroupPage(services, request, reply, groupIdOf(request), {
+      page.render(request, reply, groupIdOf(request), {
         notice: NOTICES[request.query.done ?? ''] ?? null,
         viewersAfter: request.query.viewers_after || undefined,
       }),
@@ -68,28 +82,28 @@ export function registerGroupPages(app: FastifyInstance, services: Core): void {
 
   for (const url of groupRoutes('token')) {
     app.get(url, { schema: { hide: true } }, async (request, reply) => {
-      const group = await services.userGroups.getWithToken(request.principal, groupIdOf(request));
+      const group = await userGroups.getWithToken(request.principal, groupIdOf(request));
       return reply.type('text/plain; charset=utf-8').send(group.token);
     });
   }
 }
 
-/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, its usage charts, its viewers,
- * and the forms a read-write session may use. */
-export async function renderGroupPage(
-  services: Core,
+/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, the parts other concepts
+ * draw (its usage charts, its viewers), and the forms a read-write session may use. */
+async function renderGroupPage(
+  userGroups: UserGroupService,
+  parts: readonly GroupPagePart[],
   request: FastifyRequest,
   reply: FastifyReply,
   userGroupId: string,
-  extras: GroupPageExtras = {},
+  extras: GroupPageExtras,
 ): Promise<FastifyReply> {
   const principal = request.principal;
-  const [detail, withToken, children, viewers, usage] = await Promise.all([
-    services.userGroups.get(principal, userGroupId),
-    services.userGroups.getWithToken(principal, userGroupId),
-    services.userGroups.list(principal, { limit: CHILDREN_SHOWN, parent: userGroupId }),
-    services.viewers.list(principal, userGroupId, { limit: VIEWERS_SHOWN, after: extras.viewersAfter }),
-    groupUsageCharts(services.usage, principal, userGroupId),
+  const [detail, withToken, children, ...drawn] = await Promise.all([
+    userGroups.get(principal, userGroupId),
+    userGroups.getWithToken(principal, userGroupId),
+    userGroups.list(principal, { limit: CHILDREN_SHOWN, parent: userGroupId }),
+    ...parts.map((part) => part(principal, userGroupId, extras)),
   ]);
   return reply.view('group', {
     title: detail.group.name,
@@ -107,10 +121,7 @@ export async function renderGroupPage(
     errors: extras.errors ?? {},
     preview: extras.preview === undefined ? null : JSON.stringify(extras.preview, null, 2),
     previewValues: extras.previewValues ?? { viewerId: '', attributes: '' },
-    viewers: viewers.viewers,
-    viewersNext: viewers.nextCursor,
-    viewersPaged: extras.viewersAfter !== undefined,
-    usage,
+    ...Object.assign({}, ...drawn),
     endRefused: extras.endRefused ?? null,
     notice: extras.notice ?? null,
     json: (value: unknown) => (value === null || value === undefined ? 'none' : JSON.stringify(value, null, 2)),

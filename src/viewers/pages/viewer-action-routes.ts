@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Core } from '../../platform/services.js';
 import { formField } from '../../console/pages/form-body-parser.js';
-import { renderGroupPage } from '../../user-groups/pages/group-page-routes.js';
+import type { GroupPage } from '../../user-groups/pages/group-page-routes.js';
 import { groupIdOf, groupRoutes } from '../../user-groups/pages/group-urls.js';
+import type { ViewerService } from '../viewer-service.js';
 import { viewerIdRefusal } from './viewer-form.js';
 
 /**
@@ -14,7 +14,7 @@ import { viewerIdRefusal } from './viewer-form.js';
  * anyway. The answer is the group's page saying what ended, not a redirect: a
  * notice naming the viewer in a URL would let any link put words on the page.
  */
-export function registerViewerActions(app: FastifyInstance, services: Core): void {
+export function registerViewerActions(app: FastifyInstance, viewers: ViewerService, page: GroupPage): void {
   const post = { schema: { hide: true }, preHandler: app.csrfProtection };
   for (const url of groupRoutes('end-viewer-sessions')) {
     app.post(url, post, async (request, reply) => {
@@ -25,10 +25,9 @@ export function registerViewerActions(app: FastifyInstance, services: Core): voi
         (formField(request.body, 'confirm') === viewerId
           ? null
           : `Type the viewer id, ${JSON.stringify(viewerId)}, exactly to end its sessions.`);
-      if (refusal !== null)
-        return renderGroupPage(services, request, reply.code(400), userGroupId, { endRefused: { viewerId, message: refusal } });
-      await services.viewers.revokeSessions(request.principal, viewerId, request);
-      return renderGroupPage(services, request, reply, userGroupId, {
+      if (refusal !== null) return page.render(request, reply.code(400), userGroupId, { endRefused: { viewerId, message: refusal } });
+      await viewers.revokeSessions(request.principal, viewerId, request);
+      return page.render(request, reply, userGroupId, {
         notice: `The sessions of viewer ${JSON.stringify(viewerId)} ended, in every group of the ${request.principal.environment} environment; sessions minted from now on work.`,
       });
     });

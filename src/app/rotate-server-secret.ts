@@ -3,22 +3,14 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { writeFileDurably } from '../../platform/durable-file.js';
-import { invalidRequest } from '../../kernel/errors.js';
-import {
-  describeHolder,
-  holdersThatCannotFollow,
-  planEnvironmentRotation,
-  resealSigningKeys,
-  resealTokens,
-  resealWebhookSecrets,
-  type ResealSummary,
-  type Rotation,
-} from '../secret-rotation.js';
-import { secretCheckOf } from '../token-cipher.js';
-import { listLiveHolders, readRotation, recordRotation } from '../secret-holders.js';
+import { writeFileDurably } from '../platform/durable-file.js';
+import { invalidRequest } from '../kernel/errors.js';
+import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, type Rotation } from '../secrets/secret-rotation.js';
+import { resealSigningKeys, resealTokens, resealWebhookSecrets, type ResealSummary } from './reseal-secrets.js';
+import { secretCheckOf } from '../secrets/token-cipher.js';
+import { listLiveHolders, readRotation, recordRotation } from '../secrets/secret-holders.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
-import type { Core } from '../../platform/services.js';
+import type { Core } from './core.js';
 
 export interface RotationResult extends ResealSummary {
   mode: 'environment' | 'data dir';

@@ -1,12 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { DEFAULT_ACTIVITY_FLUSH_MS, type Config } from './config.js';
+import { DEFAULT_ACTIVITY_FLUSH_MS, type Config } from '../platform/config.js';
 import { refreshSigningKeyring, loadSigningKeyring, SIGNING_KEY_POLL_MS } from '../signing-keys/signing-keys.js';
 import { buildApp } from './http/app.js';
-import { createLogger } from './http/logger.js';
-import type { TypedApp } from './http/typed-app.js';
-import { SECRET_POLL_MS } from '../secrets/file/server-secret.js';
-import { openCore, type Core } from './services.js';
+import { createLogger } from '../platform/http/logger.js';
+import type { TypedApp } from '../platform/http/typed-app.js';
+import { SECRET_POLL_MS } from './server-secret.js';
+import { openCore, type Core } from './core.js';
 import { webhookWorkerFor } from '../webhooks/delivery/webhook-worker.js';
 
 /**

@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { unauthenticated } from '../../../kernel/errors.js';
 import type { AppMetrics } from '../../metrics/metrics.js';
-import { ANY_REQUEST_ERRORS, BODY_ERRORS, errorAnswers } from '../route-docs.js';
-import type { TypedApp } from '../typed-app.js';
+import { ANY_REQUEST_ERRORS, BODY_ERRORS, errorAnswers } from '../../../platform/http/route-docs.js';
+import type { TypedApp } from '../../../platform/http/typed-app.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 

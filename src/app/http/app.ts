@@ -1,30 +1,30 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { LIMITS } from '../../user-groups/user-group.js';
-import type { Core } from '../services.js';
-import { defaultConfig, type HttpLimits } from '../config.js';
+import type { Core } from '../core.js';
+import { defaultConfig, type HttpLimits } from '../../platform/config.js';
 import { invalidRequest } from '../../kernel/errors.js';
 import { AppMetrics } from '../metrics/metrics.js';
-import { capConnectionsPerAddress } from './connections-per-address.js';
-import { installErrorHandler, sendServiceError } from './error-handler.js';
-import { installJsonBodyParser } from './json-body-parser.js';
-import { installMethodNotAllowed } from './method-not-allowed.js';
-import { registerOpenApi } from './openapi.js';
-import { refuseMalformedUrl } from './refuse-malformed-url.js';
-import { ErrorEnvelope } from './route-docs.js';
-import { answerMalformedHttp, refuseExpectation } from './refused-before-routing.js';
-import { refuseWhileClosing } from './refuse-while-closing.js';
-import { requestIdFor } from './request-id.js';
-import { trustedProxyCheck } from './trusted-proxies.js';
-import { OneLinePerRequest } from './request-log.js';
+import { capConnectionsPerAddress } from '../../platform/http/connections-per-address.js';
+import { installErrorHandler, sendServiceError } from '../../platform/http/error-handler.js';
+import { BODY_MAX_BYTES, installJsonBodyParser } from '../../platform/http/json-body-parser.js';
+import { installMethodNotAllowed } from '../../platform/http/method-not-allowed.js';
+import { registerOpenApi } from '../../platform/http/openapi.js';
+import { refuseMalformedUrl } from '../../platform/http/refuse-malformed-url.js';
+import { ErrorEnvelope } from '../../platform/http/route-docs.js';
+import { answerMalformedHttp, refuseExpectation } from '../../platform/http/refused-before-routing.js';
+import { refuseWhileClosing } from '../../platform/http/refuse-while-closing.js';
+import { requestIdFor } from '../../platform/http/request-id.js';
+import { trustedProxyCheck } from '../../platform/http/trusted-proxies.js';
+import { OneLinePerRequest } from '../../platform/http/request-log.js';
 import { sharedLimits } from '../../api-keys/http/per-key-rate-limit.js';
 import { consolePlugin } from '../../console/pages/console-plugin.js';
 import { registerHealth } from './routes/health.js';
 import { registerJwks } from '../../signing-keys/http/jwks.js';
 import { registerEmbedScripts } from '../../embed-sessions/http/embed-scripts.js';
 import { registerMetrics } from './routes/metrics.js';
-import { userGroupRoutes } from '../../user-groups/http/user-group-routes.js';
-import type { TypedApp } from './typed-app.js';
+import { apiRoutes, consolePages } from '../routes.js';
+import type { TypedApp } from '../../platform/http/typed-app.js';
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -35,7 +35,7 @@ export interface AppOptions {
   trustedProxies?: readonly string[];
 }
 
-/** The HTTP application over an opened core (src/platform/services.ts); listening is the caller's business. */
+/** The HTTP application over an opened core (src/app/core.ts); listening is the caller's business. */
 export async function buildApp(services: Core, options: AppOptions): Promise<TypedApp> {
   const limits = options.limits ?? defaultConfig().http;
   const isTrustedProxy = trustedProxyCheck(options.trustedProxies ?? []);
@@ -52,7 +52,7 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
     logController: new OneLinePerRequest(),
     // HEAD wherever GET is (load balancers probe with it); GET /api/user opts out and has its own, safe HEAD.
     exposeHeadRoutes: true,
-    bodyLimit: LIMITS.bodyMaxBytes,
+    bodyLimit: BODY_MAX_BYTES,
     // Path parameters carry user_group_ids (up to 255 characters; the router's default stops at 100), measured
     // before percent-decoding, where one character can take 12 (four UTF-8 bytes, each %XX). The schema checks the length.
     routerOptions: { maxParamLength: LIMITS.idMaxLength * 12 },
@@ -103,8 +103,13 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
   registerEmbedScripts(app);
   registerMetrics(app, metrics, options.metricsToken);
   const shared = sharedLimits(limits);
-  await app.register(userGroupRoutes, { services, limits: shared });
+  await app.register(apiRoutes, { services, limits: shared });
   // The operator console: its own plugin (helmet, cookies, CSRF) whose hooks reach /console only.
-  await app.register(consolePlugin, { prefix: '/console', services, limits: shared });
+  await app.register(consolePlugin, {
+    prefix: '/console',
+    sessions: services.consoleSessions,
+    limits: shared,
+    pages: (scope) => consolePages(scope, services),
+  });
   return app;
 }

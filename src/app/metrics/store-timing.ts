@@ -6,7 +6,7 @@ export type StoreOperationObserver = (operation: string, seconds: number) => voi
 /**
  * How long store calls take, for whoever observes: GET /metrics'
  * `ugs_store_operation_duration_seconds`. `timedPort` (timed-port.ts) wraps
- * every port src/platform/services.ts hands out and calls `time` around each
+ * every port src/app/core.ts hands out and calls `time` around each
  * of its methods, naming the operation after the method. Costs one size check
  * per call while nobody observes (the CLI, a bare `openCore`).
  */

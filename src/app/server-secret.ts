@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { StartupError } from '../../kernel/errors.js';
-import { makePrivateFolder, writeFileDurably } from '../../platform/durable-file.js';
+import { StartupError } from '../kernel/errors.js';
+import { makePrivateFolder, writeFileDurably } from '../platform/durable-file.js';
 import {
   createTokenCipher,
   isUsableServerSecret,
@@ -11,10 +11,10 @@ import {
   SERVER_SECRET_RULE,
   UnknownSecretError,
   type TokenCipher,
-} from '../token-cipher.js';
-import type { SecretHolder } from '../secret-rotation.js';
-import { holderTtlMs, newHolderName, pruneHolders, readRotation, recordHolder } from '../secret-holders.js';
-import type { SettingsStore } from '../../kernel/settings-store.js';
+} from '../secrets/token-cipher.js';
+import type { SecretHolder } from '../secrets/secret-rotation.js';
+import { holderTtlMs, newHolderName, pruneHolders, readRotation, recordHolder } from '../secrets/secret-holders.js';
+import type { SettingsStore } from '../kernel/settings-store.js';
 
 /** How often a process checks the store for a server secret rotation by `ugs secret rotate` (which waits for every server). */
 export const SECRET_POLL_MS = 5000;

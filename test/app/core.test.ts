@@ -5,8 +5,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { defaultConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/http/logger.js';
-import { startServing } from '../../src/platform/serving.js';
-import { openCore, type CoreConfig } from '../../src/platform/services.js';
+import { startServing } from '../../src/app/serving.js';
+import { openCore, type CoreConfig } from '../../src/app/core.js';
 import { createTestDatabase, testStoreKind, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApiKeyStore } from '../../../src/api-keys/api-key-store.js';
 import type { StoreHealth } from '../../../src/kernel/store-health.js';
-import { StoreTiming } from '../../../src/platform/metrics/store-timing.js';
-import { timedPort } from '../../../src/platform/metrics/timed-port.js';
+import { StoreTiming } from '../../../src/app/metrics/store-timing.js';
+import { timedPort } from '../../../src/app/metrics/timed-port.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../../src/store/store.js';
 import type { UserGroupStore } from '../../../src/user-groups/user-group-store.js';
@@ -201,7 +201,7 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
   ]),
   health: every<Ports['health']>()(['ping', 'clock']),
 };
-/** As src/platform/services.ts says it: the one synchronous method of any port. */
+/** As src/app/core.ts says it: the one synchronous method of any port. */
 const UNTIMED: Partial<Record<keyof Ports, readonly string[]>> = { apiKeys: ['keyRevocations'] satisfies (keyof ApiKeyStore)[] };
 
 describe('timedPort over the SQLite store ports', () => {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { defaultConfig, type Config } from './config.js';
+import { defaultConfig, type Config } from '../platform/config.js';
 import { ApiKeyService } from '../api-keys/api-key-service.js';
 import type { AuditStore } from '../audit/audit-store.js';
 import { ConsoleSessionService } from '../console/console-session-service.js';
 import { EventService } from '../events/event-service.js';
 import { PositionSeal } from '../kernel/position-seal.js';
 import { DataTransfer } from '../transfer/data-transfer.js';
-import type { TokenResealStore } from '../secrets/secret-rotation.js';
+import type { TokenResealStore } from '../user-groups/user-group-store.js';
 import type { SettingsStore } from '../kernel/settings-store.js';
 import type { SigningKeyStore } from '../signing-keys/signing-key-store.js';
 import type { StoreHealth } from '../kernel/store-health.js';
@@ -22,7 +22,7 @@ import { WebhookService } from '../webhooks/webhook-service.js';
 import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
 import { StoreTiming } from './metrics/store-timing.js';
 import { timedPort } from './metrics/timed-port.js';
-import { loadServerSecret, type SecretKeyring } from '../secrets/file/server-secret.js';
+import { loadServerSecret, type SecretKeyring } from './server-secret.js';
 import { openStore, type StoreConfig } from '../store/open-store.js';
 import { DeliveryOutcomes } from '../webhooks/delivery/delivery-outcomes.js';
 import { TargetGuard } from '../webhooks/delivery/target-guard.js';
@@ -32,7 +32,7 @@ import type { WebhookDeliveryPorts } from '../webhooks/delivery/webhook-worker.j
  * The composition root's first phase: the store and the domain services over
  * it, for the CLI and for serving alike. Opening it starts nothing in the
  * background (no poller, no timer, no listener), so a one-shot command ends
- * when its work does; src/platform/serving.ts adds what only a serving process runs.
+ * when its work does; src/app/serving.ts adds what only a serving process runs.
  * Each consumer gets the domain service or the one port it needs, never the
  * store itself.
  */

@@ -1,9 +1,9 @@
 import { ServiceError } from '../../../kernel/errors.js';
 import type { StoreHealth } from '../../../kernel/store-health.js';
 import type { StoreClock } from '../../../kernel/store-clock.js';
-import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../route-docs.js';
-import { StatusResponse } from '../schemas.js';
-import type { TypedApp } from '../typed-app.js';
+import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../../platform/http/route-docs.js';
+import { StatusResponse } from '../../../platform/http/schemas.js';
+import type { TypedApp } from '../../../platform/http/typed-app.js';
 
 /**
  * GET /healthz: the process is up. GET /readyz: the store answers too, and this process's clock is close enough

@@ -32,7 +32,7 @@ export interface TimedPortOptions<Untimed> {
 /**
  * The port, each of its methods (own and inherited, up to Object.prototype)
  * timed under its own name, the `operation` label of
- * ugs_store_operation_duration_seconds; src/platform/services.ts wraps every
+ * ugs_store_operation_duration_seconds; src/app/core.ts wraps every
  * port it hands out in one. The method runs on the port itself (`this` is
  * the port) and its answer is returned unchanged: a rejection is timed and
  * passed on, a synchronous throw passes straight through untimed

@@ -1,0 +1,80 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import type { Core } from './core.js';
+import { authenticate } from '../api-keys/http/auth.js';
+import type { SharedLimits } from '../api-keys/http/per-key-rate-limit.js';
+import type { TypedApp } from '../platform/http/typed-app.js';
+import { registerDeleteUserGroup } from '../user-groups/http/delete-user-group.js';
+import { registerGetOrCreateUserGroup } from '../user-groups/http/get-or-create-user-group.js';
+import { registerGetUserGroup } from '../user-groups/http/get-user-group.js';
+import { registerHeadUserGroup } from '../user-groups/http/head-user-group.js';
+import { registerListUserGroups } from '../user-groups/http/list-user-groups.js';
+import { registerListDescendants } from '../user-groups/http/list-descendants.js';
+import { registerRotateUserGroupToken } from '../user-groups/http/rotate-user-group-token.js';
+import { registerUpdateUserGroup } from '../user-groups/http/update-user-group.js';
+import { registerEmbedSessionRoutes } from '../embed-sessions/http/embed-session-routes.js';
+import { registerViewerRoutes } from '../viewers/http/viewer-routes.js';
+import { registerUsageRoutes } from '../usage/http/usage-routes.js';
+import { registerListEvents } from '../events/http/list-events.js';
+import { registerWebhookDeliveryRoutes } from '../webhooks/http/webhook-delivery-routes.js';
+import { registerWebhookRoutes } from '../webhooks/http/webhook-routes.js';
+import { groupPage } from '../user-groups/pages/group-page-routes.js';
+import { registerGroupActions } from '../user-groups/pages/group-action-routes.js';
+import { registerGroupPages } from '../user-groups/pages/group-page-routes.js';
+import { groupViewers } from '../viewers/pages/group-viewers.js';
+import { registerViewerActions } from '../viewers/pages/viewer-action-routes.js';
+import { groupUsage } from '../usage/pages/usage-charts.js';
+import { registerOverviewPage } from '../usage/pages/overview-routes.js';
+import { registerEmbedPreview } from '../embed-sessions/pages/embed-preview-routes.js';
+import { registerActivityPage } from '../events/pages/activity-routes.js';
+import { registerWebhookActions } from '../webhooks/pages/webhook-action-routes.js';
+import { registerWebhookPages } from '../webhooks/pages/webhook-page-routes.js';
+
+/*
+ * The one table of what the service serves for its concepts: every /api route and every console page, each
+ * registered by its concept's register function with the services it uses and nothing more (never the core). A
+ * new route or page is a line here. The /api routes register in the order the OpenAPI document lists them.
+ */
+
+/** The /api routes: every one authenticated, and never cached since they carry tokens. */
+export async function apiRoutes(app: TypedApp, options: { services: Core; limits: SharedLimits }): Promise<void> {
+  const { services } = options;
+  app.decorateRequest('principal', null as never);
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('cache-control', 'no-store');
+    done();
+  });
+  app.addHook('onRequest', authenticate(services.apiKeys, options.limits.throttle));
+  if (options.limits.perKeyRateLimit) await app.register(rateLimit, options.limits.perKeyRateLimit);
+  registerGetOrCreateUserGroup(app, services.userGroups);
+  registerHeadUserGroup(app, services.userGroups);
+  registerUpdateUserGroup(app, services.userGroups);
+  registerRotateUserGroupToken(app, services.userGroups);
+  registerDeleteUserGroup(app, services.userGroups);
+  registerListUserGroups(app, services.userGroups);
+  registerGetUserGroup(app, services.userGroups);
+  registerListDescendants(app, services.userGroups);
+  registerEmbedSessionRoutes(app, services.embedSessions);
+  registerViewerRoutes(app, services.viewers);
+  registerUsageRoutes(app, services.usage);
+  registerListEvents(app, services.events);
+  registerWebhookRoutes(app, services.webhooks);
+  registerWebhookDeliveryRoutes(app, services.webhooks);
+}
+
+/**
+ * The console's pages past sign-in, registered inside its plugin (console/pages/console-plugin.ts: sessions,
+ * CSRF, its own error pages). A group's page shows what other concepts draw of the group (its viewers, its usage),
+ * and their actions on it (a preview session, ending a viewer's sessions) answer with that page.
+ */
+export function consolePages(app: FastifyInstance, services: Core): void {
+  const page = groupPage(services.userGroups, [groupViewers(services.viewers), groupUsage(services.usage)]);
+  registerGroupPages(app, services.userGroups, page);
+  registerGroupActions(app, services.userGroups, page);
+  registerEmbedPreview(app, services.embedSessions, page);
+  registerViewerActions(app, services.viewers, page);
+  registerActivityPage(app, services.audit, services.events);
+  registerOverviewPage(app, services.usage);
+  registerWebhookPages(app, services.webhooks);
+  registerWebhookActions(app, services.webhooks);
+}
