@@ -4,11 +4,49 @@ import prettier from 'eslint-config-prettier/flat';
 import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers of src/, lowest first (README, Layout): each top folder may import its own files and the folders
+ * before it here, never one after it. test/architecture/import-layers.test.ts reads this list and checks the whole
+ * import graph against it (no loop between folders, no import up a layer, no concept core reaching into another
+ * concept's adapters), and README's Layout for the same order.
+ */
+export const LAYERS = [
+  // The published verifier: it imports nothing of the server (its own rule below); only cli/ and isolation/ import it.
+  'embed',
+  // What every part shares; what the credentials are and how they are sealed; what every adapter uses.
+  'kernel',
+  'secrets',
+  'platform',
+  // What a write leaves (an audit record, an event, a revocation entry), and the shapes they share.
+  'audit',
+  'events',
+  'consequences',
+  // The concepts, each over the ones it names.
+  'api-keys',
+  'signing-keys',
+  'console',
+  'user-groups',
+  'viewers',
+  'usage',
+  'embed-sessions',
+  'webhooks',
+  'transfer',
+  // The typed client (over the concepts' wire schemas), the store adapters, the composition root, the isolation
+  // check's engine, the CLI. (src/index.ts, the package's entry point, is above them all.)
+  'client',
+  'store',
+  'app',
+  'isolation',
+  'cli',
+];
+
 // The concepts (README, Layout): each folder holds its model, port and service directly, and its adapters in
-// http/ (routes), pages/ (console pages), delivery/ (outbound webhooks) and file/ (the server secret's file).
+// http/ (routes), pages/ (console pages) and delivery/ (outbound webhooks). kernel/ and consequences/, below
+// them, hold cores only and keep the same rule.
 const CONCEPTS = [
   'api-keys',
   'audit',
+  'consequences',
   'console',
   'embed-sessions',
   'events',
@@ -26,12 +64,12 @@ const CONCEPT_CORE = `src/{${CONCEPTS.join(',')}}/*.ts`;
 const STORE_BEHIND_ROOT = {
   group: ['**/store/**'],
   message:
-    'Only src/store and the composition root (src/platform/services.ts) see the store; take the port a concept declares, handed in by src/platform/services.ts.',
+    'Only src/store and the composition root (src/app/core.ts) see the store; take the port a concept declares, handed in by src/app/core.ts.',
 };
 const NOTHING_OF_SERVING = {
   group: ['**/http/**', '**/serving.js'],
   message:
-    'The settings and the core load for every CLI command: nothing of serving (the HTTP app, src/platform/serving.ts) may load with them.',
+    'The settings and the core load for every CLI command: nothing of serving (the HTTP app, src/app/serving.ts) may load with them.',
 };
 
 export default tseslint.config(
@@ -96,34 +134,44 @@ export default tseslint.config(
       },
     },
   },
+  // The layer order above, folder by folder: a folder imports nothing of a folder after it (a rule of its own name, so
+  // that the rules below, on the same files, do not replace it).
+  ...LAYERS.slice(0, -1).map((folder, i) => ({
+    files: [`src/${folder}/**`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: LAYERS.slice(i + 1).map((above) => `**/${above}/**`),
+              message: `src/${folder}/ is below ${LAYERS.slice(i + 1).join(', ')} (LAYERS in eslint.config.js): it imports none of them.`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
-    // Nothing outside src/store reaches the store: the composition root (src/platform/services.ts) opens it and hands each
-    // consumer a port or a domain service; `ugs import` (src/transfer/import-into-store.ts) opens the store it fills, and the
+    // Nothing outside src/store reaches the store: the composition root (src/app/core.ts) opens it and hands each
+    // consumer a port or a domain service; `ugs import` (src/app/import-into-store.ts) opens the store it fills, and the
     // package's entry point names the Store type. (A concept's core has its own, stricter rule below.)
     files: ['src/**'],
-    ignores: [
-      'src/store/**',
-      CONCEPT_CORE,
-      'src/platform/services.ts',
-      'src/platform/config.ts',
-      'src/transfer/import-into-store.ts',
-      'src/index.ts',
-    ],
+    ignores: ['src/store/**', CONCEPT_CORE, 'src/app/core.ts', 'src/platform/config.ts', 'src/app/import-into-store.ts', 'src/index.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [STORE_BEHIND_ROOT] }] },
   },
   {
-    // Every CLI command reads the settings and opens the core; serving's half of the root (src/platform/serving.ts) stays out of both.
+    // Every CLI command reads the settings and opens the core; serving's half of the root (src/app/serving.ts) stays out of both.
     files: ['src/platform/config.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [STORE_BEHIND_ROOT, NOTHING_OF_SERVING] }] },
   },
-  { files: ['src/platform/services.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NOTHING_OF_SERVING] }] } },
+  { files: ['src/app/core.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NOTHING_OF_SERVING] }] } },
   {
-    // Dependencies point inward: a concept's core (the files directly in its folder: model, port, service) and the
-    // shared kernel declare the ports they need and import no adapter: not the store, not its own or another
-    // concept's http/, pages/, delivery/ or file/, not the platform (HTTP app, config, metrics), not a driver or the
-    // web framework. (`ugs import`'s pipeline opens the store it fills, as the composition root does.)
+    // Dependencies point inward: a concept's core (the files directly in its folder: model, port, service), the
+    // shared kernel and the consequences declare the ports they need and import no adapter: not the store, not its
+    // own or another concept's http/, pages/, delivery/ or file/, not the platform (HTTP kit, config), not the
+    // composition root, not a driver or the web framework.
     files: [CONCEPT_CORE],
-    ignores: ['src/transfer/import-into-store.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -139,6 +187,8 @@ export default tseslint.config(
                 '**/cli/**',
                 '**/platform/**',
                 '**/client/**',
+                '**/app/**',
+                '**/isolation/**',
               ],
               message: "A concept's core imports no adapter and no plumbing; declare a port in the concept instead.",
             },

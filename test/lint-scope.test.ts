@@ -24,7 +24,7 @@ describe('eslint . (npm run lint)', () => {
     }
   });
 
-  it('keeps the store behind the composition root: only src/store, src/app/core.ts and `ugs import` may import it', async () => {
+  it('keeps the store behind the composition root: only src/store, src/app/core.ts and `ugs import` (src/app/import-into-store.ts) may import it', async () => {
     const eslint = untypedEslint();
     const restricted = async (file: string, from: string) => {
       const [result] = await eslint.lintText(`import type { Store } from '${from}';\nexport type Probe = Store;\n`, {
@@ -33,8 +33,9 @@ describe('eslint . (npm run lint)', () => {
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports');
     };
     for (const [file, from] of [
-      ['src/platform/http/routes/probe.ts', '../../store/store.js'],
-      ['src/platform/metrics/probe.ts', '../store/store.js'],
+      ['src/platform/http/probe.ts', '../../store/store.js'],
+      ['src/app/http/probe.ts', '../../store/store.js'],
+      ['src/app/metrics/probe.ts', '../../store/store.js'],
       ['src/cli/commands/probe.ts', '../../store/open-store.js'],
       ['src/probe.ts', './store/sqlite/sqlite-store.js'],
       ['src/user-groups/probe.ts', '../store/store.js'],
@@ -43,8 +44,8 @@ describe('eslint . (npm run lint)', () => {
       assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
     }
     for (const [file, from] of [
-      ['src/app/core.ts', './store/store.js'],
-      ['src/app/import-into-store.ts', './store/store.js'],
+      ['src/app/core.ts', '../store/store.js'],
+      ['src/app/import-into-store.ts', '../store/store.js'],
       ['src/store/sqlite/probe.ts', '../store.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
@@ -61,10 +62,12 @@ describe('eslint . (npm run lint)', () => {
     };
     for (const [file, from] of [
       ['src/user-groups/probe.ts', './http/user-group-view.js'],
-      ['src/user-groups/probe.ts', '../platform/http/app.js'],
+      ['src/user-groups/probe.ts', '../platform/http/route-docs.js'],
+      ['src/user-groups/probe.ts', '../app/core.js'],
       ['src/webhooks/probe.ts', './delivery/webhook-worker.js'],
-      ['src/secrets/probe.ts', './file/server-secret.js'],
+      ['src/secrets/probe.ts', '../app/server-secret.js'],
       ['src/events/probe.ts', '../platform/config.js'],
+      ['src/consequences/probe.ts', '../platform/config.js'],
       ['src/kernel/probe.ts', 'fastify'],
       ['src/embed-sessions/probe.ts', 'pg'],
       ['src/api-keys/probe.ts', 'better-sqlite3'],
@@ -93,6 +96,7 @@ describe('eslint . (npm run lint)', () => {
     for (const [file, from] of [
       ['src/app/core.ts', './http/app.js'],
       ['src/app/core.ts', './serving.js'],
+      ['src/app/core.ts', '../platform/http/logger.js'],
       ['src/platform/config.ts', './http/trusted-proxies.js'],
       ['src/platform/config.ts', './store/open-store.js'],
     ]) {
@@ -100,7 +104,37 @@ describe('eslint . (npm run lint)', () => {
     }
     for (const [file, from] of [
       ['src/app/serving.ts', './http/app.js'],
-      ['src/app/core.ts', './domain/user-group-service.js'],
+      ['src/app/core.ts', '../user-groups/user-group-service.js'],
+    ]) {
+      assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
+    }
+  });
+
+  it('keeps the layer order of LAYERS in eslint.config.js: a folder imports nothing of a folder above it', async () => {
+    const eslint = untypedEslint();
+    const restricted = async (file: string, from: string) => {
+      const [result] = await eslint.lintText(`import { probe } from '${from}';\nexport const value = probe;\n`, {
+        filePath: `${ROOT}/${file}`,
+      });
+      return result!.messages.some((m) => m.ruleId === '@typescript-eslint/no-restricted-imports');
+    };
+    for (const [file, from] of [
+      ['src/kernel/probe.ts', '../user-groups/user-group.js'],
+      ['src/platform/http/probe.ts', '../../user-groups/user-group.js'],
+      ['src/consequences/probe.ts', '../embed-sessions/embed-session.js'],
+      ['src/user-groups/probe.ts', '../viewers/viewer.js'],
+      ['src/user-groups/pages/probe.ts', '../../viewers/pages/viewer-form.js'],
+      ['src/webhooks/http/probe.ts', '../../app/core.js'],
+      ['src/store/sqlite/probe.ts', '../../app/core.js'],
+    ]) {
+      assert.equal(await restricted(file!, from!), true, `${file} may import ${from}`);
+    }
+    for (const [file, from] of [
+      ['src/viewers/probe.ts', '../user-groups/user-group.js'],
+      ['src/viewers/pages/probe.ts', '../../user-groups/pages/group-page-routes.js'],
+      ['src/consequences/probe.ts', '../events/event.js'],
+      ['src/app/probe.ts', '../webhooks/http/webhook-routes.js'],
+      ['src/cli/commands/probe.ts', '../../app/core.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
     }

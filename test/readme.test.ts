@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { effectiveConfig } from '../src/platform/config.js';
 import { MintBody } from '../src/embed-sessions/http/embed-schemas.js';
@@ -82,7 +82,7 @@ describe('README', () => {
     }
   });
 
-  it('draws src/ as it is in Layout: every folder of src/ and its adapter subfolders, and no folder that is not there', () => {
+  it('draws src/ as it is in Layout: every folder of src/ and its adapter subfolders, and no folder that is not there', async () => {
     const tree = section('## Layout');
     const src = fileURLToPath(new URL('../../src/', import.meta.url));
     const drawn = new Set([...tree.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((m) => m[1]!));
@@ -91,6 +91,12 @@ describe('README', () => {
       .filter((e) => e.isDirectory() && readdirSync(join(src, e.name), { recursive: true }).length > 0)
       .map((e) => e.name);
     assert.deepEqual([...drawn].sort(), folders.sort(), 'the top-level folders drawn are the folders of src/');
+    // The layers, as eslint.config.js holds imports to them: stated as an order, and drawn in it.
+    const { LAYERS } = (await import(pathToFileURL(fileURLToPath(new URL('../../eslint.config.js', import.meta.url))).href)) as {
+      LAYERS: string[];
+    };
+    assert.ok(tree.includes(`\n\n${LAYERS.join(' < ')}\n\n`), `Layout does not state the layer order, ${LAYERS.join(' < ')}`);
+    assert.deepEqual([...drawn], LAYERS, 'Layout draws the folders in the layer order (LAYERS in eslint.config.js), lowest first');
     for (const folder of folders) {
       for (const sub of readdirSync(join(src, folder), { withFileTypes: true }).filter((e) => e.isDirectory())) {
         if (['http', 'pages', 'delivery', 'file'].includes(sub.name)) {

@@ -1,6 +1,6 @@
 import { maskDatabaseUrl } from '../secrets/secret-redaction.js';
 import type { CliOutput } from './cli-output.js';
-import type { IsolationReport, QueryOutcome } from './isolation-check.js';
+import type { IsolationReport, QueryOutcome } from '../isolation/isolation-check.js';
 import { printTable } from './print-table.js';
 
 /**

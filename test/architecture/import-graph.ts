@@ -1,37 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, posix, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, posix, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
 /**
- * The layers of src/, lowest first (README, Layout): a file may import its own layer and the layers below it. Each
- * entry is one top folder of src/ ('(root)' is a file directly in src/, the package's entry point); every top
- * folder must have its place here, so a new one is placed on purpose.
+ * The layers of src/, lowest first, as `LAYERS` in eslint.config.js names them (its import zones hold each folder to
+ * them): a file may import its own folder and the folders below it. '(root)', a file directly in src/ (the package's
+ * entry point), is above them all.
  */
-export const LAYERS = [
-  'embed',
-  'kernel',
-  'secrets',
-  'platform',
-  'audit',
-  'events',
-  'consequences',
-  'api-keys',
-  'signing-keys',
-  'console',
-  'user-groups',
-  'viewers',
-  'usage',
-  'embed-sessions',
-  'webhooks',
-  'transfer',
-  'client',
-  'store',
-  'app',
-  'isolation',
-  'cli',
+export const LAYERS: readonly string[] = [
+  ...((await import(pathToFileURL(join(ROOT, 'eslint.config.js')).href)) as { LAYERS: string[] }).LAYERS,
   '(root)',
-] as const;
+];
 
 /** The concepts: each holds its core (model, port, service) directly and its adapters in the subfolders below. */
 export const CONCEPTS = [
@@ -129,7 +111,7 @@ export function cyclicGroups(imports: readonly Import[]): string[][] {
 }
 
 /** The imports from a folder to a folder of a higher layer (a folder not in LAYERS counts as the highest). */
-export function upwardImports(imports: readonly Import[], layers: readonly string[] = LAYERS): Import[] {
+export function upwardImports(imports: readonly Import[], layers: readonly string[]): Import[] {
   const rank = (path: string) => {
     const i = layers.indexOf(topOf(path));
     return i < 0 ? layers.length : i;
@@ -174,7 +156,7 @@ export function folderEdges(imports: readonly Import[]): Map<string, Map<string,
 export function describeGraph(src: string): string {
   const imports = importsOf(src);
   const groups = cyclicGroups(imports);
-  const upward = upwardImports(imports);
+  const upward = upwardImports(imports, LAYERS);
   const crossing = coreToOtherAdapters(imports);
   const lines = [
     `${topFolders(src).length} top folders; ${groups.length} cyclic group(s)${groups.map((g) => ` [${g.length}: ${g.join(', ')}]`).join('')}`,
@@ -187,6 +169,6 @@ export function describeGraph(src: string): string {
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const src = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '../../../src');
+  const src = process.argv[2] ?? join(ROOT, 'src');
   console.log(describeGraph(src));
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Principal } from '../../src/kernel/principal.js';
-import { splitStatements } from '../../src/cli/sql-statements.js';
+import { splitStatements } from '../../src/isolation/sql-statements.js';
 import { POSTGRES_QUERIES } from '../../examples/dashboard/postgres-orders.js';
 import { setUpPostgresOrders } from '../../examples/dashboard/postgres-orders-setup.js';
 import { adminQuery } from '../helpers/embedded-postgres.js';

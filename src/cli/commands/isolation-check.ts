@@ -3,11 +3,17 @@ import { CommanderError, Option, type Command } from 'commander';
 import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
 import { maskDatabaseUrl } from '../../secrets/secret-redaction.js';
 import type { CliOutput } from '../cli-output.js';
-import { checkIsolation, refuseUnboundRole, type GroupClaims, type IsolationReport } from '../isolation-check.js';
+import {
+  checkIsolation,
+  IsolationCheckRefusal,
+  refuseUnboundRole,
+  type GroupClaims,
+  type IsolationReport,
+} from '../../isolation/isolation-check.js';
 import { failureLine, ISOLATION_EXIT, outcomeOf, printJsonReport, printReport } from '../isolation-check-report.js';
 import { operator } from '../operator.js';
 import { CliError, isExpectedFailure, withServices } from '../run-command.js';
-import { controlsTransaction, splitStatements, type SqlStatement } from '../sql-statements.js';
+import { controlsTransaction, splitStatements, type SqlStatement } from '../../isolation/sql-statements.js';
 
 interface CheckCommandOptions {
   database: string;
@@ -139,7 +145,7 @@ async function runCheck(
     });
     return { role, report };
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    if (error instanceof IsolationCheckRefusal) throw new CliError(error.message);
     throw notRun(`the check stopped: ${redact((error as Error).message)} (${maskDatabaseUrl(url)})`);
   } finally {
     await client.end().catch(() => undefined);

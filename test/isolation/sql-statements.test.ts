@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { controlsTransaction, splitStatements } from '../../src/cli/sql-statements.js';
+import { controlsTransaction, splitStatements } from '../../src/isolation/sql-statements.js';
 
 describe('splitStatements', () => {
   it('splits on ; outside literals, quoted identifiers, comments and dollar quotes; numbers the statements and their lines', () => {

@@ -3,11 +3,15 @@ import { bindProperties, type BindableClaims, type BoundQuery } from '../embed/p
 import type { PolicyClaims } from '../embed/session-claims.js';
 import { carriesNothing, keyText, planRows, SourceTables, type PlanOptions, type RowPlan } from './isolation-rows.js';
 import { outcomeTables, readOwners, runRolledBack, type Owner } from './isolation-runs.js';
-import { CliError } from './run-command.js';
 import type { SqlStatement } from './sql-statements.js';
 
 /** A group's claims as a session minted now would carry them: what the policies read, and what the placeholders bind. */
 export type GroupClaims = PolicyClaims & BindableClaims;
+
+/** The check refuses to run as this connection (`ugs isolation-check` says why and exits 2, the check not run). */
+export class IsolationCheckRefusal extends Error {
+  override name = 'IsolationCheckRefusal';
+}
 
 export interface CheckOptions extends PlanOptions {
   /** The claims carry each group's descendants (desc): their rows are the group's too. */
@@ -63,10 +67,10 @@ export async function refuseUnboundRole(client: pg.ClientBase): Promise<string> 
     'SELECT current_user AS name, r.rolsuper, r.rolbypassrls FROM pg_catalog.pg_roles r WHERE r.rolname = current_user',
   );
   const role = rows[0];
-  if (role === undefined) throw new CliError('cannot read the connected role from pg_roles.');
+  if (role === undefined) throw new IsolationCheckRefusal('cannot read the connected role from pg_roles.');
   const why = role.rolsuper ? 'is a superuser' : role.rolbypassrls ? 'has BYPASSRLS' : undefined;
   if (why !== undefined)
-    throw new CliError(
+    throw new IsolationCheckRefusal(
       `refusing to check as role ${JSON.stringify(role.name)}: it ${why}, and such a role ignores row-level security policies, ` +
         'so every query would see every row and the check would prove nothing. Connect as the role the dashboard queries with.',
     );
