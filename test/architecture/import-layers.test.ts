@@ -30,16 +30,13 @@ describe('the import graph of src/ (README, Layout; LAYERS in eslint.config.js)'
 
   it('has no loop between top folders', () => {
     const groups = cyclicGroups(imports);
-    const edges = (group: string[]) => imports.filter(({ from, to }) => group.includes(topOf(from)) && group.includes(topOf(to)));
+    // Of each loop, the imports that run up the order: the ones to cut (or the order to change).
+    const toCut = (group: string[]) =>
+      upwardImports(imports, LAYERS).filter(({ from, to }) => group.includes(topOf(from)) && group.includes(topOf(to)));
     assert.deepEqual(
       groups,
       [],
-      groups
-        .map(
-          (group) =>
-            `folders importing each other: ${group.join(', ')}${listed(edges(group).filter((e) => topOf(e.from) !== topOf(e.to)))}`,
-        )
-        .join('\n'),
+      groups.map((group) => `folders importing each other: ${group.join(', ')}, through${listed(toCut(group))}`).join('\n'),
     );
   });
 
