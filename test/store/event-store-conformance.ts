@@ -7,6 +7,7 @@ import type { EventRecord } from '../../src/events/event.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
+import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
 
 const AT = '2026-05-01T00:00:00.000Z';
 const LATER = '2026-05-02T00:00:00.000Z';
@@ -83,7 +84,8 @@ export function eventStoreConformance(fixture: StoreFixture): void {
     it('writes key events naming the key, in its environment only', async () => {
       const from = await last('Testing');
       const id = `key_${randomBytes(8).toString('hex')}`;
-      await store.apiKeys.insertApiKey(
+      await insertKey(
+        store,
         {
           id,
           name: 'k',
@@ -96,7 +98,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         },
         by(id, ['environment', 'access']),
       );
-      await store.apiKeys.revokeApiKey(id, LATER, by(id, ['revoked_at']));
+      await revokeKey(store, id, LATER, by(id, ['revoked_at']));
       assert.deepEqual(bare(await eventsAfter('Testing', from)), [
         { type: 'api_key.created', timestamp: AT, data: { api_environment_tag: 'Testing', api_key_id: id } },
         { type: 'api_key.revoked', timestamp: LATER, data: { api_environment_tag: 'Testing', api_key_id: id } },
@@ -144,7 +146,8 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       const g = group('Customer', 'ev-noop');
       const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g);
       const id = `key_${randomBytes(8).toString('hex')}`;
-      await store.apiKeys.insertApiKey(
+      await insertKey(
+        store,
         {
           id,
           name: null,
@@ -157,7 +160,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         },
         by(id, []),
       );
-      await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
+      await revokeKey(store, id, LATER, by(id, []));
       const from = await last('Customer');
       assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-noop'))).created, false);
       assert.equal(await store.userGroups.updateUserGroup('Customer', 'ev-missing', { name: 'x', updatedAt: LATER }), null);
@@ -172,7 +175,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       };
       assert.equal(await store.userGroups.replaceToken(stale), null);
       assert.equal(await store.userGroups.deleteUserGroup('Customer', 'ev-missing', LATER), null);
-      await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
+      await revokeKey(store, id, LATER, by(id, []));
       assert.deepEqual(await eventsAfter('Customer', from), []);
     });
 

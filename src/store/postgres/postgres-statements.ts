@@ -86,31 +86,6 @@ export const SQL = {
                     SELECT r.input_n FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
                   ), ${appendConsequences(6, 'first_applied')}
                   SELECT ${WITH_PARENT} FROM replaced g`,
-  insertKey: `WITH inserted AS (
-                INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                ON CONFLICT (id) DO NOTHING
-                RETURNING id, environment, created_at
-              ), written AS (
-                SELECT 1 AS input_n FROM inserted
-              ), ${appendConsequences(9, 'written')}
-              SELECT * FROM inserted`,
-  importKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
-              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-  // The notification goes out when this statement commits, to every process's RevocationListener.
-  // The consequences ($3 to $5) are built for the key's environment ($6): a key never changes environment.
-  revokeKey: `WITH revoked AS (
-                UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND environment = $6 AND revoked_at IS NULL RETURNING id, environment, revoked_at
-              ), written AS (
-                SELECT 1 AS input_n FROM revoked
-              ), ${appendConsequences(3, 'written')}, notified AS (
-                SELECT pg_notify('${REVOCATION_CHANNEL}', id) FROM revoked
-              )
-              SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists, (SELECT count(*) FROM notified) AS notified`,
-  findKeyByHash: 'SELECT * FROM api_keys WHERE key_hash = $1',
-  findKeyEnvironment: 'SELECT environment FROM api_keys WHERE id = $1',
-  listKeys: 'SELECT * FROM api_keys ORDER BY created_at, id',
-  recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
   ping: 'SELECT 1',
   clock: 'SELECT clock_timestamp() AS now',
   listGroupsAfter: 'SELECT * FROM user_groups WHERE team_id > $1 ORDER BY team_id LIMIT $2',

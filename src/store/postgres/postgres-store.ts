@@ -2,7 +2,8 @@ import pg from 'pg';
 import { StartupError } from '../../kernel/errors.js';
 import type { Store } from '../store.js';
 import { holdsStore, migratePostgres } from './migrate-postgres.js';
-import { PostgresApiKeys } from './postgres-api-keys.js';
+import { SqlApiKeys } from '../sql/sql-api-keys.js';
+import { PostgresDatabase } from './postgres-database.js';
 import { PostgresAuditLog } from './postgres-audit-log.js';
 import { PostgresEvents } from './postgres-events.js';
 import { PostgresQueries } from './postgres-queries.js';
@@ -51,7 +52,7 @@ export function describeDatabase(connectionString: string): string {
  */
 export class PostgresStore implements Store {
   readonly userGroups: PostgresUserGroups;
-  readonly apiKeys: PostgresApiKeys;
+  readonly apiKeys: SqlApiKeys;
   readonly audit: PostgresAuditLog;
   readonly events: PostgresEvents;
   readonly transfer: PostgresTransfer;
@@ -70,7 +71,7 @@ export class PostgresStore implements Store {
   ) {
     this.userGroups = new PostgresUserGroups(queries);
     this.tokenReseal = this.userGroups;
-    this.apiKeys = new PostgresApiKeys(queries, revocations);
+    this.apiKeys = new SqlApiKeys(new PostgresDatabase(queries), revocations);
     this.audit = new PostgresAuditLog(queries);
     this.events = new PostgresEvents(queries);
     this.settings = new PostgresSettings(queries);

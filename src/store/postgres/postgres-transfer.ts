@@ -3,7 +3,8 @@ import type { AuditRecord } from '../../audit/audit.js';
 import type { ImportBatch, TransferStore } from '../../transfer/transfer-store.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import { newGroupColumns } from '../group-columns.js';
-import { apiKeyValues, type PostgresApiKeys } from './postgres-api-keys.js';
+import { IMPORT_API_KEY, type SqlApiKeys } from '../sql/sql-api-keys.js';
+import { toPositional } from '../sql/sql-statement.js';
 import type { PostgresAuditLog } from './postgres-audit-log.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { SQL } from './postgres-statements.js';
@@ -12,7 +13,7 @@ import type { PostgresUserGroups } from './postgres-user-groups.js';
 /** What an export reads: each table's own port pages through its rows. */
 export interface PostgresTables {
   userGroups: PostgresUserGroups;
-  apiKeys: PostgresApiKeys;
+  apiKeys: SqlApiKeys;
   auditLog: PostgresAuditLog;
 }
 
@@ -40,6 +41,7 @@ export class PostgresTransfer implements TransferStore {
   }
 
   async importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void> {
+    const importKey = toPositional(IMPORT_API_KEY.text.postgres);
     const client = await this.queries.connect();
     try {
       await client.query('BEGIN');
@@ -54,7 +56,12 @@ export class PostgresTransfer implements TransferStore {
             text: SQL.importGroup,
             values: [g.teamId, ...newGroupColumns(g), g.parentTeamId ?? null],
           });
-        for (const k of batch.apiKeys) await client.query({ name: 'ugs_importKey', text: SQL.importKey, values: apiKeyValues(k) });
+        for (const k of batch.apiKeys)
+          await client.query({
+            name: 'ugs_importApiKey',
+            text: importKey.text,
+            values: importKey.names.map((n) => k[n as keyof typeof k]),
+          });
         for (const a of batch.auditRecords) {
           await client.query({
             name: 'ugs_importAudit',

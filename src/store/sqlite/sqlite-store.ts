@@ -4,9 +4,10 @@ import { DatabaseFileWatch } from './database-file-watch.js';
 import { BUSY_TIMEOUT_MS, GroupCommit } from './group-commit.js';
 import { openSqlite } from './open-sqlite.js';
 import { RevocationCounter } from './revocation-counter.js';
-import { SqliteApiKeys } from './sqlite-api-keys.js';
 import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConsequences } from './sqlite-consequences.js';
+import { SqliteDatabase } from './sqlite-database.js';
+import { SqlApiKeys } from '../sql/sql-api-keys.js';
 import { SqliteConsoleSessions } from './sqlite-console-sessions.js';
 import { SqliteEvents } from './sqlite-events.js';
 import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
@@ -48,7 +49,7 @@ export interface SqliteStoreOptions {
  */
 export class SqliteStore implements Store {
   readonly userGroups: SqliteUserGroups;
-  readonly apiKeys: SqliteApiKeys;
+  readonly apiKeys: SqlApiKeys;
   readonly audit: SqliteAuditLog;
   readonly events: SqliteEvents;
   readonly transfer: SqliteTransfer;
@@ -79,7 +80,8 @@ export class SqliteStore implements Store {
     this.consoleSessions = new SqliteConsoleSessions(db, groupCommit, health);
     this.userGroups = new SqliteUserGroups(db, health, groupCommit, consequences);
     this.tokenReseal = this.userGroups;
-    this.apiKeys = new SqliteApiKeys(db, health, groupCommit, consequences, revocations);
+    const sql = new SqliteDatabase(db, health, groupCommit, consequences, revocations);
+    this.apiKeys = new SqlApiKeys(sql, revocations);
     this.transfer = new SqliteTransfer(db, health, {
       userGroups: this.userGroups,
       apiKeys: this.apiKeys,

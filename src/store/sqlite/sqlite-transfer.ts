@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '../../api-keys/api-key.js';
 import type { AuditRecord } from '../../audit/audit.js';
 import type { ImportBatch, TransferStore } from '../../transfer/transfer-store.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
-import type { SqliteApiKeys } from './sqlite-api-keys.js';
+import { IMPORT_API_KEY, type SqlApiKeys } from '../sql/sql-api-keys.js';
 import type { SqliteAuditLog } from './sqlite-audit-log.js';
 import type { SqliteHealth } from './sqlite-health.js';
 import type { SqliteSettings } from './sqlite-settings.js';
@@ -12,7 +12,7 @@ import type { SqliteUserGroups } from './sqlite-user-groups.js';
 /** What an export reads and an import writes, across every table: each table's own port does the rows. */
 export interface SqliteTables {
   userGroups: SqliteUserGroups;
-  apiKeys: SqliteApiKeys;
+  apiKeys: SqlApiKeys;
   auditLog: SqliteAuditLog;
   settings: SqliteSettings;
 }
@@ -20,12 +20,14 @@ export interface SqliteTables {
 /** `ugs export` and `ugs import` on SQLite: pages of every table out, one transaction in. */
 export class SqliteTransfer implements TransferStore {
   private readonly anyRow: Database.Statement<[], { n: number }>;
+  private readonly insertApiKey: Database.Statement;
 
   constructor(
     private readonly db: Database.Database,
     private readonly health: SqliteHealth,
     private readonly tables: SqliteTables,
   ) {
+    this.insertApiKey = db.prepare(IMPORT_API_KEY.text.sqlite);
     this.anyRow = db.prepare(
       'SELECT (SELECT count(*) FROM user_groups) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM audit_log) AS n',
     );
@@ -56,7 +58,7 @@ export class SqliteTransfer implements TransferStore {
       for (const [name, value] of Object.entries(settings)) this.tables.settings.insertIfAbsent(name, value);
       for await (const batch of batches) {
         for (const group of batch.userGroups) this.tables.userGroups.importRow(group);
-        for (const key of batch.apiKeys) this.tables.apiKeys.insertRow(key);
+        for (const key of batch.apiKeys) this.insertApiKey.run({ ...key });
         for (const record of batch.auditRecords) this.tables.auditLog.importRecord(record);
       }
       this.health.beforeCommit();
