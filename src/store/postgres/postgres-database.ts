@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { SqlDatabase, TransactionStep, TransactionWork, WriteEffects } from '../sql/sql-database.js';
+import type { ExclusiveSession, SqlDatabase, TransactionStep, TransactionWork, WriteEffects } from '../sql/sql-database.js';
 import { toPositional, type PositionalText, type SqlParameters, type SqlStatement } from '../sql/sql-statement.js';
-import { appendConsequences, consequenceParameters } from './postgres-consequences.js';
+import { APPEND_CONSEQUENCES, appendConsequences, consequenceParameters } from './postgres-consequences.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { REVOCATION_CHANNEL } from './postgres-statements.js';
 import { inTransaction, type Tx } from './postgres-transaction.js';
@@ -27,6 +27,7 @@ export class PostgresDatabase implements SqlDatabase {
   constructor(private readonly queries: PostgresQueries) {}
 
   async all<Row>(statement: SqlStatement<Row>, parameters: SqlParameters = {}): Promise<Row[]> {
+    if (statement.text.postgres === '') return [];
     return (await this.queries.queryText<Row & pg.QueryResultRow>(this.config(this.prepare(statement), parameters))).rows;
   }
 
@@ -43,21 +44,31 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   transaction<T>(work: () => TransactionWork<T>): Promise<T> {
-    return inTransaction(this.queries, async (tx) => {
-      const steps = work();
-      let answer: unknown;
-      for (;;) {
-        const step = steps.next(answer);
-        if (step.done) return step.value;
-        answer = await this.take(tx, step.value);
-      }
-    });
+    return inTransaction(this.queries, (tx) => this.drive(tx, work()));
+  }
+
+  exclusiveSession<T>(work: (session: ExclusiveSession) => Promise<T>): Promise<T> {
+    return inTransaction(this.queries, (tx) => work({ run: (steps) => this.drive(tx, steps()) }));
+  }
+
+  /** Runs a transaction's steps on its connection, each answered with its rows. */
+  private async drive<T>(tx: Tx, steps: TransactionWork<T>): Promise<T> {
+    let answer: unknown;
+    for (;;) {
+      const step = steps.next(answer);
+      if (step.done) return step.value;
+      answer = await this.take(tx, step.value);
+    }
   }
 
   private async take(tx: Tx, step: TransactionStep): Promise<unknown> {
-    if ('statement' in step) return (await tx(this.config(this.prepare(step.statement), step.parameters), [])).rows;
+    if ('statement' in step) {
+      if (step.statement.text.postgres === '') return [];
+      const config = this.config(this.prepare(step.statement), step.parameters);
+      return (await tx(config, config.values!)).rows;
+    }
     const { consequences, keyRevoked } = step.effects;
-    if (consequences) await tx(`WITH ${appendConsequences(1)} SELECT 1`, consequenceParameters([consequences]));
+    if (consequences) await tx(APPEND_CONSEQUENCES, consequenceParameters([consequences]));
     if (keyRevoked) await tx(NOTIFY_KEY_REVOKED, []);
     return undefined;
   }

@@ -131,14 +131,5 @@ export const SQL = {
                   SELECT c.team_id, s.depth + 1 FROM user_groups c JOIN sub s ON c.parent_team_id = s.team_id WHERE s.depth < ${WALK}
                 ) SELECT ${WITH_PARENT} FROM sub JOIN user_groups g ON g.team_id = sub.team_id
                   WHERE sub.depth > 0 AND g.team_id < $3 ORDER BY g.team_id DESC LIMIT $4`,
-  anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',
-  importGroup: `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-  advanceTeamIds: `SELECT setval(pg_get_serial_sequence('user_groups', 'team_id'), (SELECT max(team_id) FROM user_groups))
-                   WHERE EXISTS (SELECT 1 FROM user_groups)`,
-  advanceAuditIds: `SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT max(id) FROM audit_log))
-                    WHERE EXISTS (SELECT 1 FROM audit_log)`,
-  importAudit: `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
   listAuditAfter: 'SELECT * FROM audit_log WHERE id > $1 ORDER BY id LIMIT $2',
 } as const;

@@ -9,15 +9,15 @@ import { PostgresEvents } from './postgres-events.js';
 import { PostgresQueries } from './postgres-queries.js';
 import { PostgresSettings } from './postgres-settings.js';
 import { SQL } from './postgres-statements.js';
-import { PostgresTransfer } from './postgres-transfer.js';
+import { SqlTransfer } from '../sql/sql-transfer.js';
 import { STORE_TYPES } from './postgres-types.js';
 import { PostgresUserGroups } from './postgres-user-groups.js';
 import { PostgresConsoleSessions } from './postgres-console-sessions.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
 import { PostgresUsage } from './postgres-usage.js';
 import { PostgresSigningKeys } from './postgres-signing-keys.js';
-import { PostgresWebhookDeliveries } from './postgres-webhook-deliveries.js';
-import { PostgresWebhooks } from './postgres-webhooks.js';
+import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
+import { SqlWebhooks } from '../sql/sql-webhooks.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -55,15 +55,15 @@ export class PostgresStore implements Store {
   readonly apiKeys: SqlApiKeys;
   readonly audit: PostgresAuditLog;
   readonly events: PostgresEvents;
-  readonly transfer: PostgresTransfer;
+  readonly transfer: SqlTransfer;
   readonly tokenReseal: PostgresUserGroups;
   readonly settings: PostgresSettings;
   readonly embedSessions: PostgresEmbedSessions;
   readonly usage: PostgresUsage;
   readonly consoleSessions: PostgresConsoleSessions;
   readonly signingKeys: PostgresSigningKeys;
-  readonly webhooks: PostgresWebhooks;
-  readonly webhookDeliveries: PostgresWebhookDeliveries;
+  readonly webhooks: SqlWebhooks;
+  readonly webhookDeliveries: SqlWebhookDeliveries;
 
   private constructor(
     private readonly queries: PostgresQueries,
@@ -71,18 +71,19 @@ export class PostgresStore implements Store {
   ) {
     this.userGroups = new PostgresUserGroups(queries);
     this.tokenReseal = this.userGroups;
-    this.apiKeys = new SqlApiKeys(new PostgresDatabase(queries), revocations);
+    const sql = new PostgresDatabase(queries);
+    this.apiKeys = new SqlApiKeys(sql, revocations);
     this.audit = new PostgresAuditLog(queries);
     this.events = new PostgresEvents(queries);
     this.settings = new PostgresSettings(queries);
-    this.transfer = new PostgresTransfer(queries, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
+    this.transfer = new SqlTransfer(sql, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
     const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });
     this.embedSessions = new PostgresEmbedSessions(run);
     this.usage = new PostgresUsage(run);
     this.signingKeys = new PostgresSigningKeys(run);
     this.consoleSessions = new PostgresConsoleSessions(run);
-    this.webhooks = new PostgresWebhooks(queries);
-    this.webhookDeliveries = new PostgresWebhookDeliveries(queries);
+    this.webhooks = new SqlWebhooks(sql);
+    this.webhookDeliveries = new SqlWebhookDeliveries(sql);
   }
 
   static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[]; created: boolean }> {

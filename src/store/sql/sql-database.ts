@@ -31,6 +31,12 @@ export function* append(effects: WriteEffects): Generator<TransactionStep, void,
   yield { effects };
 }
 
+/** A transaction held across awaits (see SqlDatabase.exclusiveSession): each `run` adds steps to it, none commits. */
+export interface ExclusiveSession {
+  /** Runs `work`'s steps inside the held transaction, as `transaction` runs them, and answers what it returns. */
+  run<T>(work: () => TransactionWork<T>): Promise<T>;
+}
+
 /**
  * The one way the storage areas off the hot path reach either database
  * (sqlite/sqlite-database.ts, postgres/postgres-database.ts). Their queries
@@ -51,4 +57,12 @@ export interface SqlDatabase {
   write<Row>(statement: SqlStatement<Row>, parameters?: SqlParameters, effects?: WriteEffects): Promise<Row[]>;
   /** Several statements, each able to decide the next, in one transaction: committed if `work` returns, rolled back if it throws. */
   transaction<T>(work: () => TransactionWork<T>): Promise<T>;
+  /**
+   * One transaction that spans awaits, for `ugs import` (which reads its file
+   * while it writes): committed if `work` resolves, rolled back if it rejects.
+   * It holds the database for itself: on SQLite the store's one connection
+   * (BEGIN IMMEDIATE; nothing else may use the store until it ends), on
+   * PostgreSQL a connection of its own.
+   */
+  exclusiveSession<T>(work: (session: ExclusiveSession) => Promise<T>): Promise<T>;
 }

@@ -9,6 +9,8 @@ export type SqlParameters = Readonly<Record<string, unknown>>;
  * (SQLite binds them as they are; PostgreSQL's are numbered on first use), or
  * one text per dialect where the SQL really differs. `Row` is what a row it
  * returns looks like; both stores return the same shapes (see ../rows.ts).
+ * An empty text is a step one database needs and the other does not (a lock
+ * SQLite, one writer at a time, never takes): it runs nothing and returns no row.
  */
 export interface SqlStatement<Row = unknown> {
   /** Unique per statement: PostgreSQL prepares it under this name once per connection, SQLite once per store. */

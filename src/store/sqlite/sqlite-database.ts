@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { SqlDatabase, TransactionStep, TransactionWork, WriteEffects } from '../sql/sql-database.js';
+import type { ExclusiveSession, SqlDatabase, TransactionStep, TransactionWork, WriteEffects } from '../sql/sql-database.js';
 import type { SqlParameters, SqlStatement } from '../sql/sql-statement.js';
 import type { GroupCommit } from './group-commit.js';
 import type { RevocationCounter } from './revocation-counter.js';
@@ -38,8 +38,8 @@ export class SqliteDatabase implements SqlDatabase {
 
   async first<Row>(statement: SqlStatement<Row>, parameters: SqlParameters = {}): Promise<Row | undefined> {
     this.health.assertUsable();
-    const prepared = this.prepare(statement);
-    return prepared.get(bindable(parameters)) as Row | undefined;
+    if (statement.text.sqlite === '') return undefined;
+    return this.prepare(statement).get(bindable(parameters)) as Row | undefined;
   }
 
   write<Row>(statement: SqlStatement<Row>, parameters: SqlParameters = {}, effects?: WriteEffects): Promise<Row[]> {
@@ -51,15 +51,33 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   transaction<T>(work: () => TransactionWork<T>): Promise<T> {
-    return this.groupCommit.run(() => {
-      const steps = work();
-      let answer: unknown;
-      for (;;) {
-        const step = steps.next(answer);
-        if (step.done) return step.value;
-        answer = this.take(step.value);
-      }
-    });
+    return this.groupCommit.run(() => this.drive(work()));
+  }
+
+  async exclusiveSession<T>(work: (session: ExclusiveSession) => Promise<T>): Promise<T> {
+    this.health.assertUsable();
+    // Across awaits on the one connection: the session is its only user meanwhile (no group commit can begin).
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await work({ run: async (steps) => this.drive(steps()) });
+      this.health.beforeCommit();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      throw this.health.failed(error);
+    } finally {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    }
+  }
+
+  /** Runs a transaction's steps synchronously, each answered with its rows. */
+  private drive<T>(steps: TransactionWork<T>): T {
+    let answer: unknown;
+    for (;;) {
+      const step = steps.next(answer);
+      if (step.done) return step.value;
+      answer = this.take(step.value);
+    }
   }
 
   private take(step: TransactionStep): unknown {
@@ -73,6 +91,7 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   private rowsOf<Row>(statement: SqlStatement<Row>, parameters: SqlParameters): Row[] {
+    if (statement.text.sqlite === '') return [];
     const prepared = this.prepare(statement);
     if (prepared.reader) return prepared.all(bindable(parameters)) as Row[];
     prepared.run(bindable(parameters));

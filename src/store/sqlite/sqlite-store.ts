@@ -15,10 +15,10 @@ import { SqliteUsage } from './sqlite-usage.js';
 import { SqliteHealth } from './sqlite-health.js';
 import { SqliteSigningKeys } from './sqlite-signing-keys.js';
 import { SqliteSettings } from './sqlite-settings.js';
-import { SqliteTransfer } from './sqlite-transfer.js';
+import { SqlTransfer } from '../sql/sql-transfer.js';
 import { SqliteUserGroups } from './sqlite-user-groups.js';
-import { SqliteWebhookDeliveries } from './sqlite-webhook-deliveries.js';
-import { SqliteWebhooks } from './sqlite-webhooks.js';
+import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
+import { SqlWebhooks } from '../sql/sql-webhooks.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -52,15 +52,15 @@ export class SqliteStore implements Store {
   readonly apiKeys: SqlApiKeys;
   readonly audit: SqliteAuditLog;
   readonly events: SqliteEvents;
-  readonly transfer: SqliteTransfer;
+  readonly transfer: SqlTransfer;
   readonly tokenReseal: SqliteUserGroups;
   readonly settings: SqliteSettings;
   readonly embedSessions: SqliteEmbedSessions;
   readonly usage: SqliteUsage;
   readonly signingKeys: SqliteSigningKeys;
   readonly consoleSessions: SqliteConsoleSessions;
-  readonly webhooks: SqliteWebhooks;
-  readonly webhookDeliveries: SqliteWebhookDeliveries;
+  readonly webhooks: SqlWebhooks;
+  readonly webhookDeliveries: SqlWebhookDeliveries;
   private readonly pingStatement: Database.Statement;
 
   private constructor(
@@ -82,14 +82,9 @@ export class SqliteStore implements Store {
     this.tokenReseal = this.userGroups;
     const sql = new SqliteDatabase(db, health, groupCommit, consequences, revocations);
     this.apiKeys = new SqlApiKeys(sql, revocations);
-    this.transfer = new SqliteTransfer(db, health, {
-      userGroups: this.userGroups,
-      apiKeys: this.apiKeys,
-      auditLog: this.audit,
-      settings: this.settings,
-    });
-    this.webhooks = new SqliteWebhooks(db, health, groupCommit, consequences);
-    this.webhookDeliveries = new SqliteWebhookDeliveries(db, health, groupCommit, consequences);
+    this.transfer = new SqlTransfer(sql, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
+    this.webhooks = new SqlWebhooks(sql);
+    this.webhookDeliveries = new SqlWebhookDeliveries(sql);
     this.pingStatement = db.prepare('SELECT 1');
   }
 
