@@ -5,7 +5,8 @@ import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import { newGroupColumns } from '../group-columns.js';
 import { IMPORT_API_KEY, type SqlApiKeys } from '../sql/sql-api-keys.js';
 import { toPositional } from '../sql/sql-statement.js';
-import type { PostgresAuditLog } from './postgres-audit-log.js';
+import { IMPORT_AUDIT_RECORD, importedAuditRecord, type SqlAuditLog } from '../sql/sql-audit-log.js';
+import { PUT_SETTING_IF_ABSENT } from '../sql/sql-settings.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { SQL } from './postgres-statements.js';
 import type { PostgresUserGroups } from './postgres-user-groups.js';
@@ -14,7 +15,7 @@ import type { PostgresUserGroups } from './postgres-user-groups.js';
 export interface PostgresTables {
   userGroups: PostgresUserGroups;
   apiKeys: SqlApiKeys;
-  auditLog: PostgresAuditLog;
+  auditLog: SqlAuditLog;
 }
 
 /** `ugs export` and `ugs import` on PostgreSQL: pages of every table out, one transaction in. */
@@ -42,11 +43,17 @@ export class PostgresTransfer implements TransferStore {
 
   async importAll(batches: AsyncIterable<ImportBatch> | Iterable<ImportBatch>, settings: Readonly<Record<string, string>>): Promise<void> {
     const importKey = toPositional(IMPORT_API_KEY.text.postgres);
+    const importAudit = toPositional(IMPORT_AUDIT_RECORD.text.postgres);
+    const putSetting = toPositional(PUT_SETTING_IF_ABSENT.text.postgres);
     const client = await this.queries.connect();
     try {
       await client.query('BEGIN');
       for (const [name, value] of Object.entries(settings))
-        await client.query({ name: 'ugs_putSettingIfAbsent', text: SQL.putSettingIfAbsent, values: [name, value] });
+        await client.query({
+          name: 'ugs_putSettingIfAbsent',
+          text: putSetting.text,
+          values: putSetting.names.map((n) => ({ name, value })[n]),
+        });
       // A child may come before its parent (a move can put a group under a newer one): the parent link is checked at COMMIT.
       await client.query('SET CONSTRAINTS user_groups_parent DEFERRED');
       for await (const batch of batches) {
@@ -63,23 +70,8 @@ export class PostgresTransfer implements TransferStore {
             values: importKey.names.map((n) => k[n as keyof typeof k]),
           });
         for (const a of batch.auditRecords) {
-          await client.query({
-            name: 'ugs_importAudit',
-            text: SQL.importAudit,
-            values: [
-              a.id,
-              a.at,
-              a.action,
-              a.environment,
-              a.teamId,
-              a.providedId,
-              a.keyId,
-              JSON.stringify(a.fields),
-              a.clientAddress,
-              a.webhookId ?? null,
-              a.viewerId ?? null,
-            ],
-          });
+          const values = importedAuditRecord(a);
+          await client.query({ name: 'ugs_importAuditRecord', text: importAudit.text, values: importAudit.names.map((n) => values[n]) });
         }
       }
       await client.query(SQL.advanceTeamIds);
