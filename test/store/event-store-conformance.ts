@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { tokenVersionOf } from '../../src/embed-sessions/embed-session.js';
 import { ENVIRONMENTS, type Environment } from '../../src/kernel/environment.js';
 import type { EventRecord } from '../../src/events/event.js';
+import type { SigningKeyRecord } from '../../src/signing-keys/signing-key.js';
+import { signingKeyRotated } from '../../src/signing-keys/signing-key-consequences.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
@@ -193,20 +195,20 @@ export function eventStoreConformance(fixture: StoreFixture): void {
     it("writes signing_key.rotated into the rotated key's environment only, and nothing for a first key or a taken generation", async () => {
       const from = { Customer: await last('Customer'), Testing: await last('Testing') };
       const generation = 50_000 + Math.floor(Math.random() * 10_000);
-      const key = (kid: string, environment: Environment, announce: boolean, at = generation) =>
-        store.signingKeys.insertSigningKey(
-          {
-            kid,
-            environment,
-            generation: at,
-            algorithm: 'EdDSA',
-            publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url'), kid },
-            privateKeyCiphertext: randomBytes(90),
-            createdAt: '2026-07-01T00:00:00.000Z',
-            activatesAt: announce ? '2026-07-01T00:05:00.000Z' : '2026-07-01T00:00:00.000Z',
-          },
-          announce,
-        );
+      const key = (kid: string, environment: Environment, announce: boolean, at = generation) => {
+        const record: SigningKeyRecord = {
+          kid,
+          environment,
+          generation: at,
+          algorithm: 'EdDSA',
+          publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url'), kid },
+          privateKeyCiphertext: randomBytes(90),
+          createdAt: '2026-07-01T00:00:00.000Z',
+          activatesAt: announce ? '2026-07-01T00:05:00.000Z' : '2026-07-01T00:00:00.000Z',
+        };
+        // As SigningKeys hands it over: a rotation announces the key, the first key of an environment does not.
+        return store.signingKeys.insertSigningKey(record, announce ? signingKeyRotated(record) : undefined);
+      };
       const kid = `kid-ev-${randomBytes(4).toString('hex')}`;
       assert.equal(await key(kid, 'Testing', true), true);
       assert.equal(await key(`${kid}-taken`, 'Testing', true), false, 'the generation is taken: no key, no event');

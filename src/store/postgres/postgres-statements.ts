@@ -15,12 +15,6 @@ const WALK = HIERARCHY_WALK_LIMIT;
 
 /** Named statements: `pg` prepares each once per connection and reuses the plan. */
 export const SQL = {
-  getSetting: 'SELECT value FROM settings WHERE name = $1',
-  putSettingIfAbsent: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
-  replaceSetting: 'UPDATE settings SET value = $1 WHERE name = $2 AND value = $3',
-  putSetting: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
-  listSettings: 'SELECT name, value FROM settings WHERE starts_with(name, $1) ORDER BY name COLLATE "C"',
-  deleteSetting: 'DELETE FROM settings WHERE name = $1',
   replaceCiphertext: 'UPDATE user_groups SET token_ciphertext = $1 WHERE team_id = $2 AND token_ciphertext = $3',
   // A batch of lookups in one query: the keys as parallel arrays, each an index lookup.
   findGroups: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::text[]) AS k (environment, provided_id)
@@ -131,5 +125,4 @@ export const SQL = {
                   SELECT c.team_id, s.depth + 1 FROM user_groups c JOIN sub s ON c.parent_team_id = s.team_id WHERE s.depth < ${WALK}
                 ) SELECT ${WITH_PARENT} FROM sub JOIN user_groups g ON g.team_id = sub.team_id
                   WHERE sub.depth > 0 AND g.team_id < $3 ORDER BY g.team_id DESC LIMIT $4`,
-  listAuditAfter: 'SELECT * FROM audit_log WHERE id > $1 ORDER BY id LIMIT $2',
 } as const;

@@ -22,10 +22,21 @@ export interface SqlStatement<Row = unknown> {
 
 const names = new Set<string>();
 
-/** Declares a statement; a second statement of the same name is a mistake found when the module loads. */
-export function statement<Row = unknown>(name: string, text: string | Readonly<Record<Dialect, string>>): SqlStatement<Row> {
+/** Appended to an ORDER BY column: text compared byte by byte, as SQLite does (PostgreSQL's default collation may order otherwise). */
+export const BYTEWISE: Readonly<Record<Dialect, string>> = { sqlite: '', postgres: ' COLLATE "C"' };
+
+/**
+ * Declares a statement: one text, one per dialect, or one built for each
+ * dialect from a few differing fragments (`(dialect) => text`). A second
+ * statement of the same name is a mistake found when the module loads.
+ */
+export function statement<Row = unknown>(
+  name: string,
+  text: string | Readonly<Record<Dialect, string>> | ((dialect: Dialect) => string),
+): SqlStatement<Row> {
   if (names.has(name)) throw new Error(`Two SQL statements are named ${name}.`);
   names.add(name);
+  if (typeof text === 'function') return { name, text: { sqlite: text('sqlite'), postgres: text('postgres') } };
   return { name, text: typeof text === 'string' ? { sqlite: text, postgres: text } : text };
 }
 

@@ -4,6 +4,8 @@ import type { ImportBatch, TransferStore } from '../../transfer/transfer-store.j
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import { jsonOrNull } from '../json-column.js';
 import { IMPORT_API_KEY } from './sql-api-keys.js';
+import { IMPORT_AUDIT_RECORD, importedAuditRecord } from './sql-audit-log.js';
+import { PUT_SETTING_IF_ABSENT } from './sql-settings.js';
 import { run, type SqlDatabase, type TransactionWork } from './sql-database.js';
 import { statement } from './sql-statement.js';
 
@@ -27,16 +29,6 @@ const IMPORT_USER_GROUP = statement(
   'importUserGroup',
   `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
    VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt, @parentTeamId)`,
-);
-// The audit log's and the settings' rows an import writes; the statements move to those areas' files once they are written once too.
-const IMPORT_AUDIT_RECORD = statement(
-  'transferAuditRecord',
-  `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
-   VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId, @viewerId)`,
-);
-const IMPORT_SETTING = statement(
-  'transferSetting',
-  'INSERT INTO settings (name, value) VALUES (@name, @value) ON CONFLICT (name) DO NOTHING',
 );
 /**
  * New rows must never reuse an imported id: SQLite's AUTOINCREMENT moves past
@@ -69,16 +61,11 @@ function importApiKey(key: ApiKeyRecord) {
 }
 
 function importAuditRecord(record: AuditRecord) {
-  return run(IMPORT_AUDIT_RECORD, {
-    ...record,
-    fields: JSON.stringify(record.fields),
-    webhookId: record.webhookId ?? null,
-    viewerId: record.viewerId ?? null,
-  });
+  return run(IMPORT_AUDIT_RECORD, importedAuditRecord(record));
 }
 
 function importSetting(name: string, value: string) {
-  return run(IMPORT_SETTING, { name, value });
+  return run(PUT_SETTING_IF_ABSENT, { name, value });
 }
 
 function* importRows(batch: ImportBatch): TransactionWork<void> {

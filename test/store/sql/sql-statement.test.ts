@@ -23,6 +23,10 @@ describe('a statement written once', () => {
       sqlite: 'SELECT 1',
       postgres: 'SELECT 2',
     });
+    assert.deepEqual(statement('test_built', (dialect) => `SELECT '${dialect}'`).text, {
+      sqlite: "SELECT 'sqlite'",
+      postgres: "SELECT 'postgres'",
+    });
   });
 
   it('refuses a second statement of the same name', () => {
