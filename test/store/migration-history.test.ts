@@ -6,15 +6,12 @@ import { describe, it, type TestContext } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
 import pg from 'pg';
-import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
 import { migratePostgres } from '../../src/store/postgres/migrate-postgres.js';
-import { sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
+import { migrationsFor } from '../../src/store/migrations/index.js';
+import { BIGINT, ddl, statements, STRICT, type Dialect } from '../../src/store/migrations/migration.js';
 import { migrateSqlite } from '../../src/store/sqlite/migrate-sqlite.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-
-type Dialect = 'sqlite' | 'postgres';
-const migrationsFor = (dialect: Dialect): Record<string, Migration> => (dialect === 'sqlite' ? sqliteMigrations : postgresMigrations);
 
 /**
  * The schema each database holds after each migration, against a record kept
@@ -128,6 +125,28 @@ async function migrateTo(db: Kysely<unknown>, migrations: Record<string, Migrati
   const { error } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateTo(target);
   if (error) throw error instanceof Error ? error : new Error(String(error));
 }
+
+describe('a migration', () => {
+  it('runs a plain statement on both databases, a ddl statement spelled for each, and per-database steps on theirs only', () => {
+    const migration = [
+      ddl`CREATE TABLE t (n ${BIGINT} NOT NULL) ${STRICT}`,
+      { sqlite: [], postgres: 'ALTER TABLE t ADD CONSTRAINT t_n UNIQUE (n)' },
+      'CREATE INDEX t_n ON t (n)',
+      { sqlite: ['SELECT 1', 'SELECT 2'], postgres: [] },
+    ];
+    assert.deepEqual(statements(migration, 'sqlite'), [
+      'CREATE TABLE t (n INTEGER NOT NULL) STRICT',
+      'CREATE INDEX t_n ON t (n)',
+      'SELECT 1',
+      'SELECT 2',
+    ]);
+    assert.deepEqual(statements(migration, 'postgres'), [
+      'CREATE TABLE t (n BIGINT NOT NULL) ',
+      'ALTER TABLE t ADD CONSTRAINT t_n UNIQUE (n)',
+      'CREATE INDEX t_n ON t (n)',
+    ]);
+  });
+});
 
 describe('the migration history on SQLite', () => {
   const names = Object.keys(migrationsFor('sqlite'));
