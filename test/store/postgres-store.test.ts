@@ -8,7 +8,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { asUnavailable } from '../../src/store/postgres/transient-errors.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { storeConformance } from './store-conformance.js';
-import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
+import { migrationHistory } from '../../src/store/migrations/index.js';
 import { newGroup } from '../helpers/new-group.js';
 import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
 
@@ -101,7 +101,7 @@ describe('PostgreSQL specifics', () => {
       const options = { connectionString: database.url, poolSize: 2, statementTimeoutMs: 10_000, connectTimeoutMs: 5000 };
       const opened = await Promise.all(Array.from({ length: 6 }, () => PostgresStore.open(options)));
       const applied = opened.flatMap((o) => o.appliedMigrations);
-      assert.deepEqual(applied, Object.keys(postgresMigrations), 'exactly one replica applied the migrations');
+      assert.deepEqual(applied, Object.keys(migrationHistory), 'exactly one replica applied the migrations');
       for (const { store } of opened) assert.equal(await store.userGroups.findUserGroup('Customer', 'none'), null);
       await Promise.all(opened.map((o) => o.store.close()));
       const again = await PostgresStore.open(options);

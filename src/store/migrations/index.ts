@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely';
+import type { Migration as KyselyMigration } from 'kysely';
 import { initial } from './001-initial.js';
 import { auditLog } from './002-audit-log.js';
 import { auditClientAddress } from './003-audit-client-address.js';
@@ -11,9 +11,13 @@ import { signingKeysPerEnvironment } from './009-signing-keys-per-environment.js
 import { sessionActivity } from './010-session-activity.js';
 import { viewers } from './011-viewers.js';
 import { usage } from './012-usage.js';
+import { kyselyMigrations, type Dialect, type Migration } from './migration.js';
 
-/** Every SQLite migration, in order. Names sort in application order; never rename or edit a shipped one. */
-export const sqliteMigrations: Record<string, Migration> = {
+/**
+ * Every migration of both stores, in order, each named after its file (existing databases record the names in
+ * kysely_migration). Names sort in application order; never rename or edit a shipped one: add the next here.
+ */
+export const migrationHistory: Readonly<Record<string, Migration>> = {
   '001-initial': initial,
   '002-audit-log': auditLog,
   '003-audit-client-address': auditClientAddress,
@@ -27,3 +31,8 @@ export const sqliteMigrations: Record<string, Migration> = {
   '011-viewers': viewers,
   '012-usage': usage,
 };
+
+/** The history as Kysely's migrator runs it on `dialect`. */
+export function migrationsFor(dialect: Dialect): Record<string, KyselyMigration> {
+  return kyselyMigrations(migrationHistory, dialect);
+}
