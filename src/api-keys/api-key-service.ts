@@ -5,6 +5,7 @@ import type { Environment } from '../kernel/environment.js';
 import { ServiceError, unauthenticated } from '../kernel/errors.js';
 import { NO_REVOCATION_SIGNAL, type KeyRevocationSignal } from './key-revocation-signal.js';
 import { hashSecret, sameHash } from '../secrets/secret-format.js';
+import { apiKeyCreated, apiKeyRevoked } from './api-key-consequences.js';
 
 export interface CreatedApiKey {
   record: ApiKeyRecord;
@@ -73,10 +74,10 @@ export class ApiKeyService {
       lastUsedAt: null,
       revokedAt: null,
     };
-    await this.store.insertApiKey(record, {
-      keyId: record.id,
-      fields: ['environment', 'access', ...(record.name === null ? [] : ['name'])],
-    });
+    await this.store.insertApiKey(
+      record,
+      apiKeyCreated(record, { keyId: record.id, fields: ['environment', 'access', ...(record.name === null ? [] : ['name'])] }),
+    );
     return { record, key };
   }
 
@@ -87,9 +88,12 @@ export class ApiKeyService {
   /** False when no key has this id. Revoking twice keeps the first time. Takes effect at once, in every process (see KeyRevocationSignal).
    * */
   async revoke(id: string): Promise<boolean> {
-    const found = await this.store.revokeApiKey(id, this.now().toISOString(), { keyId: id, fields: ['revoked_at'] });
-    for (const [key, entry] of this.cache) if (entry.principal.keyId === id) this.cache.delete(key);
-    return found;
+    const key = await this.store.findApiKey(id);
+    if (!key) return false;
+    const at = this.now().toISOString();
+    await this.store.revokeApiKey(id, at, apiKeyRevoked(key.environment, id, at, { keyId: id, fields: ['revoked_at'] }));
+    for (const [cached, entry] of this.cache) if (entry.principal.keyId === id) this.cache.delete(cached);
+    return true;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Environment } from '../kernel/environment.js';
+import type { WriteConsequences } from '../consequences/write-consequences.js';
 import type { SigningKeyRecord } from './signing-key.js';
 
 /**
@@ -12,12 +13,12 @@ export interface SigningKeyStore {
   listSigningKeys(environment: Environment): Promise<SigningKeyRecord[]>;
   /**
    * Adds the key to its environment unless that generation is taken there
-   * (another process added that step first): false then. A rotation
-   * (`announce`) also writes a `signing_key.rotated` event into the key's
-   * environment's outbox, in the same transaction; the first key of an
-   * environment is not a rotation.
+   * (another process added that step first): false then. The consequences
+   * SigningKeys hands over (a rotation's `signing_key.rotated` event; the
+   * first key of an environment is no rotation and has none) are appended in
+   * the same transaction, and only when the key was added.
    */
-  insertSigningKey(key: SigningKeyRecord, announce?: boolean): Promise<boolean>;
+  insertSigningKey(key: SigningKeyRecord, consequences?: WriteConsequences): Promise<boolean>;
   /** Removes keys of the environment no live token can carry any more. */
   deleteSigningKeys(environment: Environment, kids: readonly string[]): Promise<void>;
   /**

@@ -12,6 +12,7 @@ import {
 } from './signing-key.js';
 import type { SettingsStore } from '../kernel/settings-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
+import { signingKeyRotated } from './signing-key-consequences.js';
 import type { TokenCipher } from '../secrets/token-cipher.js';
 
 /** How often a process rereads the keys; well under the least JWKS max-age (60 s), which a new key waits before it signs. */
@@ -162,21 +163,20 @@ export class SigningKeys {
     return this.timeline().filter((p) => p.state !== 'expired');
   }
 
+  /** Adds a key (a rotation announces it: signing_key.rotated); null when another process took the generation first. */
   private async add(generation: number, activatesAt: Date, announce = false): Promise<string | null> {
     const pair = await generateSigningKeyPair(this.deps.algorithm);
-    const inserted = await this.store.insertSigningKey(
-      {
-        kid: pair.kid,
-        environment: this.deps.environment,
-        generation,
-        algorithm: this.deps.algorithm,
-        publicJwk: pair.publicJwk,
-        privateKeyCiphertext: this.cipher.seal(pair.privateKeyPem, signingKeySealContext(pair.kid)),
-        createdAt: this.now().toISOString(),
-        activatesAt: activatesAt.toISOString(),
-      },
-      announce,
-    );
+    const key: SigningKeyRecord = {
+      kid: pair.kid,
+      environment: this.deps.environment,
+      generation,
+      algorithm: this.deps.algorithm,
+      publicJwk: pair.publicJwk,
+      privateKeyCiphertext: this.cipher.seal(pair.privateKeyPem, signingKeySealContext(pair.kid)),
+      createdAt: this.now().toISOString(),
+      activatesAt: activatesAt.toISOString(),
+    };
+    const inserted = await this.store.insertSigningKey(key, announce ? signingKeyRotated(key) : undefined);
     return inserted ? pair.kid : null;
   }
 }

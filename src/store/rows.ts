@@ -9,6 +9,7 @@ import type { GroupUsage, UsageBucket } from '../usage/usage.js';
 import type { Environment } from '../kernel/environment.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
 import type { ViewerActivity } from '../viewers/viewer.js';
+import { fromJsonColumn } from './json-column.js';
 
 /**
  * Rows as both stores return them: SQLite keeps integers and ISO-8601 text, and the PostgreSQL pool reads BIGINT
@@ -123,7 +124,7 @@ export function toEventRecord(row: EventRow): EventRecord {
     environment: row.environment as Environment,
     type: row.type as EventType,
     timestamp: row.at,
-    data: typeof row.data === 'string' ? (JSON.parse(row.data) as EventRecord['data']) : row.data,
+    data: fromJsonColumn(row.data),
   };
 }
 

@@ -18,6 +18,7 @@ import {
   type WebhookView,
 } from './webhook.js';
 import type { WebhookStore } from './webhook-store.js';
+import { webhookCreated, webhookDeleted, webhookEnabled, webhookSecretRotated } from './webhook-consequences.js';
 
 /**
  * Where a webhook may send: checked when it is registered (and again by the
@@ -66,6 +67,7 @@ export class WebhookService {
     const url = await this.deps.targets.checkRegistration(input.url);
     const id = newWebhookId();
     const secret = newWebhookSecret();
+    const createdAt = this.now().toISOString();
     const inserted = await this.store.insertWebhook(
       {
         id,
@@ -76,11 +78,16 @@ export class WebhookService {
         secretCiphertext: this.cipher.seal(secret, webhookSecretSealContext(id)),
         previousSecretCiphertext: null,
         previousSecretExpiresAt: null,
-        createdAt: this.now().toISOString(),
+        createdAt,
         disabledAt: null,
         failingSince: null,
       },
-      auditOf(principal, ['url', 'events', ...(input.description === undefined ? [] : ['description'])], origin),
+      webhookCreated(
+        principal.environment,
+        id,
+        createdAt,
+        auditOf(principal, ['url', 'events', ...(input.description === undefined ? [] : ['description'])], origin),
+      ),
       MAX_WEBHOOKS_PER_ENVIRONMENT,
     );
     if (!inserted) {
@@ -104,8 +111,8 @@ export class WebhookService {
   /** Removes the webhook; its pending deliveries are not sent. */
   async remove(principal: Principal, id: string, origin?: ChangeOrigin): Promise<void> {
     assertWritable(principal);
-    if (!(await this.store.deleteWebhook(principal.environment, id, this.now().toISOString(), auditOf(principal, [], origin))))
-      throw unknownWebhook(id);
+    const deleted = webhookDeleted(principal.environment, id, this.now().toISOString(), auditOf(principal, [], origin));
+    if (!(await this.store.deleteWebhook(principal.environment, id, deleted))) throw unknownWebhook(id);
   }
 
   /** A new secret; the previous one keeps signing beside it for 24 hours, so receivers can switch without losing a delivery. */
@@ -124,8 +131,7 @@ export class WebhookService {
         previousSecretCiphertext: current.secretCiphertext,
         previousSecretExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS).toISOString(),
       },
-      now.toISOString(),
-      auditOf(principal, ['secret'], origin),
+      webhookSecretRotated(principal.environment, id, now.toISOString(), auditOf(principal, ['secret'], origin)),
     );
     if (!rotated)
       throw conflict(`The secret of webhook ${id} was rotated (or the webhook removed) meanwhile; list the webhooks and retry.`);
@@ -139,8 +145,7 @@ export class WebhookService {
     const enabled = await this.store.enableWebhook(
       principal.environment,
       id,
-      this.now().toISOString(),
-      auditOf(principal, ['disabled_at'], origin),
+      webhookEnabled(principal.environment, id, this.now().toISOString(), auditOf(principal, ['disabled_at'], origin)),
     );
     if (!enabled) throw unknownWebhook(id);
     return toWebhookView(enabled);

@@ -1,12 +1,14 @@
-import type { AuditContext } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
 import type { EventType } from '../events/event.js';
+import type { WriteConsequences } from '../consequences/write-consequences.js';
 import type { DeliveryAttempt, DeliveryRecord, WebhookRecord } from './webhook.js';
 
 /**
- * The storage WebhookService needs: a port, implemented in src/store for each
- * database and held to it by the store conformance suite. Every change that
- * is audited writes its audit record and its event in its own transaction.
+ * The storage WebhookService needs: a port, implemented in src/store and held
+ * to it by the store conformance suite on both databases. A change appends
+ * the consequences it is handed (the service decides them: audit record and
+ * event, webhook-consequences.ts) in its own transaction, and only when it
+ * changed something.
  */
 export interface WebhookStore {
   /**
@@ -16,14 +18,14 @@ export interface WebhookStore {
    */
   insertWebhook(
     webhook: Omit<WebhookRecord, 'afterSequence'>,
-    audit: AuditContext,
+    consequences: WriteConsequences,
     maxPerEnvironment: number,
   ): Promise<WebhookRecord | null>;
   /** The environment's webhooks, oldest first. */
   listWebhooks(environment: Environment): Promise<WebhookRecord[]>;
   findWebhook(environment: Environment, id: string): Promise<WebhookRecord | null>;
   /** Removes the webhook with its deliveries and their attempts; false when it does not exist. */
-  deleteWebhook(environment: Environment, id: string, at: string, audit: AuditContext): Promise<boolean>;
+  deleteWebhook(environment: Environment, id: string, consequences: WriteConsequences): Promise<boolean>;
   /**
    * Swaps the secret if the row still holds `expectedSecretCiphertext`
    * (null otherwise: unknown, or rotated meanwhile); the old one becomes the
@@ -33,15 +35,14 @@ export interface WebhookStore {
     environment: Environment,
     id: string,
     rotation: SecretRotation,
-    at: string,
-    audit: AuditContext,
+    consequences: WriteConsequences,
   ): Promise<WebhookRecord | null>;
   /**
    * Enables a disabled webhook: no longer failing, its cursor moved to the
    * highest event sequence stored (what happened while it was disabled is not
-   * sent). An enabled one is returned unchanged, nothing audited. Null when unknown.
+   * sent). An enabled one is returned unchanged, nothing appended. Null when unknown.
    */
-  enableWebhook(environment: Environment, id: string, at: string, audit: AuditContext): Promise<WebhookRecord | null>;
+  enableWebhook(environment: Environment, id: string, consequences: WriteConsequences): Promise<WebhookRecord | null>;
   /** The webhook's deliveries with their attempts, newest first, those with an id below `beforeId` when given. */
   listDeliveries(webhookId: string, beforeId: number | null, limit: number): Promise<DeliveryRecord[]>;
   /**
@@ -74,6 +75,8 @@ export interface NewRedelivery {
 export interface ClaimedDelivery {
   id: number;
   webhookId: string;
+  /** The webhook's environment. */
+  environment: Environment;
   eventId: string;
   payload: string;
   /** Attempts made so far: the one about to be made is `attempts + 1`. */
@@ -95,6 +98,8 @@ export interface AttemptResult {
   nextAttemptAt: string | null;
   /** On a failure: the webhook is disabled if it has been failing since this time or earlier. */
   disableIfFailingSince: string;
+  /** What disabling the webhook appends (webhook.disabled), should this attempt disable it. */
+  ifDisabled: WriteConsequences;
 }
 
 /**
@@ -118,7 +123,7 @@ export interface WebhookDeliveryStore {
   /**
    * Records the attempt, the delivery's new state, the webhook's failing
    * state, and when it has failed long enough its disabling (pending
-   * deliveries failed, a `webhook.disabled` event), all in one transaction,
+   * deliveries failed, `ifDisabled` appended), all in one transaction,
    * only if `leaseOwner` still holds the lease. Lease released.
    */
   recordAttempt(result: AttemptResult): Promise<{ applied: boolean; disabled: boolean }>;

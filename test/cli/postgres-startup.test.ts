@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { assertOneLineFailure, lines, Sandbox } from './cli-support.js';
-import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
+import { migrationHistory } from '../../src/store/migrations/index.js';
 
 /** Start-up against PostgreSQL: unreachable or mistyped settings are one clear line, never a stack or a password. */
 describe('ugs with DATABASE_URL', () => {
@@ -95,7 +95,7 @@ describe('ugs with DATABASE_URL', () => {
       const dir = sandbox.dir();
       const first = await sandbox.ugs(dir, ['migrate'], env);
       assert.equal(first.code, 0, first.stderr);
-      assert.equal(lines(first.stdout).join('\n'), `Applied: ${Object.keys(postgresMigrations).join(', ')}`);
+      assert.equal(lines(first.stdout).join('\n'), `Applied: ${Object.keys(migrationHistory).join(', ')}`);
       const second = await sandbox.ugs(dir, ['migrate'], env);
       assert.equal(second.code, 0, second.stderr);
       assert.equal(lines(second.stdout).join('\n'), 'The store is up to date.');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ApiClient } from '../helpers/http-client.js';
 import { assertOneLineFailure, isRunning, withinBound, lines, Sandbox, STACK_LINE, stopServer, waitForOutput } from './cli-support.js';
-import { sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
+import { migrationHistory } from '../../src/store/migrations/index.js';
 
 const SECRET_FILE = 'server-secret';
 const SQLITE_FILE = 'user-groups.sqlite';
@@ -119,7 +119,7 @@ describe('ugs serve', () => {
       const dir = sandbox.dir();
       const first = await sandbox.ugs(dir, ['migrate']);
       assert.equal(first.code, 0, first.stderr);
-      assert.equal(first.stdout.trim(), `Applied: ${Object.keys(sqliteMigrations).join(', ')}`);
+      assert.equal(first.stdout.trim(), `Applied: ${Object.keys(migrationHistory).join(', ')}`);
       assert.ok(existsSync(join(dir, SQLITE_FILE)));
       const second = await sandbox.ugs(dir, ['migrate']);
       assert.equal(second.code, 0, second.stderr);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { apiKeyCreated, apiKeyRevoked } from '../../src/api-keys/api-key-consequences.js';
-import { sessionRevoked, signingKeyRotated } from '../../src/embed-sessions/embed-session-consequences.js';
+import { sessionRevoked } from '../../src/embed-sessions/embed-session-consequences.js';
+import { signingKeyRotated } from '../../src/signing-keys/signing-key-consequences.js';
 import { CLOCK_TOLERANCE_SECONDS } from '../../src/kernel/embed-tokens.js';
 import { webhookCreated, webhookDisabled } from '../../src/webhooks/webhook-consequences.js';
 import { combined } from '../../src/consequences/write-consequences.js';

@@ -7,6 +7,7 @@ import type { Environment } from '../../src/kernel/environment.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
+import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
 
 const AT = '2026-05-01T10:00:00.000Z';
 /** Before anything the tests write: inserting with it as the stale bound forgets nothing. */
@@ -44,7 +45,7 @@ export function consoleSessionStoreConformance(fixture: StoreFixture): void {
       store = await fixture.open();
       other = await fixture.reopen();
       const k = key();
-      await store.apiKeys.insertApiKey(k);
+      await insertKey(store, k);
       keyId = k.id;
     });
     after(async () => {
@@ -79,11 +80,11 @@ export function consoleSessionStoreConformance(fixture: StoreFixture): void {
 
     it('finds no session of a revoked key, at once and from every connection', async () => {
       const k = key();
-      await store.apiKeys.insertApiKey(k);
+      await insertKey(store, k);
       const s = session(k.id);
       await store.consoleSessions.insertConsoleSession(s, EARLY);
       assert.ok(await other.consoleSessions.findConsoleSession(s.idHash));
-      assert.equal(await other.apiKeys.revokeApiKey(k.id, '2026-05-01T11:00:00.000Z'), true);
+      assert.equal(await revokeKey(other, k.id, '2026-05-01T11:00:00.000Z'), true);
       assert.equal(await store.consoleSessions.findConsoleSession(s.idHash), null);
       assert.equal(await other.consoleSessions.findConsoleSession(s.idHash), null);
     });

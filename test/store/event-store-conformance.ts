@@ -4,9 +4,12 @@ import { after, before, describe, it } from 'node:test';
 import { tokenVersionOf } from '../../src/consequences/embed-revocation.js';
 import { ENVIRONMENTS, type Environment } from '../../src/kernel/environment.js';
 import type { EventRecord } from '../../src/events/event.js';
+import type { SigningKeyRecord } from '../../src/signing-keys/signing-key.js';
+import { signingKeyRotated } from '../../src/signing-keys/signing-key-consequences.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
+import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
 
 const AT = '2026-05-01T00:00:00.000Z';
 const LATER = '2026-05-02T00:00:00.000Z';
@@ -83,7 +86,8 @@ export function eventStoreConformance(fixture: StoreFixture): void {
     it('writes key events naming the key, in its environment only', async () => {
       const from = await last('Testing');
       const id = `key_${randomBytes(8).toString('hex')}`;
-      await store.apiKeys.insertApiKey(
+      await insertKey(
+        store,
         {
           id,
           name: 'k',
@@ -96,7 +100,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         },
         by(id, ['environment', 'access']),
       );
-      await store.apiKeys.revokeApiKey(id, LATER, by(id, ['revoked_at']));
+      await revokeKey(store, id, LATER, by(id, ['revoked_at']));
       assert.deepEqual(bare(await eventsAfter('Testing', from)), [
         { type: 'api_key.created', timestamp: AT, data: { api_environment_tag: 'Testing', api_key_id: id } },
         { type: 'api_key.revoked', timestamp: LATER, data: { api_environment_tag: 'Testing', api_key_id: id } },
@@ -144,7 +148,8 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       const g = group('Customer', 'ev-noop');
       const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g);
       const id = `key_${randomBytes(8).toString('hex')}`;
-      await store.apiKeys.insertApiKey(
+      await insertKey(
+        store,
         {
           id,
           name: null,
@@ -157,7 +162,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         },
         by(id, []),
       );
-      await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
+      await revokeKey(store, id, LATER, by(id, []));
       const from = await last('Customer');
       assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-noop'))).created, false);
       assert.equal(await store.userGroups.updateUserGroup('Customer', 'ev-missing', { name: 'x', updatedAt: LATER }), null);
@@ -172,7 +177,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       };
       assert.equal(await store.userGroups.replaceToken(stale), null);
       assert.equal(await store.userGroups.deleteUserGroup('Customer', 'ev-missing', LATER), null);
-      await store.apiKeys.revokeApiKey(id, LATER, by(id, []));
+      await revokeKey(store, id, LATER, by(id, []));
       assert.deepEqual(await eventsAfter('Customer', from), []);
     });
 
@@ -190,20 +195,20 @@ export function eventStoreConformance(fixture: StoreFixture): void {
     it("writes signing_key.rotated into the rotated key's environment only, and nothing for a first key or a taken generation", async () => {
       const from = { Customer: await last('Customer'), Testing: await last('Testing') };
       const generation = 50_000 + Math.floor(Math.random() * 10_000);
-      const key = (kid: string, environment: Environment, announce: boolean, at = generation) =>
-        store.signingKeys.insertSigningKey(
-          {
-            kid,
-            environment,
-            generation: at,
-            algorithm: 'EdDSA',
-            publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url'), kid },
-            privateKeyCiphertext: randomBytes(90),
-            createdAt: '2026-07-01T00:00:00.000Z',
-            activatesAt: announce ? '2026-07-01T00:05:00.000Z' : '2026-07-01T00:00:00.000Z',
-          },
-          announce,
-        );
+      const key = (kid: string, environment: Environment, announce: boolean, at = generation) => {
+        const record: SigningKeyRecord = {
+          kid,
+          environment,
+          generation: at,
+          algorithm: 'EdDSA',
+          publicJwk: { kty: 'OKP', crv: 'Ed25519', x: randomBytes(32).toString('base64url'), kid },
+          privateKeyCiphertext: randomBytes(90),
+          createdAt: '2026-07-01T00:00:00.000Z',
+          activatesAt: announce ? '2026-07-01T00:05:00.000Z' : '2026-07-01T00:00:00.000Z',
+        };
+        // As SigningKeys hands it over: a rotation announces the key, the first key of an environment does not.
+        return store.signingKeys.insertSigningKey(record, announce ? signingKeyRotated(record) : undefined);
+      };
       const kid = `kid-ev-${randomBytes(4).toString('hex')}`;
       assert.equal(await key(kid, 'Testing', true), true);
       assert.equal(await key(`${kid}-taken`, 'Testing', true), false, 'the generation is taken: no key, no event');

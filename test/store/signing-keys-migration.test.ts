@@ -6,9 +6,8 @@ import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect, type Migration }
 import pg from 'pg';
 import { createSigningKeyring, loadSigningKeyring } from '../../src/signing-keys/signing-keys.js';
 import { createTokenCipher } from '../../src/secrets/token-cipher.js';
-import { postgresMigrations } from '../../src/store/postgres/migrations/index.js';
+import { migrationsFor } from '../../src/store/migrations/index.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
 import SqliteDatabase from 'better-sqlite3';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -56,7 +55,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
         cleanups.push(async () => dir.remove());
         const path = join(dir.path, 'store.sqlite');
         const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new SqliteDatabase(path) }) });
-        await migrateTo(db, sqliteMigrations, BEFORE_SPLIT);
+        await migrateTo(db, migrationsFor('sqlite'), BEFORE_SPLIT);
         for (const k of keys) {
           await sql`INSERT INTO signing_keys (kid, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
                     VALUES (${k.kid}, ${k.generation}, 'EdDSA', ${k.publicJwk}, ${k.ciphertext}, ${k.at}, ${k.at})`.execute(db);
@@ -71,7 +70,7 @@ for (const kind of ['SQLite', 'PostgreSQL'] as const) {
       cleanups.push(() => database.drop());
       const pool = new pg.Pool({ connectionString: database.url, max: 2 });
       const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-      await migrateTo(db, postgresMigrations, BEFORE_SPLIT);
+      await migrateTo(db, migrationsFor('postgres'), BEFORE_SPLIT);
       for (const k of keys) {
         await sql`INSERT INTO signing_keys (kid, generation, algorithm, public_jwk, private_key_ciphertext, created_at, activates_at)
                   VALUES (${k.kid}, ${k.generation}, 'EdDSA', ${k.publicJwk}::jsonb, ${k.ciphertext}, ${k.at}, ${k.at})`.execute(db);

@@ -8,6 +8,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { NewUserGroup } from '../../src/store/store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { newGroup } from '../helpers/new-group.js';
+import { revokeKey } from '../helpers/api-key-writes.js';
 
 function group(providedId: string, bytes = 64): NewUserGroup {
   const at = new Date().toISOString();
@@ -72,7 +73,7 @@ describe('SQLite store: a full or read-only database', () => {
     try {
       connectionOf(store).pragma('query_only = 1');
       await assert.rejects(store.userGroups.insertUserGroupIfAbsent(group('refused')), unavailable);
-      await assert.rejects(store.apiKeys.revokeApiKey('key_0123456789abcdef', new Date().toISOString()), unavailable);
+      await assert.rejects(revokeKey(store, 'key_0123456789abcdef', new Date().toISOString()), unavailable);
       await assert.rejects(store.ping(), unavailable);
       connectionOf(store).pragma('query_only = 0');
       await store.userGroups.insertUserGroupIfAbsent(group('accepted'));

@@ -9,7 +9,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { storeConformance } from './store-conformance.js';
 import { shippedMigrationNames } from '../../src/store/sqlite/migrate-sqlite.js';
-import { sqliteMigrations } from '../../src/store/sqlite/migrations/index.js';
+import { migrationHistory } from '../../src/store/migrations/index.js';
 import { newGroup } from '../helpers/new-group.js';
 
 const dirs: ReturnType<typeof makeTempDir>[] = [];
@@ -34,7 +34,7 @@ describe('SQLite specifics', () => {
     try {
       const path = join(dir.path, 'store.sqlite');
       const first = await SqliteStore.open({ path });
-      assert.deepEqual(first.appliedMigrations, Object.keys(sqliteMigrations));
+      assert.deepEqual(first.appliedMigrations, Object.keys(migrationHistory));
       await first.store.close();
       const second = await SqliteStore.open({ path });
       assert.deepEqual(second.appliedMigrations, []);
@@ -45,7 +45,7 @@ describe('SQLite specifics', () => {
   });
 
   it('names each migration after its file, so an up-to-date store is recognised without loading the migrator', () => {
-    assert.deepEqual(shippedMigrationNames(), Object.keys(sqliteMigrations));
+    assert.deepEqual(shippedMigrationNames(), Object.keys(migrationHistory));
   });
 
   it("writes a group-commit batch to the WAL only: no savepoint's statement journal spills to a temporary file", async (t) => {

@@ -11,6 +11,7 @@ import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
 import { usageStoreConformance } from './usage-store-conformance.js';
 import { webhookStoreConformance } from './webhook-store-conformance.js';
 import { newGroup as groupFixture } from '../helpers/new-group.js';
+import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
 export interface StoreFixture {
@@ -288,7 +289,7 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('creates, finds, lists, revokes and records use of API keys', async () => {
       const key = newKey({ name: null, environment: 'Testing', access: 'read-only' });
-      await store.apiKeys.insertApiKey(key);
+      await insertKey(store, key);
       assert.deepEqual(await store.apiKeys.findApiKeyByHash(key.keyHash), key);
       assert.equal(await store.apiKeys.findApiKeyByHash(randomBytes(32)), null);
       assert.ok((await store.apiKeys.listApiKeys()).some((k) => k.id === key.id));
@@ -296,29 +297,29 @@ export function storeConformance(fixture: StoreFixture): void {
       await store.apiKeys.recordApiKeyUse(key.id, '2026-03-01T00:00:00.000Z');
       assert.equal((await store.apiKeys.findApiKeyByHash(key.keyHash))?.lastUsedAt, '2026-03-01T00:00:00.000Z');
 
-      assert.equal(await store.apiKeys.revokeApiKey(key.id, '2026-03-02T00:00:00.000Z'), true);
-      assert.equal(await store.apiKeys.revokeApiKey(key.id, '2026-03-03T00:00:00.000Z'), true);
+      assert.equal(await revokeKey(store, key.id, '2026-03-02T00:00:00.000Z'), true);
+      assert.equal(await revokeKey(store, key.id, '2026-03-03T00:00:00.000Z'), false, 'a second revocation changes nothing');
       assert.equal(
         (await store.apiKeys.findApiKeyByHash(key.keyHash))?.revokedAt,
         '2026-03-02T00:00:00.000Z',
         'first revocation time is kept',
       );
-      assert.equal(await store.apiKeys.revokeApiKey('key_missing', LATER), false);
+      assert.equal(await revokeKey(store, 'key_missing', LATER), false);
     });
 
     it('lists keys oldest first', async () => {
       const a = newKey({ createdAt: '2020-01-01T00:00:00.000Z' });
       const b = newKey({ createdAt: '2020-01-02T00:00:00.000Z' });
-      await store.apiKeys.insertApiKey(b);
-      await store.apiKeys.insertApiKey(a);
+      await insertKey(store, b);
+      await insertKey(store, a);
       const ids = (await store.apiKeys.listApiKeys()).map((k) => k.id);
       assert.ok(ids.indexOf(a.id) < ids.indexOf(b.id));
     });
 
     it('refuses a second key with the same hash', async () => {
       const key = newKey();
-      await store.apiKeys.insertApiKey(key);
-      await assert.rejects(store.apiKeys.insertApiKey({ ...key, id: 'key_other' }));
+      await insertKey(store, key);
+      await assert.rejects(insertKey(store, { ...key, id: 'key_other' }));
     });
 
     it('pages through groups in team_id order', async () => {
@@ -428,8 +429,8 @@ export function storeConformance(fixture: StoreFixture): void {
         by('key_c', ['token'], '198.51.100.1'),
       );
       const key = newKey({ environment: 'Testing' });
-      await audited.apiKeys.insertApiKey(key, by(key.id, ['environment', 'access']));
-      await audited.apiKeys.revokeApiKey(key.id, LATER, by(key.id, ['revoked_at']));
+      await insertKey(audited, key, by(key.id, ['environment', 'access']));
+      await revokeKey(audited, key.id, LATER, by(key.id, ['revoked_at']));
 
       const records = await audited.audit.listAuditRecords({ limit: 100 });
       assert.deepEqual(
@@ -628,11 +629,11 @@ export function storeConformance(fixture: StoreFixture): void {
         updatedAt: LATER,
       }); // stale token
       const key = newKey();
-      await audited.apiKeys.insertApiKey(key);
-      await audited.apiKeys.revokeApiKey(key.id, LATER);
+      await insertKey(audited, key);
+      await revokeKey(audited, key.id, LATER);
       const afterKey = (await audited.audit.listAuditRecords({ limit: 1000 })).length;
-      assert.equal(await audited.apiKeys.revokeApiKey(key.id, LATER), true, 'a second revocation still finds the key');
-      assert.equal(await audited.apiKeys.revokeApiKey('key_missing', LATER), false);
+      assert.equal(await revokeKey(audited, key.id, LATER), false, 'a second revocation changes nothing');
+      assert.equal(await revokeKey(audited, 'key_missing', LATER), false);
       assert.equal(
         (await audited.audit.listAuditRecords({ limit: 1000 })).length,
         afterKey,

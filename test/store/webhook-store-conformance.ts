@@ -8,6 +8,8 @@ import type { AttemptResult, ClaimedDelivery } from '../../src/webhooks/webhook-
 import type { Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
+import { deleteWebhook, enableWebhook, insertWebhook, rotateWebhookSecret } from '../helpers/webhook-writes.js';
+import { webhookDisabled } from '../../src/webhooks/webhook-consequences.js';
 
 const AT = '2026-06-01T00:00:00.000Z';
 const LATER = '2026-06-01T01:00:00.000Z';
@@ -44,6 +46,7 @@ function failed(claim: ClaimedDelivery, owner: string, at: string, overrides: Pa
     outcome: 'retrying',
     nextAttemptAt: at,
     disableIfFailingSince: EARLY,
+    ifDisabled: webhookDisabled(claim.environment, claim.webhookId, at),
     ...overrides,
   };
 }
@@ -73,7 +76,7 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
 
     it('creates, lists, finds, rotates and deletes webhooks per environment, each change audited and evented', async () => {
       const w = webhook('Testing', ['user_group.created']);
-      const created = await store.webhooks.insertWebhook(w, by, 20);
+      const created = await insertWebhook(store, w, by, 20);
       assert.equal(created?.id, w.id);
       assert.deepEqual(created?.events, ['user_group.created']);
       assert.deepEqual(
@@ -83,7 +86,8 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       assert.equal(await store.webhooks.findWebhook('Customer', w.id), null, 'another environment does not see it');
       const next = randomBytes(40);
       assert.equal(
-        await store.webhooks.rotateWebhookSecret(
+        await rotateWebhookSecret(
+          store,
           'Testing',
           w.id,
           {
@@ -98,7 +102,8 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
         null,
         'a stale rotation loses',
       );
-      const rotated = await store.webhooks.rotateWebhookSecret(
+      const rotated = await rotateWebhookSecret(
+        store,
         'Testing',
         w.id,
         {
@@ -114,8 +119,8 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
         [rotated?.secretCiphertext, rotated?.previousSecretCiphertext, rotated?.previousSecretExpiresAt],
         [next, w.secretCiphertext, FAR],
       );
-      assert.equal(await store.webhooks.deleteWebhook('Customer', w.id, LATER, by), false);
-      assert.equal(await store.webhooks.deleteWebhook('Testing', w.id, LATER, by), true);
+      assert.equal(await deleteWebhook(store, 'Customer', w.id, LATER, by), false);
+      assert.equal(await deleteWebhook(store, 'Testing', w.id, LATER, by), true);
       assert.equal(await store.webhooks.findWebhook('Testing', w.id), null);
       const events = (await store.events.listEvents('Testing', 0, 100, EARLY)).filter((e) => e.type.startsWith('webhook.'));
       assert.deepEqual(
@@ -139,17 +144,17 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
 
     it('refuses a webhook beyond the per-environment cap', async () => {
       const env: Environment = 'Testing';
-      for (const existing of await store.webhooks.listWebhooks(env)) await store.webhooks.deleteWebhook(env, existing.id, AT, by);
-      assert.ok(await store.webhooks.insertWebhook(webhook(env), by, 2));
-      assert.ok(await store.webhooks.insertWebhook(webhook(env), by, 2));
-      assert.equal(await store.webhooks.insertWebhook(webhook(env), by, 2), null);
-      for (const existing of await store.webhooks.listWebhooks(env)) await store.webhooks.deleteWebhook(env, existing.id, AT, by);
+      for (const existing of await store.webhooks.listWebhooks(env)) await deleteWebhook(store, env, existing.id, AT, by);
+      assert.ok(await insertWebhook(store, webhook(env), by, 2));
+      assert.ok(await insertWebhook(store, webhook(env), by, 2));
+      assert.equal(await insertWebhook(store, webhook(env), by, 2), null);
+      for (const existing of await store.webhooks.listWebhooks(env)) await deleteWebhook(store, env, existing.id, AT, by);
     });
 
     it('dispatches only later events of its environment and subscribed types, one delivery per event, never twice', async () => {
       await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-before'), by);
-      const all = (await store.webhooks.insertWebhook(webhook('Customer'), by, 20))!;
-      const createdOnly = (await store.webhooks.insertWebhook(webhook('Customer', ['user_group.created']), by, 20))!;
+      const all = (await insertWebhook(store, webhook('Customer'), by, 20))!;
+      const createdOnly = (await insertWebhook(store, webhook('Customer', ['user_group.created']), by, 20))!;
       await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-after'), by);
       await store.userGroups.updateUserGroup('Customer', 'wh-after', { name: 'N', updatedAt: LATER }, by);
       await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'wh-elsewhere'), by);
@@ -177,11 +182,11 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
           nextAttemptAt: null,
           attempt: { ...failed(claim, 'cleanup', LATER).attempt, statusCode: 200, error: null },
         });
-      for (const id of [all.id, createdOnly.id]) await store.webhooks.deleteWebhook('Customer', id, LATER, by);
+      for (const id of [all.id, createdOnly.id]) await deleteWebhook(store, 'Customer', id, LATER, by);
     });
 
     it('hands a due delivery to one of two concurrent claimers only, and applies an outcome only under a held lease', async () => {
-      const w = (await store.webhooks.insertWebhook(webhook('Testing', ['user_group.created']), by, 20))!;
+      const w = (await insertWebhook(store, webhook('Testing', ['user_group.created']), by, 20))!;
       for (let i = 0; i < 12; i++) await store.userGroups.insertUserGroupIfAbsent(group('Testing', `wh-claim-${i}`), by);
       await dispatchAll();
       const other = await fixture.reopen();
@@ -218,11 +223,11 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       );
       assert.equal(expired.length, 12);
       assert.ok(await store.webhookDeliveries.oldestPendingAt());
-      await store.webhooks.deleteWebhook('Testing', w.id, LATER, by);
+      await deleteWebhook(store, 'Testing', w.id, LATER, by);
     });
 
     it('disables a webhook failing since the threshold: pending deliveries failed, a webhook.disabled event; enabling moves its cursor', async () => {
-      const w = (await store.webhooks.insertWebhook(webhook('Customer', ['user_group.created']), by, 20))!;
+      const w = (await insertWebhook(store, webhook('Customer', ['user_group.created']), by, 20))!;
       await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-dis-1'), by);
       await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-dis-2'), by);
       await dispatchAll();
@@ -249,21 +254,21 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
         [{ api_environment_tag: 'Customer', webhook_id: w.id }],
       );
       assert.ok(!(await store.webhookDeliveries.webhooksToDispatch()).includes(w.id), 'a disabled webhook does not dispatch');
-      const enabled = (await store.webhooks.enableWebhook('Customer', w.id, FAR, by))!;
+      const enabled = (await enableWebhook(store, 'Customer', w.id, FAR, by))!;
       assert.deepEqual([enabled.disabledAt, enabled.failingSince, enabled.afterSequence], [null, null, events.at(-1)!.sequence]);
       const enabledEvents = (await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).map((e) => [e.type, e.data]);
       assert.deepEqual(enabledEvents, [['webhook.enabled', { api_environment_tag: 'Customer', webhook_id: w.id }]]);
-      assert.equal(await store.webhooks.enableWebhook('Customer', w.id, FAR, by).then((x) => x?.id), w.id);
+      assert.equal(await enableWebhook(store, 'Customer', w.id, FAR, by).then((x) => x?.id), w.id);
       assert.equal(
         (await store.events.listEvents('Customer', events.at(-1)!.sequence, 10, EARLY)).length,
         1,
         'enabling an enabled webhook changes nothing, writes no event',
       );
-      await store.webhooks.deleteWebhook('Customer', w.id, FAR, by);
+      await deleteWebhook(store, 'Customer', w.id, FAR, by);
     });
 
     it('forgets attempts older than the retention a few at a time, and finished deliveries left without any', async () => {
-      const w = (await store.webhooks.insertWebhook(webhook('Testing', ['user_group.created']), by, 20))!;
+      const w = (await insertWebhook(store, webhook('Testing', ['user_group.created']), by, 20))!;
       await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'wh-prune'), by);
       await dispatchAll();
       const [claim] = (await claimAll('p')).filter((c) => c.webhookId === w.id);
@@ -272,11 +277,11 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
       assert.equal(await store.webhookDeliveries.pruneDeliveries(FAR, 10), 1);
       assert.equal(await store.webhookDeliveries.pruneDeliveries(FAR, 10), 0);
       assert.deepEqual(await store.webhooks.listDeliveries(w.id, null, 10), [], 'the failed delivery left without attempts is gone too');
-      await store.webhooks.deleteWebhook('Testing', w.id, LATER, by);
+      await deleteWebhook(store, 'Testing', w.id, LATER, by);
     });
 
     it('redelivers from the stored event, or from an earlier delivery once the event is gone', async () => {
-      const w = (await store.webhooks.insertWebhook(webhook('Customer', ['user_group.created']), by, 20))!;
+      const w = (await insertWebhook(store, webhook('Customer', ['user_group.created']), by, 20))!;
       await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-again'), by);
       await dispatchAll();
       const [original] = await store.webhooks.listDeliveries(w.id, null, 1);
@@ -309,7 +314,7 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
         (await store.webhooks.listDeliveries(w.id, again.id, 10)).map((d) => d.id),
         [original!.id],
       );
-      await store.webhooks.deleteWebhook('Customer', w.id, LATER, by);
+      await deleteWebhook(store, 'Customer', w.id, LATER, by);
     });
   });
 }

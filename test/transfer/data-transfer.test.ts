@@ -7,6 +7,7 @@ import { createTokenCipher } from '../../src/secrets/token-cipher.js';
 import { UserGroupService } from '../../src/user-groups/user-group-service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { insertWebhook } from '../helpers/webhook-writes.js';
 
 const cipher = createTokenCipher('t'.repeat(32));
 const writer = { keyId: 'k', environment: 'Customer', access: 'read-write' } as const;
@@ -131,7 +132,7 @@ describe('DataTransfer', () => {
       disabledAt: null,
       failingSince: null,
     };
-    await source.webhooks.insertWebhook(record, { keyId: 'k', fields: ['url'] }, 20);
+    await insertWebhook(source, record, { keyId: 'k', fields: ['url'] });
     const exported = await collect(new DataTransfer(source.transfer, cipher).exportLines());
     const target = await fresh();
     await new DataTransfer(target.transfer, cipher).import(from(exported));

@@ -39,7 +39,7 @@ export interface TimedPortOptions<Untimed> {
  * (StoreTiming.time). Getters and fields are read from the port on each
  * access, never copied. The closures are made once, here, not looked up per
  * call. Hand it the port typed as the port interface: an implementation's
- * extra methods (SqliteUserGroups' synchronous `importRow`) are wrapped too
+ * extra methods (a synchronous helper of its own, say) are wrapped too
  * but only the interface's are reachable.
  */
 export function timedPort<T extends object, Untimed extends MethodName<T> = never>(

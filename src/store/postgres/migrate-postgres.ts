@@ -1,6 +1,6 @@
 import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import { postgresMigrations } from './migrations/index.js';
+import { migrationsFor } from '../migrations/index.js';
 
 /**
  * Applies pending migrations through Kysely's migrator. Kysely runs them in
@@ -12,7 +12,7 @@ export async function migratePostgres(pool: pg.Pool): Promise<string[]> {
   const lent = { connect: () => pool.connect(), end: async () => {} } as unknown as pg.Pool;
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: lent }) });
   try {
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => postgresMigrations } });
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrationsFor('postgres') } });
     const { error, results } = await migrator.migrateToLatest();
     if (error) throw error instanceof Error ? error : new Error(String(error));
     return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -1,6 +1,6 @@
 /**
  * Joined into every statement that appends to the revocation feed or to the
- * event outbox (postgres-events.ts). The entry
+ * event outbox (postgres-consequences.ts; read by sql/sql-events.ts). The entry
  * is numbered only once this lock is held, and it is held until commit, so
  * entries become visible in sequence order and a reader's cursor never passes
  * one still to come (a sequence alone is drawn in insert order, not commit

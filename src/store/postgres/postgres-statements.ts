@@ -15,12 +15,6 @@ const WALK = HIERARCHY_WALK_LIMIT;
 
 /** Named statements: `pg` prepares each once per connection and reuses the plan. */
 export const SQL = {
-  getSetting: 'SELECT value FROM settings WHERE name = $1',
-  putSettingIfAbsent: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
-  replaceSetting: 'UPDATE settings SET value = $1 WHERE name = $2 AND value = $3',
-  putSetting: 'INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
-  listSettings: 'SELECT name, value FROM settings WHERE starts_with(name, $1) ORDER BY name COLLATE "C"',
-  deleteSetting: 'DELETE FROM settings WHERE name = $1',
   replaceCiphertext: 'UPDATE user_groups SET token_ciphertext = $1 WHERE team_id = $2 AND token_ciphertext = $3',
   // A batch of lookups in one query: the keys as parallel arrays, each an index lookup.
   findGroups: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::text[]) AS k (environment, provided_id)
@@ -86,31 +80,6 @@ export const SQL = {
                     SELECT r.input_n FROM replaced r JOIN before b ON b.team_id = r.team_id WHERE b.token_hash = r.expected_hash
                   ), ${appendConsequences(6, 'first_applied')}
                   SELECT ${WITH_PARENT} FROM replaced g`,
-  insertKey: `WITH inserted AS (
-                INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                ON CONFLICT (id) DO NOTHING
-                RETURNING id, environment, created_at
-              ), written AS (
-                SELECT 1 AS input_n FROM inserted
-              ), ${appendConsequences(9, 'written')}
-              SELECT * FROM inserted`,
-  importKey: `INSERT INTO api_keys (id, name, environment, access, key_hash, created_at, last_used_at, revoked_at)
-              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-  // The notification goes out when this statement commits, to every process's RevocationListener.
-  // The consequences ($3 to $5) are built for the key's environment ($6): a key never changes environment.
-  revokeKey: `WITH revoked AS (
-                UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND environment = $6 AND revoked_at IS NULL RETURNING id, environment, revoked_at
-              ), written AS (
-                SELECT 1 AS input_n FROM revoked
-              ), ${appendConsequences(3, 'written')}, notified AS (
-                SELECT pg_notify('${REVOCATION_CHANNEL}', id) FROM revoked
-              )
-              SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = $2) AS exists, (SELECT count(*) FROM notified) AS notified`,
-  findKeyByHash: 'SELECT * FROM api_keys WHERE key_hash = $1',
-  findKeyEnvironment: 'SELECT environment FROM api_keys WHERE id = $1',
-  listKeys: 'SELECT * FROM api_keys ORDER BY created_at, id',
-  recordKeyUse: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
   ping: 'SELECT 1',
   clock: 'SELECT clock_timestamp() AS now',
   listGroupsAfter: 'SELECT * FROM user_groups WHERE team_id > $1 ORDER BY team_id LIMIT $2',
@@ -156,14 +125,4 @@ export const SQL = {
                   SELECT c.team_id, s.depth + 1 FROM user_groups c JOIN sub s ON c.parent_team_id = s.team_id WHERE s.depth < ${WALK}
                 ) SELECT ${WITH_PARENT} FROM sub JOIN user_groups g ON g.team_id = sub.team_id
                   WHERE sub.depth > 0 AND g.team_id < $3 ORDER BY g.team_id DESC LIMIT $4`,
-  anyRow: 'SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM audit_log) AS any',
-  importGroup: `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-  advanceTeamIds: `SELECT setval(pg_get_serial_sequence('user_groups', 'team_id'), (SELECT max(team_id) FROM user_groups))
-                   WHERE EXISTS (SELECT 1 FROM user_groups)`,
-  advanceAuditIds: `SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT max(id) FROM audit_log))
-                    WHERE EXISTS (SELECT 1 FROM audit_log)`,
-  importAudit: `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-  listAuditAfter: 'SELECT * FROM audit_log WHERE id > $1 ORDER BY id LIMIT $2',
 } as const;

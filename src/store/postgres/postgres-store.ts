@@ -2,21 +2,22 @@ import pg from 'pg';
 import { StartupError } from '../../kernel/errors.js';
 import type { Store } from '../store.js';
 import { holdsStore, migratePostgres } from './migrate-postgres.js';
-import { PostgresApiKeys } from './postgres-api-keys.js';
-import { PostgresAuditLog } from './postgres-audit-log.js';
-import { PostgresEvents } from './postgres-events.js';
+import { SqlApiKeys } from '../sql/sql-api-keys.js';
+import { SqlAuditLog } from '../sql/sql-audit-log.js';
+import { SqlConsoleSessions } from '../sql/sql-console-sessions.js';
+import { SqlEvents } from '../sql/sql-events.js';
+import { SqlSettings } from '../sql/sql-settings.js';
+import { SqlSigningKeys } from '../sql/sql-signing-keys.js';
+import { SqlUsage } from '../sql/sql-usage.js';
+import { PostgresDatabase } from './postgres-database.js';
 import { PostgresQueries } from './postgres-queries.js';
-import { PostgresSettings } from './postgres-settings.js';
 import { SQL } from './postgres-statements.js';
-import { PostgresTransfer } from './postgres-transfer.js';
+import { SqlTransfer } from '../sql/sql-transfer.js';
 import { STORE_TYPES } from './postgres-types.js';
 import { PostgresUserGroups } from './postgres-user-groups.js';
-import { PostgresConsoleSessions } from './postgres-console-sessions.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
-import { PostgresUsage } from './postgres-usage.js';
-import { PostgresSigningKeys } from './postgres-signing-keys.js';
-import { PostgresWebhookDeliveries } from './postgres-webhook-deliveries.js';
-import { PostgresWebhooks } from './postgres-webhooks.js';
+import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
+import { SqlWebhooks } from '../sql/sql-webhooks.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -51,18 +52,18 @@ export function describeDatabase(connectionString: string): string {
  */
 export class PostgresStore implements Store {
   readonly userGroups: PostgresUserGroups;
-  readonly apiKeys: PostgresApiKeys;
-  readonly audit: PostgresAuditLog;
-  readonly events: PostgresEvents;
-  readonly transfer: PostgresTransfer;
+  readonly apiKeys: SqlApiKeys;
+  readonly audit: SqlAuditLog;
+  readonly events: SqlEvents;
+  readonly transfer: SqlTransfer;
   readonly tokenReseal: PostgresUserGroups;
-  readonly settings: PostgresSettings;
+  readonly settings: SqlSettings;
   readonly embedSessions: PostgresEmbedSessions;
-  readonly usage: PostgresUsage;
-  readonly consoleSessions: PostgresConsoleSessions;
-  readonly signingKeys: PostgresSigningKeys;
-  readonly webhooks: PostgresWebhooks;
-  readonly webhookDeliveries: PostgresWebhookDeliveries;
+  readonly usage: SqlUsage;
+  readonly consoleSessions: SqlConsoleSessions;
+  readonly signingKeys: SqlSigningKeys;
+  readonly webhooks: SqlWebhooks;
+  readonly webhookDeliveries: SqlWebhookDeliveries;
 
   private constructor(
     private readonly queries: PostgresQueries,
@@ -70,18 +71,19 @@ export class PostgresStore implements Store {
   ) {
     this.userGroups = new PostgresUserGroups(queries);
     this.tokenReseal = this.userGroups;
-    this.apiKeys = new PostgresApiKeys(queries, revocations);
-    this.audit = new PostgresAuditLog(queries);
-    this.events = new PostgresEvents(queries);
-    this.settings = new PostgresSettings(queries);
-    this.transfer = new PostgresTransfer(queries, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
+    const sql = new PostgresDatabase(queries);
+    this.apiKeys = new SqlApiKeys(sql, revocations);
+    this.audit = new SqlAuditLog(sql);
+    this.events = new SqlEvents(sql);
+    this.settings = new SqlSettings(sql);
+    this.transfer = new SqlTransfer(sql, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
     const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });
     this.embedSessions = new PostgresEmbedSessions(run);
-    this.usage = new PostgresUsage(run);
-    this.signingKeys = new PostgresSigningKeys(run);
-    this.consoleSessions = new PostgresConsoleSessions(run);
-    this.webhooks = new PostgresWebhooks(queries);
-    this.webhookDeliveries = new PostgresWebhookDeliveries(queries);
+    this.usage = new SqlUsage(sql);
+    this.signingKeys = new SqlSigningKeys(sql);
+    this.consoleSessions = new SqlConsoleSessions(sql);
+    this.webhooks = new SqlWebhooks(sql);
+    this.webhookDeliveries = new SqlWebhookDeliveries(sql);
   }
 
   static async open(options: PostgresStoreOptions): Promise<{ store: PostgresStore; appliedMigrations: string[]; created: boolean }> {

@@ -2,12 +2,13 @@ import { readdirSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 
 /**
- * The shipped migrations' names, from their files: a migration is named after
- * its file (Kysely's own convention), so the names are known without loading
- * Kysely and the migrations (test/store/sqlite-store.test.ts checks they agree).
+ * The shipped migrations' names, from their files in ../migrations/: a
+ * migration is named after its file (Kysely's own convention), so the names
+ * are known without loading Kysely and the migrations
+ * (test/store/sqlite-store.test.ts checks they agree).
  */
 export function shippedMigrationNames(): string[] {
-  return readdirSync(new URL('./migrations/', import.meta.url))
+  return readdirSync(new URL('../migrations/', import.meta.url))
     .filter((file) => /^\d{3}-[\w-]+\.js$/.test(file))
     .map((file) => file.slice(0, -'.js'.length))
     .sort();
@@ -36,15 +37,13 @@ export async function migrateSqlite(path: string, busyTimeoutMs: number): Promis
     return [];
   }
   // Loaded only with something to apply (or a history to refuse): importing Kysely costs a CLI call about a third of its start.
-  const [{ Kysely, Migrator, SqliteDialect }, { sqliteMigrations }] = await Promise.all([
-    import('kysely'),
-    import('./migrations/index.js'),
-  ]);
+  const [{ Kysely, Migrator, SqliteDialect }, { migrationsFor }] = await Promise.all([import('kysely'), import('../migrations/index.js')]);
+  const migrations = migrationsFor('sqlite');
   // Kysely closes the connection it is given on destroy, so it gets one of its own.
   const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: connection }) });
   try {
     connection.exec('BEGIN IMMEDIATE');
-    const migrator = new Migrator({ db, provider: { getMigrations: async () => sqliteMigrations } });
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
     const { error, results } = await migrator.migrateToLatest();
     if (error) throw error instanceof Error ? error : new Error(String(error));
     connection.exec('COMMIT');

@@ -4,20 +4,21 @@ import { DatabaseFileWatch } from './database-file-watch.js';
 import { BUSY_TIMEOUT_MS, GroupCommit } from './group-commit.js';
 import { openSqlite } from './open-sqlite.js';
 import { RevocationCounter } from './revocation-counter.js';
-import { SqliteApiKeys } from './sqlite-api-keys.js';
-import { SqliteAuditLog } from './sqlite-audit-log.js';
 import { SqliteConsequences } from './sqlite-consequences.js';
-import { SqliteConsoleSessions } from './sqlite-console-sessions.js';
-import { SqliteEvents } from './sqlite-events.js';
+import { SqliteDatabase } from './sqlite-database.js';
+import { SqlApiKeys } from '../sql/sql-api-keys.js';
+import { SqlAuditLog } from '../sql/sql-audit-log.js';
+import { SqlConsoleSessions } from '../sql/sql-console-sessions.js';
+import { SqlEvents } from '../sql/sql-events.js';
+import { SqlSettings } from '../sql/sql-settings.js';
+import { SqlSigningKeys } from '../sql/sql-signing-keys.js';
+import { SqlUsage } from '../sql/sql-usage.js';
 import { SqliteEmbedSessions } from './sqlite-embed-sessions.js';
-import { SqliteUsage } from './sqlite-usage.js';
 import { SqliteHealth } from './sqlite-health.js';
-import { SqliteSigningKeys } from './sqlite-signing-keys.js';
-import { SqliteSettings } from './sqlite-settings.js';
-import { SqliteTransfer } from './sqlite-transfer.js';
+import { SqlTransfer } from '../sql/sql-transfer.js';
 import { SqliteUserGroups } from './sqlite-user-groups.js';
-import { SqliteWebhookDeliveries } from './sqlite-webhook-deliveries.js';
-import { SqliteWebhooks } from './sqlite-webhooks.js';
+import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
+import { SqlWebhooks } from '../sql/sql-webhooks.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -48,18 +49,18 @@ export interface SqliteStoreOptions {
  */
 export class SqliteStore implements Store {
   readonly userGroups: SqliteUserGroups;
-  readonly apiKeys: SqliteApiKeys;
-  readonly audit: SqliteAuditLog;
-  readonly events: SqliteEvents;
-  readonly transfer: SqliteTransfer;
+  readonly apiKeys: SqlApiKeys;
+  readonly audit: SqlAuditLog;
+  readonly events: SqlEvents;
+  readonly transfer: SqlTransfer;
   readonly tokenReseal: SqliteUserGroups;
-  readonly settings: SqliteSettings;
+  readonly settings: SqlSettings;
   readonly embedSessions: SqliteEmbedSessions;
-  readonly usage: SqliteUsage;
-  readonly signingKeys: SqliteSigningKeys;
-  readonly consoleSessions: SqliteConsoleSessions;
-  readonly webhooks: SqliteWebhooks;
-  readonly webhookDeliveries: SqliteWebhookDeliveries;
+  readonly usage: SqlUsage;
+  readonly signingKeys: SqlSigningKeys;
+  readonly consoleSessions: SqlConsoleSessions;
+  readonly webhooks: SqlWebhooks;
+  readonly webhookDeliveries: SqlWebhookDeliveries;
   private readonly pingStatement: Database.Statement;
 
   private constructor(
@@ -70,24 +71,20 @@ export class SqliteStore implements Store {
     const groupCommit = new GroupCommit(db, busyTimeoutMs, health);
     const revocations = new RevocationCounter(db, () => db.open && health.usable);
     const consequences = new SqliteConsequences(db);
-    this.events = new SqliteEvents(db, health, groupCommit);
-    this.audit = new SqliteAuditLog(db, health);
-    this.settings = new SqliteSettings(db, health, groupCommit);
+    const sql = new SqliteDatabase(db, health, groupCommit, consequences, revocations);
+    this.events = new SqlEvents(sql);
+    this.audit = new SqlAuditLog(sql);
+    this.settings = new SqlSettings(sql);
     this.embedSessions = new SqliteEmbedSessions(db, groupCommit, health, consequences);
-    this.usage = new SqliteUsage(db, health);
-    this.signingKeys = new SqliteSigningKeys(db, groupCommit, health, consequences);
-    this.consoleSessions = new SqliteConsoleSessions(db, groupCommit, health);
+    this.usage = new SqlUsage(sql);
+    this.signingKeys = new SqlSigningKeys(sql);
+    this.consoleSessions = new SqlConsoleSessions(sql);
     this.userGroups = new SqliteUserGroups(db, health, groupCommit, consequences);
     this.tokenReseal = this.userGroups;
-    this.apiKeys = new SqliteApiKeys(db, health, groupCommit, consequences, revocations);
-    this.transfer = new SqliteTransfer(db, health, {
-      userGroups: this.userGroups,
-      apiKeys: this.apiKeys,
-      auditLog: this.audit,
-      settings: this.settings,
-    });
-    this.webhooks = new SqliteWebhooks(db, health, groupCommit, consequences);
-    this.webhookDeliveries = new SqliteWebhookDeliveries(db, health, groupCommit, consequences);
+    this.apiKeys = new SqlApiKeys(sql, revocations);
+    this.transfer = new SqlTransfer(sql, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
+    this.webhooks = new SqlWebhooks(sql);
+    this.webhookDeliveries = new SqlWebhookDeliveries(sql);
     this.pingStatement = db.prepare('SELECT 1');
   }
 

@@ -96,10 +96,6 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
         `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE team_id > ? ORDER BY team_id LIMIT ?`,
       ),
       // An explicit team_id also advances AUTOINCREMENT's sequence, so new ids stay above imported ones.
-      importRow: db.prepare(
-        `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
-         VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt, @parentTeamId)`,
-      ),
     };
     // One read transaction per batch of lookups: one snapshot, and one WAL read lock instead of one per lookup.
     const snapshot = db.transaction((read: () => (UserGroupRecord | null)[]) => read());
@@ -274,15 +270,5 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
   async listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {
     this.health.assertUsable();
     return this.statements.listAfter.all(afterTeamId, limit).map(toUserGroupRecord);
-  }
-
-  /** Inserts an exported group as it is, team_id included; call inside the import's transaction. */
-  importRow(group: UserGroupRecord): void {
-    this.statements.importRow.run({
-      ...group,
-      mapping: jsonOrNull(group.mapping),
-      properties: jsonOrNull(group.properties),
-      parentTeamId: group.parentTeamId ?? null,
-    });
   }
 }

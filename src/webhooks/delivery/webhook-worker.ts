@@ -5,6 +5,7 @@ import type { TokenCipher } from '../../secrets/token-cipher.js';
 import { webhookSecretSealContext } from '../webhook.js';
 import { firstAttemptAt, isSuccess, nextAttemptAt } from '../webhook-retry.js';
 import type { ClaimedDelivery, WebhookDeliveryStore } from '../webhook-store.js';
+import { webhookDisabled } from '../webhook-consequences.js';
 import type { DeliveryOutcome, DeliveryOutcomes } from './delivery-outcomes.js';
 import type { TargetGuard } from './target-guard.js';
 import { sendDelivery } from './webhook-sender.js';
@@ -197,6 +198,7 @@ export class WebhookWorker {
       outcome,
       nextAttemptAt: next?.toISOString() ?? null,
       disableIfFailingSince: new Date(finished.getTime() - this.deps.config.disableAfterMs).toISOString(),
+      ifDisabled: webhookDisabled(delivery.environment, delivery.webhookId, at.toISOString()),
     });
     if (!recorded.applied) return;
     this.deps.outcomes?.record(outcome);

@@ -143,6 +143,7 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
   apiKeys: every<Ports['apiKeys']>()([
     'insertApiKey',
     'findApiKeyByHash',
+    'findApiKey',
     'listApiKeys',
     'revokeApiKey',
     'keyRevocations',
