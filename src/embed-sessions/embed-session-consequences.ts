@@ -1,6 +1,5 @@
 import type { AuditContext } from '../audit/audit.js';
-import { sessionRevocation, viewerRevocation, type EmbedSessionRecord } from './embed-session.js';
-import type { Environment } from '../kernel/environment.js';
+import { sessionRevocation, type EmbedSessionRecord } from './embed-session.js';
 import { signingKeyRotatedData } from '../events/event-payload.js';
 import type { SigningKeyRecord } from '../signing-keys/signing-key.js';
 import { auditedChange, unauditedEvent, type WriteConsequences } from '../kernel/write-consequences.js';
@@ -14,12 +13,6 @@ export function sessionRevoked(session: EmbedSessionRecord, at: string, audit: A
     audit,
   );
   return { ...revoked, revocations: [sessionRevocation(session, at)] };
-}
-
-/** A viewer's sessions ended, in every group (audited, an event, a feed entry): the viewer is the subject, no group. */
-export function viewerSessionsRevoked(environment: Environment, viewerId: string, at: string, audit: AuditContext): WriteConsequences {
-  const revoked = auditedChange('viewer.sessions_revoked', at, { environment, teamId: null, providedId: null, viewerId }, audit);
-  return { ...revoked, revocations: [viewerRevocation(environment, viewerId, at)] };
 }
 
 /** A signing key rotated in: its event in the key's environment, so verifiers can fetch the new key ahead of its use. */
