@@ -1,6 +1,5 @@
 import type { AuditContext } from '../audit/audit.js';
-import { sessionRevocation, viewerRevocation, type EmbedSessionRecord } from './embed-session.js';
-import type { Environment } from '../kernel/environment.js';
+import { sessionRevocation, type EmbedSessionRecord } from './embed-session.js';
 import { auditedChange, type WriteConsequences } from '../kernel/write-consequences.js';
 
 /** A session ended (the first time only): audited, and listed in the revocation feed. */
@@ -12,10 +11,4 @@ export function sessionRevoked(session: EmbedSessionRecord, at: string, audit: A
     audit,
   );
   return { ...revoked, revocations: [sessionRevocation(session, at)] };
-}
-
-/** A viewer's sessions ended, in every group (audited, an event, a feed entry): the viewer is the subject, no group. */
-export function viewerSessionsRevoked(environment: Environment, viewerId: string, at: string, audit: AuditContext): WriteConsequences {
-  const revoked = auditedChange('viewer.sessions_revoked', at, { environment, teamId: null, providedId: null, viewerId }, audit);
-  return { ...revoked, revocations: [viewerRevocation(environment, viewerId, at)] };
 }
