@@ -22,7 +22,7 @@ export interface NewEvent {
  * with. A store persists these values in the change's own transaction, as
  * they are, and only when the change happened; it adds nothing but the
  * numbers it assigns (audit ids, feed sequences) and, where only the write
- * itself learns it, the written group's team_id (see user-group-consequences.ts).
+ * itself learns it, the written group's team_id (see GroupWriteConsequences).
  */
 export interface WriteConsequences {
   audit: NewAuditRecord[];

@@ -15,6 +15,7 @@ import type { SessionActivity } from './session-activity.js';
 import type { OpenedSessionId, SessionIds } from './session-id.js';
 import { checkViewer, overlaidProperties, type Viewer } from '../viewers/viewer.js';
 import type { EmbedSessionStore } from './embed-session-store.js';
+import { sessionRevoked } from './embed-session-consequences.js';
 import { signEmbedToken } from './embed-token-signer.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import type { StoreClock } from '../kernel/store-clock.js';
@@ -314,11 +315,12 @@ export class EmbedSessionService {
     if (session === null)
       throw notFound(`No embed session with id ${JSON.stringify(sessionId)} exists in the ${principal.environment} environment.`);
     if (session === 'ended') return;
-    await this.sessions.revokeEmbedSession(session, this.now().toISOString(), {
-      keyId: principal.keyId,
-      fields: [],
-      clientAddress: origin?.ip ?? null,
-    });
+    const at = this.now().toISOString();
+    await this.sessions.revokeEmbedSession(
+      session,
+      at,
+      sessionRevoked(session, at, { keyId: principal.keyId, fields: [], clientAddress: origin?.ip ?? null }),
+    );
   }
 
   /** Writes the mints counted since the last flush (serving does every few seconds, and at shutdown). */

@@ -1,8 +1,8 @@
-import type { AuditContext } from '../audit/audit.js';
 import type { EmbedSessionRecord } from './embed-session.js';
 import type { EmbedRevocation } from '../consequences/embed-revocation.js';
 import type { SessionActivityBatch, SessionActivityCount, SessionActivitySink } from './session-activity.js';
 import type { Environment } from '../kernel/environment.js';
+import type { WriteConsequences } from '../consequences/write-consequences.js';
 import type { ViewerStore } from '../viewers/viewer-store.js';
 
 /**
@@ -19,12 +19,14 @@ export interface EmbedSessionStore extends SessionActivitySink, ViewerStore {
    */
   findEmbedSession(environment: Environment, sessionId: string): Promise<EmbedSessionRecord | null>;
   /**
-   * Ends a session: stores it as revoked and appends its revocation
-   * (audited), unless it is stored as revoked already (then nothing is
-   * written and the answer is false). Also forgets a few sessions and
-   * revocations past their expiry, so neither table grows without bound.
+   * Ends a session: stores it as revoked at `revokedAt` and appends
+   * `consequences` (built by the service, embed-session-consequences.ts: its
+   * feed entry, audit record and event), unless it is stored as revoked
+   * already (then nothing is written and the answer is false). Also forgets a
+   * few sessions and revocations past their expiry, so neither table grows
+   * without bound.
    */
-  revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean>;
+  revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, consequences: WriteConsequences): Promise<boolean>;
   /** The environment's revocations after `afterSequence`, oldest first, not yet past their expiry at `now`. */
   listEmbedRevocations(environment: Environment, afterSequence: number, limit: number, now: string): Promise<EmbedRevocation[]>;
   /**

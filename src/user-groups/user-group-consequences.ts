@@ -2,34 +2,42 @@ import type { AuditContext } from '../audit/audit.js';
 import { groupRevocation } from '../consequences/embed-revocation.js';
 import type { UserGroupRecord } from './user-group.js';
 import { PARENT_FIELD } from './user-group-hierarchy.js';
-import type { TokenReplacement, UserGroupChanges } from './user-group-store.js';
+import type {
+  GroupsDeletedConsequences,
+  GroupWriteConsequences,
+  NewUserGroup,
+  TokenReplacement,
+  UserGroupChanges,
+} from './user-group-store.js';
 import { auditedChange, combined, type WriteConsequences } from '../consequences/write-consequences.js';
 
 /**
- * The group a write changes, as far as its consequences name it. `teamId` is
- * null when only the write learns it (the id a create assigns, the row an
- * update finds by provided id): SQLite builds the consequences inside the
- * write, once it knows; PostgreSQL, which writes change and consequences in
- * one statement, builds them with null and its statement sets the written
- * row's team_id on the audit record and adds it to the event's data (jsonb
- * keeps no key order, so the stored data is the same). That is the only fact
- * a store adds; everything else is decided here.
+ * What each user-group write leaves, decided here and handed to the store by
+ * UserGroupService: the values, or a function of the one fact only the write
+ * learns, the written group's team_id (see GroupWriteConsequences for how a
+ * store supplies it). Adding a consequence to a write touches this file only.
  */
-export interface WrittenGroup {
-  environment: UserGroupRecord['environment'];
-  providedId: string;
-  teamId: number | null;
-}
 
 /** A group created: `audit.fields` names the fields the create set. */
-export function groupCreated(group: WrittenGroup, at: string, audit: AuditContext): WriteConsequences {
-  return auditedChange('user_group.created', at, group, audit);
+export function groupCreated(
+  group: Pick<NewUserGroup, 'environment' | 'providedId' | 'createdAt'>,
+  audit: AuditContext,
+): GroupWriteConsequences {
+  const { environment, providedId, createdAt } = group;
+  return ({ teamId }) => auditedChange('user_group.created', createdAt, { environment, providedId, teamId }, audit);
 }
 
 /** A group updated; a change of parent makes it a move, which lists the parent among the changed fields. */
-export function groupUpdated(group: WrittenGroup, changes: UserGroupChanges, audit: AuditContext): WriteConsequences {
-  if (changes.parentId === undefined) return auditedChange('user_group.updated', changes.updatedAt, group, audit);
-  return auditedChange('user_group.moved', changes.updatedAt, group, { ...audit, fields: [...audit.fields, PARENT_FIELD] });
+export function groupUpdated(
+  environment: UserGroupRecord['environment'],
+  providedId: string,
+  changes: UserGroupChanges,
+  audit: AuditContext,
+): GroupWriteConsequences {
+  if (changes.parentId === undefined)
+    return ({ teamId }) => auditedChange('user_group.updated', changes.updatedAt, { environment, providedId, teamId }, audit);
+  const moved = { ...audit, fields: [...audit.fields, PARENT_FIELD] };
+  return ({ teamId }) => auditedChange('user_group.moved', changes.updatedAt, { environment, providedId, teamId }, moved);
 }
 
 /** A token rotated: audited, and every session minted under the old token ends with it. */
@@ -40,15 +48,16 @@ export function tokenRotated(r: TokenReplacement, audit: AuditContext): WriteCon
 }
 
 /**
- * Groups deleted, `members` in the order they go (children before their
- * parents): each audited as a deletion of its own, and each one's sessions
- * ended.
+ * Groups deleted at `at`, the members handed over in the order they go
+ * (children before their parents): each audited as a deletion of its own, and
+ * each one's sessions ended.
  */
-export function groupsDeleted(members: readonly UserGroupRecord[], at: string, audit: AuditContext): WriteConsequences {
-  return combined(
-    members.map((member) => ({
-      ...auditedChange('user_group.deleted', at, member, audit),
-      revocations: [groupRevocation(member, 'user_group_deleted', at)],
-    })),
-  );
+export function groupsDeleted(at: string, audit: AuditContext): GroupsDeletedConsequences {
+  return (members) =>
+    combined(
+      members.map((member) => ({
+        ...auditedChange('user_group.deleted', at, member, audit),
+        revocations: [groupRevocation(member, 'user_group_deleted', at)],
+      })),
+    );
 }

@@ -17,6 +17,7 @@ import {
   type UserGroupSummary,
 } from './user-group.js';
 import { effectiveValues } from './user-group-hierarchy.js';
+import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from './user-group-consequences.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
 export interface GetOrCreateInput {
@@ -79,20 +80,21 @@ export class UserGroupService {
     }
     const token = userGroupTokenFormat.generate();
     const at = this.now().toISOString();
+    const newGroup = {
+      environment: principal.environment,
+      providedId: input.userGroupId,
+      name: input.name,
+      mapping: input.mapping ?? null,
+      properties: input.properties ?? null,
+      ...(input.parentUserGroupId === undefined ? {} : { parentId: input.parentUserGroupId }),
+      tokenHash: hashSecret(token),
+      tokenCiphertext: this.cipher.encrypt(token, principal.environment, input.userGroupId),
+      createdAt: at,
+      updatedAt: at,
+    };
     const { group, created } = await this.store.insertUserGroupIfAbsent(
-      {
-        environment: principal.environment,
-        providedId: input.userGroupId,
-        name: input.name,
-        mapping: input.mapping ?? null,
-        properties: input.properties ?? null,
-        ...(input.parentUserGroupId === undefined ? {} : { parentId: input.parentUserGroupId }),
-        tokenHash: hashSecret(token),
-        tokenCiphertext: this.cipher.encrypt(token, principal.environment, input.userGroupId),
-        createdAt: at,
-        updatedAt: at,
-      },
-      auditOf(principal, setFields(input), origin),
+      newGroup,
+      groupCreated(newGroup, auditOf(principal, setFields(input), origin)),
     );
     // Lost a race to a concurrent create: the winner's token is the stored one.
     return { group: created ? toUserGroup(group, token) : this.reveal(group), created };
@@ -102,17 +104,18 @@ export class UserGroupService {
   async update(principal: Principal, input: UpdateInput, origin?: ChangeOrigin): Promise<UserGroup> {
     assertWritable(principal);
     assertPropertiesSize(input.properties);
+    const changes = {
+      name: input.name,
+      mapping: input.mapping,
+      properties: input.properties,
+      parentId: input.parentUserGroupId,
+      updatedAt: this.now().toISOString(),
+    };
     const updated = await this.store.updateUserGroup(
       principal.environment,
       input.userGroupId,
-      {
-        name: input.name,
-        mapping: input.mapping,
-        properties: input.properties,
-        parentId: input.parentUserGroupId,
-        updatedAt: this.now().toISOString(),
-      },
-      auditOf(principal, setFields(input), origin),
+      changes,
+      groupUpdated(principal.environment, input.userGroupId, changes, auditOf(principal, setFields(input), origin)),
     );
     if (!updated) throw notFoundInEnvironment(principal, input.userGroupId);
     return this.reveal(updated);
@@ -129,18 +132,16 @@ export class UserGroupService {
     if (!group) throw unknownToken();
 
     const token = userGroupTokenFormat.generate();
-    const rotated = await this.store.replaceToken(
-      {
-        teamId: group.teamId,
-        environment: group.environment,
-        providedId: group.providedId,
-        expectedTokenHash: currentHash,
-        tokenHash: hashSecret(token),
-        tokenCiphertext: this.cipher.encrypt(token, group.environment, group.providedId),
-        updatedAt: this.now().toISOString(),
-      },
-      auditOf(principal, ['token'], origin),
-    );
+    const replacement = {
+      teamId: group.teamId,
+      environment: group.environment,
+      providedId: group.providedId,
+      expectedTokenHash: currentHash,
+      tokenHash: hashSecret(token),
+      tokenCiphertext: this.cipher.encrypt(token, group.environment, group.providedId),
+      updatedAt: this.now().toISOString(),
+    };
+    const rotated = await this.store.replaceToken(replacement, tokenRotated(replacement, auditOf(principal, ['token'], origin)));
     // A concurrent rotation with the same token won the swap: ours is superseded.
     if (!rotated) throw unknownToken();
     return toUserGroup(rotated, token);
@@ -214,8 +215,7 @@ export class UserGroupService {
     const deleted = await this.store.deleteUserGroup(
       principal.environment,
       userGroupId,
-      this.now().toISOString(),
-      auditOf(principal, [], origin),
+      groupsDeleted(this.now().toISOString(), auditOf(principal, [], origin)),
       options,
     );
     if (!deleted) throw notFoundInEnvironment(principal, userGroupId);

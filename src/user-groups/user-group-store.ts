@@ -1,5 +1,5 @@
-import type { AuditContext } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
+import type { WriteConsequences } from '../consequences/write-consequences.js';
 import type { Mapping, Properties, UserGroupRecord } from './user-group.js';
 
 /** A group about to be inserted: everything but the ids the store assigns; `parentId` names the parent by its provided id. */
@@ -34,10 +34,36 @@ export interface TokenReplacement {
 }
 
 /**
+ * What a create or an update leaves (user-group-consequences.ts), as a
+ * function of the one fact only the write learns: the team_id of the group it
+ * wrote (a create assigns it; an update finds its row by provided id).
+ *
+ * A store that learns the team_id before it appends calls this with it (SQLite,
+ * inside the write's transaction). A store that writes the change and its
+ * consequences in one statement (PostgreSQL, so a create or an update costs
+ * one round trip) calls it beforehand with `teamId: null`, and that statement
+ * sets the written row's team_id on every audit record whose team_id is null
+ * and adds `team_id` to every event's data that has none (jsonb keeps no key
+ * order, so the data is the same). Both ways store the same values, provided
+ * the function uses the team_id only there, as the subject of its audit
+ * records and events (as `auditedChange` does), and nowhere else. A store may
+ * call it for a write that then changes nothing, or more than once for one
+ * write (a batch retried input by input), so it must have no effect of its
+ * own; what it returns is appended only for a write that happened.
+ */
+export type GroupWriteConsequences = (written: { teamId: number | null }) => WriteConsequences;
+
+/** What a deletion leaves, as a function of the groups it deletes (children before their parents): only the write knows its subtree. */
+export type GroupsDeletedConsequences = (deleted: readonly UserGroupRecord[]) => WriteConsequences;
+
+/**
  * The storage UserGroupService needs: a port, implemented in src/store for
- * each database and held to it by the store conformance suite. Every write
- * that changes something appends one audit record in the same transaction;
- * a write that changes nothing appends none.
+ * each database and held to it by the store conformance suite. The service
+ * decides what each write leaves (user-group-consequences.ts) and hands it
+ * over as values, or as a function of what only the write learns; a write
+ * that changes something appends exactly that in its own transaction, adding
+ * only the numbers the store assigns, and a write that changes nothing (a lost
+ * race, an unknown group, a stale token) appends nothing.
  */
 export interface UserGroupStore {
   findUserGroup(environment: Environment, providedId: string): Promise<UserGroupRecord | null>;
@@ -49,7 +75,7 @@ export interface UserGroupStore {
    * many concurrent calls for one id exactly one reports `created: true`, and
    * all return the same row.
    */
-  insertUserGroupIfAbsent(group: NewUserGroup, audit?: AuditContext): Promise<{ group: UserGroupRecord; created: boolean }>;
+  insertUserGroupIfAbsent(group: NewUserGroup, consequences: GroupWriteConsequences): Promise<{ group: UserGroupRecord; created: boolean }>;
   /**
    * Applies `changes`; null when the group does not exist. A change of parent
    * is validated in the write's own transaction (see user-group-hierarchy.ts):
@@ -59,10 +85,10 @@ export interface UserGroupStore {
     environment: Environment,
     providedId: string,
     changes: UserGroupChanges,
-    audit?: AuditContext,
+    consequences: GroupWriteConsequences,
   ): Promise<UserGroupRecord | null>;
   /** Swaps the token if the row still holds `expectedTokenHash`; null otherwise. */
-  replaceToken(replacement: TokenReplacement, audit?: AuditContext): Promise<UserGroupRecord | null>;
+  replaceToken(replacement: TokenReplacement, consequences: WriteConsequences): Promise<UserGroupRecord | null>;
   /**
    * One page of an environment's groups, newest first (highest team_id first),
    * below `beforeTeamId`; `prefix` keeps groups whose provided id or name
@@ -81,13 +107,13 @@ export interface UserGroupStore {
   /**
    * Deletes the group; null when it does not exist. Its team_id is never handed out again.
    * A group with children is refused (409 `conflict`) unless `cascade`: then its whole
-   * subtree goes in the same transaction, each group audited and its sessions ended.
+   * subtree goes in the same transaction, with what `consequences` makes of the groups
+   * deleted (children before their parents; the group alone without `cascade`).
    */
   deleteUserGroup(
     environment: Environment,
     providedId: string,
-    deletedAt: string,
-    audit?: AuditContext,
+    consequences: GroupsDeletedConsequences,
     options?: { cascade?: boolean },
   ): Promise<UserGroupRecord | null>;
 }

@@ -3,6 +3,7 @@ import type { ChangeOrigin } from '../audit/audit.js';
 import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import { REVOCATION_WRITE_MARGIN_MS, type StoreClock } from '../kernel/store-clock.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
+import { viewerSessionsRevoked } from './viewer-consequences.js';
 import { checkViewerId, VIEWER_LIMITS, type ViewerActivity, type ViewerPosition } from './viewer.js';
 import type { ViewerStore } from './viewer-store.js';
 
@@ -46,7 +47,7 @@ export class ViewerService {
       const allowance = (await this.deps.clock?.cutOffAllowanceMs()) ?? REVOCATION_WRITE_MARGIN_MS;
       const started = this.now().getTime();
       const cutOff = new Date(started + allowance).toISOString();
-      await this.deps.store.revokeViewerSessions(principal.environment, viewerId, cutOff, audit);
+      await this.deps.store.revokeViewerSessions(cutOff, viewerSessionsRevoked(principal.environment, viewerId, cutOff, audit));
       if (this.now().getTime() - started <= REVOCATION_WRITE_MARGIN_MS || attempt === REVOCATION_WRITE_ATTEMPTS)
         return { viewerId, revokedAt: cutOff };
     }

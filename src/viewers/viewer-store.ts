@@ -1,5 +1,5 @@
-import type { AuditContext } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
+import type { WriteConsequences } from '../consequences/write-consequences.js';
 import type { ViewerActivity, ViewerPosition } from './viewer.js';
 
 /**
@@ -9,8 +9,13 @@ import type { ViewerActivity, ViewerPosition } from './viewer.js';
  * conformance suite.
  */
 export interface ViewerStore {
-  /** Appends the viewer's revocation (its feed entry, audit record and event) in one transaction; also forgets a few expired rows. */
-  revokeViewerSessions(environment: Environment, viewerId: string, revokedAt: string, audit: AuditContext): Promise<void>;
+  /**
+   * Ends a viewer's sessions: appends `consequences` in one transaction, as
+   * ViewerService built them (embed-session-consequences.ts: the viewer's feed
+   * entry, audit record and event, which say whom and when); also forgets a
+   * few rows expired at `revokedAt`.
+   */
+  revokeViewerSessions(revokedAt: string, consequences: WriteConsequences): Promise<void>;
   /** When the viewer's sessions were last ended, among the entries not past their expiry at `now`; null when never. */
   latestViewerRevocation(environment: Environment, viewerId: string, now: string): Promise<string | null>;
   /** A group's viewers after `after` (null: from the start), most recently seen first, then by id. */

@@ -20,6 +20,7 @@ import { userGroupTokenFormat } from '../../src/user-groups/user-group-token.js'
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { newGroup } from '../helpers/new-group.js';
+import { deleteGroup, insertGroup } from '../helpers/group-writes.js';
 
 const customer: Principal = { keyId: 'key_customer', environment: 'Customer', access: 'read-write' };
 const embedKey: Principal = { keyId: 'key_embed', environment: 'Customer', access: 'embed' };
@@ -54,7 +55,8 @@ describe('EmbedSessionService with a clock the test controls', () => {
       activity: new SessionActivity(store.embedSessions, randomUUID, { now: () => clock.now }),
       now: () => clock.now,
     });
-    await store.userGroups.insertUserGroupIfAbsent(
+    await insertGroup(
+      store,
       newGroup('clocked', { name: 'Clocked', properties: { region: 'eu' }, tokenHash: hashSecret(token), at: clock.now.toISOString() }),
     );
   });
@@ -170,9 +172,9 @@ describe('EmbedSessionService with a clock the test controls', () => {
   it('ends a session past its maximum lifetime, or one whose group was deleted, without writing anything: each has ended already', async () => {
     clock.now = new Date('2026-03-01T14:00:00.000Z');
     const expiring = await service.mint(customer, { userGroupId: 'clocked', expiresIn: 60, maxLifetime: 60 });
-    await store.userGroups.insertUserGroupIfAbsent(newGroup('doomed', { name: 'Doomed', at: clock.now.toISOString() }));
+    await insertGroup(store, newGroup('doomed', { name: 'Doomed', at: clock.now.toISOString() }));
     const doomed = await service.mint(customer, { userGroupId: 'doomed' });
-    await store.userGroups.deleteUserGroup('Customer', 'doomed', clock.now.toISOString());
+    await deleteGroup(store, 'Customer', 'doomed', clock.now.toISOString());
     clock.now = new Date('2026-03-01T14:01:00.000Z');
     const feedBefore = (await service.revocations(customer, {})).revocations.length;
     await service.revoke(customer, expiring.sessionId);

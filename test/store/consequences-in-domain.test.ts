@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AUDIT_ACTIONS } from '../../src/audit/audit.js';
@@ -22,6 +22,10 @@ describe("a write's consequences are decided in the domain (src/<concept>/*-cons
 
   it("finds the stores' files", () => {
     assert.ok(files.some((f) => f.path.endsWith('sqlite-user-groups.ts')) && files.some((f) => f.path.endsWith('postgres-statements.ts')));
+    assert.ok(
+      files.some((f) => f.path.endsWith('sql/sql-api-keys.ts')),
+      'the areas written once, in src/store/sql/',
+    );
   });
 
   it('no store file names an event type or an audit action, in TypeScript or in SQL: adding one touches no store', () => {
@@ -29,6 +33,20 @@ describe("a write's consequences are decided in the domain (src/<concept>/*-cons
     for (const { path, text } of files) {
       for (const name of names) {
         for (const quote of ["'", '"', '`']) assert.ok(!text.includes(`${quote}${name}${quote}`), `${path} names ${name}`);
+      }
+    }
+  });
+
+  it("no store file imports a concept's consequences: the service builds them and hands them to the store", () => {
+    const hotPath = files.filter((f) =>
+      /(^|\/)(sqlite|postgres)-(user-groups|group-hierarchy|embed-sessions|write-batches|statements)\.ts$/.test(f.path),
+    );
+    assert.equal(hotPath.length, 8, `the user-group and embed-session stores: ${hotPath.map((f) => f.path).join(', ')}`);
+    for (const { path, text } of files) {
+      for (const imported of text.matchAll(/from '([^']*-consequences\.js)'/g)) {
+        const target = join(dirname(path), imported[1]!);
+        // The shared shape (WriteConsequences), wherever it sits, and a store's own appender are no concept's.
+        assert.ok(target.startsWith('store/') || target.endsWith('/write-consequences.js'), `${path} imports ${imported[1]}`);
       }
     }
   });

@@ -8,6 +8,7 @@ import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
 import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
+import { insertGroup, updateGroup } from '../helpers/group-writes.js';
 
 const AT = '2026-05-01T10:00:00.000Z';
 /** Before anything the tests write: inserting with it as the stale bound forgets nothing. */
@@ -115,9 +116,9 @@ export function consoleSessionStoreConformance(fixture: StoreFixture): void {
 
     it('lists the latest audit records and events of one environment, newest first, of one group when asked', async () => {
       const by = { keyId: 'key_console', fields: ['name'] };
-      for (const id of ['act-a', 'act-b', 'act-c']) await store.userGroups.insertUserGroupIfAbsent(group('Customer', id), by);
-      await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'act-a'), by);
-      await store.userGroups.updateUserGroup('Customer', 'act-a', { name: 'Renamed', updatedAt: AT }, by);
+      for (const id of ['act-a', 'act-b', 'act-c']) await insertGroup(store, group('Customer', id), by);
+      await insertGroup(store, group('Testing', 'act-a'), by);
+      await updateGroup(store, 'Customer', 'act-a', { name: 'Renamed', updatedAt: AT }, by);
 
       const audit = await store.audit.listAuditRecords({ environment: 'Customer', newestFirst: true, limit: 3 });
       assert.deepEqual(

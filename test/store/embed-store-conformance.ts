@@ -8,6 +8,7 @@ import type { SigningKeyRecord } from '../../src/signing-keys/signing-key.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
+import { deleteGroup, insertGroup, replaceToken, revokeSession, revokeViewer } from '../helpers/group-writes.js';
 
 /** A session's or group revocation's lifetime beyond what it covers: the longest session (24 h) and 60 s of clock tolerance. */
 const GROUP_REVOCATION_MS = (7 * 86_400 + 60) * 1000;
@@ -149,12 +150,8 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const at = '2026-04-01T10:01:00.000Z';
       assert.equal(await store.embedSessions.findEmbedSession('Testing', s.sessionId), null, 'nothing is stored before it ends');
 
-      assert.equal(await store.embedSessions.revokeEmbedSession(s, at, audit('key_rev', '203.0.113.9')), true);
-      assert.equal(
-        await store.embedSessions.revokeEmbedSession(s, '2026-04-01T10:02:00.000Z', audit('key_again')),
-        false,
-        'ended already: nothing written',
-      );
+      assert.equal(await revokeSession(store, s, at, audit('key_rev', '203.0.113.9')), true);
+      assert.equal(await revokeSession(store, s, '2026-04-01T10:02:00.000Z', audit('key_again')), false, 'ended already: nothing written');
       assert.deepEqual(
         await store.embedSessions.findEmbedSession('Testing', s.sessionId),
         { ...s, revokedAt: at },
@@ -199,9 +196,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const other = await fixture.reopen();
       try {
         const results = await Promise.all(
-          Array.from({ length: 10 }, (_, i) =>
-            (i % 2 ? other : store).embedSessions.revokeEmbedSession(s, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`)),
-          ),
+          Array.from({ length: 10 }, (_, i) => revokeSession(i % 2 ? other : store, s, `2026-04-01T10:0${i}:00.000Z`, audit(`key_${i}`))),
         );
         assert.equal(results.filter(Boolean).length, 1, 'one caller ended it');
       } finally {
@@ -272,11 +267,11 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     });
 
     it('appends exactly one revocation per token rotation, naming the old token by tokenVersionOf; a lost race appends none', async () => {
-      const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-rotate'));
+      const { group: g } = await insertGroup(store, group('Customer', 'tv-rotate'));
       const since = await lastSequence();
       const at = '2026-05-01T00:00:00.000Z';
       const rotate = (expectedTokenHash: Buffer) =>
-        store.userGroups.replaceToken({
+        replaceToken(store, {
           teamId: g.teamId,
           environment: g.environment,
           providedId: g.providedId,
@@ -305,14 +300,12 @@ export function embedStoreConformance(fixture: StoreFixture): void {
 
     it('appends one revocation per winning rotation among many made together, each with its own old token version', async () => {
       const groups = await Promise.all(
-        ['tv-batch-a', 'tv-batch-b', 'tv-batch-c'].map(
-          async (id) => (await store.userGroups.insertUserGroupIfAbsent(group('Testing', id))).group,
-        ),
+        ['tv-batch-a', 'tv-batch-b', 'tv-batch-c'].map(async (id) => (await insertGroup(store, group('Testing', id))).group),
       );
       const since = await lastSequence();
       const at = '2026-05-02T00:00:00.000Z';
       const rotate = (g: (typeof groups)[number], expectedTokenHash = g.tokenHash) =>
-        store.userGroups.replaceToken({
+        replaceToken(store, {
           teamId: g.teamId,
           environment: g.environment,
           providedId: g.providedId,
@@ -337,13 +330,13 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     });
 
     it("appends exactly one revocation per group deletion, with the deleted token's version; an unknown group appends none", async () => {
-      const { group: g } = await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'tv-delete'));
-      await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'tv-delete'));
+      const { group: g } = await insertGroup(store, group('Testing', 'tv-delete'));
+      await insertGroup(store, group('Customer', 'tv-delete'));
       const since = await lastSequence();
       const at = '2026-05-03T00:00:00.000Z';
-      assert.ok(await store.userGroups.deleteUserGroup('Testing', 'tv-delete', at, audit('key_del')));
-      assert.equal(await store.userGroups.deleteUserGroup('Testing', 'tv-delete', at), null);
-      assert.equal(await store.userGroups.deleteUserGroup('Testing', 'tv-never', at), null);
+      assert.ok(await deleteGroup(store, 'Testing', 'tv-delete', at, audit('key_del')));
+      assert.equal(await deleteGroup(store, 'Testing', 'tv-delete', at), null);
+      assert.equal(await deleteGroup(store, 'Testing', 'tv-never', at), null);
       assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
         {
           environment: 'Testing',
@@ -364,7 +357,7 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const made: EmbedSessionRecord[] = [];
       for (let i = 0; i < 5; i++) {
         const s = session(i % 2 ? 'Testing' : 'Customer', `feed-${i}`, { expiresAt: `2026-06-0${i + 1}T00:00:00.000Z` });
-        await store.embedSessions.revokeEmbedSession(s, '2026-04-01T11:00:00.000Z', audit('key_feed'));
+        await revokeSession(store, s, '2026-04-01T11:00:00.000Z', audit('key_feed'));
         made.push(s);
       }
       const customer = await feed('Customer', since);
@@ -463,8 +456,8 @@ export function embedStoreConformance(fixture: StoreFixture): void {
       const since = await lastSequence();
       const audits = (await store.audit.listAuditRecords({ limit: 10_000 })).length;
       assert.equal(await store.embedSessions.latestViewerRevocation('Testing', 'carol', EARLY), null);
-      await store.embedSessions.revokeViewerSessions('Testing', 'carol', '2026-04-06T10:00:00.250Z', audit('key_v', '198.51.100.1'));
-      await store.embedSessions.revokeViewerSessions('Testing', 'carol', '2026-04-06T10:30:00.000Z', audit('key_v'));
+      await revokeViewer(store, 'Testing', 'carol', '2026-04-06T10:00:00.250Z', audit('key_v', '198.51.100.1'));
+      await revokeViewer(store, 'Testing', 'carol', '2026-04-06T10:30:00.000Z', audit('key_v'));
       assert.deepEqual((await feed('Testing', since)).map(withoutSequence), [
         {
           environment: 'Testing',
@@ -527,21 +520,16 @@ export function embedStoreConformance(fixture: StoreFixture): void {
     it('forgets expired sessions and feed entries as revocations and activity are written, at most a few per write', async () => {
       const far = '2030-01-01T00:00:00.000Z';
       const expired = Array.from({ length: 150 }, (_, i) => session('Customer', `prune-me-${i}`));
-      for (const s of expired) await store.embedSessions.revokeEmbedSession(s, EARLY, audit('key_prune'));
+      for (const s of expired) await revokeSession(store, s, EARLY, audit('key_prune'));
       const live = session('Customer', 'prune-live', { expiresAt: '2031-01-01T00:00:00.000Z' });
-      await store.embedSessions.revokeEmbedSession(live, EARLY, audit('key_prune'));
+      await revokeSession(store, live, EARLY, audit('key_prune'));
       const stored = async () =>
         (await Promise.all(expired.map((s) => store.embedSessions.findEmbedSession('Customer', s.sessionId)))).filter(Boolean).length;
       for (let i = 0; ; i++) {
         assert.ok(i < 100, 'pruning never finished');
         const [entries, sessions] = [[...(await feed('Customer')), ...(await feed('Testing'))].length, await stored()];
         if (i % 2) await store.embedSessions.addSessionActivity({ batchId: `prune-${i}`, counts: [], viewers: [], viewerHours: [] }, far);
-        else
-          await store.embedSessions.revokeEmbedSession(
-            session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }),
-            far,
-            audit('k'),
-          );
+        else await revokeSession(store, session('Customer', `prune-${i}`, { expiresAt: '2031-01-01T00:00:00.000Z' }), far, audit('k'));
         const [entriesAfter, sessionsAfter] = [[...(await feed('Customer')), ...(await feed('Testing'))].length, await stored()];
         assert.ok(
           entries - entriesAfter <= 100 && sessions - sessionsAfter <= 100,

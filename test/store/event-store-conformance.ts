@@ -10,6 +10,9 @@ import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
 import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
+import { auditedChange, combined } from '../../src/consequences/write-consequences.js';
+import { groupCreated } from '../../src/user-groups/user-group-consequences.js';
+import { deleteGroup, insertGroup, replaceToken, revokeSession, updateGroup } from '../helpers/group-writes.js';
 
 const AT = '2026-05-01T00:00:00.000Z';
 const LATER = '2026-05-02T00:00:00.000Z';
@@ -42,14 +45,16 @@ export function eventStoreConformance(fixture: StoreFixture): void {
     it('writes one event per change, naming the group and the changed fields, never a value', async () => {
       const from = await last('Customer');
       const g = group('Customer', 'ev-1');
-      const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g, by('key_a', ['name', 'properties']));
-      await store.userGroups.updateUserGroup(
+      const { group: created } = await insertGroup(store, g, by('key_a', ['name', 'properties']));
+      await updateGroup(
+        store,
         'Customer',
         'ev-1',
         { name: 'N', properties: { secret: SECRET_PROPERTY }, updatedAt: LATER },
         by('key_a', ['name', 'properties']),
       );
-      await store.userGroups.replaceToken(
+      await replaceToken(
+        store,
         {
           teamId: created.teamId,
           environment: created.environment,
@@ -61,7 +66,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         },
         by('key_a', ['token']),
       );
-      await store.userGroups.deleteUserGroup('Customer', 'ev-1', LATER, by('key_a', []));
+      await deleteGroup(store, 'Customer', 'ev-1', LATER, by('key_a', []));
       const events = await eventsAfter('Customer', from);
       const named = { api_environment_tag: 'Customer', user_group_id: 'ev-1', team_id: created.teamId };
       assert.deepEqual(bare(events), [
@@ -113,9 +118,9 @@ export function eventStoreConformance(fixture: StoreFixture): void {
 
     it('writes moves, each deletion of a cascade, and ended embed sessions', async () => {
       const from = await last('Customer');
-      const root = (await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-root'))).group;
-      const child = (await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-child'))).group;
-      await store.userGroups.updateUserGroup('Customer', 'ev-child', { parentId: 'ev-root', updatedAt: LATER }, by('key_m', []));
+      const root = (await insertGroup(store, group('Customer', 'ev-root'))).group;
+      const child = (await insertGroup(store, group('Customer', 'ev-child'))).group;
+      await updateGroup(store, 'Customer', 'ev-child', { parentId: 'ev-root', updatedAt: LATER }, by('key_m', []));
       const sessionId = `es_${randomBytes(16).toString('base64url')}`;
       const ended = {
         sessionId,
@@ -127,9 +132,9 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         expiresAt: LATER,
         revokedAt: null,
       };
-      await store.embedSessions.revokeEmbedSession(ended, LATER, by('key_m', []));
-      assert.equal(await store.embedSessions.revokeEmbedSession(ended, LATER, by('key_m', [])), false, 'ended again: no second event');
-      await store.userGroups.deleteUserGroup('Customer', 'ev-root', LATER, by('key_m', []), { cascade: true });
+      await revokeSession(store, ended, LATER, by('key_m', []));
+      assert.equal(await revokeSession(store, ended, LATER, by('key_m', [])), false, 'ended again: no second event');
+      await deleteGroup(store, 'Customer', 'ev-root', LATER, by('key_m', []), { cascade: true });
       const named = (g: typeof root) => ({ api_environment_tag: 'Customer', user_group_id: g.providedId, team_id: g.teamId });
       assert.deepEqual(
         bare(await eventsAfter('Customer', from)).map(({ type, data }) => ({ type, data })),
@@ -146,7 +151,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
 
     it('writes no event for a write that changes nothing', async () => {
       const g = group('Customer', 'ev-noop');
-      const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g);
+      const { group: created } = await insertGroup(store, g);
       const id = `key_${randomBytes(8).toString('hex')}`;
       await insertKey(
         store,
@@ -164,8 +169,8 @@ export function eventStoreConformance(fixture: StoreFixture): void {
       );
       await revokeKey(store, id, LATER, by(id, []));
       const from = await last('Customer');
-      assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'ev-noop'))).created, false);
-      assert.equal(await store.userGroups.updateUserGroup('Customer', 'ev-missing', { name: 'x', updatedAt: LATER }), null);
+      assert.equal((await insertGroup(store, group('Customer', 'ev-noop'))).created, false);
+      assert.equal(await updateGroup(store, 'Customer', 'ev-missing', { name: 'x', updatedAt: LATER }), null);
       const stale = {
         teamId: created.teamId,
         environment: created.environment,
@@ -175,10 +180,67 @@ export function eventStoreConformance(fixture: StoreFixture): void {
         tokenCiphertext: randomBytes(60),
         updatedAt: LATER,
       };
-      assert.equal(await store.userGroups.replaceToken(stale), null);
-      assert.equal(await store.userGroups.deleteUserGroup('Customer', 'ev-missing', LATER), null);
+      assert.equal(await replaceToken(store, stale), null);
+      assert.equal(await deleteGroup(store, 'Customer', 'ev-missing', LATER), null);
       await revokeKey(store, id, LATER, by(id, []));
       assert.deepEqual(await eventsAfter('Customer', from), []);
+    });
+
+    it('appends what a write is handed, as it is: the team_id only the write learns filled in, the deleted groups handed over', async () => {
+      const from = await last('Customer');
+      const g = group('Customer', 'ev-port');
+      const child = group('Customer', 'ev-port-child', { parentId: 'ev-port' });
+      const written: (number | null)[] = [];
+      // Two records and events for one write, neither built by the domain's builders: the store decides none of it.
+      const twice = (at: string, keyId: string) => (teamId: number | null) =>
+        combined(
+          ['user_group.created', 'user_group.updated'].map((action) =>
+            auditedChange(
+              action as 'user_group.created',
+              at,
+              { environment: 'Customer', providedId: 'ev-port', teamId },
+              by(keyId, [action]),
+            ),
+          ),
+        );
+      const handed =
+        (at: string, keyId: string) =>
+        ({ teamId }: { teamId: number | null }) => (written.push(teamId), twice(at, keyId)(teamId));
+      const { group: created } = await store.userGroups.insertUserGroupIfAbsent(g, handed(AT, 'key_p1'));
+      await store.userGroups.insertUserGroupIfAbsent(child, groupCreated(child, by('key_p2', [])));
+      await store.userGroups.updateUserGroup('Customer', 'ev-port', { name: 'N', updatedAt: LATER }, handed(LATER, 'key_p3'));
+      assert.ok(written.length >= 2, 'called for each write');
+      assert.ok(
+        written.every((teamId) => teamId === null || teamId === created.teamId),
+        'with the team_id written, or null for the statement that writes it to fill in',
+      );
+      const deleted: string[][] = [];
+      await store.userGroups.deleteUserGroup(
+        'Customer',
+        'ev-port',
+        (members) => (deleted.push(members.map((m) => m.providedId)), twice(LATER, 'key_p4')(created.teamId)),
+        { cascade: true },
+      );
+      assert.deepEqual(deleted, [['ev-port-child', 'ev-port']], 'the subtree, children first');
+      const named = { api_environment_tag: 'Customer', user_group_id: 'ev-port', team_id: created.teamId };
+      const ofPort = (await eventsAfter('Customer', from)).filter((e) => e.data.user_group_id === 'ev-port');
+      assert.deepEqual(
+        bare(ofPort),
+        [AT, LATER, LATER].flatMap((timestamp) => [
+          { type: 'user_group.created', timestamp, data: named },
+          { type: 'user_group.updated', timestamp, data: { ...named, changed: ['user_group.updated'] } },
+        ]),
+      );
+      const records = (await store.audit.listAuditRecords({ group: { providedId: 'ev-port' }, limit: 100 })).filter(
+        (r) => r.environment === 'Customer',
+      );
+      assert.deepEqual(
+        records.map((r) => [r.action, r.teamId, r.keyId, r.fields]),
+        ['key_p1', 'key_p3', 'key_p4'].flatMap((keyId) => [
+          ['user_group.created', created.teamId, keyId, ['user_group.created']],
+          ['user_group.updated', created.teamId, keyId, ['user_group.updated']],
+        ]),
+      );
     });
 
     it('has exactly one event per audit record', async () => {
@@ -241,7 +303,7 @@ export function eventStoreConformance(fixture: StoreFixture): void {
     it('pages by sequence, and leaves out (and forgets) events older than the retention', async () => {
       const from = await last('Testing');
       for (const [i, createdAt] of ['2026-06-01T00:00:00.000Z', '2026-06-03T00:00:00.000Z', '2026-06-05T00:00:00.000Z'].entries()) {
-        await store.userGroups.insertUserGroupIfAbsent(group('Testing', `ev-page-${i}`, { createdAt, updatedAt: createdAt }));
+        await insertGroup(store, group('Testing', `ev-page-${i}`, { createdAt, updatedAt: createdAt }));
       }
       const first = await store.events.listEvents('Testing', from, 2, EARLY);
       assert.deepEqual(

@@ -4,6 +4,7 @@ import { ServiceError } from '../../src/kernel/errors.js';
 import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
+import { deleteGroup, insertGroup, updateGroup } from '../helpers/group-writes.js';
 
 const AT = '2026-02-01T00:00:00.000Z';
 
@@ -24,9 +25,8 @@ export function hierarchyStoreConformance(fixture: StoreFixture): void {
     after(() => store.close());
 
     const create = async (id: string, parentId?: string, overrides: Partial<NewUserGroup> = {}) =>
-      (await store.userGroups.insertUserGroupIfAbsent(group(id, { parentId, ...overrides }))).group;
-    const move = (id: string, parentId: string | null) =>
-      store.userGroups.updateUserGroup('Customer', id, { parentId, updatedAt: AT }, noAudit);
+      (await insertGroup(store, group(id, { parentId, ...overrides }))).group;
+    const move = (id: string, parentId: string | null) => updateGroup(store, 'Customer', id, { parentId, updatedAt: AT }, noAudit);
 
     it('creates under a parent, shows the parent, and reads the lineage root first', async () => {
       const root = await create('h-root');
@@ -75,7 +75,7 @@ export function hierarchyStoreConformance(fixture: StoreFixture): void {
       await create('m-b');
       await create('m-child', 'm-a');
       assert.equal((await move('m-child', 'm-b'))?.parentId, 'm-b');
-      const renamed = await store.userGroups.updateUserGroup('Customer', 'm-child', { name: 'renamed', updatedAt: AT });
+      const renamed = await updateGroup(store, 'Customer', 'm-child', { name: 'renamed', updatedAt: AT });
       assert.equal(renamed?.parentId, 'm-b');
       assert.equal((await move('m-child', null))?.parentId, undefined);
       const records = await store.audit.listAuditRecords({ group: { providedId: 'm-child' }, limit: 1000 });
@@ -111,9 +111,9 @@ export function hierarchyStoreConformance(fixture: StoreFixture): void {
       await create('x-root');
       await create('x-a', 'x-root');
       await create('x-a1', 'x-a');
-      await assert.rejects(store.userGroups.deleteUserGroup('Customer', 'x-root', AT), refusedWith('conflict'));
+      await assert.rejects(deleteGroup(store, 'Customer', 'x-root', AT), refusedWith('conflict'));
       assert.ok(await store.userGroups.findUserGroup('Customer', 'x-root'));
-      const deleted = await store.userGroups.deleteUserGroup('Customer', 'x-root', AT, noAudit, { cascade: true });
+      const deleted = await deleteGroup(store, 'Customer', 'x-root', AT, noAudit, { cascade: true });
       assert.equal(deleted?.providedId, 'x-root');
       for (const id of ['x-root', 'x-a', 'x-a1']) assert.equal(await store.userGroups.findUserGroup('Customer', id), null);
       for (const id of ['x-root', 'x-a', 'x-a1']) {
@@ -130,8 +130,8 @@ export function hierarchyStoreConformance(fixture: StoreFixture): void {
           await create(a);
           await create(b);
           const results = await Promise.allSettled([
-            store.userGroups.updateUserGroup('Customer', a, { parentId: b, updatedAt: AT }),
-            peer.userGroups.updateUserGroup('Customer', b, { parentId: a, updatedAt: AT }),
+            updateGroup(store, 'Customer', a, { parentId: b, updatedAt: AT }),
+            updateGroup(peer, 'Customer', b, { parentId: a, updatedAt: AT }),
           ]);
           for (const r of results) if (r.status === 'rejected') assert.ok(refusedWith('conflict')(r.reason), String(r.reason));
           assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, `round ${round}: exactly one move wins`);

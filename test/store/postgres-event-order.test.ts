@@ -7,6 +7,7 @@ import type { NewUserGroup } from '../../src/user-groups/user-group-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { newGroup } from '../helpers/new-group.js';
+import { insertGroup } from '../helpers/group-writes.js';
 
 /**
  * GET /api/events hands out `sequence > cursor`. On PostgreSQL a sequence
@@ -33,11 +34,11 @@ describe('PostgreSQL events under concurrent changes', () => {
       const at = new Date().toISOString();
       const group = (providedId: string): NewUserGroup => newGroup(providedId, { name: providedId, at });
 
-      const slow = store.userGroups.insertUserGroupIfAbsent(group('slow'));
+      const slow = insertGroup(store, group('slow'));
       await until(admin, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep'");
       // Meanwhile another change, numbered after it, and a poller that reads what is committed.
       let fastDone = false;
-      const fast = store.userGroups.insertUserGroupIfAbsent(group('fast')).finally(() => (fastDone = true));
+      const fast = insertGroup(store, group('fast')).finally(() => (fastDone = true));
       // It either commits at once (then the poll below sees it) or waits on a lock for "slow" to commit.
       await until(admin, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'", () => fastDone);
       const first = await store.events.listEvents('Customer', 0, 100, new Date(0).toISOString());

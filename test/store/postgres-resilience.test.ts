@@ -17,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { ServiceError } from '../../src/kernel/errors.js';
 import { newGroup as groupFixture } from '../helpers/new-group.js';
+import { insertGroup } from '../helpers/group-writes.js';
 
 /** A private PostgreSQL this file may stop and start (an outage), apart from the run's shared one. */
 async function startRestartablePostgres(): Promise<{
@@ -153,7 +154,7 @@ describe('dropped connections are retried', () => {
       assert.ok(killed >= 1, `the pool held connections to terminate (round ${round})`);
 
       assert.equal(await store.userGroups.findUserGroup('Customer', 'x'), null);
-      const inserted = await store.userGroups.insertUserGroupIfAbsent(newGroup(`after-kill-${round}`));
+      const inserted = await insertGroup(store, newGroup(`after-kill-${round}`));
       assert.equal(inserted.group.providedId, `after-kill-${round}`);
       const found = await store.userGroups.findUserGroup('Customer', `after-kill-${round}`);
       assert.equal(found?.teamId, inserted.group.teamId);
@@ -165,7 +166,7 @@ describe('dropped connections are retried', () => {
     await terminateOtherSessions();
     const results = await Promise.all([
       ...Array.from({ length: 6 }, (_, i) => store.userGroups.findUserGroup('Customer', `missing-${i}`)),
-      store.userGroups.insertUserGroupIfAbsent(newGroup('parallel-after-kill')).then((r) => r.group),
+      insertGroup(store, newGroup('parallel-after-kill')).then((r) => r.group),
     ]);
     assert.equal(results.at(-1)?.providedId, 'parallel-after-kill');
   });

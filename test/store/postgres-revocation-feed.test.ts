@@ -7,6 +7,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { newGroup } from '../helpers/new-group.js';
+import { deleteGroup, insertGroup, revokeSession } from '../helpers/group-writes.js';
 
 /**
  * The revocation feed hands out `sequence > cursor`. On PostgreSQL a sequence
@@ -32,7 +33,7 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
                            BEGIN IF NEW.provided_id = 'slow' THEN PERFORM pg_sleep(1.5); END IF; RETURN NEW; END $$`);
       await admin.query('CREATE TRIGGER stall_slow AFTER INSERT ON embed_revocations FOR EACH ROW EXECUTE FUNCTION stall_slow()');
       const at = new Date().toISOString();
-      await store.userGroups.insertUserGroupIfAbsent(newGroup('slow', { name: 'Slow', at }));
+      await insertGroup(store, newGroup('slow', { name: 'Slow', at }));
       const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
       const fast = {
         sessionId: 'es_fast',
@@ -45,10 +46,10 @@ describe('PostgreSQL revocation feed under concurrent revocations', () => {
         revokedAt: null,
       };
 
-      const slow = store.userGroups.deleteUserGroup('Customer', 'slow', at);
+      const slow = deleteGroup(store, 'Customer', 'slow', at);
       await until(admin, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep'");
       // Meanwhile another revocation, numbered after it.
-      await store.embedSessions.revokeEmbedSession(fast, at, { keyId: 'key_x', fields: [] });
+      await revokeSession(store, fast, at, { keyId: 'key_x', fields: [] });
 
       // A verifier polls and moves its cursor past what it saw; then polls again.
       const first = await store.embedSessions.listEmbedRevocations('Customer', 0, 100, at);

@@ -11,6 +11,9 @@ import { storeConformance } from './store-conformance.js';
 import { migrationHistory } from '../../src/store/migrations/index.js';
 import { newGroup } from '../helpers/new-group.js';
 import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
+import { insertGroup, updateGroup } from '../helpers/group-writes.js';
+import { NO_AUDIT_DETAIL } from '../../src/audit/audit.js';
+import { tokenRotated } from '../../src/user-groups/user-group-consequences.js';
 
 const databases: TestDatabase[] = [];
 storeConformance({
@@ -44,9 +47,9 @@ describe('PostgreSQL specifics', () => {
       const group = (providedId: string, name: string) => newGroup(providedId, { name });
       // PostgreSQL text cannot hold U+0000 (the HTTP layer refuses control characters before this).
       const outcomes = await Promise.allSettled([
-        store.userGroups.insertUserGroupIfAbsent(group('batch-a', 'A')),
-        store.userGroups.insertUserGroupIfAbsent(group('batch-bad', 'nul\u0000name')),
-        store.userGroups.insertUserGroupIfAbsent(group('batch-b', 'B')),
+        insertGroup(store, group('batch-a', 'A')),
+        insertGroup(store, group('batch-bad', 'nul\u0000name')),
+        insertGroup(store, group('batch-b', 'B')),
       ]);
       assert.deepEqual(
         outcomes.map((o) => o.status),
@@ -58,9 +61,9 @@ describe('PostgreSQL specifics', () => {
 
       // Updates made together share a statement too; the same rule holds.
       const updates = await Promise.allSettled([
-        store.userGroups.updateUserGroup('Customer', 'batch-a', { name: 'A2', updatedAt: '2026-01-02T00:00:00.000Z' }),
-        store.userGroups.updateUserGroup('Customer', 'batch-b', { name: 'nul\u0000again', updatedAt: '2026-01-02T00:00:00.000Z' }),
-        store.userGroups.updateUserGroup('Customer', 'batch-missing', { name: 'M', updatedAt: '2026-01-02T00:00:00.000Z' }),
+        updateGroup(store, 'Customer', 'batch-a', { name: 'A2', updatedAt: '2026-01-02T00:00:00.000Z' }),
+        updateGroup(store, 'Customer', 'batch-b', { name: 'nul\u0000again', updatedAt: '2026-01-02T00:00:00.000Z' }),
+        updateGroup(store, 'Customer', 'batch-missing', { name: 'M', updatedAt: '2026-01-02T00:00:00.000Z' }),
       ]);
       assert.deepEqual(
         updates.map((o) => o.status),
@@ -70,18 +73,21 @@ describe('PostgreSQL specifics', () => {
       assert.equal((await store.userGroups.findUserGroup('Customer', 'batch-b'))?.name, 'B');
       assert.equal((updates[2] as PromiseFulfilledResult<unknown>).value, null);
 
-      // And rotations: a time PostgreSQL cannot read fails that one alone.
+      // And rotations: a time PostgreSQL cannot read fails that one alone (its consequences are built for a time
+      // that reads: the domain cannot build them for this one, so the store would never see it).
       const [a, b] = await Promise.all(['batch-a', 'batch-b'].map(async (id) => (await store.userGroups.findUserGroup('Customer', id))!));
-      const rotate = (g: typeof a, updatedAt: string) =>
-        store.userGroups.replaceToken({
+      const rotate = (g: typeof a, updatedAt: string) => {
+        const replacement = {
           teamId: g!.teamId,
           environment: g!.environment,
           providedId: g!.providedId,
           expectedTokenHash: g!.tokenHash,
           tokenHash: randomBytes(32),
           tokenCiphertext: randomBytes(60),
-          updatedAt,
-        });
+        };
+        const consequences = tokenRotated({ ...replacement, updatedAt: '2026-01-03T00:00:00.000Z' }, NO_AUDIT_DETAIL);
+        return store.userGroups.replaceToken({ ...replacement, updatedAt }, consequences);
+      };
       const rotations = await Promise.allSettled([rotate(a, '2026-01-03T00:00:00.000Z'), rotate(b, 'not a time')]);
       assert.deepEqual(
         rotations.map((o) => o.status),

@@ -9,6 +9,7 @@ import type { NewUserGroup } from '../../src/store/store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { newGroup } from '../helpers/new-group.js';
 import { revokeKey } from '../helpers/api-key-writes.js';
+import { insertGroup } from '../helpers/group-writes.js';
 
 function group(providedId: string, bytes = 64): NewUserGroup {
   const at = new Date().toISOString();
@@ -44,7 +45,7 @@ describe('SQLite store: a full or read-only database', () => {
       for (let round = 0; round < 40 && refusals === 0; round++) {
         // Several writes in one turn share a transaction: the refusal must not take the others' acknowledgements with it.
         const ids = Array.from({ length: 8 }, (_, i) => `g-${round}-${i}`);
-        const outcomes = await Promise.allSettled(ids.map((id) => store.userGroups.insertUserGroupIfAbsent(group(id, 512))));
+        const outcomes = await Promise.allSettled(ids.map((id) => insertGroup(store, group(id, 512))));
         outcomes.forEach((outcome, i) => {
           if (outcome.status === 'fulfilled') acknowledged.push(ids[i]!);
           else {
@@ -59,7 +60,7 @@ describe('SQLite store: a full or read-only database', () => {
         assert.ok(await store.userGroups.findUserGroup('Customer', id), `${id} was acknowledged, so it is stored`);
 
       db.pragma('max_page_count = 1000000');
-      assert.equal((await store.userGroups.insertUserGroupIfAbsent(group('after'))).created, true);
+      assert.equal((await insertGroup(store, group('after'))).created, true);
       await store.ping(); // ready again: a write went through
     } finally {
       await store.close();
@@ -72,11 +73,11 @@ describe('SQLite store: a full or read-only database', () => {
     const { store } = await SqliteStore.open({ path: join(dir.path, 'ro.sqlite') });
     try {
       connectionOf(store).pragma('query_only = 1');
-      await assert.rejects(store.userGroups.insertUserGroupIfAbsent(group('refused')), unavailable);
+      await assert.rejects(insertGroup(store, group('refused')), unavailable);
       await assert.rejects(revokeKey(store, 'key_0123456789abcdef', new Date().toISOString()), unavailable);
       await assert.rejects(store.ping(), unavailable);
       connectionOf(store).pragma('query_only = 0');
-      await store.userGroups.insertUserGroupIfAbsent(group('accepted'));
+      await insertGroup(store, group('accepted'));
       await store.ping();
     } finally {
       await store.close();

@@ -11,6 +11,7 @@ import { storeConformance } from './store-conformance.js';
 import { shippedMigrationNames } from '../../src/store/sqlite/migrate-sqlite.js';
 import { migrationHistory } from '../../src/store/migrations/index.js';
 import { newGroup } from '../helpers/new-group.js';
+import { insertGroup } from '../helpers/group-writes.js';
 
 const dirs: ReturnType<typeof makeTempDir>[] = [];
 storeConformance({
@@ -66,11 +67,11 @@ describe('SQLite specifics', () => {
           at,
         });
       const audit = { keyId: 'key_spill', fields: ['name', 'mapping', 'properties'], clientAddress: '127.0.0.1' };
-      for (let i = 0; i < 300; i++) await store.userGroups.insertUserGroupIfAbsent(group(i), audit);
+      for (let i = 0; i < 300; i++) await insertGroup(store, group(i), audit);
       const writeCalls = () => Number(/^syscw: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
       const walBytes = () => statSync(`${path}-wal`).size;
       const [callsBefore, walBefore] = [writeCalls(), walBytes()];
-      await Promise.all(Array.from({ length: 32 }, (_, i) => store.userGroups.insertUserGroupIfAbsent(group(1000 + i), audit)));
+      await Promise.all(Array.from({ length: 32 }, (_, i) => insertGroup(store, group(1000 + i), audit)));
       const frames = (walBytes() - walBefore) / (4096 + 24);
       // SQLite writes a WAL frame's header and its page as two calls; a spilled journal added two per page each write touched (~27 calls a
       // create).

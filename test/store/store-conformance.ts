@@ -12,6 +12,7 @@ import { usageStoreConformance } from './usage-store-conformance.js';
 import { webhookStoreConformance } from './webhook-store-conformance.js';
 import { newGroup as groupFixture } from '../helpers/new-group.js';
 import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
+import { deleteGroup, insertGroup, replaceToken, updateGroup } from '../helpers/group-writes.js';
 
 /** How a conformance run gets a fresh, migrated, empty store of one kind. */
 export interface StoreFixture {
@@ -94,7 +95,7 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('inserts a group and reads it back field for field', async () => {
       const group = newGroup('Customer', 'roundtrip');
-      const { group: stored, created } = await store.userGroups.insertUserGroupIfAbsent(group);
+      const { group: stored, created } = await insertGroup(store, group);
       assert.equal(created, true);
       assert.ok(Number.isInteger(stored.teamId) && stored.teamId > 0);
       const { teamId, ...rest } = stored;
@@ -105,36 +106,34 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('keeps null mapping and properties as null', async () => {
-      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'nulls', { mapping: null, properties: null }));
+      const { group } = await insertGroup(store, newGroup('Customer', 'nulls', { mapping: null, properties: null }));
       assert.equal(group.mapping, null);
       assert.equal(group.properties, null);
     });
 
     it('does not insert a second group with the same id in one environment', async () => {
-      const first = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'dup'));
-      const second = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'dup', { name: 'Another' }));
+      const first = await insertGroup(store, newGroup('Customer', 'dup'));
+      const second = await insertGroup(store, newGroup('Customer', 'dup', { name: 'Another' }));
       assert.equal(second.created, false);
       assert.deepEqual(second.group, first.group);
     });
 
     it('allows the same id once per environment, as separate groups', async () => {
-      const customer = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'shared'));
-      const testing = await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'shared'));
+      const customer = await insertGroup(store, newGroup('Customer', 'shared'));
+      const testing = await insertGroup(store, newGroup('Testing', 'shared'));
       assert.equal(testing.created, true);
       assert.notEqual(customer.group.teamId, testing.group.teamId);
       assert.equal((await store.userGroups.findUserGroup('Testing', 'shared'))?.teamId, testing.group.teamId);
     });
 
     it('scopes token lookups to the environment', async () => {
-      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'scoped'));
+      const { group } = await insertGroup(store, newGroup('Testing', 'scoped'));
       assert.equal(await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash), null);
     });
 
     it('answers lookups made together each with its own group, across environments, with misses as null', async () => {
-      const customer = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', `together-${i}`))),
-      );
-      const testing = await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'together-0'));
+      const customer = await Promise.all(Array.from({ length: 40 }, (_, i) => insertGroup(store, newGroup('Customer', `together-${i}`))));
+      const testing = await insertGroup(store, newGroup('Testing', 'together-0'));
       const byId = await Promise.all([
         ...customer.map((_, i) => store.userGroups.findUserGroup('Customer', `together-${i}`)),
         store.userGroups.findUserGroup('Testing', 'together-0'),
@@ -155,25 +154,25 @@ export function storeConformance(fixture: StoreFixture): void {
     it('lets a lookup made with a write see it once the write is answered', async () => {
       const [before, inserted] = await Promise.all([
         store.userGroups.findUserGroup('Customer', 'with-write'),
-        store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'with-write')),
+        insertGroup(store, newGroup('Customer', 'with-write')),
       ]);
       assert.ok(before === null || before.teamId === inserted.group.teamId);
       assert.deepEqual(await store.userGroups.findUserGroup('Customer', 'with-write'), inserted.group);
     });
 
     it("answers a lookup with what another process or replica wrote since, and with this store's own writes at once", async () => {
-      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'seen-elsewhere'));
+      const { group } = await insertGroup(store, newGroup('Customer', 'seen-elsewhere'));
       const find = () => store.userGroups.findUserGroup('Customer', 'seen-elsewhere');
       assert.deepEqual(await find(), group);
       const other = await fixture.reopen();
       try {
-        await other.userGroups.updateUserGroup('Customer', 'seen-elsewhere', { name: 'Renamed elsewhere', updatedAt: LATER });
+        await updateGroup(other, 'Customer', 'seen-elsewhere', { name: 'Renamed elsewhere', updatedAt: LATER });
         assert.equal((await find())?.name, 'Renamed elsewhere', "another connection's update");
         const next = { tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60) };
         const replacement = { teamId: group.teamId, environment: group.environment, providedId: group.providedId, updatedAt: LATER };
-        await other.userGroups.replaceToken({ ...replacement, expectedTokenHash: group.tokenHash, ...next });
+        await replaceToken(other, { ...replacement, expectedTokenHash: group.tokenHash, ...next });
         assert.deepEqual((await find())?.tokenHash, next.tokenHash, "another connection's rotation");
-        await store.userGroups.updateUserGroup('Customer', 'seen-elsewhere', { properties: { region: 'us' }, updatedAt: LATER });
+        await updateGroup(store, 'Customer', 'seen-elsewhere', { properties: { region: 'us' }, updatedAt: LATER });
         assert.deepEqual((await find())?.properties, { region: 'us' }, 'its own update');
         const found = (await find())!;
         try {
@@ -182,7 +181,7 @@ export function storeConformance(fixture: StoreFixture): void {
           // A store may hand out frozen records: then the caller cannot change them at all.
         }
         assert.deepEqual((await find())?.properties, { region: 'us' }, "what one caller does to its answer is not another's answer");
-        await other.userGroups.deleteUserGroup('Customer', 'seen-elsewhere', LATER);
+        await deleteGroup(other, 'Customer', 'seen-elsewhere', LATER);
         assert.equal(await find(), null, "another connection's deletion");
       } finally {
         await other.close();
@@ -190,9 +189,7 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('creates exactly once under concurrent inserts of one id', async () => {
-      const results = await Promise.all(
-        Array.from({ length: 50 }, () => store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'race'))),
-      );
+      const results = await Promise.all(Array.from({ length: 50 }, () => insertGroup(store, newGroup('Customer', 'race'))));
       assert.equal(results.filter((r) => r.created).length, 1);
       assert.equal(new Set(results.map((r) => r.group.teamId)).size, 1);
       assert.equal(new Set(results.map((r) => r.group.tokenHash.toString('hex'))).size, 1);
@@ -200,7 +197,7 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('never reuses a team_id', async () => {
       const ids = [];
-      for (let i = 0; i < 5; i++) ids.push((await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', `seq-${i}`))).group.teamId);
+      for (let i = 0; i < 5; i++) ids.push((await insertGroup(store, newGroup('Customer', `seq-${i}`))).group.teamId);
       assert.equal(new Set(ids).size, ids.length);
       assert.deepEqual(
         [...ids].sort((a, b) => a - b),
@@ -209,8 +206,8 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('updates only the given fields and can clear properties', async () => {
-      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'upd'));
-      const renamed = await store.userGroups.updateUserGroup('Customer', 'upd', { name: 'Renamed', updatedAt: '2026-02-01T00:00:00.000Z' });
+      const { group } = await insertGroup(store, newGroup('Customer', 'upd'));
+      const renamed = await updateGroup(store, 'Customer', 'upd', { name: 'Renamed', updatedAt: '2026-02-01T00:00:00.000Z' });
       assert.equal(renamed?.name, 'Renamed');
       assert.deepEqual(renamed?.mapping, group.mapping);
       assert.deepEqual(renamed?.properties, group.properties);
@@ -218,7 +215,7 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(renamed?.createdAt, group.createdAt);
       assert.deepEqual(renamed?.tokenHash, group.tokenHash);
 
-      const remapped = await store.userGroups.updateUserGroup('Customer', 'upd', {
+      const remapped = await updateGroup(store, 'Customer', 'upd', {
         mapping: { x: 'y' },
         properties: null,
         updatedAt: group.updatedAt,
@@ -229,16 +226,16 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('updates nothing and returns null for an unknown group or the wrong environment', async () => {
-      await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'only-customer'));
-      assert.equal(await store.userGroups.updateUserGroup('Testing', 'only-customer', { name: 'x', updatedAt: LATER }), null);
-      assert.equal(await store.userGroups.updateUserGroup('Customer', 'missing', { name: 'x', updatedAt: LATER }), null);
+      await insertGroup(store, newGroup('Customer', 'only-customer'));
+      assert.equal(await updateGroup(store, 'Testing', 'only-customer', { name: 'x', updatedAt: LATER }), null);
+      assert.equal(await updateGroup(store, 'Customer', 'missing', { name: 'x', updatedAt: LATER }), null);
       assert.equal((await store.userGroups.findUserGroup('Customer', 'only-customer'))?.name, 'Group only-customer');
     });
 
     it('replaces a token only while the expected one is current', async () => {
-      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'rot'));
+      const { group } = await insertGroup(store, newGroup('Customer', 'rot'));
       const next = { tokenHash: randomBytes(32), tokenCiphertext: randomBytes(60) };
-      const rotated = await store.userGroups.replaceToken({
+      const rotated = await replaceToken(store, {
         teamId: group.teamId,
         environment: group.environment,
         providedId: group.providedId,
@@ -255,7 +252,7 @@ export function storeConformance(fixture: StoreFixture): void {
         null,
         'old token no longer finds the group',
       );
-      const stale = await store.userGroups.replaceToken({
+      const stale = await replaceToken(store, {
         teamId: group.teamId,
         environment: group.environment,
         providedId: group.providedId,
@@ -268,10 +265,10 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('lets exactly one of many concurrent rotations with one token win', async () => {
-      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'rot-race'));
+      const { group } = await insertGroup(store, newGroup('Customer', 'rot-race'));
       const attempts = await Promise.all(
         Array.from({ length: 20 }, () =>
-          store.userGroups.replaceToken({
+          replaceToken(store, {
             teamId: group.teamId,
             environment: group.environment,
             providedId: group.providedId,
@@ -349,7 +346,7 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('lists an environment newest first, in pages, filtered by a case-sensitive prefix of id or name', async () => {
       for (const id of ['pre-a', 'pre-b', 'PRE-c', 'other'])
-        await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', id, { name: id === 'other' ? 'pre-named' : `N ${id}` }));
+        await insertGroup(store, newGroup('Testing', id, { name: id === 'other' ? 'pre-named' : `N ${id}` }));
       const all = await store.userGroups.listUserGroups('Testing', { beforeTeamId: Number.MAX_SAFE_INTEGER, limit: 1000 });
       assert.ok(all.every((g) => g.environment === 'Testing'));
       const ids = all.map((g) => g.teamId);
@@ -376,29 +373,29 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('counts groups per environment', async () => {
       const before = await store.userGroups.countUserGroups();
-      await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'counted'));
+      await insertGroup(store, newGroup('Testing', 'counted'));
       const after = await store.userGroups.countUserGroups();
       assert.equal(after.Testing, before.Testing + 1);
       assert.equal(after.Customer, before.Customer);
     });
 
     it('deletes a group of one environment only, and never reuses its team_id', async () => {
-      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'del'));
-      await store.userGroups.insertUserGroupIfAbsent(newGroup('Testing', 'del'));
-      assert.equal(await store.userGroups.deleteUserGroup('Testing', 'missing', LATER), null);
-      const deleted = await store.userGroups.deleteUserGroup('Customer', 'del', LATER);
+      const { group } = await insertGroup(store, newGroup('Customer', 'del'));
+      await insertGroup(store, newGroup('Testing', 'del'));
+      assert.equal(await deleteGroup(store, 'Testing', 'missing', LATER), null);
+      const deleted = await deleteGroup(store, 'Customer', 'del', LATER);
       assert.equal(deleted?.teamId, group.teamId);
       assert.equal(await store.userGroups.findUserGroup('Customer', 'del'), null);
       assert.equal(await store.userGroups.findUserGroupByTokenHash('Customer', group.tokenHash), null);
       assert.ok(await store.userGroups.findUserGroup('Testing', 'del'), 'the other environment keeps its group');
-      const { group: again } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'del'));
+      const { group: again } = await insertGroup(store, newGroup('Customer', 'del'));
       assert.ok(again.teamId > group.teamId);
     });
 
     it('keeps unicode, long strings and JSON edge values intact', async () => {
       const providedId = 'ünïcødé-😀-'.padEnd(200, 'x');
       const properties = { emoji: '😀', quote: '"\\', big: 9007199254740991, neg: -1.5, deep: { a: [[[{ b: null }]]] }, nul: 'a\u0000b' };
-      const { group } = await store.userGroups.insertUserGroupIfAbsent(newGroup('Customer', providedId, { properties }));
+      const { group } = await insertGroup(store, newGroup('Customer', providedId, { properties }));
       assert.deepEqual((await store.userGroups.findUserGroup('Customer', providedId))?.properties, properties);
       assert.equal(group.providedId, providedId);
     });
@@ -414,9 +411,10 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('appends exactly one record per change, with who, what and which fields, never a value', async () => {
       const g = newGroup('Customer', 'aud-1');
-      const { group } = await audited.userGroups.insertUserGroupIfAbsent(g, by('key_a', ['name', 'mapping'], '203.0.113.5'));
-      await audited.userGroups.updateUserGroup('Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name'], '2001:db8::7'));
-      await audited.userGroups.replaceToken(
+      const { group } = await insertGroup(audited, g, by('key_a', ['name', 'mapping'], '203.0.113.5'));
+      await updateGroup(audited, 'Customer', 'aud-1', { name: 'N', updatedAt: LATER }, by('key_b', ['name'], '2001:db8::7'));
+      await replaceToken(
+        audited,
         {
           teamId: group.teamId,
           environment: group.environment,
@@ -499,8 +497,8 @@ export function storeConformance(fixture: StoreFixture): void {
       const inputs = Array.from({ length: 20 }, (_, i) => newGroup(i % 2 ? 'Testing' : 'Customer', `together-aud-${i}`));
       const twin = newGroup('Customer', 'together-aud-0');
       const results = await Promise.all([
-        ...inputs.map((g, i) => audited.userGroups.insertUserGroupIfAbsent(g, by(`key_${i}`, ['name'], `10.0.0.${i}`))),
-        audited.userGroups.insertUserGroupIfAbsent(twin, by('key_twin', ['name'])),
+        ...inputs.map((g, i) => insertGroup(audited, g, by(`key_${i}`, ['name'], `10.0.0.${i}`))),
+        insertGroup(audited, twin, by('key_twin', ['name'])),
       ]);
       assert.deepEqual(
         results.map((r) => r.created),
@@ -522,9 +520,10 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it("applies updates and rotations made together in call order: one group's updates one after another, one token rotated once", async () => {
       const inputs = Array.from({ length: 6 }, (_, i) => newGroup('Customer', `together-chg-${i}`));
-      const groups = (await Promise.all(inputs.map((g) => audited.userGroups.insertUserGroupIfAbsent(g)))).map((r) => r.group);
+      const groups = (await Promise.all(inputs.map((g) => insertGroup(audited, g)))).map((r) => r.group);
       const rotation = (i: number, expectedTokenHash = inputs[i]!.tokenHash) =>
-        audited.userGroups.replaceToken(
+        replaceToken(
+          audited,
           {
             teamId: groups[i]!.teamId,
             environment: groups[i]!.environment,
@@ -539,21 +538,17 @@ export function storeConformance(fixture: StoreFixture): void {
       const [updates, rotations] = await Promise.all([
         Promise.all([
           ...groups.map((_, i) =>
-            audited.userGroups.updateUserGroup(
-              'Customer',
-              `together-chg-${i}`,
-              { name: `First ${i}`, updatedAt: LATER },
-              by(`key_u${i}`, ['name']),
-            ),
+            updateGroup(audited, 'Customer', `together-chg-${i}`, { name: `First ${i}`, updatedAt: LATER }, by(`key_u${i}`, ['name'])),
           ),
-          audited.userGroups.updateUserGroup(
+          updateGroup(
+            audited,
             'Customer',
             'together-chg-0',
             { properties: { second: true }, updatedAt: LATER },
             by('key_u0b', ['properties'], '2001:db8::b'),
           ),
-          audited.userGroups.updateUserGroup('Customer', 'together-chg-0', { name: 'Third', updatedAt: LATER }, by('key_u0c', ['name'])),
-          audited.userGroups.updateUserGroup('Customer', 'together-chg-missing', { name: 'x', updatedAt: LATER }, by('key_none', ['name'])),
+          updateGroup(audited, 'Customer', 'together-chg-0', { name: 'Third', updatedAt: LATER }, by('key_u0c', ['name'])),
+          updateGroup(audited, 'Customer', 'together-chg-missing', { name: 'x', updatedAt: LATER }, by('key_none', ['name'])),
         ]),
         Promise.all([rotation(3), rotation(3), rotation(4), rotation(4), rotation(5), rotation(2, randomBytes(32))]),
       ]);
@@ -614,12 +609,12 @@ export function storeConformance(fixture: StoreFixture): void {
     it('appends nothing for writes that change nothing', async () => {
       const before = (await audited.audit.listAuditRecords({ limit: 1000 })).length;
       const g = newGroup('Customer', 'aud-noop');
-      const { group } = await audited.userGroups.insertUserGroupIfAbsent(g);
+      const { group } = await insertGroup(audited, g);
       const afterCreate = (await audited.audit.listAuditRecords({ limit: 1000 })).length;
       assert.equal(afterCreate, before + 1);
-      await audited.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'aud-noop')); // lost race: exists
-      await audited.userGroups.updateUserGroup('Customer', 'aud-missing', { name: 'x', updatedAt: LATER }); // unknown group
-      await audited.userGroups.replaceToken({
+      await insertGroup(audited, newGroup('Customer', 'aud-noop')); // lost race: exists
+      await updateGroup(audited, 'Customer', 'aud-missing', { name: 'x', updatedAt: LATER }); // unknown group
+      await replaceToken(audited, {
         teamId: group.teamId,
         environment: group.environment,
         providedId: group.providedId,
@@ -643,11 +638,11 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('filters by team_id, by user_group_id and by time, and pages for export', async () => {
-      const { group } = await audited.userGroups.insertUserGroupIfAbsent({
+      const { group } = await insertGroup(audited, {
         ...newGroup('Testing', 'aud-filter'),
         createdAt: '2030-01-01T00:00:00.000Z',
       });
-      await audited.userGroups.updateUserGroup('Testing', 'aud-filter', { name: 'x', updatedAt: '2030-01-02T00:00:00.000Z' });
+      await updateGroup(audited, 'Testing', 'aud-filter', { name: 'x', updatedAt: '2030-01-02T00:00:00.000Z' });
       assert.deepEqual(
         (await audited.audit.listAuditRecords({ group: { teamId: group.teamId }, limit: 10 })).map((r) => r.action),
         ['user_group.created', 'user_group.updated'],
@@ -667,8 +662,7 @@ export function storeConformance(fixture: StoreFixture): void {
     });
 
     it('pages newest first: each page the records older than the last id of the one before', async () => {
-      for (const name of ['page-a', 'page-b', 'page-c', 'page-d', 'page-e'])
-        await audited.userGroups.insertUserGroupIfAbsent(newGroup('Customer', name));
+      for (const name of ['page-a', 'page-b', 'page-c', 'page-d', 'page-e']) await insertGroup(audited, newGroup('Customer', name));
       const newest = await audited.audit.listAuditRecords({ group: { providedId: 'page-e' }, limit: 1 });
       const all = await audited.audit.listAuditRecords({ newestFirst: true, limit: 1000 });
       assert.equal(all[0]?.id, newest[0]?.id, 'newest first');
@@ -710,7 +704,7 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await empty.transfer.isEmpty(), false);
       assert.deepEqual(await empty.userGroups.findUserGroup('Testing', 'imp-b'), groups[1]);
       assert.deepEqual(await empty.apiKeys.findApiKeyByHash(key.keyHash), key);
-      const { group: next } = await empty.userGroups.insertUserGroupIfAbsent(newGroup('Customer', 'after-import'));
+      const { group: next } = await insertGroup(empty, newGroup('Customer', 'after-import'));
       assert.ok(next.teamId > 42, `new team_id ${next.teamId} is above the imported ones`);
     });
 

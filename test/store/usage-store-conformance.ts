@@ -7,6 +7,7 @@ import type { NewUserGroup, Store } from '../../src/store/store.js';
 import type { UsageRange } from '../../src/usage/usage.js';
 import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
+import { deleteGroup, insertGroup } from '../helpers/group-writes.js';
 
 const EARLY = '2026-01-01T00:00:00.000Z';
 const at = (day: number, hour: number, minute = 0) => new Date(Date.UTC(2026, 5, day, hour, minute));
@@ -40,8 +41,7 @@ export function usageStoreConformance(fixture: StoreFixture): void {
       store = await fixture.open();
     });
     after(() => store.close());
-    const teamOf = async (environment: Environment, id: string) =>
-      (await store.userGroups.insertUserGroupIfAbsent(group(environment, id))).group.teamId;
+    const teamOf = async (environment: Environment, id: string) => (await insertGroup(store, group(environment, id))).group.teamId;
 
     it('answers per hour and per UTC day: sessions, renewals and distinct viewers, a batch applied twice counted once, each environment its own', async () => {
       const team = await teamOf('Customer', 'u-hours');
@@ -178,7 +178,7 @@ export function usageStoreConformance(fixture: StoreFixture): void {
         }),
         EARLY,
       );
-      await store.userGroups.deleteUserGroup('Customer', 'r-gone', '2026-06-22T00:00:00.000Z');
+      await deleteGroup(store, 'Customer', 'r-gone', '2026-06-22T00:00:00.000Z');
       const window = range(dayOf(20), dayOf(22), 'hour');
       const ranked = await store.usage.rankGroups('Customer', window, 100);
       assert.deepEqual(

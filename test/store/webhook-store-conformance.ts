@@ -10,6 +10,7 @@ import type { StoreFixture } from './store-conformance.js';
 import { newGroup } from '../helpers/new-group.js';
 import { deleteWebhook, enableWebhook, insertWebhook, rotateWebhookSecret } from '../helpers/webhook-writes.js';
 import { webhookDisabled } from '../../src/webhooks/webhook-consequences.js';
+import { insertGroup, updateGroup } from '../helpers/group-writes.js';
 
 const AT = '2026-06-01T00:00:00.000Z';
 const LATER = '2026-06-01T01:00:00.000Z';
@@ -152,12 +153,12 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
     });
 
     it('dispatches only later events of its environment and subscribed types, one delivery per event, never twice', async () => {
-      await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-before'), by);
+      await insertGroup(store, group('Customer', 'wh-before'), by);
       const all = (await insertWebhook(store, webhook('Customer'), by, 20))!;
       const createdOnly = (await insertWebhook(store, webhook('Customer', ['user_group.created']), by, 20))!;
-      await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-after'), by);
-      await store.userGroups.updateUserGroup('Customer', 'wh-after', { name: 'N', updatedAt: LATER }, by);
-      await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'wh-elsewhere'), by);
+      await insertGroup(store, group('Customer', 'wh-after'), by);
+      await updateGroup(store, 'Customer', 'wh-after', { name: 'N', updatedAt: LATER }, by);
+      await insertGroup(store, group('Testing', 'wh-elsewhere'), by);
       await dispatchAll();
       // Dispatching again, from a second connection too, adds nothing.
       const second = await fixture.reopen();
@@ -187,7 +188,7 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
 
     it('hands a due delivery to one of two concurrent claimers only, and applies an outcome only under a held lease', async () => {
       const w = (await insertWebhook(store, webhook('Testing', ['user_group.created']), by, 20))!;
-      for (let i = 0; i < 12; i++) await store.userGroups.insertUserGroupIfAbsent(group('Testing', `wh-claim-${i}`), by);
+      for (let i = 0; i < 12; i++) await insertGroup(store, group('Testing', `wh-claim-${i}`), by);
       await dispatchAll();
       const other = await fixture.reopen();
       try {
@@ -228,8 +229,8 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
 
     it('disables a webhook failing since the threshold: pending deliveries failed, a webhook.disabled event; enabling moves its cursor', async () => {
       const w = (await insertWebhook(store, webhook('Customer', ['user_group.created']), by, 20))!;
-      await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-dis-1'), by);
-      await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-dis-2'), by);
+      await insertGroup(store, group('Customer', 'wh-dis-1'), by);
+      await insertGroup(store, group('Customer', 'wh-dis-2'), by);
       await dispatchAll();
       const [first] = (await claimAll('w')).filter((c) => c.webhookId === w.id);
       // The first failure starts the failing period; not yet long enough.
@@ -269,7 +270,7 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
 
     it('forgets attempts older than the retention a few at a time, and finished deliveries left without any', async () => {
       const w = (await insertWebhook(store, webhook('Testing', ['user_group.created']), by, 20))!;
-      await store.userGroups.insertUserGroupIfAbsent(group('Testing', 'wh-prune'), by);
+      await insertGroup(store, group('Testing', 'wh-prune'), by);
       await dispatchAll();
       const [claim] = (await claimAll('p')).filter((c) => c.webhookId === w.id);
       await store.webhookDeliveries.recordAttempt(failed(claim!, 'p', AT, { outcome: 'failed', nextAttemptAt: null }));
@@ -282,7 +283,7 @@ export function webhookStoreConformance(fixture: StoreFixture): void {
 
     it('redelivers from the stored event, or from an earlier delivery once the event is gone', async () => {
       const w = (await insertWebhook(store, webhook('Customer', ['user_group.created']), by, 20))!;
-      await store.userGroups.insertUserGroupIfAbsent(group('Customer', 'wh-again'), by);
+      await insertGroup(store, group('Customer', 'wh-again'), by);
       await dispatchAll();
       const [original] = await store.webhooks.listDeliveries(w.id, null, 1);
       const found = await store.webhooks.findEventPayload('Customer', w.id, original!.eventId);

@@ -9,6 +9,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { UsageService } from '../../src/usage/usage-service.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { newGroup } from '../helpers/new-group.js';
+import { insertGroup } from '../helpers/group-writes.js';
 
 const reader: Principal = { keyId: 'key_reader', environment: 'Customer', access: 'read-only' };
 const NOW = new Date('2026-11-26T08:30:00.000Z');
@@ -25,7 +26,7 @@ describe("UsageService: the console's 30-day series", () => {
     usage = new UsageService({ store: store.usage, groups: store.userGroups, now: () => NOW });
     const teams: Record<string, number> = {};
     for (const id of ['acme', 'globex', 'initech'])
-      teams[id] = (await store.userGroups.insertUserGroupIfAbsent(newGroup(id, { name: id.toUpperCase(), at: day(-40) }))).group.teamId;
+      teams[id] = (await insertGroup(store, newGroup(id, { name: id.toUpperCase(), at: day(-40) }))).group.teamId;
     const activity = new SessionActivity(store.embedSessions, randomUUID, { now: () => NOW });
     const at = (offset: number, hour: number) => new Date(Date.parse(day(offset)) + hour * 3_600_000);
     // acme: 3 sessions today (2 viewers) and a renewal; 2 sessions 29 days ago (the oldest day shown); 1 session 30 days ago (not shown).

@@ -22,7 +22,7 @@ function record(providedId: string, teamId: number): UserGroupRecord {
 
 describe('the consequences of user group writes', () => {
   it('a create: one audit record and its event, naming the group and never a value', () => {
-    const c = groupCreated({ environment: 'Customer', providedId: 'acme', teamId: 7 }, AT, by);
+    const c = groupCreated({ environment: 'Customer', providedId: 'acme', createdAt: AT }, by)({ teamId: 7 });
     assert.deepEqual(c.audit, [
       {
         at: AT,
@@ -52,21 +52,21 @@ describe('the consequences of user group writes', () => {
   });
 
   it('leaves the team_id out, for the store to add, while only the write can know it', () => {
-    const c = groupCreated({ environment: 'Testing', providedId: 'acme', teamId: null }, AT, by);
+    const c = groupCreated({ environment: 'Testing', providedId: 'acme', createdAt: AT }, by)({ teamId: null });
     assert.equal(c.audit[0]!.teamId, null);
     assert.deepEqual(c.events[0]!.data, { api_environment_tag: 'Testing', user_group_id: 'acme' });
   });
 
   it('an update lists the changed field names; a change of parent makes it a move that lists the parent too', () => {
-    const group = { environment: 'Customer' as const, providedId: 'acme', teamId: 7 };
-    const updated = groupUpdated(group, { name: 'N', updatedAt: AT }, { keyId: 'key_a', fields: ['name'] });
+    const written = { teamId: 7 };
+    const updated = groupUpdated('Customer', 'acme', { name: 'N', updatedAt: AT }, { keyId: 'key_a', fields: ['name'] })(written);
     assert.equal(updated.events[0]!.type, 'user_group.updated');
     assert.deepEqual(updated.events[0]!.data.changed, ['name']);
-    const moved = groupUpdated(group, { parentId: 'root', updatedAt: AT }, { keyId: 'key_a', fields: [] });
+    const moved = groupUpdated('Customer', 'acme', { parentId: 'root', updatedAt: AT }, { keyId: 'key_a', fields: [] })(written);
     assert.equal(moved.audit[0]!.action, 'user_group.moved');
     assert.deepEqual(moved.audit[0]!.fields, ['parent_user_group_id']);
     assert.deepEqual(moved.events[0]!.data.changed, ['parent_user_group_id']);
-    const detached = groupUpdated(group, { parentId: null, updatedAt: AT }, { keyId: 'key_a', fields: [] });
+    const detached = groupUpdated('Customer', 'acme', { parentId: null, updatedAt: AT }, { keyId: 'key_a', fields: [] })(written);
     assert.equal(detached.events[0]!.type, 'user_group.moved');
   });
 
@@ -109,7 +109,7 @@ describe('the consequences of user group writes', () => {
 
   it("a deletion audits each group of the subtree on its own and ends each one's sessions, in the order given", () => {
     const members = [record('leaf', 9), record('child', 8), record('root', 7)];
-    const c = groupsDeleted(members, AT, { keyId: 'key_a', fields: [] });
+    const c = groupsDeleted(AT, { keyId: 'key_a', fields: [] })(members);
     assert.deepEqual(
       c.audit.map((r) => [r.action, r.teamId, r.providedId]),
       [

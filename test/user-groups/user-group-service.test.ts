@@ -8,6 +8,7 @@ import { UserGroupService } from '../../src/user-groups/user-group-service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { newGroup } from '../helpers/new-group.js';
+import { insertGroup } from '../helpers/group-writes.js';
 
 const writer: Principal = { keyId: 'key_w', environment: 'Customer', access: 'read-write' };
 const reader: Principal = { keyId: 'key_r', environment: 'Customer', access: 'read-only' };
@@ -50,7 +51,8 @@ describe('UserGroupService', () => {
       (e: unknown) => isError('invalid_request')(e) && /NFC/.test((e as Error).message),
     );
     // As an older version stored it, before creation checked.
-    await store.userGroups.insertUserGroupIfAbsent(
+    await insertGroup(
+      store,
       newGroup(decomposed, {
         name: 'Old',
         tokenHash: Buffer.alloc(32, 7),

@@ -11,6 +11,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { TargetGuard } from '../../src/webhooks/delivery/target-guard.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { newGroup } from '../helpers/new-group.js';
+import { insertGroup } from '../helpers/group-writes.js';
 
 const writer: Principal = { keyId: 'key_w', environment: 'Customer', access: 'read-write' };
 const reader: Principal = { keyId: 'key_r', environment: 'Customer', access: 'read-only' };
@@ -100,7 +101,8 @@ describe('WebhookService', () => {
 
   it('redelivers a known event as a new pending delivery, 404 for an unknown one; enable is a no-op on an enabled webhook', async () => {
     const { webhook } = await service.create(writer, { url: URL });
-    await store.userGroups.insertUserGroupIfAbsent(
+    await insertGroup(
+      store,
       newGroup('wh-redeliver', { name: 'R', tokenHash: Buffer.alloc(32, 7), tokenCiphertext: Buffer.alloc(60), at: now.toISOString() }),
       { keyId: 'key_w', fields: [] },
     );

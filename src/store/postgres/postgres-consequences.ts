@@ -58,9 +58,9 @@ export function consequenceParameters(perWrite: readonly WriteConsequences[]): [
  * With `written`, the name of a CTE with one row (`input_n`) per write that
  * happened, only the consequences of those writes are appended; without it,
  * all are. With `teamIdOfRow` too, that CTE also has the `team_id` of the
- * group each write wrote, which fills what the domain left open (null) for
- * the store to learn (see user-group-consequences.ts): the audit record's
- * column, and `team_id` in the event's data.
+ * group each write wrote, which fills what the caller left open (null) for
+ * the write to learn (see GroupWriteConsequences in user-group-store.ts): the
+ * audit record's column, and `team_id` in the event's data.
  *
  * Events and revocations are numbered under the feeds' lock (FEED_ORDER_LOCK),
  * held until commit, so each feed's sequence follows commit order. An event id

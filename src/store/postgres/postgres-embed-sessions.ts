@@ -11,14 +11,13 @@ import {
   type SessionActivityRow,
   type ViewerActivityRow,
 } from '../rows.js';
-import type { AuditContext } from '../../audit/audit.js';
-import { sessionRevoked, viewerSessionsRevoked } from '../../embed-sessions/embed-session-consequences.js';
 import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
 import type { EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
 import type { EmbedRevocation } from '../../consequences/embed-revocation.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { Environment } from '../../kernel/environment.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
 
 /** Rows as one array per column, for unnest; an empty batch as empty columns. */
 function columnsOf(width: number, rows: unknown[][]): unknown[][] {
@@ -120,7 +119,7 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
     return row ? toEmbedSession(row) : null;
   }
 
-  async revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean> {
+  async revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, consequences: WriteConsequences): Promise<boolean> {
     const s = session;
     const values = [
       revokedAt,
@@ -132,7 +131,7 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
       s.createdAt,
       s.expiresAt,
       revokedAt,
-      ...consequenceParameters([sessionRevoked(session, revokedAt, audit)]),
+      ...consequenceParameters([consequences]),
     ];
     const row = (await this.run<{ revoked: number }>('revokeEmbedSession', SQL.revokeEmbedSession, values)).rows[0];
     return (row?.revoked ?? 0) > 0;
@@ -167,9 +166,8 @@ export class PostgresEmbedSessions implements EmbedSessionStore {
     ]);
   }
 
-  async revokeViewerSessions(environment: Environment, viewerId: string, revokedAt: string, audit: AuditContext): Promise<void> {
-    const consequences = consequenceParameters([viewerSessionsRevoked(environment, viewerId, revokedAt, audit)]);
-    await this.run('revokeViewerSessions', SQL.revokeViewerSessions, [revokedAt, ...consequences]);
+  async revokeViewerSessions(revokedAt: string, consequences: WriteConsequences): Promise<void> {
+    await this.run('revokeViewerSessions', SQL.revokeViewerSessions, [revokedAt, ...consequenceParameters([consequences])]);
   }
 
   async latestViewerRevocation(environment: Environment, viewerId: string, now: string): Promise<string | null> {

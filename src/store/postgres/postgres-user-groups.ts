@@ -1,8 +1,10 @@
-import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
 import type { Environment } from '../../kernel/environment.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
 import type { TokenResealStore } from '../../user-groups/user-group-store.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import type {
+  GroupsDeletedConsequences,
+  GroupWriteConsequences,
   NewUserGroup,
   TokenReplacement,
   UserGroupChanges,
@@ -10,7 +12,6 @@ import type {
   UserGroupStore,
 } from '../../user-groups/user-group-store.js';
 import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
-import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../user-groups/user-group-consequences.js';
 import { PostgresGroupHierarchy } from './postgres-group-hierarchy.js';
 import { newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
@@ -20,34 +21,37 @@ import type { PostgresQueries } from './postgres-queries.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { batchedWrites, batchParameters } from './postgres-write-batches.js';
 
-interface AuditedGroup {
+interface GroupCreate {
   group: NewUserGroup;
-  audit: AuditContext;
+  consequences: GroupWriteConsequences;
 }
 
-interface AuditedChange {
+interface GroupChange {
   environment: Environment;
   providedId: string;
   changes: UserGroupChanges;
-  audit: AuditContext;
+  consequences: GroupWriteConsequences;
 }
 
-interface AuditedReplacement {
+interface Replacement {
   replacement: TokenReplacement;
-  audit: AuditContext;
+  consequences: WriteConsequences;
 }
 
 /** One input's columns of insertGroups. */
-function insertValues({ group }: AuditedGroup, parentTeamId: number | null = null): unknown[] {
+function insertValues({ group }: GroupCreate, parentTeamId: number | null = null): unknown[] {
   return [...newGroupColumns(group), parentTeamId];
 }
 
-/** A create's consequences; the statement adds the team_id it assigns. */
-const createdConsequences = ({ group, audit }: AuditedGroup) =>
-  groupCreated({ environment: group.environment, providedId: group.providedId, teamId: null }, group.createdAt, audit);
+/**
+ * A create's or an update's consequences, built before the statement with the
+ * team_id left open: the statement fills in the written row's (see
+ * GroupWriteConsequences), so the write stays one statement.
+ */
+const ofWrittenRow = ({ consequences }: { consequences: GroupWriteConsequences }) => consequences({ teamId: null });
 
 /** One input's columns of updateGroups. */
-function updateValues({ environment, providedId, changes }: AuditedChange, parentTeamId: number | null = null): unknown[] {
+function updateValues({ environment, providedId, changes }: GroupChange, parentTeamId: number | null = null): unknown[] {
   return [
     changes.name !== undefined,
     changes.name ?? null,
@@ -63,16 +67,12 @@ function updateValues({ environment, providedId, changes }: AuditedChange, paren
   ];
 }
 
-/** An update's consequences; the statement adds the team_id of the row it finds. */
-const updatedConsequences = ({ environment, providedId, changes, audit }: AuditedChange) =>
-  groupUpdated({ environment, providedId, teamId: null }, changes, audit);
-
 /** One input's columns of replaceTokens. */
-function replaceValues({ replacement: r }: AuditedReplacement): unknown[] {
+function replaceValues({ replacement: r }: Replacement): unknown[] {
   return [r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash];
 }
 
-const rotatedConsequences = ({ replacement, audit }: AuditedReplacement) => tokenRotated(replacement, audit);
+const rotatedConsequences = ({ consequences }: Replacement) => consequences;
 
 /**
  * The PostgreSQL `user_groups` table. Every request-path statement is a
@@ -84,9 +84,9 @@ const rotatedConsequences = ({ replacement, audit }: AuditedReplacement) => toke
 export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   private readonly groupById: PerTurnBatch<[Environment, string], UserGroupRecord | null>;
   private readonly groupByTokenHash: PerTurnBatch<[Environment, Buffer], UserGroupRecord | null>;
-  private readonly insertedGroup: PerTurnBatch<AuditedGroup, UserGroupRow | null>;
-  private readonly updatedGroup: PerTurnBatch<AuditedChange, UserGroupRow | null>;
-  private readonly replacedToken: PerTurnBatch<AuditedReplacement, UserGroupRow | null>;
+  private readonly insertedGroup: PerTurnBatch<GroupCreate, UserGroupRow | null>;
+  private readonly updatedGroup: PerTurnBatch<GroupChange, UserGroupRow | null>;
+  private readonly replacedToken: PerTurnBatch<Replacement, UserGroupRow | null>;
 
   private readonly hierarchy: PostgresGroupHierarchy;
 
@@ -94,12 +94,12 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     this.hierarchy = new PostgresGroupHierarchy(queries);
     this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
     this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
-    this.insertedGroup = batchedWrites(queries, 'insertGroups', (input) => insertValues(input), createdConsequences);
-    this.updatedGroup = batchedWrites(
+    this.insertedGroup = batchedWrites<GroupCreate>(queries, 'insertGroups', (input) => insertValues(input), ofWrittenRow);
+    this.updatedGroup = batchedWrites<GroupChange>(
       queries,
       'updateGroups',
       (input) => updateValues(input),
-      updatedConsequences,
+      ofWrittenRow,
       (i) => `${i.environment}\u0000${i.providedId}`,
     );
     this.replacedToken = batchedWrites(queries, 'replaceTokens', replaceValues, rotatedConsequences, (i) => String(i.replacement.teamId));
@@ -138,9 +138,10 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
 
   async insertUserGroupIfAbsent(
     group: NewUserGroup,
-    audit: AuditContext = NO_AUDIT_DETAIL,
+    consequences: GroupWriteConsequences,
   ): Promise<{ group: UserGroupRecord; created: boolean }> {
-    const inserted = group.parentId ? await this.insertUnderParent({ group, audit }) : await this.insertedGroup({ group, audit });
+    const input = { group, consequences };
+    const inserted = group.parentId ? await this.insertUnderParent(input) : await this.insertedGroup(input);
     if (inserted) return { group: toUserGroupRecord(inserted), created: true };
     // ON CONFLICT waited for the competing insert to commit, so the row is visible now.
     const existing = await this.findUserGroup(group.environment, group.providedId);
@@ -149,7 +150,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   }
 
   /** A create under a parent: in the hierarchy's transaction, checked there; null when the group exists. */
-  private insertUnderParent(input: AuditedGroup): Promise<UserGroupRow | null> {
+  private insertUnderParent(input: GroupCreate): Promise<UserGroupRow | null> {
     const { environment, providedId, parentId } = input.group;
     return this.hierarchy.inTransaction(async (tx) => {
       if ((await tx('findTeamId', [environment, providedId])).rows.length > 0) return null;
@@ -158,7 +159,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
         (
           await tx<UserGroupRow>(
             'insertGroups',
-            batchParameters([input], (i) => insertValues(i, parentTeamId), createdConsequences),
+            batchParameters([input], (i) => insertValues(i, parentTeamId), ofWrittenRow),
           )
         ).rows[0] ?? null
       );
@@ -166,7 +167,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   }
 
   /** A change that sets a parent: in the hierarchy's transaction, checked there. */
-  private moveGroup(input: AuditedChange): Promise<UserGroupRow | null> {
+  private moveGroup(input: GroupChange): Promise<UserGroupRow | null> {
     const { environment, providedId, changes } = input;
     return this.hierarchy.inTransaction(async (tx) => {
       const current = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
@@ -181,7 +182,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
         (
           await tx<UserGroupRow>(
             'updateGroups',
-            batchParameters([input], (i) => updateValues(i, parentTeamId), updatedConsequences),
+            batchParameters([input], (i) => updateValues(i, parentTeamId), ofWrittenRow),
           )
         ).rows[0] ?? null
       );
@@ -192,17 +193,16 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     environment: Environment,
     providedId: string,
     changes: UserGroupChanges,
-    audit: AuditContext = NO_AUDIT_DETAIL,
+    consequences: GroupWriteConsequences,
   ): Promise<UserGroupRecord | null> {
+    const input = { environment, providedId, changes, consequences };
     // A detach (null) cannot close a cycle nor deepen a chain: it needs no check, only its own batch.
-    const row = changes.parentId
-      ? await this.moveGroup({ environment, providedId, changes, audit })
-      : await this.updatedGroup({ environment, providedId, changes, audit });
+    const row = changes.parentId ? await this.moveGroup(input) : await this.updatedGroup(input);
     return row ? toUserGroupRecord(row) : null;
   }
 
-  async replaceToken(replacement: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
-    const row = await this.replacedToken({ replacement, audit });
+  async replaceToken(replacement: TokenReplacement, consequences: WriteConsequences): Promise<UserGroupRecord | null> {
+    const row = await this.replacedToken({ replacement, consequences });
     return row ? toUserGroupRecord(row) : null;
   }
 
@@ -251,8 +251,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   async deleteUserGroup(
     environment: Environment,
     providedId: string,
-    deletedAt: string,
-    audit: AuditContext = NO_AUDIT_DETAIL,
+    consequences: GroupsDeletedConsequences,
     options: { cascade?: boolean } = {},
   ): Promise<UserGroupRecord | null> {
     // In the hierarchy's transaction, so no child can be placed under a group being deleted; the
@@ -262,10 +261,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
       const group = members.find((member) => member.providedId === providedId);
       if (!group) return null;
       if (!options.cascade && members.length > 1) throw hasChildrenConflict(providedId);
-      await tx('deleteGroups', [
-        members.map((member) => member.teamId),
-        ...consequenceParameters([groupsDeleted(members, deletedAt, audit)]),
-      ]);
+      await tx('deleteGroups', [members.map((member) => member.teamId), ...consequenceParameters([consequences(members)])]);
       return group;
     });
   }

@@ -1,12 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { AuditContext } from '../../audit/audit.js';
 import type { EmbedSessionRecord } from '../../embed-sessions/embed-session.js';
 import type { EmbedRevocation } from '../../consequences/embed-revocation.js';
-import { sessionRevoked, viewerSessionsRevoked } from '../../embed-sessions/embed-session-consequences.js';
 import type { ViewerActivity, ViewerPosition } from '../../viewers/viewer.js';
 import type { EmbedSessionStore } from '../../embed-sessions/embed-session-store.js';
 import type { SessionActivityBatch, SessionActivityCount } from '../../embed-sessions/session-activity.js';
 import type { Environment } from '../../kernel/environment.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
 import type { GroupCommit } from './group-commit.js';
 import {
   toEmbedRevocation,
@@ -39,7 +38,7 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     db: Database.Database,
     private readonly groupCommit: GroupCommit,
     private readonly health: SqliteHealth,
-    private readonly consequences: SqliteConsequences,
+    private readonly appender: SqliteConsequences,
   ) {
     this.statements = {
       // Stored revoked; a session stored unrevoked (minted before ids checked themselves) gets its revoked_at;
@@ -128,10 +127,10 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     return this.statements.listActivity.all(environment, teamId, fromHour, toHour).map(toSessionActivity);
   }
 
-  async revokeViewerSessions(environment: Environment, viewerId: string, revokedAt: string, audit: AuditContext): Promise<void> {
+  async revokeViewerSessions(revokedAt: string, consequences: WriteConsequences): Promise<void> {
     await this.groupCommit.run(() => {
       this.pruneExpired(revokedAt);
-      this.consequences.persist(viewerSessionsRevoked(environment, viewerId, revokedAt, audit));
+      this.appender.persist(consequences);
     });
   }
 
@@ -158,11 +157,11 @@ export class SqliteEmbedSessions implements EmbedSessionStore {
     return row ? toEmbedSession(row) : null;
   }
 
-  async revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, audit: AuditContext): Promise<boolean> {
+  async revokeEmbedSession(session: EmbedSessionRecord, revokedAt: string, consequences: WriteConsequences): Promise<boolean> {
     return this.groupCommit.run(() => {
       this.pruneExpired(revokedAt);
       const revoked = this.statements.revoke.run({ ...session, revokedAt }).changes > 0;
-      if (revoked) this.consequences.persist(sessionRevoked(session, revokedAt, audit));
+      if (revoked) this.appender.persist(consequences);
       return revoked;
     });
   }

@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
-import { NO_AUDIT_DETAIL, type AuditContext } from '../../audit/audit.js';
 import type { Environment } from '../../kernel/environment.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
 import type { TokenResealStore } from '../../user-groups/user-group-store.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import type {
+  GroupsDeletedConsequences,
+  GroupWriteConsequences,
   NewUserGroup,
   TokenReplacement,
   UserGroupChanges,
@@ -20,15 +22,15 @@ import { UnchangedReadCache } from './unchanged-read-cache.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { GROUP_WITH_PARENT, SqliteGroupHierarchy } from './sqlite-group-hierarchy.js';
 import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
-import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from '../../user-groups/user-group-consequences.js';
 
 /** Most groups kept by the lookup cache (about 1 KiB each with small properties). */
 const CACHED_GROUPS = 10_000;
 
 /**
  * The SQLite `user_groups` table. Writes go through group commit (one
- * transaction and one fsync per burst), each with the consequences the domain
- * builds for it (user-group-consequences.ts); lookups through per-turn batches
+ * transaction and one fsync per burst), each appending the consequences its
+ * caller hands it, built once the write knows the team_id it wrote (see
+ * GroupWriteConsequences); lookups through per-turn batches
  * (one read transaction per burst), answered by id from the groups read since
  * the last write of any process (UnchangedReadCache), which makes the hit and
  * the mint cost no row read while nothing changes.
@@ -44,7 +46,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     db: Database.Database,
     private readonly health: SqliteHealth,
     private readonly groupCommit: GroupCommit,
-    private readonly consequences: SqliteConsequences,
+    private readonly appender: SqliteConsequences,
   ) {
     this.hierarchy = new SqliteGroupHierarchy(db);
     this.statements = {
@@ -140,7 +142,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
 
   async insertUserGroupIfAbsent(
     group: NewUserGroup,
-    audit: AuditContext = NO_AUDIT_DETAIL,
+    consequences: GroupWriteConsequences,
   ): Promise<{ group: UserGroupRecord; created: boolean }> {
     return this.groupCommit.run(() => {
       // A group that exists is answered as it is: the parent counts on creation only.
@@ -151,9 +153,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
         : null;
       const row = this.statements.insert.get(...newGroupColumns(group), parentTeamId);
       if (!row) throw new Error('user group appeared between read and insert in one write transaction');
-      this.consequences.persist(
-        groupCreated({ environment: group.environment, providedId: group.providedId, teamId: row.team_id }, row.created_at, audit),
-      );
+      this.appender.persist(consequences({ teamId: row.team_id }));
       return { group: toUserGroupRecord({ ...row, parent_provided_id: group.parentId ?? null }), created: true };
     });
   }
@@ -162,7 +162,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     environment: Environment,
     providedId: string,
     changes: UserGroupChanges,
-    audit: AuditContext = NO_AUDIT_DETAIL,
+    consequences: GroupWriteConsequences,
   ): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
       let parentTeamId: number | null = null;
@@ -185,18 +185,18 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
         providedId,
       );
       if (!updated) return undefined;
-      this.consequences.persist(groupUpdated({ environment, providedId, teamId: updated.team_id }, changes, audit));
+      this.appender.persist(consequences({ teamId: updated.team_id }));
       return this.statements.find.get(environment, providedId);
     });
     return row ? toUserGroupRecord(row) : null;
   }
 
-  async replaceToken(r: TokenReplacement, audit: AuditContext = NO_AUDIT_DETAIL): Promise<UserGroupRecord | null> {
+  async replaceToken(r: TokenReplacement, consequences: WriteConsequences): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
       const replaced = this.statements.replaceToken.get(r.tokenHash, r.tokenCiphertext, r.updatedAt, r.teamId, r.expectedTokenHash);
       if (replaced) {
         replaced.parent_provided_id = this.statements.find.get(replaced.environment, replaced.provided_id)?.parent_provided_id ?? null;
-        this.consequences.persist(tokenRotated(r, audit));
+        this.appender.persist(consequences);
       }
       return replaced;
     });
@@ -250,8 +250,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
   async deleteUserGroup(
     environment: Environment,
     providedId: string,
-    deletedAt: string,
-    audit: AuditContext = NO_AUDIT_DETAIL,
+    consequences: GroupsDeletedConsequences,
     options: { cascade?: boolean } = {},
   ): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
@@ -261,7 +260,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       // Children before parents (highest team_id first, the order PostgreSQL's deletion takes too).
       const members = this.hierarchy.subtree(group.team_id).reverse();
       for (const member of members) this.statements.deleteById.run(member.team_id);
-      this.consequences.persist(groupsDeleted(members.map(toUserGroupRecord), deletedAt, audit));
+      this.appender.persist(consequences(members.map(toUserGroupRecord)));
       return group;
     });
     return row ? toUserGroupRecord(row) : null;
