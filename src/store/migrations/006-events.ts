@@ -1,8 +1,8 @@
 import { ddl, IDENTITY, JSONB, STRICT, TIMESTAMPTZ, type Migration } from './migration.js';
 
 export const events: Migration = [
-  // The outbox: each row written with the change it reports (SQLite: beside its audit record, sqlite-audit-log.ts;
-  // PostgreSQL: by the change's own statement, postgres-statements.ts).
+  // The outbox: each row written in the transaction of the change it reports, beside its audit record
+  // (sqlite/sqlite-consequences.ts, postgres/postgres-consequences.ts).
   // `data` holds names only (see src/events/event-payload.ts), never a token, key or property value.
   ddl`
       CREATE TABLE events (
