@@ -133,7 +133,7 @@ describe('eslint . (npm run lint)', () => {
       ['src/viewers/probe.ts', '../user-groups/user-group.js'],
       ['src/viewers/pages/probe.ts', '../../user-groups/pages/group-page-routes.js'],
       ['src/consequences/probe.ts', '../events/event.js'],
-      ['src/app/probe.ts', '../webhooks/http/webhook-routes.js'],
+      ['src/app/probe.ts', '../webhooks/http/create-webhook.js'],
       ['src/cli/commands/probe.ts', '../../app/core.js'],
     ]) {
       assert.equal(await restricted(file!, from!), false, `${file} may not import ${from}`);
