@@ -19,7 +19,8 @@ import { trustedProxyCheck } from '../../platform/http/trusted-proxies.js';
 import { OneLinePerRequest } from '../../platform/http/request-log.js';
 import { sharedLimits } from '../../api-keys/http/per-key-rate-limit.js';
 import { consolePlugin } from '../../console/pages/console-plugin.js';
-import { registerHealth } from './routes/health.js';
+import { registerLiveness } from './routes/liveness.js';
+import { registerReadiness } from './routes/readiness.js';
 import { registerJwks } from '../../signing-keys/http/jwks.js';
 import { registerEmbedScripts } from '../../embed-sessions/http/embed-scripts.js';
 import { registerMetrics } from './routes/metrics.js';
@@ -98,7 +99,8 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
 
   // Before every route: the document is generated from the routes it sees registered.
   await registerOpenApi(app);
-  registerHealth(app, services.storeStatus.health, services.storeStatus.clock);
+  registerLiveness(app);
+  registerReadiness(app, services.storeStatus.health, services.storeStatus.clock);
   registerJwks(app, services.signingKeys);
   registerEmbedScripts(app);
   registerMetrics(app, metrics, options.metricsToken);

@@ -13,7 +13,10 @@ import { CONSOLE_HELMET } from './console-helmet.js';
 import { installConsoleErrors } from './console-errors.js';
 import { refuseCrossSitePost, resumeSession } from './console-session-hook.js';
 import { installFormBodyParser } from './form-body-parser.js';
-import { registerSignIn } from './sign-in-routes.js';
+import { registerConsoleHome } from './console-home.js';
+import { registerSignIn } from './sign-in.js';
+import { registerSignInPage } from './sign-in-page.js';
+import { registerSignOut } from './sign-out.js';
 
 const VIEWS = fileURLToPath(new URL('../views/', import.meta.url));
 /** helmet's own value, sent by the hook below instead of by helmet. */
@@ -61,7 +64,10 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   if (options.limits.perKeyRateLimit) await app.register(rateLimit, options.limits.perKeyRateLimit);
 
   registerConsoleAssets(app);
+  registerConsoleHome(app);
+  registerSignInPage(app);
   registerSignIn(app, options.sessions, options.limits.throttle);
+  registerSignOut(app, options.sessions);
   options.pages(app);
 }
 

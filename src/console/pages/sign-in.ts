@@ -2,31 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import { ServiceError, unauthenticated } from '../../kernel/errors.js';
 import type { ConsoleSessionService } from '../console-session-service.js';
 import type { FailedAuthThrottle } from '../../api-keys/http/failed-auth-throttle.js';
-import { CONSOLE_PATH, clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './console-session-hook.js';
+import { CONSOLE_PATH, SESSION_COOKIE, setSessionCookie } from './console-session-hook.js';
 import { formField } from './form-body-parser.js';
+import { publicRoute } from './public-route.js';
 
 const NOT_VALID = 'That API key is not valid (or was revoked).';
 
 /**
- * GET and POST /console/sign-in, POST /console/sign-out. The key is posted
- * once and authenticated exactly as the API authenticates it (same service,
- * same failed-auth throttle per address); only its id is kept, in the
- * session row. The browser gets the session's random id, never the key.
+ * POST /console/sign-in. The key is posted once and authenticated exactly as
+ * the API authenticates it (same service, same failed-auth throttle per
+ * address); only its id is kept, in the session row. The browser gets the
+ * session's random id, never the key.
  */
 export function registerSignIn(app: FastifyInstance, sessions: ConsoleSessionService, throttle: FailedAuthThrottle): void {
-  const publicRoute = { config: { consolePublic: true, rateLimit: false as const }, schema: { hide: true } };
-
-  app.get('/', { ...publicRoute }, async (request, reply) =>
-    reply.redirect(`${CONSOLE_PATH}/${request.session ? 'groups' : 'sign-in'}`, 303),
-  );
-
-  app.get<{ Querystring: { ended?: string } }>('/sign-in', publicRoute, async (request, reply) => {
-    if (request.session) return reply.redirect(`${CONSOLE_PATH}/groups`, 303);
-    const notice = request.query.ended === undefined ? null : 'Your session has ended. Sign in again.';
-    return reply.view('sign-in', { title: 'Sign in', session: null, error: null, notice });
-  });
-
-  app.post('/sign-in', publicRoute, async (request, reply) => {
+  app.post('/sign-in', publicRoute(), async (request, reply) => {
     const key = formField(request.body, 'api_key').trim();
     try {
       if (key === '') throw unauthenticated('Enter an API key (ugsk_...), created with `ugs keys create`.');
@@ -46,11 +35,5 @@ export function registerSignIn(app: FastifyInstance, sessions: ConsoleSessionSer
       if (error.details.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.details.retryAfterSeconds));
       return reply.code(status).view('sign-in', { title: 'Sign in', session: null, error: error.message, notice: null });
     }
-  });
-
-  app.post('/sign-out', { schema: { hide: true }, preHandler: app.csrfProtection }, async (request, reply) => {
-    await sessions.signOut(request.cookies[SESSION_COOKIE]);
-    clearSessionCookie(request, reply);
-    return reply.redirect(`${CONSOLE_PATH}/sign-in`, 303);
   });
 }

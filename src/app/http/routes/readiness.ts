@@ -1,23 +1,18 @@
 import { ServiceError } from '../../../kernel/errors.js';
 import type { StoreHealth } from '../../../kernel/store-health.js';
 import type { StoreClock } from '../../../kernel/store-clock.js';
-import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../../platform/http/route-docs.js';
-import { StatusResponse } from '../../../platform/http/schemas.js';
 import type { TypedApp } from '../../../platform/http/typed-app.js';
+import { healthOperation } from './health-docs.js';
 
 /**
- * GET /healthz: the process is up. GET /readyz: the store answers too, and this process's clock is close enough
- * to the store's to mint. Neither needs a key.
+ * GET /readyz: the process is up, the store answers too, and this process's clock is close enough to the store's
+ * to mint. Needs no key.
  */
-export function registerHealth(app: TypedApp, store: StoreHealth, clock: Pick<StoreClock, 'assertWithinBound'>): void {
-  app.get('/healthz', { schema: operation('Liveness', 'The process is up.', 'ok') }, async () => ({
-    success: 1 as const,
-    status: 'ok',
-  }));
+export function registerReadiness(app: TypedApp, store: StoreHealth, clock: Pick<StoreClock, 'assertWithinBound'>): void {
   app.get(
     '/readyz',
     {
-      schema: operation(
+      schema: healthOperation(
         'Readiness',
         "The process is up, its store answers and its clock is within UGS_CLOCK_OFFSET_MAX_MS of the store's; 503 otherwise.",
         'ready',
@@ -36,17 +31,4 @@ export function registerHealth(app: TypedApp, store: StoreHealth, clock: Pick<St
       return { success: 1 as const, status: 'ready' };
     },
   );
-}
-
-function operation(summary: string, description: string, status: string) {
-  return {
-    summary,
-    description,
-    tags: ['Operations'],
-    security: [],
-    response: {
-      200: documented(StatusResponse, { description: 'Up.', examples: { [status]: { summary, value: { success: 1, status } } } }),
-      ...errorAnswers(ANY_REQUEST_ERRORS, BODY_ERRORS),
-    },
-  };
 }
