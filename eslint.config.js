@@ -43,7 +43,7 @@ export const LAYERS = [
 // The concepts (README, Layout): each folder holds its model, port and service directly, and its adapters in
 // http/ (routes), pages/ (console pages) and delivery/ (outbound webhooks). kernel/ and consequences/, below
 // them, hold cores only and keep the same rule.
-const CONCEPTS = [
+export const CONCEPTS = [
   'api-keys',
   'audit',
   'consequences',

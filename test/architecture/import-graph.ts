@@ -15,21 +15,12 @@ export const LAYERS: readonly string[] = [
   '(root)',
 ];
 
-/** The concepts: each holds its core (model, port, service) directly and its adapters in the subfolders below. */
-export const CONCEPTS = [
-  'api-keys',
-  'audit',
-  'console',
-  'embed-sessions',
-  'events',
-  'secrets',
-  'signing-keys',
-  'transfer',
-  'usage',
-  'user-groups',
-  'viewers',
-  'webhooks',
-] as const;
+/**
+ * The concepts, as `CONCEPTS` in eslint.config.js names them: each holds its core (model, port, service) directly and
+ * its adapters in the subfolders below (kernel/ and consequences/ hold cores only).
+ */
+export const CONCEPTS: readonly string[] = ((await import(pathToFileURL(join(ROOT, 'eslint.config.js')).href)) as { CONCEPTS: string[] })
+  .CONCEPTS;
 export const ADAPTER_FOLDERS = ['http', 'pages', 'delivery', 'file'] as const;
 
 /** One relative import of one file of src/ (both as paths under src/, with '/' and '.ts'). */
@@ -122,15 +113,13 @@ export function upwardImports(imports: readonly Import[], layers: readonly strin
 /** A concept's core: a file directly in a concept's folder. */
 export function isConceptCore(path: string): boolean {
   const parts = path.split('/');
-  return parts.length === 2 && (CONCEPTS as readonly string[]).includes(parts[0]!);
+  return parts.length === 2 && CONCEPTS.includes(parts[0]!);
 }
 
 /** A concept's adapter: a file under a concept's http/, pages/, delivery/ or file/. */
 export function isConceptAdapter(path: string): boolean {
   const parts = path.split('/');
-  return (
-    parts.length > 2 && (CONCEPTS as readonly string[]).includes(parts[0]!) && (ADAPTER_FOLDERS as readonly string[]).includes(parts[1]!)
-  );
+  return parts.length > 2 && CONCEPTS.includes(parts[0]!) && (ADAPTER_FOLDERS as readonly string[]).includes(parts[1]!);
 }
 
 /** The imports from a concept's core to an adapter of another concept. */
