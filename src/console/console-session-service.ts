@@ -1,5 +1,5 @@
 import type { ApiKeyService } from '../api-keys/api-key-service.js';
-import { ACCESS_SCOPE, may, type Principal } from '../kernel/principal.js';
+import { ACCESS_SCOPE, keyKind, may, type Principal } from '../kernel/principal.js';
 import {
   CONSOLE_SESSION_LIMITS,
   consoleSessionExpired,
@@ -48,9 +48,8 @@ export class ConsoleSessionService {
   async signIn(presentedKey: string): Promise<{ sessionId: string; session: ConsoleSession }> {
     const principal = await this.apiKeys.authenticate(presentedKey);
     if (!may(principal, 'read')) {
-      const article = principal.access === 'embed' ? 'an' : 'a';
       throw forbidden(
-        `This API key is ${article} ${principal.access} key: ${ACCESS_SCOPE[principal.access]}; sign in with a read-write or read-only key.`,
+        `This API key is ${keyKind(principal.access)}: ${ACCESS_SCOPE[principal.access]}; sign in with a read-write or read-only key.`,
       );
     }
     const sessionId = consoleSessionIdFormat.generate();

@@ -3,7 +3,7 @@ import type { AuditContext, ChangeOrigin } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import { assertNfc } from '../kernel/nfc-ids.js';
-import { may, readRefusal, type Principal } from '../kernel/principal.js';
+import { keyKind, may, readRefusal, type Principal } from '../kernel/principal.js';
 import type { TokenCipher } from '../secrets/token-cipher.js';
 import type { ConnectionChecker, ConnectionCheckResult } from './connection-check.js';
 import {
@@ -116,7 +116,7 @@ export class DataSourceService {
   async credentials(principal: Principal, id: string): Promise<DataSourceCredentials> {
     if (!may(principal, 'data-source-secrets'))
       throw forbidden(
-        `This API key is ${principal.access}; a data source's password is read only with a dashboard key (ugs keys create --access dashboard), what the dashboard layer holds.`,
+        `This API key is ${keyKind(principal.access)}; a data source's password is read only with a dashboard key (ugs keys create --access dashboard), what the dashboard layer holds.`,
       );
     const record = await this.found(principal.environment, id);
     return {

@@ -41,11 +41,16 @@ export const ACCESS_SCOPE: Readonly<Record<Access, string>> = {
   dashboard: 'it may only read data sources with their passwords and the revocation feed',
 };
 
+/** The key as a refusal names it: "read-only" (as refusals always said), "an embed key", "a dashboard key". */
+export function keyKind(access: Access): string {
+  if (access === 'read-only') return 'read-only';
+  return `${access === 'embed' ? 'an' : 'a'} ${access} key`;
+}
+
 /**
  * The refusal's text for a key that may not read `what`: "This API key is an embed key: it may only mint and end
  * embed sessions; use a read-write or read-only key for user groups."
  */
 export function readRefusal(principal: Principal, what: string): string {
-  const article = principal.access === 'embed' ? 'an' : 'a';
-  return `This API key is ${article} ${principal.access} key: ${ACCESS_SCOPE[principal.access]}; use a read-write or read-only key for ${what}.`;
+  return `This API key is ${keyKind(principal.access)}: ${ACCESS_SCOPE[principal.access]}; use a read-write or read-only key for ${what}.`;
 }

@@ -1,4 +1,4 @@
-import { may, readRefusal, type Principal } from '../kernel/principal.js';
+import { keyKind, may, readRefusal, type Principal } from '../kernel/principal.js';
 import type { ChangeOrigin } from '../audit/audit.js';
 import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import { REVOCATION_WRITE_MARGIN_MS, type StoreClock } from '../kernel/store-clock.js';
@@ -39,7 +39,7 @@ export class ViewerService {
    */
   async revokeSessions(principal: Principal, viewerId: string, origin?: ChangeOrigin): Promise<{ viewerId: string; revokedAt: string }> {
     if (!may(principal, 'mint'))
-      throw forbidden(`This API key is ${principal.access}; a viewer's sessions are ended with a read-write or embed key.`);
+      throw forbidden(`This API key is ${keyKind(principal.access)}; a viewer's sessions are ended with a read-write or embed key.`);
     // The id sessions are minted with is NFC (checkViewer): another form of it would end nothing, and say 200.
     checkViewerId(viewerId, 'viewer_id');
     const audit = { keyId: principal.keyId, fields: [], clientAddress: origin?.ip ?? null };

@@ -10,6 +10,7 @@ import { ApiClient } from '../helpers/http-client.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { build, type Teardown, type TestApp } from '../helpers/build.js';
 import { webhookSecretSealContext } from '../../src/webhooks/webhook.js';
+import { dataSourcePasswordSealContext } from '../../src/data-sources/data-source.js';
 import { errorLines } from './cli-support.js';
 
 interface Known {
@@ -117,6 +118,47 @@ describe('ugs secret rotate', () => {
       const context = webhookSecretSealContext(webhook.id);
       assert.equal(after.services.cipher.open(stored!.secretCiphertext, context), current);
       assert.equal(after.services.cipher.open(stored!.previousSecretCiphertext!, context), previous);
+    } finally {
+      await after.app.close();
+      await after.services.close();
+    }
+  });
+
+  it('data dir: re-seals data source passwords, so they open once the old secret is gone', async (t) => {
+    const dir = makeTempDir('ugs-rotate-sources');
+    dirs.push(dir);
+    const server = await build(t, { dataDir: dir.path, kind: 'sqlite', apiKey: false });
+    const principal = { keyId: (await server.client()).keyId, environment: 'Customer' as const, access: 'read-write' as const };
+    const connection = { host: '127.0.0.1', database: 'acme', user: 'reader', password: 'acme-password' };
+    await server.services.dataSources.create(principal, { id: 'acme-db', name: 'Acme', kind: 'postgresql', connection });
+    await server.services.dataSources.create(principal, {
+      id: 'no-password',
+      name: 'Trusted',
+      kind: 'postgresql',
+      connection: { ...connection, password: null },
+    });
+    const [before] = await server.services.secretRotation.dataSourceReseal.listDataSourcePasswords();
+    await server.app.close();
+    await server.services.close();
+    const rotation = await runCli(['secret', 'rotate', '--grace-ms', '20000'], { UGS_DATA_DIR: dir.path });
+    assert.equal(rotation.code, 0, rotation.stderr);
+    const after = await build(t, { dataDir: dir.path, kind: 'sqlite', apiKey: false });
+    try {
+      const stored = await after.services.secretRotation.dataSourceReseal.listDataSourcePasswords();
+      assert.deepEqual(
+        stored.map((s) => s.id),
+        ['acme-db'],
+        'a data source without a password has nothing to re-seal',
+      );
+      assert.notDeepEqual(stored[0]!.passwordCiphertext, before!.passwordCiphertext);
+      assert.equal(
+        after.services.cipher.open(stored[0]!.passwordCiphertext, dataSourcePasswordSealContext('Customer', 'acme-db')),
+        'acme-password',
+      );
+      const dashboard = { keyId: principal.keyId, environment: 'Customer' as const, access: 'dashboard' as const };
+      const credentials = await after.services.dataSources.credentials(dashboard, 'acme-db');
+      assert.equal(credentials.connection.password, 'acme-password');
+      assert.equal(credentials.version, 1, 're-sealing is not a change of the data source: routers keep their pools');
     } finally {
       await after.app.close();
       await after.services.close();

@@ -64,6 +64,8 @@ export interface BuildOptions<K extends string = never> {
   webhooks?: Partial<WebhookConfig>;
   /** The server's clock (epoch milliseconds): skewed, it plays a replica on a machine whose clock is off. */
   now?: () => number;
+  /** UGS_MAPPING_UNRESOLVED=reject. */
+  rejectUnresolvedMapping?: boolean;
 }
 
 export interface TestApp<K extends string = never> {
@@ -161,6 +163,7 @@ async function startServer(options: StartOptions): Promise<Omit<TestApp<never>, 
     keyCacheTtlMs: options.keyCacheTtlMs ?? 0,
     embed: { ...defaults.embed, ...options.embed },
     webhooks: { ...defaults.webhooks, ...options.webhooks },
+    rejectUnresolvedMapping: options.rejectUnresolvedMapping,
     now: options.now,
   });
   const serving = await startServing(services, {

@@ -10,6 +10,7 @@ import { eventStoreConformance } from './event-store-conformance.js';
 import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
 import { usageStoreConformance } from './usage-store-conformance.js';
 import { webhookStoreConformance } from './webhook-store-conformance.js';
+import { dataSourceStoreConformance } from './data-source-store-conformance.js';
 import { newGroup as groupFixture } from '../helpers/new-group.js';
 import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
 import { deleteGroup, insertGroup, replaceToken, updateGroup } from '../helpers/group-writes.js';
@@ -729,4 +730,5 @@ export function storeConformance(fixture: StoreFixture): void {
   eventStoreConformance(fixture);
   consoleSessionStoreConformance(fixture);
   webhookStoreConformance(fixture);
+  dataSourceStoreConformance(fixture);
 }

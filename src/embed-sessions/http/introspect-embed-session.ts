@@ -10,7 +10,7 @@ export function registerIntrospectEmbedSession(app: TypedApp, embedSessions: Emb
     schema: {
       summary: 'Introspect an embed token',
       description:
-        'RFC 7662: {"active":true, ...claims} when the token is signed by this service, unexpired, of the key\'s environment, not ended and its group still holds the token it was minted under; {"active":false} for anything else. Any key of the environment.',
+        'RFC 7662: {"active":true, ...claims} when the token is signed by this service, unexpired, of the key\'s environment, not ended and its group still holds the token it was minted under; {"active":false} for anything else. Read-write, read-only and embed keys of the environment (not dashboard keys).',
       tags: TAGS,
       body: documented(IntrospectBody, { examples: { token: { summary: 'A token', value: { token: EXAMPLE_JWT } } } }),
       response: {
@@ -18,7 +18,7 @@ export function registerIntrospectEmbedSession(app: TypedApp, embedSessions: Emb
           description: 'Whether the token is live, and its claims when it is.',
           examples: { inactive: { summary: 'Not live', value: { active: false } } },
         }),
-        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS),
+        ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden'),
       },
     },
     handler: async (request) => embedSessions.introspect(request.principal, request.body.token),

@@ -79,15 +79,15 @@ const UPDATE = statement<DataSourceRow>(
    WHERE environment = @environment AND id = @id AND version = @expectedVersion
    RETURNING *`,
 );
+/** Whether group `g`'s own mapping names the data source @id. */
+const MAPS_TO = (d: Dialect) => `g.mapping IS NOT NULL AND EXISTS (SELECT 1 FROM ${MAPPING_VALUES[d]} WHERE ${MAPPING_VALUE[d]} = @id)`;
 const COUNT_MAPPED = statement<{ n: number | string }>(
   'countGroupsMappingToDataSource',
-  (d) => `SELECT count(DISTINCT g.team_id) AS n FROM user_groups g, ${MAPPING_VALUES[d]}
-          WHERE g.environment = @environment AND g.mapping IS NOT NULL AND ${MAPPING_VALUE[d]} = @id`,
+  (d) => `SELECT count(*) AS n FROM user_groups g WHERE g.environment = @environment AND ${MAPS_TO(d)}`,
 );
 const MAPPED = statement<{ provided_id: string }>(
   'listGroupsMappingToDataSource',
-  (d) => `SELECT DISTINCT g.provided_id FROM user_groups g, ${MAPPING_VALUES[d]}
-          WHERE g.environment = @environment AND g.mapping IS NOT NULL AND ${MAPPING_VALUE[d]} = @id
+  (d) => `SELECT g.provided_id FROM user_groups g WHERE g.environment = @environment AND ${MAPS_TO(d)}
           ORDER BY g.provided_id${BYTEWISE[d]} LIMIT @limit`,
 );
 const DELETE = statement<{ id: string }>(
