@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import ipaddr from 'ipaddr.js';
-import { canonicalAddress, classifyAddress } from '../../../src/webhooks/delivery/address-classifier.js';
+import { canonicalAddress, classifyAddress } from '../../../src/platform/network/address-classifier.js';
 import { ALWAYS_REFUSED, ISSUE_26_GAPS, PUBLIC_ADDRESSES } from '../../helpers/refused-targets.js';
 
 type Ranges = Record<string, [ipaddr.IPv4 | ipaddr.IPv6, number] | [ipaddr.IPv4 | ipaddr.IPv6, number][]>;

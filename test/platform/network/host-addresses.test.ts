@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { networkInterfaces } from 'node:os';
 import { describe, it } from 'node:test';
-import { cachedFor, ipv4Gateways, ipv6Gateways, readHostAddresses } from '../../../src/webhooks/delivery/host-addresses.js';
+import { cachedFor, ipv4Gateways, ipv6Gateways, readHostAddresses } from '../../../src/platform/network/host-addresses.js';
 
 /** /proc/net/route of a container whose default route goes through 192.0.2.1 (little-endian host). */
 const ROUTE = `Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
