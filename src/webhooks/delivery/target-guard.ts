@@ -3,8 +3,8 @@ import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { invalidRequest } from '../../kernel/errors.js';
 import type { WebhookTargetPolicy } from '../webhook-service.js';
-import { canonicalAddress, classifyAddress } from './address-classifier.js';
-import { cachedFor, HOST_ADDRESSES_TTL_MS, readHostAddresses, type HostAddressSource } from './host-addresses.js';
+import { canonicalAddress, classifyAddress } from '../../platform/network/address-classifier.js';
+import { cachedFor, HOST_ADDRESSES_TTL_MS, readHostAddresses, type HostAddressSource } from '../../platform/network/host-addresses.js';
 
 const URL_MAX_LENGTH = 2048;
 

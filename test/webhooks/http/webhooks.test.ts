@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createReceiver } from '../../../examples/webhook-receiver/receiver.js';
-import { readHostAddresses } from '../../../src/webhooks/delivery/host-addresses.js';
+import { readHostAddresses } from '../../../src/platform/network/host-addresses.js';
 import { webhookWorkerFor, type WebhookWorker } from '../../../src/webhooks/delivery/webhook-worker.js';
 import { buildForSuite } from '../../helpers/build.js';
 import { hostOf, ISSUE_26_GAPS } from '../../helpers/refused-targets.js';

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { networkInterfaces } from 'node:os';
 import { describe, it } from 'node:test';
-import { cachedFor, ipv4Gateways, ipv6Gateways, readHostAddresses } from '../../../src/webhooks/delivery/host-addresses.js';
+import {
+  cachedFor,
+  ipv4Gateways,
+  ipv6Gateways,
+  readHostAddresses,
+  readInterfaceAddresses,
+} from '../../../src/platform/network/host-addresses.js';
 
 /** /proc/net/route of a container whose default route goes through 192.0.2.1 (little-endian host). */
 const ROUTE = `Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
@@ -36,6 +42,12 @@ describe("this host's own addresses", () => {
     for (const entries of Object.values(networkInterfaces()))
       for (const entry of entries ?? []) assert.ok(listed.has(entry.address), entry.address);
     assert.ok(listed.has('127.0.0.1'));
+  });
+
+  it('lists the interface addresses alone (where this host listens), and no gateway', async () => {
+    const listed = await readInterfaceAddresses();
+    assert.ok(listed.includes('127.0.0.1'));
+    assert.equal(listed.length, Object.values(networkInterfaces()).flatMap((entries) => entries ?? []).length);
   });
 
   it('keeps a read for its time to live, shares it between concurrent callers, and forgets a failed one', async () => {

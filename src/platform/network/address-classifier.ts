@@ -3,9 +3,21 @@ import { isIP } from 'node:net';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** What an address is, for a webhook target: why it is refused, or the forms it may be compared in. */
+/**
+ * What an address is, for an outbound connection: why it is not global unicast (and which range it is in, for a
+ * caller that admits some of them), or the forms it may be compared in.
+ */
 export type AddressClass =
-  | { refused: string }
+  | {
+      refused: string;
+      /**
+       * ipaddr.js's name of its range ('private', 'loopback', 'linkLocal', ...; an IPv4-mapped address has its IPv4
+       * address's, being the same address), or one of these for what ipaddr.js has no name for or calls otherwise:
+       * 'nat64' and '6to4' (wrapping a refused IPv4 address), 'ipv4Compatible', 'dummy', 'outsideGlobalUnicast',
+       * 'notAnAddress'.
+       */
+      range: string;
+    }
   /** The address, canonical, and the IPv4 address it carries if it wraps one: what this host's addresses are compared with. */
   | { refused: null; identities: string[] };
 
@@ -14,9 +26,9 @@ export type AddressClass =
  * "unicast" whatever it has no name for. Reviewed against the registries, these are what it misses;
  * everything else outside 2000::/3 is refused too (below), since no global unicast address lives there.
  */
-const UNNAMED_IPV6: readonly { network: [ipaddr.IPv6, number]; name: string }[] = [
-  { network: ipaddr.IPv6.parseCIDR('::/96'), name: 'an IPv4-compatible address (deprecated by RFC 4291)' },
-  { network: ipaddr.IPv6.parseCIDR('100:0:0:1::/64'), name: 'in the dummy prefix (RFC 9780)' },
+const UNNAMED_IPV6: readonly { network: [ipaddr.IPv6, number]; name: string; range: string }[] = [
+  { network: ipaddr.IPv6.parseCIDR('::/96'), name: 'an IPv4-compatible address (deprecated by RFC 4291)', range: 'ipv4Compatible' },
+  { network: ipaddr.IPv6.parseCIDR('100:0:0:1::/64'), name: 'in the dummy prefix (RFC 9780)', range: 'dummy' },
 ];
 
 /** Where IPv6 global unicast addresses are allocated (RFC 4291 §2.4); outside it, only special ranges. */
@@ -28,12 +40,18 @@ const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
  * (what DNS64 answers on IPv6-only networks) and 6to4. Every other IPv4-carrying form is refused
  * outright by its range name: the local-use NAT64 prefix 64:ff9b:1::/48 (the operator's own network,
  * the IPv4 bits' position depends on its prefix length), IPv4-translated ::ffff:0:0:0/96 (SIIT, local),
- * Teredo 2001::/32 and the deprecated IPv4-compatible ::/96.
+ * Teredo 2001::/32 and the deprecated IPv4-compatible ::/96. Only an IPv4-mapped address is its IPv4 address
+ * (`range` null: the IPv4 address's); the others reach it through a translator, so their refusal has a range of its own.
  */
-const CARRIES_IPV4: readonly { network: [ipaddr.IPv6, number]; name: string; ipv4: (parts: number[]) => [number, number] }[] = [
-  { network: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), name: 'the IPv4-mapped form', ipv4: (p) => [p[6]!, p[7]!] },
-  { network: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), name: 'the NAT64 form', ipv4: (p) => [p[6]!, p[7]!] },
-  { network: ipaddr.IPv6.parseCIDR('2002::/16'), name: 'the 6to4 form', ipv4: (p) => [p[1]!, p[2]!] },
+const CARRIES_IPV4: readonly {
+  network: [ipaddr.IPv6, number];
+  name: string;
+  range: string | null;
+  ipv4: (parts: number[]) => [number, number];
+}[] = [
+  { network: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), name: 'the IPv4-mapped form', range: null, ipv4: (p) => [p[6]!, p[7]!] },
+  { network: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), name: 'the NAT64 form', range: 'nat64', ipv4: (p) => [p[6]!, p[7]!] },
+  { network: ipaddr.IPv6.parseCIDR('2002::/16'), name: 'the 6to4 form', range: '6to4', ipv4: (p) => [p[1]!, p[2]!] },
 ];
 
 /** ipaddr.js's range names, as a refusal says them; a name missing here is still refused, by that name. */
@@ -62,10 +80,10 @@ const RANGE_NAMES: Readonly<Record<string, string>> = {
   segmentRouting: 'a segment routing SID',
 };
 
-/** Whether a webhook may be sent to an address (from a URL or a resolver): global unicast only. */
+/** Whether an address (from a URL or a resolver) is global unicast, what a public service may be reached at. */
 export function classifyAddress(text: string): AddressClass {
   const address = parseAddress(text);
-  if (!address) return { refused: 'not an IP address' };
+  if (!address) return { refused: 'not an IP address', range: 'notAnAddress' };
   if (address.kind() === 'ipv4') return classifyIpv4(address as ipaddr.IPv4);
   const ipv6 = address as ipaddr.IPv6;
   const carrier = CARRIES_IPV4.find((form) => ipv6.match(form.network));
@@ -73,14 +91,15 @@ export function classifyAddress(text: string): AddressClass {
     const [high, low] = carrier.ipv4(ipv6.parts);
     const ipv4 = new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
     const inner = classifyIpv4(ipv4);
-    if (inner.refused !== null) return { refused: `${carrier.name} of ${ipv4.toString()}, which is ${inner.refused}` };
+    if (inner.refused !== null)
+      return { refused: `${carrier.name} of ${ipv4.toString()}, which is ${inner.refused}`, range: carrier.range ?? inner.range };
     return { refused: null, identities: [ipv6.toNormalizedString(), ...inner.identities] };
   }
   const range = ipv6.range();
-  if (range !== 'unicast') return { refused: RANGE_NAMES[range] ?? range };
+  if (range !== 'unicast') return { refused: RANGE_NAMES[range] ?? range, range };
   const unnamed = UNNAMED_IPV6.find((entry) => ipv6.match(entry.network));
-  if (unnamed) return { refused: unnamed.name };
-  if (!ipv6.match(GLOBAL_UNICAST)) return { refused: 'outside global unicast (2000::/3)' };
+  if (unnamed) return { refused: unnamed.name, range: unnamed.range };
+  if (!ipv6.match(GLOBAL_UNICAST)) return { refused: 'outside global unicast (2000::/3)', range: 'outsideGlobalUnicast' };
   return { refused: null, identities: [ipv6.toNormalizedString()] };
 }
 
@@ -95,7 +114,7 @@ export function canonicalAddress(text: string): string | null {
 
 function classifyIpv4(address: ipaddr.IPv4): AddressClass {
   const range = address.range();
-  if (range !== 'unicast') return { refused: RANGE_NAMES[range] ?? range };
+  if (range !== 'unicast') return { refused: RANGE_NAMES[range] ?? range, range };
   return { refused: null, identities: [address.toString()] };
 }
 

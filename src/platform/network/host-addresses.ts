@@ -16,9 +16,13 @@ const RTF_GATEWAY = 0x2;
  * a guard that cannot tell which addresses are its own must refuse, not guess.
  */
 export async function readHostAddresses(): Promise<string[]> {
-  const interfaces = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
   const [ipv4Routes, ipv6Routes] = await Promise.all([readIfPresent('/proc/net/route'), readIfPresent('/proc/net/ipv6_route')]);
-  return [...interfaces, ...ipv4Gateways(ipv4Routes), ...ipv6Gateways(ipv6Routes)];
+  return [...(await readInterfaceAddresses()), ...ipv4Gateways(ipv4Routes), ...ipv6Gateways(ipv6Routes)];
+}
+
+/** Every address of every interface (loopback included): where a socket of this host may listen. Allowed to throw, as above. */
+export async function readInterfaceAddresses(): Promise<string[]> {
+  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
 }
 
 /** /proc/net/route: a header, then `Iface Destination Gateway Flags …`, addresses in hex as the kernel's __be32 printed in host byte order.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import ipaddr from 'ipaddr.js';
-import { canonicalAddress, classifyAddress } from '../../../src/webhooks/delivery/address-classifier.js';
+import { canonicalAddress, classifyAddress } from '../../../src/platform/network/address-classifier.js';
 import { ALWAYS_REFUSED, ISSUE_26_GAPS, PUBLIC_ADDRESSES } from '../../helpers/refused-targets.js';
 
 type Ranges = Record<string, [ipaddr.IPv4 | ipaddr.IPv6, number] | [ipaddr.IPv4 | ipaddr.IPv6, number][]>;
@@ -13,7 +13,7 @@ function inside([network]: [ipaddr.IPv4 | ipaddr.IPv6, number]): string {
   return ipaddr.fromByteArray(bytes).toString();
 }
 
-describe('webhook target address classifier', () => {
+describe('address classifier', () => {
   it('refuses every range of the table, naming what it is', () => {
     for (const [address, what] of [...ISSUE_26_GAPS, ...ALWAYS_REFUSED]) {
       const found = classifyAddress(address);
@@ -36,6 +36,30 @@ describe('webhook target address classifier', () => {
           assert.notEqual(classifyAddress(address).refused, null, `${name}: ${address}`);
         }
       }
+    }
+  });
+
+  it('names the range of a refused address, an IPv4-mapped address by its IPv4 address, a translated one by its form', () => {
+    const ranges = {
+      '10.1.2.3': 'private',
+      '127.0.0.1': 'loopback',
+      '::1': 'loopback',
+      '::ffff:127.0.0.1': 'loopback',
+      '::ffff:169.254.169.254': 'linkLocal',
+      '64:ff9b::7f00:1': 'nat64',
+      '2002:7f00:1::1': '6to4',
+      'fd00::1': 'uniqueLocal',
+      '100.64.0.1': 'carrierGradeNat',
+      'fe80::1': 'linkLocal',
+      '0.0.0.0': 'unspecified',
+      '::8.8.8.8': 'ipv4Compatible',
+      '100:0:0:1::1': 'dummy',
+      '4000::1': 'outsideGlobalUnicast',
+      localhost: 'notAnAddress',
+    };
+    for (const [address, range] of Object.entries(ranges)) {
+      const found = classifyAddress(address);
+      assert.equal(found.refused === null ? null : found.range, range, address);
     }
   });
 
