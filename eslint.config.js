@@ -42,7 +42,7 @@ export const LAYERS = [
 ];
 
 // The concepts (README, Layout): each folder holds its model, port and service directly, and its adapters in
-// http/ (routes), pages/ (console pages) and delivery/ (outbound webhooks). kernel/ and consequences/, below
+// http/ (routes), pages/ (console pages), delivery/ (outbound webhooks) and check/ (a data source's connection check). kernel/ and consequences/, below
 // them, hold cores only and keep the same rule.
 export const CONCEPTS = [
   'api-keys',
@@ -185,6 +185,7 @@ export default tseslint.config(
                 '**/http/**',
                 '**/pages/**',
                 '**/delivery/**',
+                '**/check/**',
                 '**/file/**',
                 '**/cli/**',
                 '**/platform/**',

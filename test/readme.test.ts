@@ -99,7 +99,7 @@ describe('README', () => {
     assert.deepEqual([...drawn], LAYERS, 'Layout draws the folders in the layer order (LAYERS in eslint.config.js), lowest first');
     for (const folder of folders) {
       for (const sub of readdirSync(join(src, folder), { withFileTypes: true }).filter((e) => e.isDirectory())) {
-        if (['http', 'pages', 'delivery', 'file'].includes(sub.name)) {
+        if (['http', 'pages', 'delivery', 'file', 'check'].includes(sub.name)) {
           const entry = tree.slice(tree.search(new RegExp(`^ {2}${folder}/ `, 'm'))).split(/\n {2}[a-z]/)[0]!;
           assert.match(entry, new RegExp(`\\b${sub.name}/`), `Layout's ${folder}/ does not mention its ${sub.name}/`);
         }

@@ -1,11 +1,8 @@
 import type { ConnectionChecker } from '../data-sources/connection-check.js';
-import { ServiceError } from '../kernel/errors.js';
+import { DataSourceAddressPolicy } from '../data-sources/check/data-source-address-policy.js';
+import { PostgresConnectionChecker } from '../data-sources/check/postgres-connection-checker.js';
 
-/** INTERIM until the PostgreSQL checker lands (src/data-sources/check/): answers 503. */
-export function connectionChecker(_options: { ownPorts: () => number[] }): ConnectionChecker {
-  return {
-    check: async () => {
-      throw new ServiceError('unavailable', 'The connection check is not available yet.');
-    },
-  };
+/** The connection check a data source gets: PostgreSQL's, connecting only where the address policy allows (never this process's own ports). */
+export function connectionChecker(options: { ownPorts: () => readonly number[] }): ConnectionChecker {
+  return new PostgresConnectionChecker({ addressPolicy: new DataSourceAddressPolicy({ ownPorts: options.ownPorts }) });
 }

@@ -21,7 +21,7 @@ export const LAYERS: readonly string[] = [
  */
 export const CONCEPTS: readonly string[] = ((await import(pathToFileURL(join(ROOT, 'eslint.config.js')).href)) as { CONCEPTS: string[] })
   .CONCEPTS;
-export const ADAPTER_FOLDERS = ['http', 'pages', 'delivery', 'file'] as const;
+export const ADAPTER_FOLDERS = ['http', 'pages', 'delivery', 'file', 'check'] as const;
 
 /** One relative import of one file of src/ (both as paths under src/, with '/' and '.ts'). */
 export interface Import {

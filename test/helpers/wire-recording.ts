@@ -47,6 +47,8 @@ const UNNUMBERED_VALUES: [placeholder: string, pattern: RegExp][] = [
 const RANDOM_FIELDS: Record<string, string> = { next_cursor: 'cursor', kid: 'kid', tv: 'token_version', token_version: 'token_version' };
 const OPAQUE_FIELDS = new Set(['x', 'y', 'n', 'e']);
 const EPOCH_FIELDS = new Set(['iat', 'exp', 'nbf']);
+/** How long something took here: the same answer may take 0 or 3 ms. */
+const DURATION_FIELDS = new Set(['duration_ms']);
 
 /** Headers whose value is per answer or per moment; their presence is kept. */
 const VOLATILE_HEADERS: Record<string, string> = {
@@ -119,6 +121,7 @@ export class WireRecorder {
       return this.text(value);
     }
     if (typeof value === 'number' && key !== undefined && EPOCH_FIELDS.has(key)) return '<epoch_seconds>';
+    if (typeof value === 'number' && key !== undefined && DURATION_FIELDS.has(key)) return '<milliseconds>';
     if (Array.isArray(value)) return value.map((item) => this.value(item));
     if (value !== null && typeof value === 'object') {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.value(v, k)]));

@@ -75,6 +75,17 @@ async function exercise(server: TestApp): Promise<string[]> {
   assert.equal((await browser.signIn(api.key!)).status, 303);
   secrets.push(browser.cookie!.slice('ugs_console='.length));
   assert.equal((await browser.get('/console/groups/g1')).status, 200);
+  // Data source passwords, as created and as changed (an audit record and an event name the field, never the value).
+  const connection = { host: '10.9.8.7', database: 'acme', user: 'reader', password: 'ds-password-first-0f3c9a' };
+  const created = await api.call(
+    'POST',
+    { id: 'warehouse', name: 'Warehouse', kind: 'postgresql', connection },
+    { path: '/api/data_sources' },
+  );
+  assert.equal(created.status, 201, created.text);
+  const changed = await api.call('PUT', { connection: { password: 'ds-password-second-77b1e2' } }, { path: '/api/data_sources/warehouse' });
+  assert.equal(changed.status, 200, changed.text);
+  secrets.push('ds-password-first-0f3c9a', 'ds-password-second-77b1e2');
   // Webhook signing secrets, current and previous, and a delivery with its attempt.
   const receiver = await startReceiver();
   try {
@@ -105,7 +116,7 @@ describe('secrets at rest', () => {
     const secrets = await exercise(server);
     const file = join(server.dataDir, 'user-groups.sqlite');
     assertNoSecret([...dumpFiles(server.dataDir), ...dumpSqliteTables(file)], secrets, 'while running');
-    for (const table of ['audit_log', 'webhooks', 'webhook_deliveries', 'webhook_delivery_attempts']) {
+    for (const table of ['audit_log', 'data_sources', 'webhooks', 'webhook_deliveries', 'webhook_delivery_attempts']) {
       assert.ok(
         dumpSqliteTables(file).some((d) => d.where === `table ${table}` && d.bytes.length > 0),
         `${table} was dumped`,
@@ -130,6 +141,7 @@ describe('secrets at rest', () => {
         'table api_keys',
         'table audit_log',
         'table console_sessions',
+        'table data_sources',
         'table embed_revocations',
         'table embed_sessions',
         'table events',
