@@ -42,8 +42,8 @@ export const LAYERS = [
 ];
 
 // The concepts (README, Layout): each folder holds its model, port and service directly, and its adapters in
-// http/ (routes), pages/ (console pages), delivery/ (outbound webhooks) and check/ (a data source's connection check). kernel/ and consequences/, below
-// them, hold cores only and keep the same rule.
+// http/ (routes), pages/ (console pages), delivery/ (outbound webhooks) and check/ (a data source's connection
+// check). kernel/ and consequences/, below them, hold cores only and keep the same rule.
 export const CONCEPTS = [
   'api-keys',
   'audit',
