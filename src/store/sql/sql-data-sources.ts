@@ -86,9 +86,10 @@ const COUNT_MAPPED = statement<{ n: number | string }>(
 );
 const MAPPED = statement<{ provided_id: string }>(
   'listGroupsMappingToDataSource',
-  (d) => `SELECT DISTINCT g.provided_id FROM user_groups g, ${MAPPING_VALUES[d]}
+  // GROUP BY, not DISTINCT: PostgreSQL sorts a DISTINCT list only by what it selects, and the byte order is a COLLATE of it.
+  (d) => `SELECT g.provided_id FROM user_groups g, ${MAPPING_VALUES[d]}
           WHERE g.environment = @environment AND g.mapping IS NOT NULL AND ${MAPPING_VALUE[d]} = @id
-          ORDER BY g.provided_id${BYTEWISE[d]} LIMIT @limit`,
+          GROUP BY g.provided_id ORDER BY g.provided_id${BYTEWISE[d]} LIMIT @limit`,
 );
 const DELETE = statement<{ id: string }>(
   'deleteDataSource',
