@@ -13,7 +13,7 @@ import type { Principal } from '../src/kernel/principal.js';
 /**
  * `npm run console:screenshots`: the operator console's main pages as PNGs in
  * docs/console/, taken with Debian's chromium from a throwaway service on a
- * temp SQLite store filled with a few example groups, and webhooks delivering
+ * temp SQLite store filled with a few example groups and data sources, and webhooks delivering
  * to a receiver on 127.0.0.1. docs/console.md shows them.
  */
 const OUT = new URL('../../docs/console/', import.meta.url);
@@ -73,6 +73,30 @@ try {
     await services.userGroups.getOrCreate(principal, { userGroupId: id, name, properties: { region: 'us' } }, origin);
   }
   await services.userGroups.update(principal, { userGroupId: 'acme', properties: { region: 'eu', tier: 'platinum' } }, origin);
+  // The data source acme's mapping names (Acme France and Acme Germany inherit it), another one, and a value of Acme
+  // Germany's own that names none: unresolved.
+  await services.dataSources.create(
+    principal,
+    {
+      id: 'warehouse-eu',
+      name: 'Warehouse EU',
+      kind: 'postgresql',
+      connection: {
+        host: 'warehouse-eu.db.internal',
+        database: 'analytics',
+        user: 'dashboards',
+        password: 'example',
+        ssl: { mode: 'verify-full' },
+      },
+    },
+    origin,
+  );
+  await services.dataSources.create(
+    principal,
+    { id: 'shared-us', name: 'Shared US', kind: 'postgresql', connection: { host: '10.0.4.12', database: 'shared', user: 'dashboards' } },
+    origin,
+  );
+  await services.userGroups.update(principal, { userGroupId: 'acme-germany', mapping: { '41': 'reports-de' } }, origin);
   await seedUsage(principal);
   // Viewers of Acme France, as its dashboards' sessions named them (issue 29), counted and flushed at once.
   for (const [viewer, sessions] of [
@@ -130,6 +154,14 @@ try {
   await shot(page, 'overview.png');
   await page.goto(`${url}/console/activity`);
   await shot(page, 'activity.png');
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Data sources' }).click();
+  await page.getByRole('heading', { name: 'Data sources', exact: true }).waitFor();
+  await shot(page, 'data-sources.png');
+  await page.goto(`${url}/console/data-sources/warehouse-eu`);
+  await shot(page, 'data-source.png');
+  await page.goto(`${url}/console/groups/acme-germany`);
+  await page.locator('#resolved-mapping').screenshot({ path: new URL('group-resolved-mapping.png', OUT).pathname });
+  console.error('docs/console/group-resolved-mapping.png');
   // The deliveries of the groups created above, recorded: succeeded on one webhook; a failed attempt on the other after a deletion.
   await services.userGroups.delete(principal, 'hooli', origin);
   const looker = { ...principal, access: 'read-only' as const };
@@ -158,6 +190,8 @@ try {
   await phone.goto(`${url}/console/groups/acme-france`);
   await phone.locator('#usage').screenshot({ path: new URL('group-usage-375px.png', OUT).pathname });
   console.error('docs/console/group-usage-375px.png');
+  await phone.goto(`${url}/console/data-sources/warehouse-eu`);
+  await shot(phone, 'data-source-read-only-375px.png');
 } finally {
   receiver.closeAllConnections();
   receiver.close();

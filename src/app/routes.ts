@@ -39,6 +39,7 @@ import { registerDeleteDataSource } from '../data-sources/http/delete-data-sourc
 import { registerCheckDataSource } from '../data-sources/http/check-data-source.js';
 import { registerGroupActions } from '../user-groups/pages/group-action-routes.js';
 import { groupPage, registerGroupPages } from '../user-groups/pages/group-page-routes.js';
+import { groupUrl } from '../user-groups/pages/group-urls.js';
 import { groupViewers } from '../viewers/pages/group-viewers.js';
 import { registerViewerActions } from '../viewers/pages/viewer-action-routes.js';
 import { groupUsage } from '../usage/pages/usage-charts.js';
@@ -47,6 +48,8 @@ import { registerEmbedPreview } from '../embed-sessions/pages/embed-preview-rout
 import { registerActivityPage } from '../events/pages/activity-routes.js';
 import { registerWebhookActions } from '../webhooks/pages/webhook-action-routes.js';
 import { registerWebhookPages } from '../webhooks/pages/webhook-page-routes.js';
+import { registerDataSourcePages } from '../data-sources/pages/data-source-page-routes.js';
+import { registerDataSourceActions } from '../data-sources/pages/data-source-action-routes.js';
 
 /*
  * The one table of what the service serves for its concepts: every /api route and every console page, each
@@ -102,7 +105,8 @@ export async function apiRoutes(app: TypedApp, options: { services: Core; limits
 /**
  * The console's pages past sign-in, registered inside its plugin (console/pages/console-plugin.ts: sessions,
  * CSRF, its own error pages). A group's page shows what other concepts draw of the group (its viewers, its usage),
- * and their actions on it (a preview session, ending a viewer's sessions) answer with that page.
+ * and their actions on it (a preview session, ending a viewer's sessions) answer with that page. A data source's page links
+ * to the groups that map to it, by the URL handed in here (groups are a layer above data sources).
  */
 export function consolePages(app: FastifyInstance, services: Core): void {
   const page = groupPage(services.userGroups, [groupViewers(services.viewers), groupUsage(services.usage)]);
@@ -114,4 +118,6 @@ export function consolePages(app: FastifyInstance, services: Core): void {
   registerOverviewPage(app, services.usage);
   registerWebhookPages(app, services.webhooks);
   registerWebhookActions(app, services.webhooks);
+  registerDataSourcePages(app, services.dataSources, { groupUrl });
+  registerDataSourceActions(app, services.dataSources, { groupUrl });
 }

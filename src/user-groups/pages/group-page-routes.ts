@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../kernel/principal.js';
 import type { UserGroupService } from '../user-group-service.js';
+import { dataSourceUrl } from '../../data-sources/pages/data-source-urls.js';
 import { formValuesOf, type FieldErrors, type GroupFormValues } from './group-form.js';
 import { groupIdOf, groupRoutes, groupUrl } from './group-urls.js';
 
@@ -88,8 +89,8 @@ export function registerGroupPages(app: FastifyInstance, userGroups: UserGroupSe
   }
 }
 
-/** A group's page: the group, its place in the hierarchy, own and effective values, the token masked, the parts other concepts
- * draw (its usage charts, its viewers), and the forms a read-write session may use. */
+/** A group's page: the group, its place in the hierarchy, own and effective values, each schema's data source, the token masked,
+ * the parts other concepts draw (its usage charts, its viewers), and the forms a read-write session may use. */
 async function renderGroupPage(
   userGroups: UserGroupService,
   parts: readonly GroupPagePart[],
@@ -116,6 +117,7 @@ async function renderGroupPage(
     moreChildren: children.nextCursor !== null,
     effectiveProperties: detail.effectiveProperties,
     effectiveMapping: detail.effectiveMapping,
+    resolvedMapping: detail.resolvedMapping,
     tokenTail: withToken.token.slice(-4),
     values: extras.values ?? formValuesOf(detail.group),
     errors: extras.errors ?? {},
@@ -126,5 +128,6 @@ async function renderGroupPage(
     notice: extras.notice ?? null,
     json: (value: unknown) => (value === null || value === undefined ? 'none' : JSON.stringify(value, null, 2)),
     groupUrl,
+    dataSourceUrl,
   });
 }

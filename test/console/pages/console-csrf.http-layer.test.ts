@@ -5,6 +5,7 @@ import type { ApiClient } from '../../helpers/http-client.js';
 import { buildForSuite, type TestApp } from '../../helpers/build.js';
 
 const GROUP = 'csrf-target';
+const DATA_SOURCE = 'csrf-db';
 const READER = { keyId: 'test', environment: 'Customer' as const, access: 'read-only' as const };
 const CSRF = /This form&#39;s security token is missing or wrong|This form's security token is missing or wrong/;
 const CROSS_SITE = /This form was posted from another site; the console accepts its own forms only\./;
@@ -46,6 +47,13 @@ describe('operator console: CSRF in every form', () => {
     const hook = await api.call('POST', { url: 'https://127.0.0.1:9/hooks' }, { path: '/api/webhooks' });
     assert.equal(hook.status, 201, hook.text);
     webhookId = hook.json.webhook.id;
+    // Nothing listens on port 9 of 127.0.0.1: a check fails fast.
+    const dataSource = await api.call(
+      'POST',
+      { id: DATA_SOURCE, name: 'Target', kind: 'postgresql', connection: { host: '127.0.0.1', port: 9, database: 'd', user: 'u' } },
+      { path: '/api/data_sources' },
+    );
+    assert.equal(dataSource.status, 201, dataSource.text);
     browser = new ConsoleClient(server.url);
     other = new ConsoleClient(server.url);
     assert.equal((await browser.signIn(api.key!)).status, 303);
@@ -54,11 +62,14 @@ describe('operator console: CSRF in every form', () => {
 
   /** Each route's concrete path and the fields a rightful post would send. */
   const formOf = (route: string): { path: string; fields: Record<string, string> } => {
-    // A group's forms are also served by id in the query (/console/group/edit?id=…), for the ids `.` and `..`.
-    const byQuery = route.startsWith('/console/group/');
+    // A group's and a data source's forms are also served by id in the query (/console/group/edit?id=…), for the ids `.` and `..`.
+    const byQuery = route.startsWith('/console/group/') || route.startsWith('/console/data-source/');
     const path = byQuery
-      ? `${route}?id=${encodeURIComponent(GROUP)}`
-      : route.replace('/groups/:id', `/groups/${GROUP}`).replace('/webhooks/:id', `/webhooks/${webhookId}`);
+      ? `${route}?id=${encodeURIComponent(route.startsWith('/console/group/') ? GROUP : DATA_SOURCE)}`
+      : route
+          .replace('/groups/:id', `/groups/${GROUP}`)
+          .replace('/webhooks/:id', `/webhooks/${webhookId}`)
+          .replace('/data-sources/:id', `/data-sources/${DATA_SOURCE}`);
     const fields: Record<string, Record<string, string>> = {
       '/console/sign-out': {},
       '/console/groups/:id/edit': { name: 'Forged', mapping: '{"40": "attacker"}', properties: '{"admin": true}' },
@@ -71,14 +82,37 @@ describe('operator console: CSRF in every form', () => {
       '/console/webhooks/:id/remove': { confirm: webhookId },
       '/console/webhooks/:id/redeliver': { event_id: 'evt_unknown' },
       '/console/webhooks/:id/enable': {},
+      '/console/data-sources': {
+        id: 'forged',
+        name: 'Forged',
+        kind: 'postgresql',
+        host: 'evil.example',
+        database: 'd',
+        user: 'u',
+        ssl_mode: 'disable',
+      },
+      '/console/data-sources/:id/edit': {
+        name: 'Forged',
+        host: 'evil.example',
+        port: '5432',
+        database: 'd',
+        user: 'u',
+        password: 'x',
+        ssl_mode: 'disable',
+      },
+      '/console/data-sources/:id/check': {},
+      '/console/data-sources/:id/remove': { confirm: DATA_SOURCE, force: '1' },
     };
-    const known = byQuery ? route.replace('/console/group/', '/console/groups/:id/') : route;
+    const known = byQuery
+      ? route.replace('/console/group/', '/console/groups/:id/').replace('/console/data-source/', '/console/data-sources/:id/')
+      : route;
     assert.ok(known in fields, `a console form this test does not know: ${route}; add its fields`);
     return { path, fields: fields[known]! };
   };
 
-  /** What a forged post could change: the audit log, the group's token, the webhooks, the sessions. */
+  /** What a forged post could change: the audit log, the group's token, the webhooks, the data sources, the sessions. */
   const state = async () => ({
+    dataSources: (await server.services.dataSources.list(READER, { limit: 100 })).dataSources,
     audit: (await server.services.audit.listAuditRecords({ limit: 10_000 })).length,
     token: (await api.getOrCreate({ user_group_id: GROUP })).json.user_group.token,
     webhooks: (await server.services.webhooks.list(READER)).map((w) => w.id),
@@ -91,8 +125,15 @@ describe('operator console: CSRF in every form', () => {
     assert.equal(answer.headers.get('set-cookie')?.startsWith('ugs_console=ugsc_') ?? false, false, `${what}: a session cookie was set`);
   };
 
-  it('finds every console form among the routes (sign-in and sign-out, five per group by path and by query, five for webhooks)', () => {
+  it('finds every console form among the routes (sign-in and sign-out, five per group and three per data source by path and by query, five for webhooks, add a data source)', () => {
     assert.deepEqual(consolePostRoutes(server).sort(), [
+      '/console/data-source/check',
+      '/console/data-source/edit',
+      '/console/data-source/remove',
+      '/console/data-sources',
+      '/console/data-sources/:id/check',
+      '/console/data-sources/:id/edit',
+      '/console/data-sources/:id/remove',
       '/console/group/delete',
       '/console/group/edit',
       '/console/group/end-viewer-sessions',
@@ -166,7 +207,14 @@ describe('operator console: CSRF in every form', () => {
   it("accepts every form with the session's token from the console itself (the control: each refusal above was the token's or the site's)", async () => {
     const routes = consolePostRoutes(server).filter((r) => r !== '/console/sign-in');
     // Last: these end the group, the webhook and the session the others need.
-    const order = ['/console/group/delete', '/console/groups/:id/delete', '/console/webhooks/:id/remove', '/console/sign-out'];
+    const order = [
+      '/console/group/delete',
+      '/console/groups/:id/delete',
+      '/console/webhooks/:id/remove',
+      '/console/data-source/remove',
+      '/console/data-sources/:id/remove',
+      '/console/sign-out',
+    ];
     routes.sort((a, b) => order.indexOf(a) - order.indexOf(b));
     for (const route of routes) {
       const { path, fields } = formOf(route);

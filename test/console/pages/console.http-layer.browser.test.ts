@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { UserGroupClient } from 'user-group-service/client';
 import { webhookWorkerFor } from '../../../src/webhooks/delivery/webhook-worker.js';
 import { build } from '../../helpers/build.js';
+import { consoleBrowser } from '../../helpers/console-browser.js';
 import { eventually, startReceiver } from '../../helpers/webhook-receiver.js';
 
 /**
@@ -14,9 +15,6 @@ import { eventually, startReceiver } from '../../helpers/webhook-receiver.js';
  * UGS_TEST_STORE names. Issue 19's scenarios, in order; what is asserted is
  * what chromium shows, and what the API then answers.
  */
-
-const CHROMIUM = '/usr/bin/chromium';
-const BOUND_MS = 30_000;
 
 /** Another site (localhost, not 127.0.0.1) whose page posts a form to `action` as soon as it loads: the attacker's. */
 async function startForgingSite(action: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -55,22 +53,11 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
   await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu', tier: 'gold' } });
   await api.getOrCreate({ user_group_id: 'acme-eu', name: 'Acme Europe', parent_user_group_id: 'acme', properties: { region: 'eu' } });
   await api.getOrCreate({ user_group_id: 'globex', name: 'Globex' });
-  const browser: Browser = open(await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] }));
-
+  // Closed in its turn among what this test opened (before the receiver, the worker and the service).
+  const chromium = await consoleBrowser({ after: (close) => void open({ close }) });
   /** A page in a fresh browser context (its own cookies), failing the test on any CSP violation it reports. */
-  const cspViolations: string[] = [];
-  const newPage = async (viewport = { width: 1024, height: 800 }): Promise<Page> => {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    page.setDefaultTimeout(BOUND_MS);
-    page.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && cspViolations.push(message.text())));
-    return page;
-  };
-  const signIn = async (page: Page, key: string) => {
-    await page.goto(`${service.url}/console/`);
-    await page.getByLabel('API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  };
+  const { newPage, cspViolations } = chromium;
+  const signIn = (page: Page, key: string) => chromium.signIn(page, service.url, key);
 
   const operator = await newPage();
   let oldToken = '';

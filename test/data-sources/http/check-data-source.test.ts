@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CHECKS_PER_KEY_PER_MINUTE } from '../../../src/data-sources/http/check-data-source.js';
+import { CHECKS_PER_KEY_PER_MINUTE } from '../../../src/data-sources/http/check-rate-limit.js';
 import { buildForSuite } from '../../helpers/build.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.js';
 import { createTestRole, type TestRole } from '../../helpers/postgres-roles.js';
