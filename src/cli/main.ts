@@ -11,5 +11,5 @@ if (unsupported) {
   process.exitCode = 1;
 } else {
   const { runProgram } = await import('./program.js');
-  process.exitCode = await runProgram(process.argv, { stdout: process.stdout, stderr: process.stderr });
+  process.exitCode = await runProgram(process.argv, { stdout: process.stdout, stderr: process.stderr, stdin: () => process.stdin });
 }

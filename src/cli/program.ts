@@ -3,6 +3,7 @@ import { packageManifest } from '../platform/package-root.js';
 import { cliOutput, type CliStream, type CliStreams } from './cli-output.js';
 import { auditCommand } from './commands/audit.js';
 import { configCommand } from './commands/config.js';
+import { dataSourcesCommand } from './commands/data-sources.js';
 import { isolationCheckCommand } from './commands/isolation-check.js';
 import { keysCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -50,6 +51,7 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
   secretCommand(program, output);
   signingKeysCommand(program, output);
   webhooksCommand(program, output);
+  dataSourcesCommand(program, output);
   viewersCommand(program, output);
   policiesCommand(program, output);
   isolationCheckCommand(program, output);

@@ -43,11 +43,13 @@ export class Sandbox {
   }
 
   /**
-   * `ugs ...args` on `dataDir` (`''`: the default one), with a neutral environment plus `env`; in this process,
+   * `ugs ...args` on `dataDir` (`''`: the default one), with a neutral environment plus `env` (and `stdin` piped in); in this process,
    * except `ugs serve`, which runs as a child process: it keeps listening, and sets V8 flags and signal handlers.
    */
-  ugs(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-    return args[0] === 'serve' ? this.ugsProcess(dataDir, args, env) : runCli(args, { ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env });
+  ugs(dataDir: string, args: string[], env: Record<string, string> = {}, stdin?: string): Promise<CliResult> {
+    return args[0] === 'serve'
+      ? this.ugsProcess(dataDir, args, env)
+      : runCli(args, { ...NEUTRAL_ENV, UGS_DATA_DIR: dataDir, ...env }, stdin);
   }
 
   /** `ugs ...args` as `ugs` above, in a child process (of the build at `place.cliPath`, in `place.cwd`). */

@@ -42,6 +42,11 @@ const NEEDS_A_STORE = [
   ['webhooks', 'deliveries', 'wh_0123456789abcdef'],
   ['viewers', 'list', '--group', 'acme'],
   ['viewers', 'revoke', 'ana'],
+  ['data-sources', 'list'],
+  ['data-sources', 'add', '--id', '213', '--name', 'Acme', '--host', 'db.internal', '--database', 'acme', '--user', 'dash'],
+  ['data-sources', 'update', '213', '--port', '5433'],
+  ['data-sources', 'check', '213'],
+  ['data-sources', 'remove', '213'],
 ];
 
 /**

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runProgram } from '../../src/cli/program.js';
 
@@ -32,23 +32,25 @@ let running: Promise<unknown> = Promise.resolve();
 
 /**
  * Runs `ugs ...args` in this process, with the given extra environment, as a
- * child process would see it (`process.env` plus `env`, restored afterwards).
+ * child process would see it (`process.env` plus `env`, restored afterwards), and `stdin` piped in.
  * What the process adds (the Node version check, a real exit) is for
  * `spawnCli`; `ugs serve` keeps listening, so it is refused here.
  */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<CliResult> {
   if (args[0] === 'serve') throw new Error('ugs serve keeps listening: run it with spawnCli or spawnServer');
-  const run = running.then(() => runInProcess(args, env));
+  const run = running.then(() => runInProcess(args, env, stdin));
   running = run.catch(() => {});
   return run;
 }
 
-async function runInProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
+async function runInProcess(args: string[], env: Record<string, string>, stdin: string | undefined): Promise<CliResult> {
   const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
   Object.assign(process.env, env);
   const [stdout, stderr] = [new Captured(), new Captured()];
   try {
-    const code = await runProgram([process.execPath, CLI_PATH, ...args], { stdout, stderr });
+    // A pipe's worth of text, as `printf … | ugs …` gives it; without one, the run has no standard input at all.
+    const input = stdin === undefined ? {} : { stdin: () => Readable.from([Buffer.from(stdin)]) };
+    const code = await runProgram([process.execPath, CLI_PATH, ...args], { stdout, stderr, ...input });
     return { code, stdout: stdout.text, stderr: stderr.text };
   } finally {
     for (const [name, value] of Object.entries(saved)) {

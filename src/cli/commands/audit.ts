@@ -19,6 +19,8 @@ function auditView(record: AuditRecord) {
     webhook_id: record.webhookId ?? null,
     // Only viewer.sessions_revoked records name a viewer; the others keep the fields they always had.
     ...(record.viewerId ? { viewer_id: record.viewerId } : {}),
+    // Likewise only data_source.* records name a data source.
+    ...(record.dataSourceId ? { data_source_id: record.dataSourceId } : {}),
   };
 }
 
@@ -43,7 +45,7 @@ export function auditCommand(program: Command, output: CliOutput): void {
   program
     .command('audit')
     .description(
-      'show the audit log, newest first (as the console does): every group created, updated, moved, rotated or deleted, every key created or revoked, every embed session ended and every webhook change, with the acting key and client address',
+      'show the audit log, newest first (as the console does): every group created, updated, moved, rotated or deleted, every key created or revoked, every embed session ended, every webhook and data source change (and connection check), with the acting key and client address',
     )
     .option('--group <id>', 'only this group: a team_id, or a user_group_id (in either environment)')
     .option('--since <time>', 'only records at or after this time (ISO 8601)')
@@ -76,7 +78,13 @@ export function auditCommand(program: Command, output: CliOutput): void {
               action: r.action,
               environment: r.environment,
               team_id: r.team_id === null ? '' : String(r.team_id),
-              user_group_id: r.user_group_id ?? (r.viewer_id === undefined ? '' : `viewer ${r.viewer_id}`),
+              user_group_id:
+                r.user_group_id ??
+                (r.viewer_id !== undefined
+                  ? `viewer ${r.viewer_id}`
+                  : r.data_source_id !== undefined
+                    ? `data source ${r.data_source_id}`
+                    : ''),
               key: r.key_id ?? '',
               fields: r.fields.join(','),
               client: r.client_address ?? '',

@@ -32,7 +32,7 @@ export function keysCommand(program: Command, output: CliOutput): void {
     .addOption(
       new Option(
         '--access <access>',
-        'read-write; read-only (reads existing groups, never changes them); embed (only mints and ends embed sessions)',
+        'read-write; read-only (reads existing groups, never changes them); embed (only mints and ends embed sessions); dashboard (the dashboard layer’s data router: reads data sources with their passwords and the revocation feed, nothing else)',
       )
         .choices(ACCESS_LEVELS)
         .default('read-write'),
