@@ -6,6 +6,7 @@ export {
   type RotatedUserGroup,
   type UserGroupItem,
   type UserGroupWithLineage,
+  type ResolvedMappingEntry,
   type EmbedSession,
   type EmbedSessionRequest,
   type EmbedIntrospection,
@@ -25,5 +26,15 @@ export {
   type WebhookDelivery,
   type WebhookDeliveryPage,
 } from './user-group-client.js';
+export {
+  DataSourceClient,
+  type DataSource,
+  type DataSourceWithGroups,
+  type DataSourcePage,
+  type DataSourceRequest,
+  type DataSourceChanges,
+  type DataSourceCheck,
+  type DataSourceCredentials,
+} from './data-source-client.js';
 export { UserGroupServiceError } from './client-error.js';
 export type { Transport, WireRequest, WireResponse } from './transport.js';

@@ -23,6 +23,7 @@ import type { GroupViewersResponse, RevokeViewerResponse } from '../viewers/http
 import type { GroupUsageResponse, TopUsageResponse } from '../usage/http/usage-schemas.js';
 import { isDotSegment, pathSegment } from '../platform/http/path-segment.js';
 import { UserGroupServiceError } from './client-error.js';
+import { DataSourceClient } from './data-source-client.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
 export interface UserGroupClientOptions {
@@ -42,8 +43,13 @@ export type UserGroup = GetOrCreateResponse['user_group'];
 export type UpdatedUserGroup = UpdateResponse['user_group'];
 export type RotatedUserGroup = RotateResponse['user_group'];
 export type { UserGroupItem };
-/** What `get` answers: the group, its ancestors (root first) and the values it inherits. */
+/** What `get` answers: the group, its ancestors (root first), the values it inherits and its mapping resolved to data sources. */
 export type UserGroupWithLineage = GetResponse['user_group'];
+/**
+ * One schema of a group's `resolved_mapping` (in `get`'s answer, named as the wire names it beside `effective_mapping`): the
+ * value, the group it comes from (`inherited` when an ancestor's) and the data source it names, null when it names none.
+ */
+export type ResolvedMappingEntry = UserGroupWithLineage['resolved_mapping'][number];
 export type EmbedSession = MintResponse['embed_session'];
 export type EmbedSessionRequest = MintBody;
 export type EmbedIntrospection = IntrospectResponse;
@@ -111,6 +117,8 @@ export class UserGroupClient {
   private readonly sendsGetBodies: boolean;
   /** Only node:http sends a path as written: every other transport (fetch, a custom one) may resolve `%2E` segments away. */
   private readonly keepsDotSegments: boolean;
+  /** /api/data_sources: list, get, create, update, remove, check, and (a `dashboard` key only) credentials. */
+  readonly dataSources: DataSourceClient;
 
   constructor(private readonly options: UserGroupClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -118,6 +126,7 @@ export class UserGroupClient {
     this.transport = choice === 'node' ? nodeTransport : choice === 'fetch' ? fetchTransport : choice;
     this.sendsGetBodies = choice !== 'fetch';
     this.keepsDotSegments = choice === 'node';
+    this.dataSources = new DataSourceClient((method, path, body) => this.call(method, path, body));
   }
 
   /** GET /api/user: the group for this id, created when missing (then `name` is required). */
