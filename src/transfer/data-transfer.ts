@@ -1,11 +1,15 @@
 import type { ImportBatch, TransferStore } from './transfer-store.js';
 import { ParentsFirst } from './parents-first.js';
+import { dataSourcePasswordSealContext } from '../data-sources/data-source.js';
+import { ENVIRONMENTS } from '../kernel/environment.js';
 import { invalidRequest } from '../kernel/errors.js';
 import {
   apiKeyFromLine,
   apiKeyLine,
   auditFromLine,
   auditLine,
+  dataSourceFromLine,
+  dataSourceLine,
   EXPORT_FORMAT,
   EXPORT_VERSION,
   parseExportLine,
@@ -18,10 +22,23 @@ import type { TokenCipher } from '../secrets/token-cipher.js';
 
 const PAGE = 500;
 
-export interface ImportSummary {
+/** What an export holds, as its end marker counts it. */
+export interface ExportCounts {
   userGroups: number;
   apiKeys: number;
+  dataSources: number;
   auditRecords: number;
+}
+
+export interface ImportSummary extends ExportCounts {
+  /** Data sources whose password the export left out (`--without-data-source-passwords`): imported without one. */
+  dataSourcePasswordsLeftOut: number;
+}
+
+export interface ExportOptions {
+  now?: Date;
+  /** False: each data source's line carries no password, not even sealed (`ugs export --without-data-source-passwords`). */
+  dataSourcePasswords?: boolean;
 }
 
 /** Moving a whole store to another (SQLite to PostgreSQL and back) through the export format. */
@@ -31,8 +48,8 @@ export class DataTransfer {
     private readonly cipher: TokenCipher,
   ) {}
 
-  /** Every record as JSON lines, streamed page by page so memory stays flat. */
-  async *exportLines(now = new Date()): AsyncGenerator<string> {
+  /** Every record as JSON lines, streamed page by page so memory stays flat. Passwords only sealed, as stored, or left out. */
+  async *exportLines({ now = new Date(), dataSourcePasswords = true }: ExportOptions = {}): AsyncGenerator<string> {
     const line = (value: ExportLine) => `${JSON.stringify(value)}\n`;
     yield line({
       type: 'header',
@@ -53,6 +70,16 @@ export class DataTransfer {
     if (parentsFirst.leftOver() > 0) throw new Error(`${parentsFirst.leftOver()} user groups name a parent the store does not hold`);
     const keys = await this.store.listApiKeys();
     for (const key of keys) yield line(apiKeyLine(key));
+    let dataSources = 0;
+    for (const environment of ENVIRONMENTS) {
+      for (let after: string | null = null; ;) {
+        const page = await this.store.listDataSources(environment, after, PAGE);
+        for (const record of page) yield line(dataSourceLine(record, dataSourcePasswords));
+        dataSources += page.length;
+        if (page.length < PAGE) break;
+        after = page.at(-1)!.id;
+      }
+    }
     let audits = 0;
     for (let after = 0; ;) {
       const page = await this.store.listAuditRecordsAfter(after, PAGE);
@@ -61,7 +88,7 @@ export class DataTransfer {
       if (page.length < PAGE) break;
       after = page.at(-1)!.id;
     }
-    yield line({ type: 'end', user_groups: groups, api_keys: keys.length, audit_records: audits });
+    yield line({ type: 'end', user_groups: groups, api_keys: keys.length, data_sources: dataSources, audit_records: audits });
   }
 
   /**
@@ -73,20 +100,23 @@ export class DataTransfer {
    */
   async import(readLines: () => AsyncIterable<string>, settings: Readonly<Record<string, string>> = {}): Promise<ImportSummary> {
     if (!(await this.store.isEmpty()))
-      throw invalidRequest('Import needs an empty store; this one already has user groups, API keys or audit records.');
+      throw invalidRequest('Import needs an empty store; this one already has user groups, API keys, data sources or audit records.');
     const records = checkedRecords(readLines, this.cipher);
     let summary: ImportSummary | undefined;
     async function* batches(): AsyncGenerator<ImportBatch> {
-      let batch: ImportBatch = { userGroups: [], apiKeys: [], auditRecords: [] };
+      const empty = (): ImportBatch => ({ userGroups: [], apiKeys: [], dataSources: [], auditRecords: [] });
+      let batch = empty();
       for (;;) {
         const next = await records.next();
         if (next.done) summary = next.value;
         else if (next.value.type === 'user_group') batch.userGroups.push(userGroupFromLine(next.value));
         else if (next.value.type === 'api_key') batch.apiKeys.push(apiKeyFromLine(next.value));
+        else if (next.value.type === 'data_source') batch.dataSources.push(dataSourceFromLine(next.value));
         else batch.auditRecords.push(auditFromLine(next.value));
-        if (next.done || batch.userGroups.length + batch.apiKeys.length + batch.auditRecords.length >= PAGE) {
+        const size = batch.userGroups.length + batch.apiKeys.length + batch.dataSources.length + batch.auditRecords.length;
+        if (next.done || size >= PAGE) {
           yield batch;
-          batch = { userGroups: [], apiKeys: [], auditRecords: [] };
+          batch = empty();
         }
         if (next.done) return;
       }
@@ -97,12 +127,12 @@ export class DataTransfer {
 }
 
 /** The records of an export, without its header and end marker. */
-type ExportRecord = Extract<ExportLine, { type: 'user_group' | 'api_key' | 'audit' }>;
+type ExportRecord = Extract<ExportLine, { type: 'user_group' | 'api_key' | 'data_source' | 'audit' }>;
 
 /**
  * Checks a whole export without writing anything: the format, the header's
  * server secret, that every token decrypts under `cipher` and matches its
- * hash, that no record repeats another, and the end marker's counts. The
+ * hash, that every data source password opens under it, that no record repeats another, and the end marker's counts. The
  * error names the line at fault. `readLines` is called once.
  */
 export async function checkExport(readLines: () => AsyncIterable<string>, cipher: TokenCipher): Promise<ImportSummary> {
@@ -117,8 +147,8 @@ export async function checkExport(readLines: () => AsyncIterable<string>, cipher
 async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: TokenCipher): AsyncGenerator<ExportRecord, ImportSummary> {
   let lineNumber = 0;
   let header = false;
-  let trailer: ImportSummary | undefined;
-  const seen: ImportSummary = { userGroups: 0, apiKeys: 0, auditRecords: 0 };
+  let trailer: ExportCounts | undefined;
+  const seen: ImportSummary = { userGroups: 0, apiKeys: 0, dataSources: 0, auditRecords: 0, dataSourcePasswordsLeftOut: 0 };
   const firstLines = new FirstLines();
   /** The environment of each group read so far: a parent must come before its children, in theirs. */
   const groupEnvironments = new Map<number, string>();
@@ -145,7 +175,12 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
     }
     if (record.type === 'header') throw fail('a second header');
     if (record.type === 'end') {
-      trailer = { userGroups: record.user_groups, apiKeys: record.api_keys, auditRecords: record.audit_records };
+      trailer = {
+        userGroups: record.user_groups,
+        apiKeys: record.api_keys,
+        dataSources: record.data_sources ?? 0,
+        auditRecords: record.audit_records,
+      };
       continue;
     }
     const repeated = firstLines.repeatOf(record, lineNumber);
@@ -162,13 +197,18 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
       if (!sameHash(hashSecret(token), Buffer.from(record.token_hash, 'base64'))) throw fail('the token does not match its hash');
       seen.userGroups++;
     } else if (record.type === 'api_key') seen.apiKeys++;
-    else seen.auditRecords++;
+    else if (record.type === 'data_source') {
+      if (record.password_ciphertext !== null) openOrFail(cipher, record, fail);
+      if (record.password_left_out) seen.dataSourcePasswordsLeftOut++;
+      seen.dataSources++;
+    } else seen.auditRecords++;
     yield record;
   }
   if (!header) throw invalidRequest('The export is empty.');
   if (!trailer) throw invalidRequest('The export is truncated: it has no end marker.');
-  if (trailer.userGroups !== seen.userGroups || trailer.apiKeys !== seen.apiKeys || trailer.auditRecords !== seen.auditRecords) {
-    const counts = (c: ImportSummary) => `${c.userGroups} groups, ${c.apiKeys} keys and ${c.auditRecords} audit records`;
+  if ((Object.keys(trailer) as (keyof ExportCounts)[]).some((count) => trailer[count] !== seen[count])) {
+    const counts = (c: ExportCounts) =>
+      `${c.userGroups} groups, ${c.apiKeys} keys, ${c.dataSources} data sources and ${c.auditRecords} audit records`;
     throw invalidRequest(`The export is incomplete: its end marker counts ${counts(trailer)}, the file holds ${counts(seen)}.`);
   }
   return seen;
@@ -195,7 +235,9 @@ class FirstLines {
               [`id ${record.id}`, `k#${record.id}`],
               ['key hash', `k:${record.key_hash}`],
             ]
-          : [[`id ${record.id}`, `a#${record.id}`]];
+          : record.type === 'data_source'
+            ? [[`id in ${record.environment}`, `d:${record.environment}:${record.id}`]]
+            : [[`id ${record.id}`, `a#${record.id}`]];
     for (const [what, key] of unique) {
       const first = this.lines.get(key);
       if (first !== undefined) return `${describe(record)} has the same ${what} as line ${first}`;
@@ -208,6 +250,7 @@ class FirstLines {
 function describe(record: ExportRecord): string {
   if (record.type === 'user_group') return `user group ${JSON.stringify(record.provided_id)}`;
   if (record.type === 'api_key') return `API key ${record.id}`;
+  if (record.type === 'data_source') return `data source ${JSON.stringify(record.id)}`;
   return `audit record ${record.id}`;
 }
 
@@ -216,5 +259,14 @@ function decryptOrFail(cipher: TokenCipher, record: Extract<ExportLine, { type: 
     return cipher.decrypt(Buffer.from(record.token_ciphertext, 'base64'), record.environment, record.provided_id);
   } catch {
     throw fail(`the token of "${record.provided_id}" cannot be decrypted with this server secret`);
+  }
+}
+
+/** A password that would not open in the importing store is refused here, as a token is, not found broken by the first router. */
+function openOrFail(cipher: TokenCipher, record: Extract<ExportLine, { type: 'data_source' }>, fail: (why: string) => Error): void {
+  try {
+    cipher.open(Buffer.from(record.password_ciphertext!, 'base64'), dataSourcePasswordSealContext(record.environment, record.id));
+  } catch {
+    throw fail(`the password of data source "${record.id}" cannot be opened with this server secret`);
   }
 }

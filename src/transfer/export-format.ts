@@ -3,16 +3,20 @@ import { Value } from '@sinclair/typebox/value';
 import type { ApiKeyRecord } from '../api-keys/api-key.js';
 import { ACCESS_LEVELS } from '../api-keys/api-key.js';
 import { AUDIT_ACTIONS, type AuditRecord } from '../audit/audit.js';
+import { DATA_SOURCE_KINDS, SSL_MODES, type DataSourceRecord } from '../data-sources/data-source.js';
 import { ENVIRONMENTS } from '../kernel/environment.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
 
 /**
  * The JSON-lines format of `ugs export` / `ugs import`: a header, every group,
- * every key (hashes only), every audit record, and a trailer with the counts so a truncated file
- * is refused. Binary values are base64. Version it when the shape changes.
+ * every key (hashes only), every data source (its password sealed, or left out), every audit record, and a
+ * trailer with the counts so a truncated file is refused. Binary values are base64. Version it when the shape
+ * changes; every earlier version stays importable.
  */
 export const EXPORT_FORMAT = 'user-group-service-export';
-export const EXPORT_VERSION = 1;
+/** 2: data sources (and their count in the trailer). A version 1 file has none and imports as ever. */
+export const EXPORT_VERSION = 2;
+const IMPORTABLE_VERSIONS = [1, 2] as const;
 
 const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$' });
 const Timestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' });
@@ -21,7 +25,7 @@ const Environment = Type.Union(ENVIRONMENTS.map((e) => Type.Literal(e)));
 export const HeaderLine = Type.Object({
   type: Type.Literal('header'),
   format: Type.Literal(EXPORT_FORMAT),
-  version: Type.Literal(EXPORT_VERSION),
+  version: Type.Union(IMPORTABLE_VERSIONS.map((v) => Type.Literal(v))),
   exported_at: Type.String(),
   server_secret_check: Type.String(),
 });
@@ -54,6 +58,28 @@ export const ApiKeyLine = Type.Object({
   revoked_at: Type.Union([Timestamp, Type.Null()]),
 });
 
+export const DataSourceLine = Type.Object({
+  type: Type.Literal('data_source'),
+  environment: Environment,
+  id: Type.String({ minLength: 1 }),
+  name: Type.String({ minLength: 1 }),
+  kind: Type.Union(DATA_SOURCE_KINDS.map((k) => Type.Literal(k))),
+  connection: Type.Object({
+    host: Type.String({ minLength: 1 }),
+    port: Type.Integer({ minimum: 1, maximum: 65_535 }),
+    database: Type.String({ minLength: 1 }),
+    user: Type.String({ minLength: 1 }),
+    ssl: Type.Object({ mode: Type.Union(SSL_MODES.map((m) => Type.Literal(m))), ca: Type.Optional(Type.String()) }),
+  }),
+  /** Sealed under the server secret for this environment and id (dataSourcePasswordSealContext); null: none, or left out. */
+  password_ciphertext: Type.Union([Base64, Type.Null()]),
+  /** Present (true) only where the data source had a password that `ugs export --without-data-source-passwords` left out. */
+  password_left_out: Type.Optional(Type.Literal(true)),
+  version: Type.Integer({ minimum: 1 }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
 export const AuditLine = Type.Object({
   type: Type.Literal('audit'),
   id: Type.Integer({ minimum: 1 }),
@@ -78,10 +104,13 @@ export const TrailerLine = Type.Object({
   type: Type.Literal('end'),
   user_groups: Type.Integer({ minimum: 0 }),
   api_keys: Type.Integer({ minimum: 0 }),
+  // Optional: version 1 files have no data sources, and no count of them.
+  data_sources: Type.Optional(Type.Integer({ minimum: 0 })),
   audit_records: Type.Integer({ minimum: 0 }),
 });
 
-export const ExportLine = Type.Union([HeaderLine, UserGroupLine, ApiKeyLine, AuditLine, TrailerLine]);
+const LINES = [HeaderLine, UserGroupLine, ApiKeyLine, DataSourceLine, AuditLine, TrailerLine];
+export const ExportLine = Type.Union(LINES);
 export type ExportLine = Static<typeof ExportLine>;
 
 export function userGroupLine(g: UserGroupRecord): Static<typeof UserGroupLine> {
@@ -144,6 +173,40 @@ export function apiKeyFromLine(l: Static<typeof ApiKeyLine>): ApiKeyRecord {
   };
 }
 
+/** A data source's line: its password sealed as stored, or left out (`withPassword` false), never in plaintext. */
+export function dataSourceLine(d: DataSourceRecord, withPassword: boolean): Static<typeof DataSourceLine> {
+  const leftOut = !withPassword && d.passwordCiphertext !== null;
+  return {
+    type: 'data_source',
+    environment: d.environment,
+    id: d.id,
+    name: d.name,
+    kind: d.kind,
+    connection: d.connection,
+    password_ciphertext: withPassword && d.passwordCiphertext !== null ? d.passwordCiphertext.toString('base64') : null,
+    ...(leftOut ? { password_left_out: true as const } : {}),
+    version: d.version,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+export function dataSourceFromLine(l: Static<typeof DataSourceLine>): DataSourceRecord {
+  const { host, port, database, user, ssl } = l.connection;
+  return {
+    environment: l.environment,
+    id: l.id,
+    name: l.name,
+    kind: l.kind,
+    // Field by field: what else a line's object holds is not stored.
+    connection: { host, port, database, user, ssl: ssl.ca === undefined ? { mode: ssl.mode } : { mode: ssl.mode, ca: ssl.ca } },
+    passwordCiphertext: l.password_ciphertext === null ? null : Buffer.from(l.password_ciphertext, 'base64'),
+    version: l.version,
+    createdAt: l.created_at,
+    updatedAt: l.updated_at,
+  };
+}
+
 export function auditLine(a: AuditRecord): Static<typeof AuditLine> {
   return {
     type: 'audit',
@@ -189,7 +252,7 @@ export function parseExportLine(text: string): ExportLine {
   }
   if (Value.Check(ExportLine, value)) return value;
   const type = (value as { type?: unknown } | null)?.type;
-  const schema = [HeaderLine, UserGroupLine, ApiKeyLine, AuditLine, TrailerLine].find((s) => s.properties.type.const === type);
+  const schema = LINES.find((s) => s.properties.type.const === type);
   const error = schema ? Value.Errors(schema, value).First() : undefined;
   throw new Error(error ? `${error.path || 'line'} ${error.message}` : `unknown record type ${JSON.stringify(type)}`);
 }

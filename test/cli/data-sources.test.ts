@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { build } from '../helpers/build.js';
@@ -137,6 +139,34 @@ describe('ugs data-sources', () => {
     assert.notEqual(both.code, 0);
     assert.match(both.stderr, /cannot be used with/);
     assertOneLineFailure(await sandbox.ugs(dir, ['data-sources', 'check', 'nope']), ['No data source "nope"']);
+  });
+
+  it('ugs export carries passwords sealed, or with --without-data-source-passwords not at all; ugs import restores what it carries', async () => {
+    const env = { UGS_SECRET: randomBytes(32).toString('hex') };
+    const [source, files] = [sandbox.dir(), sandbox.dir()];
+    assert.equal((await sandbox.ugs(source, ['migrate'], env)).code, 0);
+    assert.equal((await sandbox.ugs(source, [...ADD_ACME, '--password-stdin'], env, PASSWORD)).code, 0);
+    const sealed = join(files, 'sealed.jsonl');
+    const without = join(files, 'without.jsonl');
+    assert.equal((await sandbox.ugs(source, ['export', '--output', sealed], env)).code, 0);
+    assert.equal((await sandbox.ugs(source, ['export', '--output', without, '--without-data-source-passwords'], env)).code, 0);
+    for (const file of [sealed, without]) assert.ok(!readFileSync(file, 'utf8').includes(PASSWORD), `${file} holds the password`);
+
+    for (const [file, passwordSet, said] of [
+      [sealed, true, /^Imported 0 user groups, 0 API keys, 1 data sources and 1 audit records\.$/m],
+      [
+        without,
+        false,
+        /^1 data source was exported without its password: set each again with `ugs data-sources update ID --password-stdin`/m,
+      ],
+    ] as const) {
+      const target = sandbox.dir();
+      const imported = await sandbox.ugs(target, ['import', file], env);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stdout, said);
+      const [listed] = JSON.parse((await sandbox.ugs(target, ['data-sources', 'list', '--json'], env)).stdout) as ListedDataSource[];
+      assert.deepEqual([listed!.id, listed!.password_set], ['213', passwordSet]);
+    }
   });
 
   it('a dashboard key made by `ugs keys create --access dashboard` reads what the CLI sealed; remove is refused while a group maps to it, unless --force', async (t) => {

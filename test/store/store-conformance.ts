@@ -700,11 +700,23 @@ export function storeConformance(fixture: StoreFixture): void {
       assert.equal(await empty.transfer.isEmpty(), true);
       const groups = [newGroup('Customer', 'imp-a'), newGroup('Testing', 'imp-b')].map((g, i) => ({ ...g, teamId: [5, 42][i]! }));
       const key = newKey({ lastUsedAt: '2026-01-02T03:04:05.678Z', revokedAt: '2026-01-03T00:00:00.000Z' });
-      await empty.transfer.importAll([{ userGroups: groups, apiKeys: [key], auditRecords: [] }], { imported_setting: 'one' });
+      const dataSources = [null, randomBytes(40)].map((passwordCiphertext, i) => ({
+        environment: 'Testing' as const,
+        id: `imp-source-${i}`,
+        name: 'Imported',
+        kind: 'postgresql' as const,
+        connection: { host: 'db.internal', port: 6432, database: 'd', user: 'u', ssl: { mode: 'verify-ca' as const, ca: 'PEM' } },
+        passwordCiphertext,
+        version: 7,
+        createdAt: '2026-01-02T03:04:05.678Z',
+        updatedAt: '2026-01-03T00:00:00.000Z',
+      }));
+      await empty.transfer.importAll([{ userGroups: groups, apiKeys: [key], dataSources, auditRecords: [] }], { imported_setting: 'one' });
       assert.equal(await empty.settings.getSetting('imported_setting'), 'one');
       assert.equal(await empty.transfer.isEmpty(), false);
       assert.deepEqual(await empty.userGroups.findUserGroup('Testing', 'imp-b'), groups[1]);
       assert.deepEqual(await empty.apiKeys.findApiKeyByHash(key.keyHash), key);
+      assert.deepEqual(await empty.transfer.listDataSources('Testing', null, 10), dataSources, 'version and times kept');
       const { group: next } = await insertGroup(empty, newGroup('Customer', 'after-import'));
       assert.ok(next.teamId > 42, `new team_id ${next.teamId} is above the imported ones`);
     });
@@ -714,8 +726,8 @@ export function storeConformance(fixture: StoreFixture): void {
       const fine = { ...newGroup('Customer', 'imp-fine'), teamId: 101 };
       const alsoFine = { ...newGroup('Customer', 'imp-fine-2'), teamId: 102 };
       async function* batches() {
-        yield { userGroups: [alsoFine], apiKeys: [], auditRecords: [] };
-        yield { userGroups: [fine, clash], apiKeys: [], auditRecords: [] };
+        yield { userGroups: [alsoFine], apiKeys: [], dataSources: [], auditRecords: [] };
+        yield { userGroups: [fine, clash], apiKeys: [], dataSources: [], auditRecords: [] };
       }
       await assert.rejects(empty.transfer.importAll(batches(), { failed_import_setting: 'x' }));
       assert.equal(await empty.userGroups.findUserGroup('Customer', 'imp-fine'), null);

@@ -8,12 +8,18 @@ import { CliError, describeStore, withServices } from '../run-command.js';
 export function transferCommands(program: Command, output: CliOutput): void {
   program
     .command('export')
-    .description('write every user group and API key (hashes and ciphertexts only) as JSON lines, to move to another store')
+    .description(
+      'write every user group, API key and data source (hashes and ciphertexts only) and the audit log as JSON lines, to move to another store',
+    )
     .option('--output <file>', 'write to this file instead of stdout (created with mode 0600)')
-    .action(async (options: { output?: string }) => {
+    .option(
+      '--without-data-source-passwords',
+      'leave data source passwords out, even sealed: they are imported without one (password_set false), to be set again',
+    )
+    .action(async (options: { output?: string; withoutDataSourcePasswords?: boolean }) => {
       await withServices(async ({ dataTransfer }) => {
         const out = options.output ? createWriteStream(options.output, { mode: 0o600, flags: 'wx' }) : output.stdout;
-        for await (const line of dataTransfer.exportLines()) {
+        for await (const line of dataTransfer.exportLines({ dataSourcePasswords: !options.withoutDataSourcePasswords })) {
           if (!out.write(line)) await once(out, 'drain');
         }
         if (out !== output.stdout)
@@ -31,6 +37,13 @@ export function transferCommands(program: Command, output: CliOutput): void {
       output.error(`ugs: store: ${describeStore(config)}`);
       const { importIntoStore } = await import('../../app/import-into-store.js');
       const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
-      output.log(`Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys and ${summary.auditRecords} audit records.`);
+      output.log(
+        `Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys, ${summary.dataSources} data sources and ${summary.auditRecords} audit records.`,
+      );
+      const leftOut = summary.dataSourcePasswordsLeftOut;
+      if (leftOut > 0)
+        output.log(
+          `${leftOut === 1 ? '1 data source was' : `${leftOut} data sources were`} exported without ${leftOut === 1 ? 'its password' : 'their passwords'}: set each again with \`ugs data-sources update ID --password-stdin\` (\`ugs data-sources list\` shows which: PASSWORD none).`,
+        );
     });
 }

@@ -78,7 +78,6 @@ export class PostgresStore implements Store {
     this.audit = new SqlAuditLog(sql);
     this.events = new SqlEvents(sql);
     this.settings = new SqlSettings(sql);
-    this.transfer = new SqlTransfer(sql, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
     const run: RunStatement = (name, text, values) => queries.queryText({ name: `ugs_${name}`, text, values });
     this.embedSessions = new PostgresEmbedSessions(run);
     this.usage = new SqlUsage(sql);
@@ -86,6 +85,12 @@ export class PostgresStore implements Store {
     this.consoleSessions = new SqlConsoleSessions(sql);
     this.webhooks = new SqlWebhooks(sql);
     this.dataSources = new SqlDataSources(sql);
+    this.transfer = new SqlTransfer(sql, {
+      userGroups: this.userGroups,
+      apiKeys: this.apiKeys,
+      auditLog: this.audit,
+      dataSources: this.dataSources,
+    });
     this.webhookDeliveries = new SqlWebhookDeliveries(sql);
   }
 

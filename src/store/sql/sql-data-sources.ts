@@ -58,6 +58,12 @@ const INSERT = statement<DataSourceRow>(
    ON CONFLICT (environment, id) DO NOTHING
    RETURNING *`,
 );
+/** `ugs import`: a data source as exported, its version and times kept; a repeat fails (the import checks for none first). */
+export const IMPORT_DATA_SOURCE = statement(
+  'importDataSource',
+  `INSERT INTO data_sources (environment, id, name, kind, connection, password_ciphertext, version, created_at, updated_at)
+   VALUES (@environment, @id, @name, @kind, @connection, @passwordCiphertext, @version, @createdAt, @updatedAt)`,
+);
 const LIST = statement<DataSourceRow>(
   'listDataSources',
   (d) =>

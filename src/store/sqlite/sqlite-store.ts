@@ -84,9 +84,14 @@ export class SqliteStore implements Store {
     this.userGroups = new SqliteUserGroups(db, health, groupCommit, consequences);
     this.tokenReseal = this.userGroups;
     this.apiKeys = new SqlApiKeys(sql, revocations);
-    this.transfer = new SqlTransfer(sql, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
     this.webhooks = new SqlWebhooks(sql);
     this.dataSources = new SqlDataSources(sql);
+    this.transfer = new SqlTransfer(sql, {
+      userGroups: this.userGroups,
+      apiKeys: this.apiKeys,
+      auditLog: this.audit,
+      dataSources: this.dataSources,
+    });
     this.webhookDeliveries = new SqlWebhookDeliveries(sql);
     this.pingStatement = db.prepare('SELECT 1');
   }

@@ -151,7 +151,14 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
   ]),
   audit: every<Ports['audit']>()(['listAuditRecords']),
   events: every<Ports['events']>()(['listEvents', 'listRecentEvents']),
-  transfer: every<Ports['transfer']>()(['listApiKeys', 'listUserGroupsAfter', 'isEmpty', 'importAll', 'listAuditRecordsAfter']),
+  transfer: every<Ports['transfer']>()([
+    'listApiKeys',
+    'listUserGroupsAfter',
+    'isEmpty',
+    'importAll',
+    'listAuditRecordsAfter',
+    'listDataSources',
+  ]),
   tokenReseal: every<Ports['tokenReseal']>()(['listUserGroupsAfter', 'replaceTokenCiphertext']),
   settings: every<Ports['settings']>()([
     'getSetting',
