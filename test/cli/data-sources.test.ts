@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { build } from '../helpers/build.js';
+import { createTestDatabase } from '../helpers/postgres.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { assertOneLineFailure, lines, Sandbox } from './cli-support.js';
 
@@ -139,6 +140,57 @@ describe('ugs data-sources', () => {
     assert.notEqual(both.code, 0);
     assert.match(both.stderr, /cannot be used with/);
     assertOneLineFailure(await sandbox.ugs(dir, ['data-sources', 'check', 'nope']), ['No data source "nope"']);
+  });
+
+  it('check prints the categories: a superuser warned of on stderr; a refused connection exits 1 after its report', async (t) => {
+    const dir = sandbox.dir();
+    assert.equal((await sandbox.ugs(dir, ['migrate'])).code, 0);
+    const database = await createTestDatabase();
+    t.after(() => database.drop());
+    const url = new URL(database.url);
+    const add = [
+      ...['data-sources', 'add', '--id', 'real', '--name', 'Real', '--host', url.hostname, '--port', url.port],
+      '--password-env',
+      'PW',
+    ];
+    const added = await sandbox.ugs(dir, [...add, '--database', url.pathname.slice(1), '--user', decodeURIComponent(url.username)], {
+      PW: decodeURIComponent(url.password),
+    });
+    assert.equal(added.code, 0, added.stderr);
+    const real = await sandbox.ugs(dir, ['data-sources', 'check', 'real']);
+    assert.equal(real.code, 0, real.stderr);
+    assert.match(real.stdout, /^reachable {7}yes\nauthenticated {3}yes\nserver version {2}\d+/);
+    assert.match(real.stdout, /^superuser {7}yes$/m);
+    assert.match(real.stderr, /^ugs: warning: the role is a superuser: row policies do not bind it/m);
+
+    await sandbox.ugs(dir, [
+      'data-sources',
+      'add',
+      '--id',
+      'closed',
+      '--name',
+      'Closed',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '1',
+      '--database',
+      'd',
+      '--user',
+      'u',
+    ]);
+    const closed = await sandbox.ugs(dir, ['data-sources', 'check', 'closed', '--json']);
+    assertOneLineFailure(closed, ['data source closed could not be reached or used: connection_refused']);
+    const report = JSON.parse(closed.stdout) as { reachable: boolean; failure: string };
+    assert.deepEqual([report.reachable, report.failure], [false, 'connection_refused']);
+    const checks = (JSON.parse((await sandbox.ugs(dir, ['audit', '--json'])).stdout) as { action: string; fields: string[] }[]).filter(
+      (r) => r.action === 'data_source.checked',
+    );
+    assert.deepEqual(
+      checks.map((r) => r.fields),
+      [['connection_refused'], ['connected']],
+      'each check audited with its outcome',
+    );
   });
 
   it('ugs export carries passwords sealed, or with --without-data-source-passwords not at all; ugs import restores what it carries', async () => {
