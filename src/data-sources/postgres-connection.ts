@@ -30,7 +30,16 @@ export function mergedConnection(current: PostgresConnection | null, input: Post
       `"connection.host" ${JSON.stringify(host)} is neither an IP address nor a host name: give the name or address alone, without a scheme, port or path.`,
     );
   if (!Number.isInteger(port) || port < 1 || port > 65_535) throw invalidRequest('"connection.port" is a whole number from 1 to 65535.');
+  // The HTTP schema checks these too; the CLI and the client's callers reach the service without it.
+  checkLength('connection.database', database, DATA_SOURCE_LIMITS.databaseMaxLength);
+  checkLength('connection.user', user, DATA_SOURCE_LIMITS.userMaxLength);
+  if (input.password !== undefined && input.password !== null)
+    checkLength('connection.password', input.password, DATA_SOURCE_LIMITS.passwordMaxLength);
   return { host, port, database, user, ssl: mergedSsl(current?.ssl, input.ssl) };
+}
+
+function checkLength(field: string, value: string, max: number): void {
+  if (value.length === 0 || value.length > max) throw invalidRequest(`"${field}" is 1 to ${max} characters.`);
 }
 
 function mergedSsl(current: DataSourceSsl | undefined, input: PostgresConnectionInput['ssl']): DataSourceSsl {

@@ -37,26 +37,22 @@ const SslInput = Type.Object(
   { additionalProperties: false, description: 'TLS; `{ "mode": "disable" }` when absent.' },
 );
 
-const connectionInput = (required: boolean) => {
-  const field = <T extends import('@sinclair/typebox').TSchema>(schema: T) => (required ? schema : Type.Optional(schema));
-  return Type.Object(
-    {
-      host: field(
-        Type.String({ minLength: 1, maxLength: L.hostMaxLength, description: 'A host name or IP address, without scheme or port.' }),
-      ),
-      port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_535, description: '5432 when absent.' })),
-      database: field(Type.String({ minLength: 1, maxLength: L.databaseMaxLength })),
-      user: field(Type.String({ minLength: 1, maxLength: L.userMaxLength })),
-      password: Type.Optional(
-        Type.Union([Type.String({ maxLength: L.passwordMaxLength }), Type.Null()], {
-          description: 'Sealed at rest with the server secret and never returned (only `password_set`); null removes it.',
-        }),
-      ),
-      ssl: Type.Optional(SslInput),
-    },
-    { additionalProperties: false },
-  );
+const connectionFields = {
+  host: Type.String({ minLength: 1, maxLength: L.hostMaxLength, description: 'A host name or IP address, without scheme or port.' }),
+  port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65_535, description: '5432 when absent.' })),
+  database: Type.String({ minLength: 1, maxLength: L.databaseMaxLength }),
+  user: Type.String({ minLength: 1, maxLength: L.userMaxLength }),
+  password: Type.Optional(
+    Type.Union([Type.String({ maxLength: L.passwordMaxLength }), Type.Null()], {
+      description: 'Sealed at rest with the server secret and never returned (only `password_set`); null removes it.',
+    }),
+  ),
+  ssl: Type.Optional(SslInput),
 };
+/** A new data source's connection: where it is and who connects are required. */
+const NewConnection = Type.Object(connectionFields, { additionalProperties: false });
+/** An update's: every field optional, what is absent stays. */
+const ConnectionChange = Type.Partial(Type.Object(connectionFields), { additionalProperties: false });
 
 export const CreateDataSourceBody = Type.Object(
   {
@@ -67,7 +63,7 @@ export const CreateDataSourceBody = Type.Object(
     }),
     name: Type.String({ minLength: 1, maxLength: L.nameMaxLength }),
     kind: Kind,
-    connection: connectionInput(true),
+    connection: NewConnection,
   },
   { additionalProperties: false },
 );
@@ -77,7 +73,7 @@ export const UpdateDataSourceBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: L.nameMaxLength })),
     kind: Type.Optional(Kind),
-    connection: Type.Optional(connectionInput(false)),
+    connection: Type.Optional(ConnectionChange),
   },
   { additionalProperties: false, minProperties: 1 },
 );
