@@ -112,6 +112,13 @@ export class DataSourceService {
     return { dataSource: toDataSourceView(record), mappedGroups };
   }
 
+  /** The groups whose own mapping names the data source (at most `limit`, in id order), and how many in all. */
+  async mappedGroups(principal: Principal, id: string, limit: number): Promise<{ providedIds: string[]; total: number }> {
+    assertMayRead(principal);
+    await this.found(principal.environment, id);
+    return this.store.groupsMappingTo(principal.environment, id, limit);
+  }
+
   /** The connection with its password: for the dashboard layer's router, which holds a `dashboard` key. */
   async credentials(principal: Principal, id: string): Promise<DataSourceCredentials> {
     if (!may(principal, 'data-source-secrets'))

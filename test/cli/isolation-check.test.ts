@@ -156,6 +156,46 @@ SELECT id, tenant_id, 'a;b' AS "x;y", $body$ ; $body$ AS dollar /* ; */
     );
   });
 
+  it('checks a data source of the service: its stored connection (the password opened from its seal), every group mapping to it and their descendants', async () => {
+    const url = new URL(role.url);
+    await server.services.dataSources.create(WRITER, {
+      id: 'orders-db',
+      name: 'Orders',
+      kind: 'postgresql',
+      connection: {
+        host: url.hostname,
+        port: Number(url.port),
+        database: url.pathname.slice(1),
+        user: role.name,
+        password: passwordOf(role.url),
+      },
+    });
+    for (const userGroupId of ['acme', 'globex'])
+      await server.services.userGroups.update(WRITER, { userGroupId, mapping: { orders: 'orders-db' } });
+    const file = join(files, 'data-source.sql');
+    writeFileSync(file, 'SELECT id, tenant_id, amount FROM orders ORDER BY id;');
+    const result = await sandbox.ugsProcess(
+      dir,
+      ['isolation-check', '--data-source', 'orders-db', '--queries', file, '--tenant-column', 'tenant_id', '--json'],
+      env,
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(!`${result.stdout}${result.stderr}`.includes(passwordOf(role.url)), 'the password is never printed');
+    const json = report(result);
+    assert.equal(json.passed, true);
+    assert.deepEqual(json.queries[0]!.rows, { acme: 2, globex: 1, 'acme-emea': 1 }, 'acme-emea inherits the mapping: checked too');
+    const both = await sandbox.ugsProcess(
+      dir,
+      ['isolation-check', '--data-source', 'orders-db', '--database', role.url, '--queries', file],
+      env,
+    );
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /either --database <url> or --data-source <id>/);
+    const unknown = await sandbox.ugsProcess(dir, ['isolation-check', '--data-source', 'nope', '--queries', file], env);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /No data source "nope"/);
+  });
+
   it('fails a table without a policy: rows with no claims, and the same rows for both groups, naming the query and the groups', async () => {
     // unguarded has no primary key: --key names its rows.
     const sql = 'SELECT id, tenant_id FROM orders;\nSELECT id, tenant_id\n  FROM unguarded;';

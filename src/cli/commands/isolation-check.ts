@@ -14,11 +14,14 @@ import { failureLine, ISOLATION_EXIT, outcomeOf, printJsonReport, printReport } 
 import { operator } from '../operator.js';
 import { CliError, isExpectedFailure, withServices } from '../run-command.js';
 import { controlsTransaction, splitStatements, type SqlStatement } from '../../isolation/sql-statements.js';
+import { postgresSslOptions } from '../../data-sources/check/postgres-ssl-options.js';
+import type { ClientConfig } from 'pg';
 
 interface CheckCommandOptions {
-  database: string;
+  database?: string;
+  dataSource?: string;
   queries: string;
-  groups: string[];
+  groups?: string[];
   tenantColumn?: string;
   key: string[][];
   environment: Environment;
@@ -28,6 +31,15 @@ interface CheckCommandOptions {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** With --data-source and no --groups: at most this many groups mapping to it are checked (name them with --groups beyond). */
+const MAPPED_GROUPS_MAX = 1000;
+
+/** Where the check connects: a pg client's settings, and the URL shown for it (never with its password). */
+interface CheckTarget {
+  config: ClientConfig;
+  shownUrl: string;
+  password: string | null;
+}
 
 /** A reason the check could not run, in one line: its own exit code, apart from a leak's. */
 function notRun(message: string): CliError {
@@ -103,9 +115,8 @@ async function claimsOf(ids: string[], options: CheckCommandOptions, output: Cli
 }
 
 /** What the driver or the server says never carries the password; this keeps it so should one of them quote the URL. */
-function redactor(url: string): (text: string) => string {
-  const password = new URL(url).password;
-  if (password === '') return (text) => text;
+function redactor(password: string | null): (text: string) => string {
+  if (password === null || password === '') return (text) => text;
   let decoded = password;
   try {
     decoded = decodeURIComponent(password);
@@ -115,16 +126,76 @@ function redactor(url: string): (text: string) => string {
   return (text) => text.replaceAll(password, '****').replaceAll(decoded, '****');
 }
 
+/** --database's URL as a target. */
+function urlTarget(url: string): CheckTarget {
+  return { config: { connectionString: url }, shownUrl: url, password: new URL(url).password || null };
+}
+
+/**
+ * --data-source's connection as the service keeps it (the password opened from its seal, as a dashboard key reads
+ * it), and, without --groups, the groups whose own mapping names it with their descendants, who inherit it.
+ */
+async function dataSourceTarget(
+  id: string,
+  options: CheckCommandOptions,
+  output: CliOutput,
+): Promise<{ target: CheckTarget; groups: string[] }> {
+  return withServices(async (core) => {
+    const reader = { ...operator(options.environment), access: 'dashboard' as const };
+    const { connection } = await core.dataSources.credentials(reader, id);
+    let groups = options.groups;
+    if (groups === undefined) {
+      const mapped = await core.dataSources.mappedGroups(operator(options.environment), id, MAPPED_GROUPS_MAX);
+      if (mapped.total === 0)
+        throw notRun(`no group maps a schema to data source ${JSON.stringify(id)}: name the groups to check with --groups.`);
+      if (mapped.total > MAPPED_GROUPS_MAX)
+        throw notRun(
+          `${mapped.total} groups map to data source ${JSON.stringify(id)}: name the ones to check with --groups (at most ${MAPPED_GROUPS_MAX} are taken by default).`,
+        );
+      const all = new Set(mapped.providedIds);
+      for (const parent of mapped.providedIds) {
+        for (let cursor: string | undefined; ;) {
+          const page = await core.userGroups.descendants(operator(options.environment), parent, { limit: 500, cursor });
+          for (const group of page.groups) all.add(group.providedId);
+          if (page.nextCursor === null) break;
+          cursor = page.nextCursor;
+        }
+      }
+      groups = [...all];
+    }
+    const shown = new URL('postgres://host');
+    shown.hostname = connection.host.includes(':') ? `[${connection.host}]` : connection.host;
+    shown.port = String(connection.port);
+    shown.username = encodeURIComponent(connection.user);
+    shown.pathname = `/${encodeURIComponent(connection.database)}`;
+    const target: CheckTarget = {
+      config: {
+        host: connection.host,
+        port: connection.port,
+        database: connection.database,
+        user: connection.user,
+        // A function, so pg never falls back to PGPASSWORD or ~/.pgpass (this process's own credentials).
+        password: () => connection.password ?? '',
+        ssl: postgresSslOptions(connection.ssl, connection.host),
+      },
+      shownUrl: shown.toString(),
+      password: connection.password,
+    };
+    return { target, groups };
+  }, output);
+}
+
 async function runCheck(
-  url: string,
+  target: CheckTarget,
   statements: SqlStatement[],
   claims: Map<string, GroupClaims>,
   options: CheckCommandOptions,
 ): Promise<{ role: string; report: IsolationReport }> {
   const { default: pg } = await import('pg');
-  const redact = redactor(url);
+  const url = target.shownUrl;
+  const redact = redactor(target.password);
   const client = new pg.Client({
-    connectionString: url,
+    ...target.config,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: options.statementTimeoutMs,
     application_name: 'ugs isolation-check',
@@ -163,12 +234,13 @@ export function isolationCheckCommand(program: Command, output: CliOutput): void
         'could not be checked for rows of another group (it returns neither --tenant-column nor the key of a table that has it). ' +
         'Refuses a superuser or BYPASSRLS role',
     )
-    .requiredOption(
-      '--database <url>',
-      "the dashboard's database, as the role the dashboard queries with (postgres://role:password@host/db)",
+    .option('--database <url>', "the dashboard's database, as the role the dashboard queries with (postgres://role:password@host/db)")
+    .option(
+      '--data-source <id>',
+      'instead of --database: a data source of this service (ugs data-sources list), connected to as it is stored, the role the data router uses; without --groups, every group whose mapping names it and their descendants',
     )
     .requiredOption('--queries <file>', "a .sql file of the dashboard's queries, separated by ; ({{ placeholders }} are bound per group)")
-    .requiredOption('--groups <ids>', 'the user_group_ids to check, comma-separated (acme,globex)', groupList)
+    .option('--groups <ids>', 'the user_group_ids to check, comma-separated (acme,globex); required with --database', groupList)
     .option(
       '--tenant-column <column>',
       "the column naming each row's group, returned by a query or in the table whose primary key it returns: a row whose value is " +
@@ -193,11 +265,23 @@ export function isolationCheckCommand(program: Command, output: CliOutput): void
     .action(async (options: CheckCommandOptions) => {
       let result: { role: string; report: IsolationReport };
       let url: string;
+      let groups: string[];
       try {
-        url = databaseUrl(options.database);
+        if ((options.database === undefined) === (options.dataSource === undefined))
+          throw notRun('give either --database <url> or --data-source <id>: where the check connects.');
+        let target: CheckTarget;
+        if (options.database !== undefined) {
+          if (options.groups === undefined)
+            throw notRun('--groups is required with --database: the user_group_ids to check (--groups acme,globex).');
+          target = urlTarget(databaseUrl(options.database));
+          groups = options.groups;
+        } else {
+          ({ target, groups } = await dataSourceTarget(options.dataSource!, options, output));
+        }
+        url = target.shownUrl;
         const statements = await readStatements(options.queries);
-        const claims = await claimsOf(options.groups, options, output);
-        result = await runCheck(url, statements, claims, options);
+        const claims = await claimsOf(groups, options, output);
+        result = await runCheck(target, statements, claims, options);
       } catch (error) {
         if (error instanceof CliError && error.exitCode === ISOLATION_EXIT.notRun) throw error;
         // Whatever stopped it (a missing store, an unknown group, a refused role) is reported as ever, with the check's own code.
@@ -208,7 +292,7 @@ export function isolationCheckCommand(program: Command, output: CliOutput): void
       const context = {
         url,
         role: result.role,
-        groups: options.groups,
+        groups,
         environment: options.environment,
         tenantColumn: options.tenantColumn,
         keys: options.key,
