@@ -19,6 +19,9 @@ import { UsageService } from '../usage/usage-service.js';
 import { createSigningKeyring, loadSigningKeyring, type SigningKeyring } from '../signing-keys/signing-keys.js';
 import { UserGroupService } from '../user-groups/user-group-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
+import { DataSourceService } from '../data-sources/data-source-service.js';
+import type { DataSourceSecretResealStore } from '../data-sources/data-source-store.js';
+import { connectionChecker } from './data-source-checker.js';
 import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
 import { StoreTiming } from './metrics/store-timing.js';
 import { timedPort } from './metrics/timed-port.js';
@@ -52,6 +55,10 @@ export interface Core {
   events: EventService;
   /** Registering webhooks and reading their deliveries, for /api/webhooks and `ugs webhooks`. */
   webhooks: WebhookService;
+  /** Data sources (/api/data_sources, `ugs data-sources`): what mapping values name and how to reach each. */
+  dataSources: DataSourceService;
+  /** The ports this process listens on: serving sets them once listening, and a data source check refuses them. */
+  listeningPorts: number[];
   /** Operator console sessions (/console). */
   consoleSessions: ConsoleSessionService;
   /** The audit log, for `ugs audit` and the console's activity page. */
@@ -78,6 +85,8 @@ export interface SecretRotationPorts {
   signingKeyReseal: Pick<SigningKeyStore, 'listSigningKeys' | 'replaceSigningKeyCiphertext'>;
   /** Every webhook's sealed secrets. */
   webhookReseal: WebhookSecretResealStore;
+  /** Every data source's sealed password. */
+  dataSourceReseal: DataSourceSecretResealStore;
 }
 
 export interface StoreStatus {
@@ -97,7 +106,9 @@ export interface StoreStatus {
 export interface CoreConfig
   extends
     Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
-    Partial<Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'usageRetentionDays' | 'webhooks'>>,
+    Partial<
+      Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'usageRetentionDays' | 'webhooks' | 'rejectUnresolvedMapping'>
+    >,
     Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {
   /** This process's clock (epoch milliseconds); a test skews it to play a replica on a machine whose clock is off. */
   now?: () => number;
@@ -158,8 +169,22 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       cacheTtlMs: config.keyCacheTtlMs,
       revocations: store.apiKeys.keyRevocations(),
     });
+    const listeningPorts: number[] = [];
+    const dataSources = new DataSourceService({
+      store: timedPort(store.dataSources, timing),
+      cipher,
+      checker: connectionChecker({ ownPorts: () => listeningPorts }),
+      now,
+    });
     return {
-      userGroups: new UserGroupService({ store: userGroupStore, cipher }),
+      userGroups: new UserGroupService({
+        store: userGroupStore,
+        cipher,
+        dataSources,
+        rejectUnresolvedMapping: config.rejectUnresolvedMapping ?? false,
+      }),
+      dataSources,
+      listeningPorts,
       apiKeys,
       signingKeys,
       embedSessions,
@@ -187,6 +212,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
         tokenReseal: timedPort(store.tokenReseal, timing),
         signingKeyReseal: signingKeyStore,
         webhookReseal: store.webhooks,
+        dataSourceReseal: store.dataSources,
       },
       storeStatus: { health, clock, timing, appliedMigrations, created, monitor: () => store.monitor() },
       // Serving may have started the secret watch on this core's cipher: closing the core ends it too (it is

@@ -6,10 +6,12 @@ import type { SigningKeyStore } from '../signing-keys/signing-key-store.js';
 import type { TokenResealStore } from '../user-groups/user-group-store.js';
 import { webhookSecretSealContext } from '../webhooks/webhook.js';
 import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
+import { dataSourcePasswordSealContext } from '../data-sources/data-source.js';
+import type { DataSourceSecretResealStore } from '../data-sources/data-source-store.js';
 
 /**
  * Re-sealing, under the server secret a rotation moves to, of every secret the concepts keep sealed: user group
- * tokens, signing keys' private halves, webhook signing secrets. Here in the root because it reaches into each of
+ * tokens, signing keys' private halves, webhook signing secrets, data source passwords. Here in the root because it reaches into each of
  * them (their seal contexts and storage ports); a concept that comes to keep a sealed secret adds its pass here,
  * and `ugs secret rotate` (rotate-server-secret.ts) runs it.
  */
@@ -100,6 +102,31 @@ export async function resealWebhookSecrets(store: WebhookSecretResealStore, ciph
       }
       if (await store.replaceWebhookSecretCiphertext(webhook.id, which, sealed, cipher.seal(secret, context))) resealed++;
     }
+  }
+  return resealed;
+}
+
+/**
+ * Re-encrypts, under the cipher's current secret, every data source password sealed under another one. Routers
+ * see no change (the password, and the data source's version, stay). Returns how many were re-sealed.
+ */
+export async function resealDataSourcePasswords(store: DataSourceSecretResealStore, cipher: TokenCipher): Promise<number> {
+  let resealed = 0;
+  for (const source of await store.listDataSourcePasswords()) {
+    if (cipher.isCurrent(source.passwordCiphertext)) continue;
+    const context = dataSourcePasswordSealContext(source.environment, source.id);
+    let password: string;
+    try {
+      password = cipher.open(source.passwordCiphertext, context);
+    } catch (error) {
+      if (!(error instanceof UnknownSecretError)) throw error;
+      throw new ServiceError(
+        'invalid_request',
+        `The password of data source ${JSON.stringify(source.id)} (${source.environment}) is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`,
+      );
+    }
+    const next = cipher.seal(password, context);
+    if (await store.replaceDataSourcePasswordCiphertext(source.environment, source.id, source.passwordCiphertext, next)) resealed++;
   }
   return resealed;
 }

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileDurably } from '../platform/durable-file.js';
 import { invalidRequest } from '../kernel/errors.js';
 import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, type Rotation } from '../secrets/secret-rotation.js';
-import { resealSigningKeys, resealTokens, resealWebhookSecrets, type ResealSummary } from './reseal-secrets.js';
+import { resealDataSourcePasswords, resealSigningKeys, resealTokens, resealWebhookSecrets, type ResealSummary } from './reseal-secrets.js';
 import { secretCheckOf } from '../secrets/token-cipher.js';
 import { listLiveHolders, readRotation, recordRotation } from '../secrets/secret-holders.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
@@ -100,6 +100,7 @@ export async function rotateServerSecret(services: RotationServices, settings: S
   const second = await resealTokens(tokenReseal, services.cipher);
   await resealSigningKeys(signingKeyReseal, services.cipher);
   await resealWebhookSecrets(webhookReseal, services.cipher);
+  await resealDataSourcePasswords(services.secretRotation.dataSourceReseal, services.cipher);
   if (rotation.finishedAt === null) await recordRotation(storeSettings, { ...rotation, finishedAt: new Date().toISOString() });
   if (mode === 'data dir') rmSync(previousPath, { force: true });
   return { scanned: first.scanned, resealed: first.resealed + second.resealed, mode };

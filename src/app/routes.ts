@@ -30,6 +30,13 @@ import { registerGetWebhook } from '../webhooks/http/get-webhook.js';
 import { registerDeleteWebhook } from '../webhooks/http/delete-webhook.js';
 import { registerRotateWebhookSecret } from '../webhooks/http/rotate-webhook-secret.js';
 import { registerEnableWebhook } from '../webhooks/http/enable-webhook.js';
+import { registerCreateDataSource } from '../data-sources/http/create-data-source.js';
+import { registerListDataSources } from '../data-sources/http/list-data-sources.js';
+import { registerGetDataSource } from '../data-sources/http/get-data-source.js';
+import { registerGetDataSourceCredentials } from '../data-sources/http/get-data-source-credentials.js';
+import { registerUpdateDataSource } from '../data-sources/http/update-data-source.js';
+import { registerDeleteDataSource } from '../data-sources/http/delete-data-source.js';
+import { registerCheckDataSource } from '../data-sources/http/check-data-source.js';
 import { registerGroupActions } from '../user-groups/pages/group-action-routes.js';
 import { groupPage, registerGroupPages } from '../user-groups/pages/group-page-routes.js';
 import { groupViewers } from '../viewers/pages/group-viewers.js';
@@ -83,6 +90,13 @@ export async function apiRoutes(app: TypedApp, options: { services: Core; limits
   registerEnableWebhook(app, services.webhooks);
   registerListWebhookDeliveries(app, services.webhooks);
   registerRedeliverWebhookEvent(app, services.webhooks);
+  registerCreateDataSource(app, services.dataSources);
+  registerListDataSources(app, services.dataSources);
+  registerGetDataSource(app, services.dataSources);
+  registerGetDataSourceCredentials(app, services.dataSources);
+  registerUpdateDataSource(app, services.dataSources);
+  registerDeleteDataSource(app, services.dataSources);
+  await registerCheckDataSource(app, services.dataSources);
 }
 
 /**

@@ -16,6 +16,10 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.enabled',
   'webhook.disabled',
+  'data_source.created',
+  'data_source.updated',
+  'data_source.deleted',
+  'data_source.checked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -45,6 +49,8 @@ export interface AuditRecord {
   webhookId?: string | null;
   /** For viewer events, the viewer concerned; absent otherwise. */
   viewerId?: string | null;
+  /** For data source events, the data source concerned; absent otherwise. */
+  dataSourceId?: string | null;
 }
 
 /** Who made a change, from where, and which fields it set: what the domain hands the store with every write. */

@@ -38,6 +38,8 @@ export interface ChangeSubject {
   webhookId?: string | null;
   /** A viewer's change (viewer.sessions_revoked) concerns no group. */
   viewerId?: string | null;
+  /** A data source's change concerns no group either. */
+  dataSourceId?: string | null;
 }
 
 /**
@@ -62,6 +64,7 @@ export function auditedChange(
     clientAddress: audit.clientAddress ?? null,
     webhookId: subject.webhookId ?? null,
     ...(subject.viewerId ? { viewerId: subject.viewerId } : {}),
+    ...(subject.dataSourceId ? { dataSourceId: subject.dataSourceId } : {}),
   };
   const data = eventData(action, subject, audit);
   return { audit: [record], events: [{ id: newEventId(), environment: subject.environment, type: action, at, data }], revocations: [] };

@@ -1,5 +1,5 @@
 import type { ApiKeyService } from '../api-keys/api-key-service.js';
-import type { Principal } from '../kernel/principal.js';
+import { ACCESS_SCOPE, may, type Principal } from '../kernel/principal.js';
 import {
   CONSOLE_SESSION_LIMITS,
   consoleSessionExpired,
@@ -47,8 +47,11 @@ export class ConsoleSessionService {
   /** Authenticates the key (throws `unauthenticated` as the API would) and opens a session; returns the id for the cookie. */
   async signIn(presentedKey: string): Promise<{ sessionId: string; session: ConsoleSession }> {
     const principal = await this.apiKeys.authenticate(presentedKey);
-    if (principal.access === 'embed') {
-      throw forbidden('This API key is an embed key: it may only mint and end embed sessions; sign in with a read-write or read-only key.');
+    if (!may(principal, 'read')) {
+      const article = principal.access === 'embed' ? 'an' : 'a';
+      throw forbidden(
+        `This API key is ${article} ${principal.access} key: ${ACCESS_SCOPE[principal.access]}; sign in with a read-write or read-only key.`,
+      );
     }
     const sessionId = consoleSessionIdFormat.generate();
     const now = this.now();

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
-import type { Principal } from '../kernel/principal.js';
+import { may, type Principal } from '../kernel/principal.js';
 import type { ChangeOrigin } from '../audit/audit.js';
 import {
   checkOrigins,
@@ -366,6 +366,11 @@ export class EmbedSessionService {
    * could have minted.
    */
   async introspect(principal: Principal, token: string): Promise<Introspection> {
+    // A dashboard key reads data sources and the revocation feed only: what a token says is for the keys that mint or read.
+    if (!may(principal, 'read') && !may(principal, 'mint'))
+      throw forbidden(
+        `This API key is a ${principal.access} key; embed sessions are introspected with a read-write, read-only or embed key.`,
+      );
     const claims = await this.verifiedClaims(principal.environment, token);
     if (claims === null || claims === 'expired' || claims.env !== principal.environment) return { active: false };
     const opened = (await this.deps.sessionIds.forEnvironment(principal.environment)).open(claims.jti);
@@ -484,6 +489,6 @@ function originsStillAccepted(origins: readonly string[]): boolean {
 }
 
 function assertMayMint(principal: Principal): void {
-  if (principal.access === 'read-only')
-    throw forbidden('This API key is read-only; embed sessions are minted and ended with a read-write or embed key.');
+  if (!may(principal, 'mint'))
+    throw forbidden(`This API key is ${principal.access}; embed sessions are minted and ended with a read-write or embed key.`);
 }

@@ -2,7 +2,7 @@ import type { Environment } from '../kernel/environment.js';
 import type { EventData, EventPayload, EventRecord, EventType } from './event.js';
 
 /** The types whose `data` lists the changed field names. */
-const WITH_CHANGED: ReadonlySet<EventType> = new Set(['user_group.updated', 'user_group.moved']);
+const WITH_CHANGED: ReadonlySet<EventType> = new Set(['user_group.updated', 'user_group.moved', 'data_source.updated']);
 
 /** What a change is about: a group, a key (named by `keyId` of the change's audit context) or a webhook. */
 export interface EventSubject {
@@ -13,6 +13,8 @@ export interface EventSubject {
   webhookId?: string | null;
   /** For viewer events, the viewer concerned. */
   viewerId?: string | null;
+  /** For data source events, the data source concerned. */
+  dataSourceId?: string | null;
 }
 
 /**
@@ -28,6 +30,11 @@ export function eventData(type: EventType, subject: EventSubject, change: { keyI
   }
   if (type.startsWith('viewer.')) {
     if (subject.viewerId) data.viewer_id = subject.viewerId;
+    return data;
+  }
+  if (type.startsWith('data_source.')) {
+    if (subject.dataSourceId) data.data_source_id = subject.dataSourceId;
+    if (WITH_CHANGED.has(type)) data.changed = [...change.fields];
     return data;
   }
   if (type.startsWith('api_key.')) {

@@ -1,4 +1,4 @@
-import type { Principal } from '../kernel/principal.js';
+import { may, readRefusal, type Principal } from '../kernel/principal.js';
 import { forbidden } from '../kernel/errors.js';
 import type { EventPayload } from './event.js';
 import { eventPayload } from './event-payload.js';
@@ -33,10 +33,7 @@ export class EventService {
 
   /** The latest events within the retention, newest first; only the group's when `userGroupId` is given. */
   async recent(principal: Principal, options: { limit: number; userGroupId?: string }): Promise<ListedEvent[]> {
-    if (principal.access === 'embed')
-      throw forbidden(
-        'This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for events.',
-      );
+    if (!may(principal, 'read')) throw forbidden(readRefusal(principal, 'events'));
     const notBefore = new Date(this.now().getTime() - this.deps.retentionDays * DAY_MS).toISOString();
     const events = await this.deps.store.listRecentEvents(principal.environment, options.limit, notBefore, options.userGroupId);
     return events.map((event) => ({ id: event.id, ...eventPayload(event) }));
@@ -44,10 +41,7 @@ export class EventService {
 
   async list(principal: Principal, page: { after?: string; limit: number }): Promise<{ events: ListedEvent[]; nextCursor: string }> {
     // Embed keys only mint and end sessions: the events name every group of the environment.
-    if (principal.access === 'embed')
-      throw forbidden(
-        'This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for events.',
-      );
+    if (!may(principal, 'read')) throw forbidden(readRefusal(principal, 'events'));
     const seal = await this.deps.positions.forEnvironment(principal.environment);
     const after = page.after === undefined ? 0 : seal.openCursor('events', page.after, 'after');
     const notBefore = new Date(this.now().getTime() - this.deps.retentionDays * DAY_MS).toISOString();

@@ -22,6 +22,9 @@ export const EVENT_TYPES = [
   'webhook.secret_rotated',
   'webhook.enabled',
   'webhook.disabled',
+  'data_source.created',
+  'data_source.updated',
+  'data_source.deleted',
 ] as const satisfies readonly (AuditAction | 'signing_key.rotated')[];
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -37,6 +40,8 @@ export interface EventData {
   webhook_id?: string;
   /** viewer.sessions_revoked: the viewer whose sessions ended. */
   viewer_id?: string;
+  /** data_source.*: the data source concerned (its caller-supplied id). */
+  data_source_id?: string;
   changed?: string[];
   /** signing_key.rotated: the new key's `kid`, and when it starts signing (until then the previous key signs). */
   signing_key_id?: string;

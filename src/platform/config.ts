@@ -206,6 +206,11 @@ const ConfigSchema = Type.Object({
     description:
       "`true` lets webhooks target every address that is not global unicast (loopback, private, link-local, 100.64/10, fc00::/7, documentation, NAT64 or 6to4 forms of those …) and this host's own interface and gateway addresses, over http or https; `false` refuses them, at registration and at each delivery (names are resolved and every address checked), and requires https. docs/webhooks.md lists every range.",
   }),
+  UGS_MAPPING_UNRESOLVED: Type.Union([Type.Literal('accept'), Type.Literal('reject')], {
+    default: 'accept',
+    description:
+      "What a group's create or update does with a `mapping` value that names no data source of the key's environment: `accept` stores it as the interface always has (the group's views flag it as unresolved); `reject` answers 400 naming the schema and the value.",
+  }),
   UGS_METRICS_TOKEN: Type.Optional(
     Type.String({
       minLength: 16,
@@ -259,6 +264,8 @@ export interface Config {
   embed: EmbedConfig;
   /** UGS_EVENT_RETENTION_DAYS: how long events are kept. */
   eventRetentionDays: number;
+  /** UGS_MAPPING_UNRESOLVED=reject: a mapping value naming no data source of the environment is a 400. */
+  rejectUnresolvedMapping: boolean;
   /** UGS_USAGE_RETENTION_DAYS: how long usage counts are kept. */
   usageRetentionDays: number;
   webhooks: WebhookConfig;
@@ -394,6 +401,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clockOffsetMaxMs: config.UGS_CLOCK_OFFSET_MAX_MS,
     },
     eventRetentionDays: config.UGS_EVENT_RETENTION_DAYS,
+    rejectUnresolvedMapping: config.UGS_MAPPING_UNRESOLVED === 'reject',
     usageRetentionDays: config.UGS_USAGE_RETENTION_DAYS,
     webhooks: {
       timeoutMs: config.UGS_WEBHOOK_TIMEOUT_SECONDS * 1000,

@@ -88,6 +88,7 @@ export interface AuditRow {
   client_address: string | null;
   webhook_id?: string | null;
   viewer_id?: string | null;
+  data_source_id?: string | null;
 }
 
 export function toAuditRecord(row: AuditRow): AuditRecord {
@@ -104,6 +105,7 @@ export function toAuditRecord(row: AuditRow): AuditRecord {
     // Only webhook records have it, so every other record reads as it always did.
     ...(row.webhook_id ? { webhookId: row.webhook_id } : {}),
     ...(row.viewer_id ? { viewerId: row.viewer_id } : {}),
+    ...(row.data_source_id ? { dataSourceId: row.data_source_id } : {}),
   };
 }
 

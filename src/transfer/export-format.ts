@@ -70,6 +70,8 @@ export const AuditLine = Type.Object({
   webhook_id: Type.Optional(Type.String()),
   // Only on viewer.* records.
   viewer_id: Type.Optional(Type.String()),
+  // Only on data_source.* records.
+  data_source_id: Type.Optional(Type.String()),
 });
 
 export const TrailerLine = Type.Object({
@@ -156,6 +158,7 @@ export function auditLine(a: AuditRecord): Static<typeof AuditLine> {
     client_address: a.clientAddress,
     ...(a.webhookId ? { webhook_id: a.webhookId } : {}),
     ...(a.viewerId ? { viewer_id: a.viewerId } : {}),
+    ...(a.dataSourceId ? { data_source_id: a.dataSourceId } : {}),
   };
 }
 
@@ -172,6 +175,7 @@ export function auditFromLine(l: Static<typeof AuditLine>): AuditRecord {
     clientAddress: l.client_address ?? null,
     ...(l.webhook_id === undefined ? {} : { webhookId: l.webhook_id }),
     ...(l.viewer_id === undefined ? {} : { viewerId: l.viewer_id }),
+    ...(l.data_source_id === undefined ? {} : { dataSourceId: l.data_source_id }),
   };
 }
 

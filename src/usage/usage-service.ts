@@ -1,4 +1,4 @@
-import type { Principal } from '../kernel/principal.js';
+import { may, readRefusal, type Principal } from '../kernel/principal.js';
 import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
 import {
@@ -111,6 +111,5 @@ function checkedDays(days: number): number {
 }
 
 function assertMayRead(principal: Principal): void {
-  if (principal.access === 'embed')
-    throw forbidden('This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for usage.');
+  if (!may(principal, 'read')) throw forbidden(readRefusal(principal, 'usage'));
 }

@@ -1,5 +1,5 @@
 import type { UserGroupStore } from './user-group-store.js';
-import type { Principal } from '../kernel/principal.js';
+import { may, readRefusal, type Principal } from '../kernel/principal.js';
 import type { AuditContext, ChangeOrigin } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
 import { forbidden, invalidRequest, notFound, ServiceError } from '../kernel/errors.js';
@@ -17,6 +17,7 @@ import {
   type UserGroupSummary,
 } from './user-group.js';
 import { effectiveValues } from './user-group-hierarchy.js';
+import { assertMappingResolves, resolveMapping, type DataSourceDirectory } from './mapping-resolution.js';
 import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from './user-group-consequences.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
@@ -42,19 +43,29 @@ export interface UpdateInput {
 export interface UserGroupServiceDeps {
   store: UserGroupStore;
   cipher: TokenCipher;
+  /** Where mapping values are resolved; without it (tools, tests) none resolves. */
+  dataSources?: DataSourceDirectory;
+  /** UGS_MAPPING_UNRESOLVED=reject: a create or update whose mapping names no data source of the environment is a 400. */
+  rejectUnresolvedMapping?: boolean;
   now?: () => Date;
 }
+
+const NO_DATA_SOURCES: DataSourceDirectory = { existing: async () => new Map() };
 
 /** The three operations of the spec, scoped to the calling key's environment. */
 export class UserGroupService {
   private readonly store: UserGroupStore;
   private readonly cipher: TokenCipher;
   private readonly now: () => Date;
+  private readonly dataSources: DataSourceDirectory;
+  private readonly rejectUnresolvedMapping: boolean;
 
   constructor(deps: UserGroupServiceDeps) {
     this.store = deps.store;
     this.cipher = deps.cipher;
     this.now = deps.now ?? (() => new Date());
+    this.dataSources = deps.dataSources ?? NO_DATA_SOURCES;
+    this.rejectUnresolvedMapping = deps.rejectUnresolvedMapping ?? false;
   }
 
   /** Returns the group, creating it when the key's environment has none with this id. */
@@ -67,7 +78,7 @@ export class UserGroupService {
 
     // Each message names the key's environment, where the group is missing: a group with this id in the other
     // environment is another group, and whether one exists there is never said.
-    if (principal.access === 'read-only') {
+    if (!may(principal, 'write')) {
       throw forbidden(
         `User group ${JSON.stringify(input.userGroupId)} does not exist in the ${principal.environment} environment (this key's), and this API key is read-only, so it cannot create it.`,
       );
@@ -78,6 +89,7 @@ export class UserGroupService {
         `"name" is required to create a user group; no group with this "user_group_id" exists in the ${principal.environment} environment (this key's) yet.`,
       );
     }
+    if (this.rejectUnresolvedMapping) await assertMappingResolves(this.dataSources, principal.environment, input.mapping);
     const token = userGroupTokenFormat.generate();
     const at = this.now().toISOString();
     const newGroup = {
@@ -104,6 +116,7 @@ export class UserGroupService {
   async update(principal: Principal, input: UpdateInput, origin?: ChangeOrigin): Promise<UserGroup> {
     assertWritable(principal);
     assertPropertiesSize(input.properties);
+    if (this.rejectUnresolvedMapping) await assertMappingResolves(this.dataSources, principal.environment, input.mapping);
     const changes = {
       name: input.name,
       mapping: input.mapping,
@@ -200,12 +213,14 @@ export class UserGroupService {
     assertMayRead(principal);
     const lineage = await this.store.findUserGroupLineage(principal.environment, userGroupId);
     if (!lineage) throw notFoundInEnvironment(principal, userGroupId);
-    const effective = effectiveValues([...lineage.ancestors, lineage.group]);
+    const chain = [...lineage.ancestors, lineage.group];
+    const effective = effectiveValues(chain);
     return {
       group: summarize(lineage.group),
       ancestors: lineage.ancestors.map((g) => g.providedId),
       effectiveProperties: effective.properties,
       effectiveMapping: effective.mapping,
+      resolvedMapping: await resolveMapping(this.dataSources, chain, effective.mapping),
     };
   }
 
@@ -286,7 +301,7 @@ function setFields(input: { name?: unknown; mapping?: unknown; properties?: unkn
 
 function assertWritable(principal: Principal): void {
   assertMayRead(principal);
-  if (principal.access === 'read-only') throw forbidden('This API key is read-only; use a read-write key to change user groups.');
+  if (!may(principal, 'write')) throw forbidden('This API key is read-only; use a read-write key to change user groups.');
 }
 
 /** Embed keys only mint embed sessions: a leaked one must not reveal groups' tokens or properties. */
@@ -299,10 +314,7 @@ function assertNormalizedForCreation(userGroupId: string): void {
 }
 
 function assertMayRead(principal: Principal): void {
-  if (principal.access === 'embed')
-    throw forbidden(
-      'This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for user groups.',
-    );
+  if (!may(principal, 'read')) throw forbidden(readRefusal(principal, 'user groups'));
 }
 
 /** The size cap JSON schema cannot express: properties serialize to at most 64 KiB. */

@@ -1,4 +1,5 @@
 import type { Environment } from '../kernel/environment.js';
+import type { ResolvedSchema } from './mapping-resolution.js';
 
 /** Mapping from schema id to a data source name or id. */
 export type Mapping = Record<string, string | number>;
@@ -31,6 +32,8 @@ export interface UserGroupDetail {
   ancestors: string[];
   effectiveProperties: Properties | null;
   effectiveMapping: Mapping | null;
+  /** Each schema of the effective mapping with the group that sets it and the data source it names (null: none of the environment). */
+  resolvedMapping: ResolvedSchema[];
 }
 
 /** A user group with its token decrypted, ready to be returned to its owner. */

@@ -1,4 +1,4 @@
-import type { Principal } from '../kernel/principal.js';
+import { may, readRefusal, type Principal } from '../kernel/principal.js';
 import type { ChangeOrigin } from '../audit/audit.js';
 import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import { REVOCATION_WRITE_MARGIN_MS, type StoreClock } from '../kernel/store-clock.js';
@@ -38,8 +38,8 @@ export class ViewerService {
    * otherwise be stamped past the first one.
    */
   async revokeSessions(principal: Principal, viewerId: string, origin?: ChangeOrigin): Promise<{ viewerId: string; revokedAt: string }> {
-    if (principal.access === 'read-only')
-      throw forbidden("This API key is read-only; a viewer's sessions are ended with a read-write or embed key.");
+    if (!may(principal, 'mint'))
+      throw forbidden(`This API key is ${principal.access}; a viewer's sessions are ended with a read-write or embed key.`);
     // The id sessions are minted with is NFC (checkViewer): another form of it would end nothing, and say 200.
     checkViewerId(viewerId, 'viewer_id');
     const audit = { keyId: principal.keyId, fields: [], clientAddress: origin?.ip ?? null };
@@ -59,10 +59,7 @@ export class ViewerService {
     providedId: string,
     page: { after?: string; limit?: number },
   ): Promise<{ viewers: ViewerActivity[]; nextCursor: string | null }> {
-    if (principal.access === 'embed')
-      throw forbidden(
-        'This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for viewers.',
-      );
+    if (!may(principal, 'read')) throw forbidden(readRefusal(principal, 'viewers'));
     const group = await this.deps.groups.findUserGroup(principal.environment, providedId);
     if (!group)
       throw notFound(

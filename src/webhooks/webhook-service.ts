@@ -1,4 +1,4 @@
-import type { Principal } from '../kernel/principal.js';
+import { may, readRefusal, type Principal } from '../kernel/principal.js';
 import type { AuditContext, ChangeOrigin } from '../audit/audit.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import { EVENT_TYPES, type EventType } from '../events/event.js';
@@ -214,16 +214,12 @@ function checkedEvents(events: EventType[] | undefined): EventType[] | null {
 
 function assertMayRead(principal: Principal): void {
   // Embed keys only mint and end sessions: webhooks carry every change of the environment.
-  if (principal.access === 'embed')
-    throw forbidden(
-      'This API key is an embed key: it may only mint and end embed sessions; use a read-write or read-only key for webhooks.',
-    );
+  if (!may(principal, 'read')) throw forbidden(readRefusal(principal, 'webhooks'));
 }
 
 function assertWritable(principal: Principal): void {
   assertMayRead(principal);
-  if (principal.access === 'read-only')
-    throw forbidden('This API key is read-only; registering or changing webhooks needs a read-write key.');
+  if (!may(principal, 'write')) throw forbidden('This API key is read-only; registering or changing webhooks needs a read-write key.');
 }
 
 function auditOf(principal: Principal, fields: string[], origin: ChangeOrigin | undefined): AuditContext {

@@ -67,6 +67,13 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
       sendServiceError(reply.header('x-request-id', request.id), invalidRequest(`The request URL is not valid: ${error.message}`));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // A data source check refuses this process's own ports: a key must not make the service call itself.
+  app.addHook('onListen', (done) => {
+    const address = app.server.address();
+    if (address !== null && typeof address === 'object' && !services.listeningPorts.includes(address.port))
+      services.listeningPorts.push(address.port);
+    done();
+  });
 
   // First of all hooks, so every answer has it, refusals by later hooks (shutdown, auth) included.
   // Callback-style hooks on every request: an async one costs a promise and a microtask each.

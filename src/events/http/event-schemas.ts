@@ -25,6 +25,7 @@ const EventData = Type.Object(
     ),
     webhook_id: Type.Optional(Type.String({ description: 'The webhook concerned (webhook.* events); never its URL or secret.' })),
     viewer_id: Type.Optional(Type.String({ description: 'The viewer whose sessions ended (viewer.sessions_revoked).' })),
+    data_source_id: Type.Optional(Type.String({ description: 'The data source concerned (data_source.*): its caller-supplied id.' })),
     signing_key_id: Type.Optional(
       Type.String({
         description:

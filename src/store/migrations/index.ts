@@ -11,6 +11,7 @@ import { signingKeysPerEnvironment } from './009-signing-keys-per-environment.js
 import { sessionActivity } from './010-session-activity.js';
 import { viewers } from './011-viewers.js';
 import { usage } from './012-usage.js';
+import { dataSources } from './013-data-sources.js';
 import { kyselyMigrations, type Dialect, type Migration } from './migration.js';
 
 /**
@@ -30,6 +31,7 @@ export const migrationHistory: Readonly<Record<string, Migration>> = {
   '010-session-activity': sessionActivity,
   '011-viewers': viewers,
   '012-usage': usage,
+  '013-data-sources': dataSources,
 };
 
 /** The history as Kysely's migrator runs it on `dialect`. */

@@ -28,6 +28,7 @@ export function consequenceParameters(perWrite: readonly WriteConsequences[]): [
         client_address: r.clientAddress,
         webhook_id: r.webhookId ?? null,
         viewer_id: r.viewerId ?? null,
+        data_source_id: r.dataSourceId ?? null,
       });
     }
     for (const e of c.events)
@@ -77,10 +78,11 @@ export function appendConsequences(first: number, written?: string, teamIdOfRow 
     ? `CASE WHEN c.data ? 'team_id' THEN c.data ELSE c.data || jsonb_build_object('team_id', w.team_id) END`
     : 'c.data';
   return `appended_audit AS (
-    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
-    SELECT c.at, c.action, c.environment, ${teamId}, c.provided_id, c.key_id, c.fields, c.client_address, c.webhook_id, c.viewer_id
+    INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id, data_source_id)
+    SELECT c.at, c.action, c.environment, ${teamId}, c.provided_id, c.key_id, c.fields, c.client_address, c.webhook_id, c.viewer_id, c.data_source_id
     FROM jsonb_to_recordset($${first}::jsonb) AS c (n int, i int, at timestamptz, action text, environment text, team_id bigint, provided_id text,
-                                                  key_id text, fields text, client_address text, webhook_id text, viewer_id text) ${join('c')}
+                                                  key_id text, fields text, client_address text, webhook_id text, viewer_id text,
+                                                  data_source_id text) ${join('c')}
     ORDER BY c.i
   ), appended_events AS (
     INSERT INTO events (id, environment, type, at, data)

@@ -18,6 +18,7 @@ import { PostgresUserGroups } from './postgres-user-groups.js';
 import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessions.js';
 import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
 import { SqlWebhooks } from '../sql/sql-webhooks.js';
+import { SqlDataSources } from '../sql/sql-data-sources.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -63,6 +64,7 @@ export class PostgresStore implements Store {
   readonly consoleSessions: SqlConsoleSessions;
   readonly signingKeys: SqlSigningKeys;
   readonly webhooks: SqlWebhooks;
+  readonly dataSources: SqlDataSources;
   readonly webhookDeliveries: SqlWebhookDeliveries;
 
   private constructor(
@@ -83,6 +85,7 @@ export class PostgresStore implements Store {
     this.signingKeys = new SqlSigningKeys(sql);
     this.consoleSessions = new SqlConsoleSessions(sql);
     this.webhooks = new SqlWebhooks(sql);
+    this.dataSources = new SqlDataSources(sql);
     this.webhookDeliveries = new SqlWebhookDeliveries(sql);
   }
 

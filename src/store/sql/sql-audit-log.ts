@@ -7,13 +7,19 @@ import { statement, type SqlParameters, type SqlStatement } from './sql-statemen
 /** Inserts an exported record as it is, id included, inside the import's transaction (parameters: importedAuditRecord). */
 export const IMPORT_AUDIT_RECORD = statement(
   'importAuditRecord',
-  `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
-   VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId, @viewerId)`,
+  `INSERT INTO audit_log (id, at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id, data_source_id)
+   VALUES (@id, @at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId, @viewerId, @dataSourceId)`,
 );
 
 /** IMPORT_AUDIT_RECORD's parameters for an exported record. */
 export function importedAuditRecord(record: AuditRecord): SqlParameters {
-  return { ...record, fields: JSON.stringify(record.fields), webhookId: record.webhookId ?? null, viewerId: record.viewerId ?? null };
+  return {
+    ...record,
+    fields: JSON.stringify(record.fields),
+    webhookId: record.webhookId ?? null,
+    viewerId: record.viewerId ?? null,
+    dataSourceId: record.dataSourceId ?? null,
+  };
 }
 
 const LIST_AFTER = statement<AuditRow>('listAuditRecordsAfter', 'SELECT * FROM audit_log WHERE id > @afterId ORDER BY id LIMIT @limit');

@@ -13,8 +13,8 @@ export class SqliteConsequences {
   constructor(db: Database.Database) {
     this.statements = {
       audit: db.prepare(
-        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id)
-         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId, @viewerId)`,
+        `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id, data_source_id)
+         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId, @viewerId, @dataSourceId)`,
       ),
       event: db.prepare('INSERT INTO events (id, environment, type, at, data) VALUES (?, ?, ?, ?, ?)'),
       revocation: db.prepare(
@@ -30,6 +30,7 @@ export class SqliteConsequences {
         ...record,
         webhookId: record.webhookId ?? null,
         viewerId: record.viewerId ?? null,
+        dataSourceId: record.dataSourceId ?? null,
         fields: JSON.stringify(record.fields),
       });
     for (const event of consequences.events)

@@ -19,6 +19,7 @@ import { SqlTransfer } from '../sql/sql-transfer.js';
 import { SqliteUserGroups } from './sqlite-user-groups.js';
 import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
 import { SqlWebhooks } from '../sql/sql-webhooks.js';
+import { SqlDataSources } from '../sql/sql-data-sources.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -60,6 +61,7 @@ export class SqliteStore implements Store {
   readonly signingKeys: SqlSigningKeys;
   readonly consoleSessions: SqlConsoleSessions;
   readonly webhooks: SqlWebhooks;
+  readonly dataSources: SqlDataSources;
   readonly webhookDeliveries: SqlWebhookDeliveries;
   private readonly pingStatement: Database.Statement;
 
@@ -84,6 +86,7 @@ export class SqliteStore implements Store {
     this.apiKeys = new SqlApiKeys(sql, revocations);
     this.transfer = new SqlTransfer(sql, { userGroups: this.userGroups, apiKeys: this.apiKeys, auditLog: this.audit });
     this.webhooks = new SqlWebhooks(sql);
+    this.dataSources = new SqlDataSources(sql);
     this.webhookDeliveries = new SqlWebhookDeliveries(sql);
     this.pingStatement = db.prepare('SELECT 1');
   }

@@ -35,6 +35,15 @@ export function registerGetUserGroup(app: TypedApp, userGroups: UserGroupService
                   ancestors: ['acme-holding'],
                   effective_properties: { region: 'eu', plan: 'gold' },
                   effective_mapping: { '40': '213' },
+                  resolved_mapping: [
+                    {
+                      schema: '40',
+                      value: '213',
+                      from_user_group_id: 'acme-holding',
+                      inherited: true,
+                      data_source: { id: '213', name: 'Acme warehouse', kind: 'postgresql' },
+                    },
+                  ],
                 },
               },
             },

@@ -192,6 +192,21 @@ export const UserGroupDetail = Type.Object({
       "The ancestors' properties and its own merged root first: the nearer group wins per top-level key; a null value hides the inherited key.",
   }),
   effective_mapping: Type.Union([Mapping, Type.Null()], { description: 'The mapping merged as effective_properties is.' }),
+  resolved_mapping: Type.Array(
+    Type.Object({
+      schema: Type.String({ description: 'The schema id (a key of effective_mapping).' }),
+      value: Type.Union([Type.String(), Type.Number()], { description: 'Its value in effective_mapping.' }),
+      from_user_group_id: Type.String({
+        description: 'The group whose own mapping sets it: this group, or the ancestor it inherits it from.',
+      }),
+      inherited: Type.Boolean(),
+      data_source: Type.Union([Type.Object({ id: Type.String(), name: Type.String(), kind: Type.String() }), Type.Null()], {
+        description:
+          "The data source of the group's environment the value names (its id is the value's text); null: none, the value is unresolved.",
+      }),
+    }),
+    { description: 'Each schema of effective_mapping, in schema order, resolved against the data sources of the environment.' },
+  ),
 });
 
 export const ListResponse = Type.Object({

@@ -50,5 +50,12 @@ export function detailView(detail: UserGroupDetail) {
     ancestors: detail.ancestors,
     effective_properties: detail.effectiveProperties,
     effective_mapping: detail.effectiveMapping,
+    resolved_mapping: detail.resolvedMapping.map((entry) => ({
+      schema: entry.schema,
+      value: entry.value,
+      from_user_group_id: entry.from,
+      inherited: entry.from !== detail.group.providedId,
+      data_source: entry.dataSource,
+    })),
   };
 }

@@ -200,6 +200,18 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
     'oldestPendingAt',
     'pruneDeliveries',
   ]),
+  dataSources: every<Ports['dataSources']>()([
+    'insertDataSource',
+    'listDataSources',
+    'findDataSource',
+    'findDataSources',
+    'updateDataSource',
+    'deleteDataSource',
+    'groupsMappingTo',
+    'appendRecord',
+    'listDataSourcePasswords',
+    'replaceDataSourcePasswordCiphertext',
+  ]),
   health: every<Ports['health']>()(['ping', 'clock']),
 };
 /** As src/app/core.ts says it: the one synchronous method of any port. */

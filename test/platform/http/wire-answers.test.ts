@@ -17,7 +17,12 @@ const HOOK_URL = 'https://93.184.216.34/hooks/user-groups';
 describe('the wire, as recorded in test/platform/http/wire-answers.json', () => {
   it('answers the fixed script exactly as recorded', async (t) => {
     const server = await build(t, {
-      clients: { reader: { access: 'read-only' }, embed: { access: 'embed' }, testing: { environment: 'Testing' } },
+      clients: {
+        reader: { access: 'read-only' },
+        embed: { access: 'embed' },
+        dashboard: { access: 'dashboard' },
+        testing: { environment: 'Testing' },
+      },
       // Below the default 100, so reaching the 429 at the end takes a few requests; no answer before it shows the budget.
       limits: { authFailuresPerMinute: 10 },
     });
@@ -203,6 +208,43 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     await call(key, 'POST', `/api/webhooks/${webhook.id}/redeliver`, { event_id: `evt_${'0'.repeat(32)}` }, 'unknown event');
     await call(key, 'GET', `/api/webhooks/${webhook.id}/deliveries?limit=1`);
     await call(key, 'HEAD', `/api/webhooks/${webhook.id}/deliveries`);
+
+    // Data sources: added, listed, read (with the groups mapping to it), changed, its credentials by key access, checked; a
+    // group's resolved mapping; removal refused while mapped, then forced.
+    const source = {
+      id: '213',
+      name: 'Acme warehouse',
+      kind: 'postgresql',
+      connection: { host: '169.254.169.254', database: 'acme', user: 'dash' },
+    };
+    await call(key, 'POST', '/api/data_sources', { ...source, connection: { ...source.connection, password: 'pw-1' } });
+    await call(key, 'POST', '/api/data_sources', source, 'id taken');
+    await call(
+      key,
+      'POST',
+      '/api/data_sources',
+      { ...source, id: '214', connection: { ...source.connection, host: 'http://db' } },
+      'host with a scheme',
+    );
+    await call(clients.reader.key, 'POST', '/api/data_sources', { ...source, id: '214' }, 'read-only key');
+    await call(clients.embed.key, 'GET', '/api/data_sources', undefined, 'embed key');
+    await call(key, 'PUT', '/api/user', { user_group_id: 'acme', mapping: { '40': '213', '41': 999 } }, 'maps to a data source');
+    await call(key, 'GET', '/api/data_sources');
+    await call(key, 'HEAD', '/api/data_sources');
+    await call(clients.reader.key, 'GET', '/api/data_sources/213', undefined, 'read-only key');
+    await call(key, 'HEAD', '/api/data_sources/213');
+    await call(key, 'GET', '/api/data_sources/nope');
+    await call(key, 'GET', '/api/user_groups/acme-east', undefined, 'resolved mapping, inherited');
+    await call(key, 'PUT', '/api/data_sources/213', { connection: { password: 'pw-2', port: 6432 } });
+    await call(key, 'PUT', '/api/data_sources/213', { kind: 'mysql' }, 'unknown kind');
+    await call(key, 'GET', '/api/data_sources/213/credentials', undefined, 'read-write key');
+    await call(clients.dashboard.key, 'GET', '/api/data_sources/213/credentials', undefined, 'dashboard key');
+    await call(clients.dashboard.key, 'HEAD', '/api/data_sources/213/credentials', undefined, 'dashboard key');
+    await call(clients.dashboard.key, 'GET', '/api/user_groups', undefined, 'dashboard key');
+    await call(clients.dashboard.key, 'GET', '/api/embed_sessions/revocations', undefined, 'dashboard key');
+    await call(key, 'POST', '/api/data_sources/213/check', undefined, 'a link-local address');
+    await call(key, 'DELETE', '/api/data_sources/213', undefined, 'still mapped');
+    await call(key, 'DELETE', '/api/data_sources/213?force=true', undefined, 'forced');
 
     // Deleting: a parent without cascade, a leaf, a subtree, a missing group; then the webhook.
     await call(key, 'DELETE', '/api/user', { user_group_id: 'acme' }, 'has children');
