@@ -18,7 +18,7 @@ export interface DataRouter {
    * Runs `fn` on a connection to the data source the session's mapping names for `schemaId`, in a transaction
    * whose claims are the session's (withSessionClaims), and resolves to what `fn` resolves to. The connection is
    * `fn`'s only until `fn` settles. Refusals are DataRouterErrors, and none of the run's statements reached a
-   * database then: schema_unknown, data_source_not_found, environment_mismatch, kind_unsupported,
+   * database then: unknown_schema, unresolved_data_source, environment_mismatch, unsupported_kind,
    * service_unavailable, database_unavailable, router_closed.
    */
   run<T>(claims: RoutedClaims, schemaId: string, fn: (client: PoolClient) => Promise<T>): Promise<T>;
@@ -89,7 +89,7 @@ export function createDataRouter(options: DataRouterOptions): DataRouter {
     }
     if (source.postgres === null)
       throw new DataRouterError(
-        'kind_unsupported',
+        'unsupported_kind',
         `data source "${id}" is of kind "${source.kind}": this router connects to postgresql only`,
       );
     return source as PostgresDataSource;
@@ -165,7 +165,7 @@ async function runOn<T>(
 /** The data source id the mapping names for the schema, as a string; only the session's own mapping is read. */
 function dataSourceIdOf(claims: RoutedClaims, schemaId: string): string {
   if (typeof schemaId !== 'string' || !Object.prototype.hasOwnProperty.call(claims.map, schemaId)) {
-    throw new DataRouterError('schema_unknown', `the session's mapping names no data source for schema "${String(schemaId)}"`);
+    throw new DataRouterError('unknown_schema', `the session's mapping names no data source for schema "${String(schemaId)}"`);
   }
   const id = String(claims.map[schemaId]);
   // No data source has such an id, and "." and ".." cannot be named in a URL's path (they are resolved away).
@@ -175,7 +175,7 @@ function dataSourceIdOf(claims: RoutedClaims, schemaId: string): string {
 
 function notFound(id: string, schemaId: string): DataRouterError {
   return new DataRouterError(
-    'data_source_not_found',
+    'unresolved_data_source',
     `schema "${schemaId}" maps to data source "${id}", which the service does not have in this environment (never created, or deleted)`,
   );
 }

@@ -42,10 +42,10 @@ export class EmbedBindingError extends Error {
 
 /**
  * Why the data router ran nothing, to branch on (never on the message):
- * - schema_unknown: the session's mapping (`map`) has no such schema id;
- * - data_source_not_found: the service has no data source of that id in its environment (never created, or deleted);
+ * - unknown_schema: the session's mapping (`map`) has no such schema id;
+ * - unresolved_data_source: the service has no data source of that id in its environment (never created, or deleted);
  * - environment_mismatch: the session's environment is not the router's, or not the data source's;
- * - kind_unsupported: the data source is of a kind this router cannot connect to;
+ * - unsupported_kind: the data source is of a kind this router cannot connect to;
  * - service_unavailable: the service could not say what the data source is now (unreachable, refused the key, answered
  *   something else), so no connection is trusted to be current;
  * - database_unavailable: the data source's database refused or timed out the connection;
@@ -53,10 +53,10 @@ export class EmbedBindingError extends Error {
  * - client_released: the connection handed to `fn` was used after `fn` had settled.
  */
 export type DataRouterErrorCode =
-  | 'schema_unknown'
-  | 'data_source_not_found'
+  | 'unknown_schema'
+  | 'unresolved_data_source'
   | 'environment_mismatch'
-  | 'kind_unsupported'
+  | 'unsupported_kind'
   | 'service_unavailable'
   | 'database_unavailable'
   | 'router_closed'

@@ -163,10 +163,10 @@ describe('data router against a failing service', () => {
     assert.deepEqual(await routerConnections(acme), []);
   });
 
-  it('kind_unsupported for a data source of another kind; environment_mismatch for one of the other environment', async () => {
+  it('unsupported_kind for a data source of another kind; environment_mismatch for one of the other environment', async () => {
     service.put('ledger', acme.connection(), { kind: 'mysql' });
     const kind = await refusal((fn) => router().run(session({ map: { finance: 'ledger' } }), 'finance', fn));
-    assert.equal(kind.code, 'kind_unsupported');
+    assert.equal(kind.code, 'unsupported_kind');
     assert.match(kind.message, /data source "ledger" is of kind "mysql"/);
 
     service.put('acme-db', acme.connection(), { environment: 'Testing' });

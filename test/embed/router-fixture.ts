@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { createDataRouter, createEmbedVerifier, type DataRouter, type DataRouterOptions, type EmbedClaims } from 'user-group-service/embed';
-import type { Access } from '../../src/api-keys/api-key.js';
 import type { Environment } from '../../src/kernel/environment.js';
 import type { TestApp } from '../helpers/build.js';
 import { mintToken } from '../helpers/embed-sessions.js';
@@ -56,8 +55,7 @@ export function routerFixture(service: TestApp): RouterFixture {
     service,
     async dashboardKey(environment = 'Customer') {
       if (!dashboardKeys.has(environment)) {
-        // 'dashboard' is issue 39's new access.
-        const { key } = await service.services.apiKeys.create({ environment, access: 'dashboard' as Access });
+        const { key } = await service.services.apiKeys.create({ environment, access: 'dashboard' });
         dashboardKeys.set(environment, key);
       }
       return dashboardKeys.get(environment)!;
