@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after } from 'node:test';
+import { after, afterEach } from 'node:test';
 import { createDataRouter, createEmbedVerifier, type DataRouter, type DataRouterOptions, type EmbedClaims } from 'user-group-service/embed';
 import type { Environment } from '../../src/kernel/environment.js';
 import type { TestApp } from '../helpers/build.js';
-import { mintToken } from '../helpers/embed-sessions.js';
 import type { DataSourceConnection } from './tenant-databases.js';
 
 /**
@@ -20,15 +19,15 @@ export interface RouterFixture {
   updateDataSource(id: string, connection: Partial<DataSourceConnection>): Promise<void>;
   /** Deleted even while a group maps to it (`?force=true`). */
   deleteDataSource(id: string): Promise<void>;
-  /** A group with this mapping (get-or-create, then the mapping set), under `parent` when given. */
+  /** A group with this mapping (get-or-create, then the mapping set; null: none of its own), under `parent` when given. */
   group(
     id: string,
     mapping: Record<string, string | number> | null,
     options?: { parent?: string; environment?: Environment },
   ): Promise<void>;
-  /** The verified claims of a new session of `group`. */
+  /** The verified claims of a new session of `group`, its descendants included. */
   claims(group: string, environment?: Environment): Promise<EmbedClaims>;
-  /** A router of the service, closed after the suite; `options` over serviceUrl and a Customer dashboard key. */
+  /** A router of the service, closed after the test; `options` over serviceUrl and a dashboard key of its environment. */
   router(options?: Partial<DataRouterOptions>): Promise<DataRouter>;
 }
 
@@ -38,8 +37,11 @@ export function routerFixture(service: TestApp): RouterFixture {
   const verifiers = new Map<Environment, ReturnType<typeof createEmbedVerifier>>();
   const writers = new Map<Environment, Awaited<ReturnType<TestApp['client']>>>();
   const dashboardKeys = new Map<Environment, string>();
+  // Each test's routers go with it: the next test counts the connections of its own.
+  afterEach(async () => {
+    for (const router of routers.splice(0)) await router.close();
+  });
   after(async () => {
-    for (const router of routers) await router.close();
     for (const verifier of verifiers.values()) await verifier.close();
   });
   async function writer(environment: Environment = 'Customer') {
@@ -69,12 +71,18 @@ export function routerFixture(service: TestApp): RouterFixture {
       const body = { user_group_id: id, name: `Group ${id}`, ...(parent && { parent_user_group_id: parent }) };
       const created = await client.getOrCreate(body);
       assert.ok([200, 201].includes(created.status), created.text);
+      if (mapping === null) return;
       const updated = await client.update({ user_group_id: id, mapping });
       assert.equal(updated.status, 200, updated.text);
     },
     async claims(group, environment = 'Customer') {
       if (!verifiers.has(environment)) verifiers.set(environment, createEmbedVerifier({ serviceUrl: service.url, environment }));
-      return verifiers.get(environment)!.verify(await mintToken(await writer(environment), group));
+      // With its descendants (claim desc): the shared database's subtree policy reads them.
+      const res = await (
+        await writer(environment)
+      ).call('POST', { user_group_id: group, include_descendants: true }, { path: '/api/embed_sessions' });
+      assert.equal(res.status, 201, res.text);
+      return verifiers.get(environment)!.verify(res.json.embed_session.token as string);
     },
     async router(options = {}) {
       const router = createDataRouter({ serviceUrl: service.url, apiKey: await fixture.dashboardKey(options.environment), ...options });
