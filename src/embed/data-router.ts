@@ -57,8 +57,8 @@ export function createDataRouter(options: DataRouterOptions): DataRouter {
     if (closing.signal.aborted) throw new DataRouterError('router_closed', 'the data router is closed');
   }
 
-  /** The data source the session's mapping names for `schemaId`, as the service says it is now. */
-  async function resolve(claims: RoutedClaims, schemaId: string): Promise<PostgresDataSource> {
+  /** The data source id the session's mapping names for `schemaId`, once the service's answer for it is no older than refreshMs. */
+  async function freshen(claims: RoutedClaims, schemaId: string): Promise<{ id: string; answer: RoutedDataSource | null }> {
     if (claims.env !== settings.environment) {
       throw new DataRouterError(
         'environment_mismatch',
@@ -66,9 +66,8 @@ export function createDataRouter(options: DataRouterOptions): DataRouter {
       );
     }
     const id = dataSourceIdOf(claims, schemaId);
-    let source: RoutedDataSource | null;
     try {
-      source = await cache.current(id);
+      return { id, answer: await cache.current(id) };
     } catch (error) {
       assertOpen();
       const why =
@@ -79,7 +78,16 @@ export function createDataRouter(options: DataRouterOptions): DataRouter {
         cause: error,
       });
     }
-    assertOpen();
+  }
+
+  /**
+   * The newest answer for `id`, at least as new as the run's own (another run's request may have answered since):
+   * so runs of one moment agree on one version, and an older answer never replaces a newer pool. Refused when the
+   * session may not use it.
+   */
+  function usable(claims: RoutedClaims, schemaId: string, id: string, answer: RoutedDataSource | null): PostgresDataSource {
+    const newest = cache.newest(id);
+    const source = newest === undefined ? answer : newest;
     if (source === null) throw notFound(id, schemaId);
     if (source.environment !== claims.env) {
       throw new DataRouterError(
@@ -115,9 +123,10 @@ export function createDataRouter(options: DataRouterOptions): DataRouter {
       if (typeof fn !== 'function') throw new TypeError('run needs a function to call with the connection');
       if (typeof claims?.sub !== 'string' || claims.sub === '' || typeof claims.map !== 'object' || claims.map === null)
         throw new TypeError('run needs verified claims, with "sub" and "map"');
-      const [source, set] = await Promise.all([resolve(claims, schemaId), poolSet()]);
+      const [{ id, answer }, set] = await Promise.all([freshen(claims, schemaId), poolSet()]);
       assertOpen();
-      const { lease, client } = await connect(set, source);
+      // From here to the lease, synchronous: the pool leased is the one of the version checked.
+      const { lease, client } = await connect(set, usable(claims, schemaId, id, answer));
       return runOn(client, lease.release, claims, fn);
     },
     async close() {

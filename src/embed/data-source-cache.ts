@@ -48,6 +48,11 @@ export class DataSourceCache {
     return entry.source!;
   }
 
+  /** The newest answer kept for `id` (null: no such data source), however old; undefined when none is. */
+  newest(id: string): RoutedDataSource | null | undefined {
+    return this.entries.get(id)?.source;
+  }
+
   /** Makes the next run ask again (a connection refused with these settings: they may have changed). */
   forget(id: string): void {
     const entry = this.entries.get(id);
