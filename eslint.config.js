@@ -205,12 +205,13 @@ export default tseslint.config(
     },
   },
   {
-    // The embed package runs in a dashboard's process: jose and node:*, nothing of the server (test/embed/embed-package-boundary.test.ts).
+    // The embed package runs in a dashboard's process: jose, pg (the data router's driver, loaded with its first run) and node:*,
+    // nothing of the server (test/embed/embed-package-boundary.test.ts).
     files: ['src/embed/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(?!node:|jose$|\\./)', message: 'src/embed imports only jose, node:* and its own files.' }] },
+        { patterns: [{ regex: '^(?!node:|jose$|pg$|\\./)', message: 'src/embed imports only jose, pg, node:* and its own files.' }] },
       ],
     },
   },

@@ -8,6 +8,7 @@ import { cpuPerRequest, formatTable, median, runBenchmark, runFrameworkFloor } f
 import { budgetFigures, budgetLines, formatBudgetTable } from './budgets.js';
 import { detectLoadGenerator, pinToLoadCore } from './load-generator.js';
 import { formatEmbedTokenTable, runEmbedTokenBench, type EmbedTokenBench } from './embed-tokens.js';
+import { formatDataRouterTable, runDataRouterBench } from './data-router.js';
 import { formatScaleTable, runScale } from './scale.js';
 import type { SigningAlgorithm } from '../src/signing-keys/signing-key.js';
 
@@ -27,6 +28,7 @@ const program = new Command()
   .option('--no-floor', 'skip the framework floor (its budget lines then say not measured)')
   .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
   .option('--embed-algorithms <list>', 'algorithms of the in-process embed token measurements ("" to skip them)', 'EdDSA')
+  .option('--data-router <queries>', 'sequential queries per batch of the data router measurement, on PostgreSQL ("0" to skip it)', '2000')
   .parse();
 const opts = program.opts<{
   floor: boolean;
@@ -39,6 +41,7 @@ const opts = program.opts<{
   scenarios: string;
   scale: string;
   embedAlgorithms: string;
+  dataRouter: string;
 }>();
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-'));
@@ -111,6 +114,9 @@ try {
     `\nBudgets (issue 28): the service's CPU µs/req and req/s as in the first table, the bare ${minting ? `${minting.algorithm} ` : ''}signature's CPU µs from the table above, hit and the floor as ratios to their own ceilings:\n`,
   );
   console.log(formatBudgetTable(budgetLines(budgetFigures(results, floorRatio, bareSignature))));
+  const routerQueries = Number(opts.dataRouter);
+  if (routerQueries > 0 && postgres) console.log(`\n${formatDataRouterTable(await runDataRouterBench(postgres.url, routerQueries))}`);
+  else if (routerQueries > 0) console.log('\nData router: not measured (it runs on PostgreSQL: --stores without postgres)');
   const sizes = opts.scale.split(',').filter(Boolean).map(Number);
   if (sizes.length > 0) {
     const scale = await runScale(sizes, {

@@ -39,3 +39,42 @@ export class EmbedBindingError extends Error {
     super(message);
   }
 }
+
+/**
+ * Why the data router ran nothing, to branch on (never on the message):
+ * - unknown_schema: the session's mapping (`map`) has no such schema id;
+ * - unresolved_data_source: the service has no data source of that id in its environment (never created, or deleted);
+ * - environment_mismatch: the session's environment is not the router's, or not the data source's;
+ * - unsupported_kind: the data source is of a kind this router cannot connect to;
+ * - service_unavailable: the service could not say what the data source is now (unreachable, refused the key, answered
+ *   something else), so no connection is trusted to be current;
+ * - database_unavailable: the data source's database refused or timed out the connection;
+ * - router_closed: close() was called;
+ * - client_released: the connection handed to `fn` was used after `fn` had settled.
+ */
+export type DataRouterErrorCode =
+  | 'unknown_schema'
+  | 'unresolved_data_source'
+  | 'environment_mismatch'
+  | 'unsupported_kind'
+  | 'service_unavailable'
+  | 'database_unavailable'
+  | 'router_closed'
+  | 'client_released';
+
+/**
+ * A run the data router refused or could not start: with every code but
+ * client_released, none of the run's statements reached a database. The
+ * message names the schema and data source ids, never a credential.
+ */
+export class DataRouterError extends Error {
+  override name = 'DataRouterError';
+
+  constructor(
+    readonly code: DataRouterErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,8 +1,9 @@
 import { ENVIRONMENT_DEFAULTS } from './embed-environments.js';
+import { count, serviceBase, text } from './option-checks.js';
 
 /** The service's two environments: each signs with its own keys (and a token carries its own as the `env` claim). */
 export type EmbedEnvironment = 'Customer' | 'Testing';
-const ENVIRONMENTS: readonly string[] = ['Customer', 'Testing'];
+export const ENVIRONMENTS: readonly string[] = ['Customer', 'Testing'];
 
 export interface EmbedVerifierOptions {
   /** The user group service's base URL, e.g. `https://ugs.example.com` (a path prefix is kept). */
@@ -63,12 +64,6 @@ export interface ResolvedVerifierOptions {
   readonly cacheMaxEntries: number;
 }
 
-function count(name: string, value: number | undefined, fallback: number, least: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < least) throw new TypeError(`${name} must be an integer of at least ${least}`);
-  return value;
-}
-
 /** How long past a token's exp the service keeps its revocations (CLOCK_TOLERANCE_SECONDS in src/signing-keys/signing-key.ts). */
 export const MAX_CLOCK_TOLERANCE_SECONDS = 60;
 
@@ -92,21 +87,9 @@ function revocationStaleness(value: number | undefined, pollMs: number): number 
   return value;
 }
 
-function text(name: string, value: string | undefined, fallback: string | undefined): string | undefined {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'string' || value === '') throw new TypeError(`${name} must be a non-empty string`);
-  return value;
-}
-
 /** The options with their defaults; a TypeError for a value that cannot work (a bug in the caller, not a bad token). */
 export function resolveVerifierOptions(options: EmbedVerifierOptions): ResolvedVerifierOptions {
-  let base: URL;
-  try {
-    base = new URL(`${options.serviceUrl.replace(/\/+$/, '')}/`);
-  } catch {
-    throw new TypeError('serviceUrl must be an absolute http(s) URL');
-  }
-  if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new TypeError('serviceUrl must be an absolute http(s) URL');
+  const base = serviceBase(options.serviceUrl);
   if (options.environment !== undefined && !ENVIRONMENTS.includes(options.environment))
     throw new TypeError('environment must be "Customer" or "Testing"');
   const revocationPollMs = count('revocationPollMs', options.revocationPollMs, 10_000, 10);

@@ -29,7 +29,17 @@ describe('user-group-service/embed', () => {
   it('loads only its own files, jose and node built-ins: no Fastify, store or config in a dashboard', () => {
     const { files, packages } = importGraph(resolve(EMBED, 'index.js'));
     for (const file of files) assert.ok(!relative(EMBED, file).startsWith('..'), `${relative(ROOT, file)} is outside src/embed`);
-    for (const name of packages) assert.ok(name === 'jose' || name.startsWith('node:'), `imports ${name}`);
+    for (const name of packages) assert.ok(name === 'jose' || name === 'pg' || name.startsWith('node:'), `imports ${name}`);
+  });
+
+  it('imports pg, the data router’s driver, only with import(): a dashboard that only verifies tokens never loads it', () => {
+    const { files } = importGraph(resolve(EMBED, 'index.js'));
+    const importers = files.filter((file) => /['"]pg['"]/.test(readFileSync(file, 'utf8')));
+    assert.deepEqual(
+      importers.map((file) => relative(EMBED, file)),
+      ['data-router.js'],
+    );
+    for (const file of importers) assert.doesNotMatch(readFileSync(file, 'utf8'), /from\s*['"]pg['"]|require\(\s*['"]pg['"]/);
   });
 
   it('is importable by its package name in a fresh process, loading no server dependency', () => {
@@ -42,9 +52,11 @@ describe('user-group-service/embed', () => {
     assert.equal(child.status, 0, child.stderr);
     const { exports, loaded } = JSON.parse(child.stdout) as { exports: string[]; loaded: string[] };
     assert.deepEqual(exports, [
+      'DataRouterError',
       'EmbedBindingError',
       'EmbedTokenError',
       'bindProperties',
+      'createDataRouter',
       'createEmbedVerifier',
       'postgresPolicySql',
       'tablePolicySql',
