@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { createEmbedVerifier, EmbedBindingError, EmbedTokenError, type EmbedClaims, type EmbedVerifier } from 'user-group-service/embed';
+import {
+  createEmbedVerifier,
+  DataRouterError,
+  EmbedBindingError,
+  EmbedTokenError,
+  type EmbedClaims,
+  type EmbedVerifier,
+} from 'user-group-service/embed';
 import {
   DASHBOARD_CSS,
   notForThisDashboardBody,
@@ -101,6 +108,8 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
     try {
       sendPage(res, 200, ordersPage(claims, await orders.viewFor(claims), sessionCheckMs), dashboardCsp(claims.org, { watch: true }));
     } catch (error) {
+      const unrouted = routingRefusal(error);
+      if (unrouted) return sendPage(res, unrouted.status, notForThisDashboardPage(unrouted.why), csp);
       // Fails closed: a query whose filter cannot be bound is not run at all.
       if (!(error instanceof EmbedBindingError)) throw error;
       sendPage(
@@ -142,6 +151,8 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       const view = await orders.viewFor(claims);
       res.writeHead(200, FRAGMENT_HEADERS).end(ordersSection(claims, view, chosen));
     } catch (error) {
+      const unrouted = routingRefusal(error);
+      if (unrouted) return void res.writeHead(unrouted.status, FRAGMENT_HEADERS).end(notForThisDashboardBody(unrouted.why));
       if (!(error instanceof EmbedBindingError)) throw error;
       res.writeHead(403, FRAGMENT_HEADERS).end(notForThisDashboardBody(error.message));
     }
@@ -169,4 +180,15 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       await orders.close();
     },
   };
+}
+
+/**
+ * A session the data router would not route (routed mode): no query ran. 503 while the service or the database
+ * cannot be reached; 403 when the group's mapping names no data source for the orders, or one that is gone.
+ */
+function routingRefusal(error: unknown): { status: number; why: string } | null {
+  if (!(error instanceof DataRouterError)) return null;
+  if (error.code === 'service_unavailable' || error.code === 'database_unavailable')
+    return { status: 503, why: `The orders cannot be reached right now (${error.code}); try again in a moment.` };
+  return { status: 403, why: `This group's orders are not routed to a database (${error.code}): ${error.message}.` };
 }

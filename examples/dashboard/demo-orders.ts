@@ -1,4 +1,4 @@
-import { bindProperties, type BindableClaims, type PolicyClaims } from 'user-group-service/embed';
+import { bindProperties, type BindableClaims, type EmbedClaims, type PolicyClaims } from 'user-group-service/embed';
 // The repository's loader picks the better-sqlite3 build that runs on this Node; a dashboard of your
 // own imports better-sqlite3 (or its database's driver) directly.
 import SqliteDatabase from 'better-sqlite3';
@@ -56,7 +56,8 @@ export interface OrdersView {
 }
 
 /** What an orders source is handed: a verified session's claims (EmbedClaims), enough of them to bind properties or set a policy's. */
-export type OrdersClaims = BindableClaims & PolicyClaims;
+// `env` and `map` route a session in the routed mode (postgres-orders.ts): a verified token always has them.
+export type OrdersClaims = BindableClaims & PolicyClaims & Partial<Pick<EmbedClaims, 'env' | 'map'>>;
 
 /** Where the dashboard's orders come from: SQLite here (the default), PostgreSQL (postgres-orders.ts) with `--postgres`. */
 export interface DemoOrders {

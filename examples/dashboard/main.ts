@@ -1,12 +1,13 @@
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { UserGroupClient, UserGroupServiceError } from 'user-group-service/client';
+import { createDataRouter } from 'user-group-service/embed';
 import { startCustomerApp } from './customer-app.js';
 import { startDashboardServer } from './dashboard-server.js';
 import { openDemoOrders } from './demo-orders.js';
 import { openExamplePostgres } from './example-postgres.js';
-import { openPostgresOrders } from './postgres-orders.js';
-import { setUpPostgresOrders } from './postgres-orders-setup.js';
+import { openRoutedOrders } from './postgres-orders.js';
+import { setUpRoutedDatabases } from './routed-databases.js';
+import { registerExampleDataSources } from './example-data-sources.js';
 
 /**
  * `npm run example:dashboard [-- --postgres]`: the dashboard and the customer's
@@ -57,7 +58,7 @@ const database = flags.postgres ? await postgresOrNothing() : undefined;
 const dashboard = await startDashboardServer({
   serviceUrl,
   apiKey,
-  orders: database === undefined ? openDemoOrders() : openPostgresOrders(database.pool),
+  orders: database === undefined ? openDemoOrders() : database.orders,
   // Shorter than the verifier's default (10 s), so a rotation shows within two seconds in the demo.
   revocationPollMs: integer('DASHBOARD_REVOCATION_POLL_MS', 2_000, 100, 3_600_000),
   port: integer('DASHBOARD_PORT', 4100, 0, 65_535),
@@ -80,19 +81,40 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/** The bundled PostgreSQL (or EXAMPLE_DATABASE_URL's) with the orders set up, a pool as the dashboard's role; exits 1 saying why not. */
+/**
+ * The bundled PostgreSQL (or EXAMPLE_DATABASE_URL's) with the three routed databases set up and registered as data
+ * sources of the service, the groups mapped to them, and the orders read through a data router holding
+ * UGS_DASHBOARD_KEY; exits 1 saying why not.
+ */
 async function postgresOrNothing() {
+  const dashboardKey = setting('UGS_DASHBOARD_KEY');
   const server = await openExamplePostgres(process.env.EXAMPLE_DATABASE_URL).catch((error: unknown) => {
     console.error(`PostgreSQL cannot be started: ${error instanceof Error ? error.message : String(error)}`);
     return process.exit(1);
   });
   try {
-    const { role, url } = await setUpPostgresOrders(server.adminUrl);
-    const pool = new pg.Pool({ connectionString: url, max: 5 });
-    // An idle connection the server drops (a restart) is replaced on the next query; without a listener it would end the process.
-    pool.on('error', (error) => console.error(`dashboard: PostgreSQL connection lost: ${error.message}`));
-    console.log(`Orders in PostgreSQL at ${server.where}, queried as ${role} under row-level security.`);
-    return { server, pool };
+    const setup = await setUpRoutedDatabases(server.adminUrl);
+    await registerExampleDataSources(new UserGroupClient({ baseUrl: serviceUrl, apiKey, retries: 0 }), setup).catch((error: unknown) => {
+      if (error instanceof UserGroupServiceError && error.status === 403)
+        throw new Error(
+          `--postgres registers the data sources and maps the groups, which needs a read-write UGS_API_KEY (${error.message})`,
+        );
+      throw error;
+    });
+    const router = createDataRouter({ serviceUrl, apiKey: dashboardKey });
+    console.log(
+      `Orders in PostgreSQL at ${server.where}, routed by each group's mapping, queried as ${setup.role} under row-level security:`,
+    );
+    for (const { dataSourceId, database, tenants } of setup.databases) {
+      console.log(`  data source ${dataSourceId}: database ${database}, the orders of ${tenants.join(' and ')}`);
+    }
+    console.log("Check each data source's isolation (the service's data dir as the service has it, UGS_DATA_DIR):");
+    for (const { dataSourceId } of setup.databases) {
+      console.log(
+        `  npx ugs isolation-check --data-source ${dataSourceId} --queries examples/dashboard/orders.sql --tenant-column tenant_id`,
+      );
+    }
+    return { server, orders: openRoutedOrders(router) };
   } catch (error) {
     console.error(
       `The orders cannot be set up in PostgreSQL at ${server.where}: ${error instanceof Error ? error.message : String(error)}`,

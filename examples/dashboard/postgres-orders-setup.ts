@@ -15,6 +15,15 @@ import { demoOrderRows, REGIONS } from './demo-orders.js';
 /** Whose orders are whose in PostgreSQL mode: each region's 12 belong to one group (tenant_id). */
 export const REGION_TENANTS: Record<(typeof REGIONS)[number], string> = { eu: 'acme', us: 'globex', apac: 'initech' };
 
+/**
+ * Whose an order is: its region's group, except that initech's sub-group initech-labs owns cleo's apac orders
+ * (in the routed mode the two share a database, kept apart by the row policy).
+ */
+export function tenantOf(row: { region: string; sales_rep: string }): string {
+  const tenant = REGION_TENANTS[row.region as keyof typeof REGION_TENANTS];
+  return tenant === 'initech' && row.sales_rep === 'cleo' ? 'initech-labs' : tenant;
+}
+
 /** The role the dashboard queries as, unless told otherwise. */
 export const DASHBOARD_ROLE = 'ugs_example_dashboard';
 
@@ -43,10 +52,15 @@ export interface PostgresOrdersSetup {
 }
 
 /** Sets up the example's orders in the database at `adminUrl` (a role that may create tables and roles); safe to run again. */
-export async function setUpPostgresOrders(adminUrl: string, options: { role?: string } = {}): Promise<PostgresOrdersSetup> {
+export async function setUpPostgresOrders(
+  adminUrl: string,
+  options: { role?: string; tenants?: readonly string[]; password?: string } = {},
+): Promise<PostgresOrdersSetup> {
   const role = options.role ?? DASHBOARD_ROLE;
   if (!/^[a-z_][a-z0-9_]*$/.test(role)) throw new TypeError(`"${role}" is not a plain role name`);
-  const password = randomBytes(18).toString('hex');
+  // Roles belong to the whole server: a setup of several databases gives the role one password for all of them.
+  const password = options.password ?? randomBytes(18).toString('hex');
+  if (!/^[0-9a-f]+$/.test(password)) throw new TypeError('the role password is hex, so it needs no quoting');
   const admin = new pg.Client(adminUrl);
   await admin.connect();
   try {
@@ -67,9 +81,10 @@ export async function setUpPostgresOrders(adminUrl: string, options: { role?: st
     await admin.query(postgresPolicySql());
     await admin.query(`DROP TABLE IF EXISTS orders; ${CREATE_ORDERS}`);
     for (const row of demoOrderRows()) {
+      if (options.tenants !== undefined && !options.tenants.includes(tenantOf(row))) continue;
       await admin.query('INSERT INTO orders VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
         row.id,
-        REGION_TENANTS[row.region as keyof typeof REGION_TENANTS],
+        tenantOf(row),
         row.ordered_on,
         row.region,
         row.sales_rep,

@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import { withSessionClaims } from 'user-group-service/embed';
-import type { DemoOrders, OrderRow, OrdersView } from './demo-orders.js';
+import { DataRouterError, withSessionClaims, type DataRouter } from 'user-group-service/embed';
+import { ORDERS_SCHEMA } from './routed-databases.js';
+import type { DemoOrders, OrderRow, OrdersClaims, OrdersView } from './demo-orders.js';
 
 /**
  * The dashboard's orders from PostgreSQL (`--postgres`): the same rows as the
@@ -25,19 +26,22 @@ export const POSTGRES_QUERIES = {
   rep: { rows: `${ROWS} ${REP_FILTER} ${ORDER}`, totals: `${TOTALS} ${REP_FILTER}` },
 };
 
+/** What a session's page shows, read on a connection already inside the session's claims. */
+async function readView(session: Pick<pg.PoolClient, 'query'>, claims: Pick<OrdersClaims, 'props'>): Promise<OrdersView> {
+  const salesRep = Object.hasOwn(claims.props, 'sales_rep') ? claims.props['sales_rep'] : undefined;
+  const queries = salesRep === undefined ? POSTGRES_QUERIES.group : POSTGRES_QUERIES.rep;
+  const rows = (await session.query<OrderRow>(queries.rows)).rows;
+  const totals = (await session.query<OrdersView['totals']>(queries.totals)).rows[0]!;
+  return { salesRep: salesRep === undefined ? null : String(salesRep), region: rows[0]?.region ?? null, rows, totals };
+}
+
 /** The orders source over `pool`, connected as the dashboard's role; close() ends the pool. */
 export function openPostgresOrders(pool: pg.Pool): DemoOrders {
   return {
     async viewFor(claims) {
-      const salesRep = Object.hasOwn(claims.props, 'sales_rep') ? claims.props['sales_rep'] : undefined;
-      const queries = salesRep === undefined ? POSTGRES_QUERIES.group : POSTGRES_QUERIES.rep;
       const client = await pool.connect();
       try {
-        return await withSessionClaims(client, claims, async (session): Promise<OrdersView> => {
-          const rows = (await session.query<OrderRow>(queries.rows)).rows;
-          const totals = (await session.query<OrdersView['totals']>(queries.totals)).rows[0]!;
-          return { salesRep: salesRep === undefined ? null : String(salesRep), region: rows[0]?.region ?? null, rows, totals };
-        });
+        return await withSessionClaims(client, claims, (session) => readView(session, claims));
       } finally {
         client.release();
       }
@@ -45,5 +49,21 @@ export function openPostgresOrders(pool: pg.Pool): DemoOrders {
     async close() {
       await pool.end();
     },
+  };
+}
+
+/**
+ * The orders source of the routed mode: each session's queries run through the data router, on the database its
+ * group's mapping names for `orders` (acme's, globex's, or the shared one), inside its claims. The dashboard never
+ * picks a connection itself; a session whose mapping names no data source gets the router's DataRouterError.
+ */
+export function openRoutedOrders(router: DataRouter): DemoOrders {
+  return {
+    async viewFor(claims) {
+      const { env, map } = claims;
+      if (env === undefined || map === undefined) throw new DataRouterError('unknown_schema', 'the session carries no mapping to route by');
+      return router.run({ ...claims, env, map }, ORDERS_SCHEMA, (session) => readView(session, claims));
+    },
+    close: () => router.close(),
   };
 }

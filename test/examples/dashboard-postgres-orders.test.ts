@@ -74,9 +74,15 @@ describe('example dashboard, PostgreSQL mode: the orders a session sees', () => 
     assert.equal(acme.region, 'eu');
     assert.equal(globex.region, 'us');
     assert.deepEqual(acme.totals, { orders: 12, revenue_cents: acme.rows.reduce((sum, row) => sum + row.amount_cents, 0) });
+    // initech's sub-group initech-labs owns cleo's apac orders (tenantOf): the policy keeps them apart too.
+    const apac = demoOrderRows().filter((row) => row.region === 'apac');
     assert.deepEqual(
       (await orders.viewFor(claims('initech'))).rows.map((row) => row.id),
-      idsOf('apac'),
+      apac.filter((row) => row.sales_rep !== 'cleo').map((row) => row.id),
+    );
+    assert.deepEqual(
+      (await orders.viewFor(claims('initech-labs'))).rows.map((row) => row.id),
+      apac.filter((row) => row.sales_rep === 'cleo').map((row) => row.id),
     );
     // A group the table has no rows of sees none, whatever its properties say.
     const other = await orders.viewFor(claims('hooli', { region: 'eu' }));

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { createDataRouter, type DataRouter, type EmbedClaims } from 'user-group-service/embed';
+import { startDashboardServer, type DashboardServer } from '../../examples/dashboard/dashboard-server.js';
+import { demoOrderRows } from '../../examples/dashboard/demo-orders.js';
+import { registerExampleDataSources } from '../../examples/dashboard/example-data-sources.js';
+import { openRoutedOrders } from '../../examples/dashboard/postgres-orders.js';
+import { tenantOf } from '../../examples/dashboard/postgres-orders-setup.js';
+import { ORDERS_SCHEMA, setUpRoutedDatabases, type RoutedSetup } from '../../examples/dashboard/routed-databases.js';
+import { UserGroupClient } from '../../src/client/user-group-client.js';
+import { buildForSuite } from '../helpers/build.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { dropRole } from '../helpers/postgres-roles.js';
+import { waitFor } from '../embed/fake-embed-service.js';
+
+/**
+ * The example's --postgres mode routes by mapping (issue 39, item 8): acme and globex each in a database of their
+ * own, initech and its sub-group initech-labs in a shared one under row policies, each a data source of a real
+ * service, every group's mapping naming its own; the dashboard's queries go through a data router holding a
+ * dashboard key, on real PostgreSQL.
+ */
+describe('example dashboard, routed by mapping over three PostgreSQL databases', () => {
+  after(async () => {
+    await dashboard?.close();
+    if (admin) {
+      for (const { database } of setup?.databases ?? []) await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      if (setup) await dropRole(admin.url, setup.role);
+      await admin.drop();
+    }
+  });
+  const service = buildForSuite({ apiKey: false });
+  let admin: TestDatabase;
+  let setup: RoutedSetup;
+  let client: UserGroupClient;
+  let router: DataRouter;
+  let dashboard: DashboardServer;
+  const prefix = `t${randomBytes(4).toString('hex')}_`;
+  const adminQuery = async (sql: string) => {
+    const connection = new pg.Client(admin.url);
+    await connection.connect();
+    try {
+      return await connection.query(sql);
+    } finally {
+      await connection.end();
+    }
+  };
+
+  before(async () => {
+    admin = await createTestDatabase();
+    const writer = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
+    const reader = await service.services.apiKeys.create({ environment: 'Customer', access: 'dashboard' });
+    client = new UserGroupClient({ baseUrl: service.url, apiKey: writer.key, retries: 0 });
+    const role = `ugs_example_${randomBytes(5).toString('hex')}`;
+    // Twice, as two starts of the example do: databases reused, the role's password new, the data sources brought up to date.
+    for (let start = 0; start < 2; start++) {
+      setup = await setUpRoutedDatabases(admin.url, { role, prefix });
+      await registerExampleDataSources(client, setup);
+    }
+    await client.getOrCreate({ user_group_id: 'hooli', name: 'Hooli' });
+    router = createDataRouter({ serviceUrl: service.url, apiKey: reader.key, refreshMs: 50 });
+    dashboard = await startDashboardServer({
+      serviceUrl: service.url,
+      apiKey: writer.key,
+      revocationPollMs: 50,
+      orders: openRoutedOrders(router),
+    });
+  });
+
+  // The claims a session minted now would carry, as `ugs isolation-check` reads them (properties are stored JSON).
+  const claimsOf = async (group: string) =>
+    (await service.services.embedSessions.sessionClaims(
+      { keyId: 'test', environment: 'Customer', access: 'read-write' },
+      group,
+      {},
+    )) as unknown as EmbedClaims;
+  const idsOf = (tenant: string) => demoOrderRows().flatMap((row) => (tenantOf(row) === tenant ? [row.id] : []));
+
+  it('registers each database as a data source, idempotently, and maps the groups (initech-labs inherits from initech)', async () => {
+    const sources = await client.dataSources.list();
+    assert.deepEqual(
+      sources.dataSources.map((s) => [s.id, s.connection.database, s.passwordSet, s.version]),
+      [
+        ['example-acme', `${prefix}ugs_example_acme`, true, 2],
+        ['example-globex', `${prefix}ugs_example_globex`, true, 2],
+        ['example-shared', `${prefix}ugs_example_shared`, true, 2],
+      ],
+      'the second start changed the password: one more version each',
+    );
+    const labs = await client.get('initech-labs');
+    assert.deepEqual(labs.resolved_mapping, [
+      {
+        schema: ORDERS_SCHEMA,
+        value: 'example-shared',
+        from_user_group_id: 'initech',
+        inherited: true,
+        data_source: { id: 'example-shared', name: 'Shared (row policies)', kind: 'postgresql' },
+      },
+    ]);
+  });
+
+  it("takes each group's session to its own database, and in the shared one to its own rows", async () => {
+    const expected: [string, string][] = [
+      ['acme', 'ugs_example_acme'],
+      ['globex', 'ugs_example_globex'],
+      ['initech', 'ugs_example_shared'],
+      ['initech-labs', 'ugs_example_shared'],
+    ];
+    for (const [group, database] of expected) {
+      const claims = await claimsOf(group);
+      const where = await router.run(
+        claims,
+        ORDERS_SCHEMA,
+        async (c) => (await c.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db,
+      );
+      assert.equal(where, `${prefix}${database}`, group);
+      const view = await openRoutedOrders(router).viewFor(claims);
+      assert.deepEqual(
+        view.rows.map((row) => row.id),
+        idsOf(group),
+        `${group} sees its own orders`,
+      );
+    }
+    assert.equal(idsOf('initech-labs').length, 4);
+  });
+
+  it('answers a group whose mapping names no data source for the orders with a page saying so, running no query', async () => {
+    const { token } = await client.mintEmbedSession({ user_group_id: 'hooli' });
+    const res = await fetch(`${dashboard.url}/?token=${encodeURIComponent(token)}`);
+    assert.equal(res.status, 403);
+    assert.match(await res.text(), /not routed to a database \(unknown_schema\)/);
+    const acme = await client.mintEmbedSession({ user_group_id: 'acme' });
+    const page = await fetch(`${dashboard.url}/?token=${encodeURIComponent(acme.token)}`);
+    assert.equal(page.status, 200);
+    assert.equal([...(await page.text()).matchAll(/<th scope="row">(\d+)<\/th>/g)].length, 12);
+  });
+
+  it('follows a data source changed or removed (as the README has you try): a wrong password is a 503, a removed one a 403, no query run', async () => {
+    const { token } = await client.mintEmbedSession({ user_group_id: 'acme' });
+    const status = async () => (await fetch(`${dashboard.url}/?token=${encodeURIComponent(token)}`)).status;
+    await client.dataSources.update('example-acme', { connection: { password: 'wrong' } });
+    await waitFor('acme refused by its database', async () => (await status()) === 503);
+    await client.dataSources.update('example-acme', { connection: { password: setup.password } });
+    await waitFor('acme served again', async () => (await status()) === 200);
+    const globex = await client.mintEmbedSession({ user_group_id: 'globex' });
+    await client.dataSources.remove('example-globex', { force: true });
+    let page = '';
+    await waitFor('globex no longer routed', async () => {
+      const res = await fetch(`${dashboard.url}/?token=${encodeURIComponent(globex.token)}`);
+      page = await res.text();
+      return res.status === 403;
+    });
+    assert.match(page, /unresolved_data_source/);
+  });
+});
