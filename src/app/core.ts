@@ -130,12 +130,15 @@ export async function openCore(config: CoreConfig): Promise<Core> {
     const embed = config.embed ?? defaultConfig().embed;
     const webhookConfig = config.webhooks ?? defaultConfig().webhooks;
     const signingKeyStore = timedPort(store.signingKeys, timing);
+    const epochMs = config.now ?? Date.now;
     const signingKeys = createSigningKeyring({
       store: signingKeyStore,
       settings,
       cipher,
       algorithm: embed.algorithm,
       jwksMaxAgeSeconds: embed.jwksMaxAgeSeconds,
+      // The process's clock, as minting reads it: a key takes over when this process's time says so.
+      now: () => new Date(epochMs()),
     });
     await loadSigningKeyring(signingKeys);
     const targets = new TargetGuard({ allowPrivateTargets: webhookConfig.allowPrivateTargets });
@@ -144,7 +147,6 @@ export async function openCore(config: CoreConfig): Promise<Core> {
     const embedSessionStore = timedPort(store.embedSessions, timing);
     // The store object itself answers the health port: only ping and clock are reachable through this type.
     const health = timedPort<StoreHealth>(store, timing);
-    const epochMs = config.now ?? Date.now;
     const now = () => new Date(epochMs());
     const clock = new StoreClock(health, { maxOffsetMs: embed.clockOffsetMaxMs, now: epochMs });
     const sessionActivity = new SessionActivity(embedSessionStore, randomUUID, {

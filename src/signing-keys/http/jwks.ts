@@ -1,7 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import { ENVIRONMENTS } from '../../kernel/environment.js';
 import type { SigningKeyring } from '../signing-keys.js';
-import { Jwks } from './jwks-schema.js';
+import { Jwks, JwksQuery } from './jwks-schema.js';
+import { queryValidatorCompiler } from '../../platform/http/query-validator.js';
 import { JWKS_PATHS } from './jwks-paths.js';
 import { ANY_REQUEST_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
@@ -14,9 +15,10 @@ export function registerJwks(app: TypedApp, signingKeys: SigningKeyring): void {
     app.get(JWKS_PATHS[environment], {
       schema: {
         summary: `${environment} embed token signing keys (JWKS)`,
-        description: `Every public key a live ${environment} embed token may be signed with, and the next one before it signs; never a key of the other environment. Cacheable for ${maxAgeSeconds} s (UGS_EMBED_JWKS_MAX_AGE_SECONDS); refetch on an unknown kid.`,
+        description: `Every public key a live ${environment} embed token may be signed with, and the next one before it signs; never a key of the other environment. \`?alg=ES256\` (or EdDSA, RS256) keeps only that algorithm's keys, for a verifier that cannot read the others. Cacheable for ${maxAgeSeconds} s (UGS_EMBED_JWKS_MAX_AGE_SECONDS); refetch on an unknown kid.`,
         tags: ['Embed sessions'],
         security: [],
+        querystring: JwksQuery,
         response: {
           200: documented(Jwks, {
             description: `The published ${environment} keys.`,
@@ -41,10 +43,13 @@ export function registerJwks(app: TypedApp, signingKeys: SigningKeyring): void {
           ...errorAnswers(ANY_REQUEST_ERRORS, BODY_ERRORS),
         },
       },
-      handler: async (_request, reply) => {
+      validatorCompiler: queryValidatorCompiler,
+      handler: async (request, reply) => {
         reply.header('cache-control', `public, max-age=${maxAgeSeconds}`);
         // Every stored JWK was written by generateSigningKeyPair with kty, kid, alg and use set.
-        return keys.jwks() as Static<typeof Jwks>;
+        const jwks = keys.jwks() as Static<typeof Jwks>;
+        const { alg } = request.query;
+        return alg === undefined ? jwks : { keys: jwks.keys.filter((key) => key.alg === alg) };
       },
     });
   }
