@@ -7,6 +7,11 @@ import { buildForSuite } from '../../helpers/build.js';
 const WRITER = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
 const DASHBOARD = { keyId: 'test', environment: 'Customer' as const, access: 'dashboard' as const };
 const PASSWORD = 'pw-Only-The-Store-Holds-9f3a';
+const NEW_PASSWORD = 'pw-New-Password-Set-Later-2b71';
+const IGNORED_PASSWORD = 'pw-Typed-Beside-Remove-c40e';
+const TYPED_PASSWORD = 'pw-Typed-Into-A-Refused-Form-5d8a';
+/** Every password this suite types: none may be on a page. Whole values, never a prefix a random token could hold by chance. */
+const PASSWORDS = [PASSWORD, NEW_PASSWORD, IGNORED_PASSWORD, TYPED_PASSWORD];
 const HOSTILE = `<script>alert(1)</script>"'`;
 
 /**
@@ -33,7 +38,7 @@ describe('operator console: data sources', () => {
     }
   });
   after(() => {
-    for (const { path, text } of seen) assert.ok(!text.includes('pw-'), `a password on ${path}`);
+    for (const { path, text } of seen) for (const password of PASSWORDS) assert.ok(!text.includes(password), `a password on ${path}`);
   });
 
   const get = async (path: string, client = browser) => {
@@ -106,14 +111,14 @@ describe('operator console: data sources', () => {
     const detail = await server.services.dataSources.get(WRITER, 'warehouse');
     assert.deepEqual([detail.dataSource.name, detail.dataSource.version], ['Warehouse EU', 2]);
 
-    assert.equal((await edit({ name: 'Warehouse EU', password: 'pw-new-2' })).status, 303);
-    assert.equal(await passwordOf('warehouse'), 'pw-new-2');
+    assert.equal((await edit({ name: 'Warehouse EU', password: NEW_PASSWORD })).status, 303);
+    assert.equal(await passwordOf('warehouse'), NEW_PASSWORD);
     assert.match((await get(path)).text, /<dd id="password-set">yes<\/dd>/);
 
-    const both = await edit({ name: 'Warehouse EU', password: 'pw-new-3', remove_password: '1' });
+    const both = await edit({ name: 'Warehouse EU', password: IGNORED_PASSWORD, remove_password: '1' });
     assert.equal(both.status, 400);
     assert.match(errorOf(both.text, 'password'), /not both/);
-    assert.equal(await passwordOf('warehouse'), 'pw-new-2');
+    assert.equal(await passwordOf('warehouse'), NEW_PASSWORD);
 
     assert.equal((await edit({ name: 'Warehouse EU', remove_password: '1' })).status, 303);
     assert.equal(await passwordOf('warehouse'), null);
@@ -121,7 +126,7 @@ describe('operator console: data sources', () => {
     assert.match(page.text, /<dd id="password-set">no<\/dd>/);
     assert.ok(!page.text.includes('id="remove_password"'), 'no box to remove a password that is not set');
 
-    const refused = await edit({ name: 'Warehouse EU', ssl_mode: 'verify-full', ssl_ca: '-----BEGIN NONSENSE', password: 'pw-typed' });
+    const refused = await edit({ name: 'Warehouse EU', ssl_mode: 'verify-full', ssl_ca: '-----BEGIN NONSENSE', password: TYPED_PASSWORD });
     assert.equal(refused.status, 400);
     assert.match(errorOf(refused.text, 'ssl_ca'), /PEM certificates/);
     assert.match(refused.text, /<option value="verify-full" selected>/, 'the mode as chosen');
