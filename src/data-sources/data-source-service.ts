@@ -238,6 +238,8 @@ function checkId(id: string): void {
     throw invalidRequest(
       `"id" is 1 to ${DATA_SOURCE_LIMITS.idMaxLength} characters without control characters or surrounding spaces: the value mappings name.`,
     );
+  // A URL path resolves "." and ".." away: GET /api/data_sources/../credentials could never name such a data source.
+  if (id === '.' || id === '..') throw invalidRequest('"id" cannot be "." or "..": a URL path cannot name them.');
   assertNfc(id, 'id', 'data source ids', 'data sources');
 }
 

@@ -66,6 +66,8 @@ describe('/api/data_sources', () => {
       [source(' padded'), /"id"/],
       [source('cafe\u0301'), /NFC/],
       [source('tab\tid'), /"id"/],
+      [source('..'), /cannot be "\." or "\.\."/],
+      [source('.'), /cannot be "\." or "\.\."/],
       [source('no-db', { connection: { host: 'db', user: 'u' } }), /database/],
       [source('extra', { owner: 'me' }), /additional properties/],
       [source('kind', { kind: 'mysql' }), /kind/],
