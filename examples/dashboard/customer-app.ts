@@ -17,6 +17,8 @@ export interface CustomerAppOptions {
   dashboardUrl: string;
   /** How long each session lives, in seconds (the service's default: 600). */
   sessionSeconds?: number;
+  /** Mint with include_descendants, so a policy admitting the group's subtree (the --postgres mode's) shows its sub-groups' rows too. */
+  includeDescendants?: boolean;
   port?: number;
   host?: string;
 }
@@ -89,6 +91,7 @@ export async function startCustomerApp(options: CustomerAppOptions): Promise<Cus
         origins: [origin],
         ...(viewer === null ? {} : { viewer: { id: viewer, attributes: { ...DEMO_VIEWERS[viewer] } } }),
         ...(options.sessionSeconds === undefined ? {} : { expires_in: options.sessionSeconds }),
+        ...(options.includeDescendants ? { include_descendants: true } : {}),
       }));
     } catch (error) {
       if (!(error instanceof UserGroupServiceError)) throw error;

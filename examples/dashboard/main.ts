@@ -68,6 +68,8 @@ const app = await startCustomerApp({
   apiKey,
   dashboardUrl: dashboard.url,
   sessionSeconds: integer('SESSION_SECONDS', 600, 60, 86_400),
+  // The routed databases' policy admits a group's subtree: initech's sessions carry initech-labs (desc).
+  includeDescendants: database !== undefined,
   port: integer('CUSTOMER_APP_PORT', 4000, 0, 65_535),
 });
 console.log(`Dashboard:    ${dashboard.url}`);
@@ -111,7 +113,7 @@ async function postgresOrNothing() {
     console.log("Check each data source's isolation (the service's data dir as the service has it, UGS_DATA_DIR):");
     for (const { dataSourceId } of setup.databases) {
       console.log(
-        `  npx ugs isolation-check --data-source ${dataSourceId} --queries examples/dashboard/orders.sql --tenant-column tenant_id`,
+        `  npx ugs isolation-check --data-source ${dataSourceId} --queries examples/dashboard/orders.sql --tenant-column tenant_id --include-descendants`,
       );
     }
     return { server, orders: openRoutedOrders(router) };

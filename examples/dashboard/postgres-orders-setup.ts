@@ -51,11 +51,22 @@ export interface PostgresOrdersSetup {
   url: string;
 }
 
+export interface PostgresOrdersOptions {
+  /** The dashboard's role (default DASHBOARD_ROLE). */
+  role?: string;
+  /** Only these groups' orders (default: every region's). */
+  tenants?: readonly string[];
+  /** The role's password, hex (default: a new random one). */
+  password?: string;
+  /**
+   * A policy admitting the group's subtree (`ugs.subtree()`: the group and, in sessions minted with
+   * include_descendants, its descendants) rather than the group alone.
+   */
+  subtree?: boolean;
+}
+
 /** Sets up the example's orders in the database at `adminUrl` (a role that may create tables and roles); safe to run again. */
-export async function setUpPostgresOrders(
-  adminUrl: string,
-  options: { role?: string; tenants?: readonly string[]; password?: string } = {},
-): Promise<PostgresOrdersSetup> {
+export async function setUpPostgresOrders(adminUrl: string, options: PostgresOrdersOptions = {}): Promise<PostgresOrdersSetup> {
   const role = options.role ?? DASHBOARD_ROLE;
   if (!/^[a-z_][a-z0-9_]*$/.test(role)) throw new TypeError(`"${role}" is not a plain role name`);
   // Roles belong to the whole server: a setup of several databases gives the role one password for all of them.
@@ -96,7 +107,7 @@ export async function setUpPostgresOrders(
     // The password is hex, so it needs no quoting beyond the literal's.
     await admin.query(`${roles.length === 0 ? 'CREATE' : 'ALTER'} ROLE ${role} LOGIN PASSWORD '${password}'`);
     await admin.query(`GRANT SELECT ON orders TO ${role}`);
-    await admin.query(tablePolicySql({ table: 'orders', column: 'tenant_id' }));
+    await admin.query(tablePolicySql({ table: 'orders', column: 'tenant_id', subtree: options.subtree === true }));
     await admin.query('COMMIT');
   } catch (error) {
     await admin.query('ROLLBACK').catch(() => undefined);

@@ -5,8 +5,10 @@ import { DASHBOARD_ROLE, setUpPostgresOrders } from './postgres-orders-setup.js'
 /**
  * The `--postgres` mode's data: three databases on one server, each a data source of the service. acme and
  * globex each have a database of their own (database per tenant); initech and its sub-group initech-labs share
- * one, where the row policy keeps them apart. Every group's mapping names its data source for the schema
- * `orders`, and the dashboard's data router takes each session to the database its mapping names.
+ * one, where the row policy keeps them apart: it admits a group's subtree, so initech's sessions (minted with
+ * include_descendants) see initech-labs' orders too, and initech-labs' see only its own. Every group's mapping
+ * names its data source for the schema `orders`, and the dashboard's data router takes each session to the
+ * database its mapping names.
  */
 
 /** The schema the dashboard's queries read: the key of every group's mapping. */
@@ -51,7 +53,7 @@ export interface RoutedSetup {
 
 /**
  * Creates the databases that are missing and sets each one's orders up (postgres-orders-setup.ts: the `ugs`
- * functions, the orders of its tenants only, the row policy, the dashboard's role), as the server's admin;
+ * functions, the orders of its tenants only, the subtree policy, the dashboard's role), as the server's admin;
  * safe to run again. `prefix` names the databases apart (tests).
  */
 export async function setUpRoutedDatabases(adminUrl: string, options: { role?: string; prefix?: string } = {}): Promise<RoutedSetup> {
@@ -73,7 +75,8 @@ export async function setUpRoutedDatabases(adminUrl: string, options: { role?: s
   for (const { database, tenants } of databases) {
     const url = new URL(adminUrl);
     url.pathname = `/${database}`;
-    await setUpPostgresOrders(url.toString(), { role, tenants, password });
+    // One policy everywhere: in a tenant's own database a second wall, in the shared one what keeps initech-labs in its own rows.
+    await setUpPostgresOrders(url.toString(), { role, tenants, password, subtree: true });
   }
   const { hostname, port } = new URL(adminUrl);
   return { role, password, host: hostname, port: Number(port || 5432), databases };
