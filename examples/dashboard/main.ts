@@ -103,6 +103,15 @@ async function postgresOrNothing() {
         );
       throw error;
     });
+    // Fails fast on a key the router would be refused with: otherwise every page would say the orders cannot be reached.
+    await new UserGroupClient({ baseUrl: serviceUrl, apiKey: dashboardKey, retries: 0 }).dataSources
+      .credentials(setup.databases[0]!.dataSourceId)
+      .catch((error: unknown) => {
+        if (!(error instanceof UserGroupServiceError)) throw error;
+        throw new Error(
+          `UGS_DASHBOARD_KEY cannot read the data sources' connections: a dashboard key of this environment can (${error.message})`,
+        );
+      });
     const router = createDataRouter({ serviceUrl, apiKey: dashboardKey });
     console.log(
       `Orders in PostgreSQL at ${server.where}, routed by each group's mapping, queried as ${setup.role} under row-level security:`,
