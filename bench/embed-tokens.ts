@@ -122,7 +122,7 @@ async function serveJwks(publicJwk: object): Promise<{ url: string; close(): Pro
   };
 }
 
-export async function runEmbedTokenBench(algorithm: SigningAlgorithm = 'EdDSA', calls = 2_000): Promise<EmbedTokenBench> {
+export async function runEmbedTokenBench(algorithm: SigningAlgorithm = 'ES256', calls = 2_000): Promise<EmbedTokenBench> {
   // The service's own key generation, and its private key as SigningKeys.active() loads it (a KeyObject from the PEM).
   const pair = await generateSigningKeyPair(algorithm);
   const privateKey = createPrivateKey(pair.privateKeyPem);
@@ -192,7 +192,7 @@ export function formatEmbedTokenTable(results: EmbedTokenBench[]): string {
 
 // `node dist/bench/embed-tokens.js [EdDSA,ES256,RS256]`: this table alone.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const algorithms = (process.argv[2] ?? 'EdDSA').split(',') as SigningAlgorithm[];
+  const algorithms = (process.argv[2] ?? 'ES256').split(',') as SigningAlgorithm[];
   const results: EmbedTokenBench[] = [];
   for (const algorithm of algorithms) results.push(await runEmbedTokenBench(algorithm));
   console.log(formatEmbedTokenTable(results));

@@ -11,6 +11,7 @@ import { formatEmbedTokenTable, runEmbedTokenBench, type EmbedTokenBench } from 
 import { formatDataRouterTable, runDataRouterBench } from './data-router.js';
 import { formatScaleTable, runScale } from './scale.js';
 import type { SigningAlgorithm } from '../src/signing-keys/signing-key.js';
+import { defaultConfig } from '../src/platform/config.js';
 
 /** `npm run bench`: every scenario on SQLite and PostgreSQL against the ceiling, as a Markdown table. */
 const program = new Command()
@@ -27,7 +28,7 @@ const program = new Command()
   )
   .option('--no-floor', 'skip the framework floor (its budget lines then say not measured)')
   .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
-  .option('--embed-algorithms <list>', 'algorithms of the in-process embed token measurements ("" to skip them)', 'EdDSA')
+  .option('--embed-algorithms <list>', 'algorithms of the in-process embed token measurements ("" to skip them)', 'ES256')
   .option('--data-router <queries>', 'sequential queries per batch of the data router measurement, on PostgreSQL ("0" to skip it)', '2000')
   .parse();
 const opts = program.opts<{
@@ -107,8 +108,8 @@ try {
   const tokens: EmbedTokenBench[] = [];
   for (const algorithm of algorithms) tokens.push(await runEmbedTokenBench(algorithm));
   if (tokens.length > 0) console.log(`\n${formatEmbedTokenTable(tokens)}`);
-  // The service mints with UGS_EMBED_ALGORITHM's keys (EdDSA unless set); its bare signature is that table's first row.
-  const minting = tokens.find((t) => t.algorithm === (process.env.UGS_EMBED_ALGORITHM ?? 'EdDSA'));
+  // The service mints with UGS_EMBED_ALGORITHM's keys (its default unless set); its bare signature is that table's first row.
+  const minting = tokens.find((t) => t.algorithm === (process.env.UGS_EMBED_ALGORITHM ?? defaultConfig().embed.algorithm));
   const bareSignature = minting?.figures[0]?.cpuMicrosPerOp;
   console.log(
     `\nBudgets (issue 28): the service's CPU µs/req and req/s as in the first table, the bare ${minting ? `${minting.algorithm} ` : ''}signature's CPU µs from the table above, hit and the floor as ratios to their own ceilings:\n`,

@@ -105,6 +105,11 @@ export class SigningKeys {
     return { kid, algorithm, privateKey };
   }
 
+  /** The active key's algorithm, without opening its private key; undefined while none is active. */
+  activeAlgorithm(): SigningAlgorithm | undefined {
+    return this.timeline().find((p) => p.state === 'active')?.key.algorithm;
+  }
+
   /** The public key of a published key (pending, active or retired), for checking a token; undefined otherwise. */
   verificationKey(kid: string): { algorithm: SigningAlgorithm; publicKey: KeyObject } | undefined {
     const phase = this.published().find((p) => p.key.kid === kid);
@@ -198,4 +203,18 @@ export async function loadSigningKeyring(ring: SigningKeyring, options: { servin
 
 export async function refreshSigningKeyring(ring: SigningKeyring): Promise<void> {
   await Promise.all(ENVIRONMENTS.map((environment) => ring[environment].refresh()));
+}
+
+/**
+ * The environments whose active key is of another algorithm than the one configured for new keys: an upgrade
+ * leaves existing keys as they are (tokens already handed out keep verifying), so the change waits for a rotation.
+ */
+export function keysOfAnotherAlgorithm(
+  ring: SigningKeyring,
+  configured: SigningAlgorithm,
+): { environment: Environment; signing: SigningAlgorithm }[] {
+  return ENVIRONMENTS.flatMap((environment) => {
+    const signing = ring[environment].activeAlgorithm();
+    return signing === undefined || signing === configured ? [] : [{ environment, signing }];
+  });
 }

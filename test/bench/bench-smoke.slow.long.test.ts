@@ -172,7 +172,7 @@ describe('benchmark smoke run', () => {
     assert.match(stdout, /^\| hit \| sqlite \| \d+ \|/m);
     assert.match(stdout, /^\| mint \| sqlite \| \d+ \|/m);
     assert.match(stdout, /^Framework floor \(.*answering the bytes of sqlite hit.*ratio \d/m);
-    assert.match(stdout, /^\| EdDSA \| bare EdDSA sign \(node:crypto\) \|/m);
+    assert.match(stdout, /^\| ES256 \| bare ES256 sign \(node:crypto\) \|/m);
     const budget = stdout.slice(stdout.indexOf('| goal | store | measured | budget | result |'));
     const rows = budget
       .split('\n')

@@ -28,7 +28,7 @@ const mint = (api: ApiClient, body: unknown) => api.call('POST', body, { path: '
 
 async function verifyWithJose(url: string, token: string): Promise<void> {
   await jwtVerify(token, createRemoteJWKSet(new URL('/.well-known/jwks.json', url)), {
-    algorithms: ['EdDSA'],
+    algorithms: ['ES256'],
     issuer: 'user-group-service',
     audience: 'embedded-dashboards',
     typ: 'embed+jwt',
@@ -56,6 +56,32 @@ describe('ugs signing-keys and embed keys', () => {
     return JSON.parse(result.stdout) as SigningKeyView[];
   }
 
+  it('keeps the keys of a store made with EdDSA after the default became ES256, and says once per environment at start how to move', async () => {
+    const dir = sandbox.dir();
+    assert.equal((await sandbox.ugs(dir, ['migrate'], { UGS_EMBED_ALGORITHM: 'EdDSA' })).code, 0);
+    const upgraded = await sandbox.serve(dir);
+    const warnings = upgraded
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"level":40') && line.includes('signing-keys rotate'));
+    assert.deepEqual(
+      warnings.map((line) => (JSON.parse(line) as { environment: string; signing: string; configured: string }).environment),
+      ['Customer', 'Testing'],
+      upgraded.output(),
+    );
+    assert.match(warnings[0]!, /"signing":"EdDSA","configured":"ES256"/);
+    assert.match(warnings[0]!, /jwks\.json\?alg=ES256/);
+    await stopServer(upgraded);
+    assert.deepEqual(
+      (await listKeys(dir)).map((k) => k.algorithm),
+      ['EdDSA', 'EdDSA'],
+      'the upgrade changes no key',
+    );
+    const pinned = await sandbox.serve(dir, { UGS_EMBED_ALGORITHM: 'EdDSA' });
+    assert.doesNotMatch(pinned.output(), /signing-keys rotate/);
+    await stopServer(pinned);
+  });
+
   it('lists one active key per environment after the first start, then rotate publishes a pending one in each and says when it signs', async () => {
     const dir = sandbox.dir();
     assert.equal((await sandbox.ugs(dir, ['migrate'])).code, 0, 'the first start makes the store and its signing key');
@@ -68,7 +94,7 @@ describe('ugs signing-keys and embed keys', () => {
     );
     assert.equal((await listKeys(dir)).length, 2, 'listing again creates nothing');
     for (const first of firsts) {
-      assert.deepEqual([first.algorithm, first.state, first.signs_until, first.published_until], ['EdDSA', 'active', null, null]);
+      assert.deepEqual([first.algorithm, first.state, first.signs_until, first.published_until], ['ES256', 'active', null, null]);
       assert.ok(
         new RegExp(`${first.environment}\\s.*${first.kid}.*\\bactive\\b`).test(table.stdout),
         `the table shows each key with its environment:\n${table.stdout}`,

@@ -52,12 +52,12 @@ describe('POST /api/embed_sessions (mint)', () => {
     assert.equal(claims.exp, claims.iat! + 120);
   });
 
-  it('signs a compact JWS with header alg EdDSA, a published kid and typ embed+jwt, and exactly the documented claims', async () => {
+  it('signs a compact JWS with header alg ES256 (the default), a published kid and typ embed+jwt, and exactly the documented claims', async () => {
     const res = await mint(api, { user_group_id: 'acme', expires_in: 3600 });
     const { token, session_id } = res.json.embed_session;
     const header = decodeProtectedHeader(token);
     assert.deepEqual(Object.keys(header).sort(), ['alg', 'kid', 'typ']);
-    assert.equal(header.alg, 'EdDSA');
+    assert.equal(header.alg, 'ES256');
     assert.equal(header.typ, 'embed+jwt');
     const jwks = await api.call('GET', undefined, { path: '/.well-known/jwks.json' });
     assert.ok(

@@ -31,24 +31,24 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
     await api.getOrCreate({ user_group_id: 'jwks-g', name: 'JWKS', properties: { region: 'eu' } });
   });
 
-  it('publishes the Ed25519 public key without a key, cacheable for the documented 300 s, with no private part', async () => {
+  it('publishes the P-256 public key (ES256, the default) without a key, cacheable for the documented 300 s, with no private part', async () => {
     const res = await api.call('GET', undefined, { path: '/.well-known/jwks.json', headers: { authorization: '' } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.headers['cache-control'], 'public, max-age=300');
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.equal(res.json.keys.length, 1);
     const [jwk] = res.json.keys;
-    assert.deepEqual(Object.keys(jwk).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x']);
-    assert.deepEqual([jwk.kty, jwk.crv, jwk.alg, jwk.use], ['OKP', 'Ed25519', 'EdDSA', 'sig']);
+    assert.deepEqual(Object.keys(jwk).sort(), ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
+    assert.deepEqual([jwk.kty, jwk.crv, jwk.alg, jwk.use], ['EC', 'P-256', 'ES256', 'sig']);
     assert.equal(jwk.kid, server.services.signingKeys.Customer.active().kid);
   });
 
   it('mints tokens jose verifies against the published JWKS, with the claims the service signed', async () => {
     const minted = (await mint(api, { user_group_id: 'jwks-g', dashboard: 'd1' })).json.embed_session;
-    const { payload, protectedHeader } = await verifyIndependently(server, minted.token, { algorithm: 'EdDSA' });
+    const { payload, protectedHeader } = await verifyIndependently(server, minted.token, { algorithm: 'ES256' });
     assert.deepEqual(protectedHeader, decodeProtectedHeader(minted.token));
     assert.deepEqual([payload.sub, payload.jti, payload['props'], payload['dsh']], ['jwks-g', minted.session_id, { region: 'eu' }, 'd1']);
-    await assert.rejects(verifyIndependently(server, minted.token, { algorithm: 'EdDSA', audience: 'someone-else' }), /aud/);
+    await assert.rejects(verifyIndependently(server, minted.token, { algorithm: 'ES256', audience: 'someone-else' }), /aud/);
   });
 
   it("publishes ES256 and RS256 keys under UGS_EMBED_ALGORITHM, with each environment's issuer and audience settings, and jose verifies their tokens", async (t) => {
@@ -162,7 +162,7 @@ describe('GET /.well-known/jwks.json and independent verification with jose', ()
       assert.equal(res.status, 201, `${label}: ${res.text.slice(0, 300)}`);
       const { token } = res.json.embed_session;
       sizes[label] = token.length;
-      await verifyIndependently(server, token, { algorithm: 'EdDSA' });
+      await verifyIndependently(server, token, { algorithm: 'ES256' });
       const introspected = await api.call('POST', { token }, { path: '/api/embed_sessions/introspect' });
       assert.equal(introspected.status, 200, `${label}, a ${token.length}-character token: ${introspected.text.slice(0, 300)}`);
       assert.equal(introspected.json.active, true, label);
