@@ -1,0 +1,20 @@
+// cube.js: Cube's configuration, with sessions of the user group service (docs/integrations/cube.md).
+// This checkAuth refuses a bad token whatever NODE_ENV says; run Cube with NODE_ENV=production all the same, so
+// Cube's own checks stay on. UGS_URL is the service's base URL, UGS_API_KEY a dashboard key of the environment
+// (`ugs keys create --access dashboard`), which reads the revocation feed and nothing else.
+const { CubejsHandlerError } = require('@cubejs-backend/api-gateway');
+const { bindQueryToSession } = require('./query-rewrite');
+
+// The package is an ES module: imported once, the verifier it makes is shared by every request.
+const checkAuthReady = import('user-group-service/embed').then(({ createCubeCheckAuth }) =>
+  createCubeCheckAuth({
+    serviceUrl: process.env.UGS_URL,
+    apiKey: process.env.UGS_API_KEY,
+    CubejsHandlerError,
+  }),
+);
+
+module.exports = {
+  checkAuth: async (req, auth) => (await checkAuthReady)(req, auth),
+  queryRewrite: (query, { securityContext }) => bindQueryToSession(query, securityContext),
+};
