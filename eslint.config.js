@@ -30,6 +30,7 @@ export const LAYERS = [
   'viewers',
   'usage',
   'embed-sessions',
+  'metabase',
   'webhooks',
   'transfer',
   // The typed client (over the concepts' wire schemas), the store adapters, the composition root, the isolation
@@ -53,6 +54,7 @@ export const CONCEPTS = [
   'embed-sessions',
   'events',
   'kernel',
+  'metabase',
   'secrets',
   'signing-keys',
   'transfer',

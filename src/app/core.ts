@@ -21,6 +21,8 @@ import { UserGroupService } from '../user-groups/user-group-service.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
 import { DataSourceService } from '../data-sources/data-source-service.js';
 import type { DataSourceSecretResealStore } from '../data-sources/data-source-store.js';
+import { MetabaseService } from '../metabase/metabase-service.js';
+import type { MetabaseSecretResealStore } from '../metabase/metabase-store.js';
 import { connectionChecker } from './data-source-checker.js';
 import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
 import { StoreTiming } from './metrics/store-timing.js';
@@ -57,6 +59,8 @@ export interface Core {
   webhooks: WebhookService;
   /** Data sources (/api/data_sources, `ugs data-sources`): what mapping values name and how to reach each. */
   dataSources: DataSourceService;
+  /** Metabase static embedding (/api/integrations/metabase): its settings and the tokens minted from groups. */
+  metabase: MetabaseService;
   /** The ports this process listens on: serving sets them once listening, and a data source check refuses them. */
   listeningPorts: number[];
   /** Operator console sessions (/console). */
@@ -87,6 +91,7 @@ export interface SecretRotationPorts {
   webhookReseal: WebhookSecretResealStore;
   /** Every data source's sealed password. */
   dataSourceReseal: DataSourceSecretResealStore;
+  metabaseReseal: MetabaseSecretResealStore;
 }
 
 export interface StoreStatus {
@@ -186,6 +191,13 @@ export async function openCore(config: CoreConfig): Promise<Core> {
         rejectUnresolvedMapping: config.rejectUnresolvedMapping ?? false,
       }),
       dataSources,
+      metabase: new MetabaseService({
+        store: timedPort(store.metabase, timing),
+        cipher,
+        sessions: embedSessions,
+        activity: sessionActivity,
+        now,
+      }),
       listeningPorts,
       apiKeys,
       signingKeys,
@@ -215,6 +227,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
         signingKeyReseal: signingKeyStore,
         webhookReseal: store.webhooks,
         dataSourceReseal: store.dataSources,
+        metabaseReseal: store.metabase,
       },
       storeStatus: { health, clock, timing, appliedMigrations, created, monitor: () => store.monitor() },
       // Serving may have started the secret watch on this core's cipher: closing the core ends it too (it is

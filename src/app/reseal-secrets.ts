@@ -8,12 +8,14 @@ import { webhookSecretSealContext } from '../webhooks/webhook.js';
 import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
 import { dataSourcePasswordSealContext } from '../data-sources/data-source.js';
 import type { DataSourceSecretResealStore } from '../data-sources/data-source-store.js';
+import { metabaseSecretSealContext } from '../metabase/metabase-settings.js';
+import type { MetabaseSecretResealStore } from '../metabase/metabase-store.js';
 
 /**
  * Re-sealing, under the server secret a rotation moves to, of every secret the concepts keep sealed: user group
- * tokens, signing keys' private halves, webhook signing secrets, data source passwords. Here in the root because it reaches into each of
- * them (their seal contexts and storage ports); a concept that comes to keep a sealed secret adds its pass here,
- * and `ugs secret rotate` (rotate-server-secret.ts) runs it.
+ * tokens, signing keys' private halves, webhook signing secrets, data source passwords, Metabase embedding secret
+ * keys. Here in the root because it reaches into each of them (their seal contexts and storage ports); a concept
+ * that comes to keep a sealed secret adds its pass here, and `ugs secret rotate` (rotate-server-secret.ts) runs it.
  */
 
 const PAGE = 500;
@@ -127,6 +129,28 @@ export async function resealDataSourcePasswords(store: DataSourceSecretResealSto
     }
     const next = cipher.seal(password, context);
     if (await store.replaceDataSourcePasswordCiphertext(source.environment, source.id, source.passwordCiphertext, next)) resealed++;
+  }
+  return resealed;
+}
+
+/** Re-encrypts, under the cipher's current secret, each environment's Metabase embedding secret key sealed under another one. */
+export async function resealMetabaseSecrets(store: MetabaseSecretResealStore, cipher: TokenCipher): Promise<number> {
+  let resealed = 0;
+  for (const settings of await store.listMetabaseSecrets()) {
+    if (cipher.isCurrent(settings.secretCiphertext)) continue;
+    const context = metabaseSecretSealContext(settings.environment);
+    let secret: string;
+    try {
+      secret = cipher.open(settings.secretCiphertext, context);
+    } catch (error) {
+      if (!(error instanceof UnknownSecretError)) throw error;
+      throw new ServiceError(
+        'invalid_request',
+        `The ${settings.environment} Metabase secret key is sealed under a server secret this run does not have (neither UGS_SECRET nor UGS_PREVIOUS_SECRET).`,
+      );
+    }
+    if (await store.replaceMetabaseSecretCiphertext(settings.environment, settings.secretCiphertext, cipher.seal(secret, context)))
+      resealed++;
   }
   return resealed;
 }

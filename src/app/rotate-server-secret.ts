@@ -6,7 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileDurably } from '../platform/durable-file.js';
 import { invalidRequest } from '../kernel/errors.js';
 import { describeHolder, holdersThatCannotFollow, planEnvironmentRotation, type Rotation } from '../secrets/secret-rotation.js';
-import { resealDataSourcePasswords, resealSigningKeys, resealTokens, resealWebhookSecrets, type ResealSummary } from './reseal-secrets.js';
+import {
+  resealDataSourcePasswords,
+  resealMetabaseSecrets,
+  resealSigningKeys,
+  resealTokens,
+  resealWebhookSecrets,
+  type ResealSummary,
+} from './reseal-secrets.js';
 import { secretCheckOf } from '../secrets/token-cipher.js';
 import { listLiveHolders, readRotation, recordRotation } from '../secrets/secret-holders.js';
 import { PREVIOUS_SECRET_FILE, SECRET_CHECK_SETTING, SECRET_FILE, type SecretSettings } from './server-secret.js';
@@ -101,6 +108,7 @@ export async function rotateServerSecret(services: RotationServices, settings: S
   await resealSigningKeys(signingKeyReseal, services.cipher);
   await resealWebhookSecrets(webhookReseal, services.cipher);
   await resealDataSourcePasswords(services.secretRotation.dataSourceReseal, services.cipher);
+  await resealMetabaseSecrets(services.secretRotation.metabaseReseal, services.cipher);
   if (rotation.finishedAt === null) await recordRotation(storeSettings, { ...rotation, finishedAt: new Date().toISOString() });
   if (mode === 'data dir') rmSync(previousPath, { force: true });
   return { scanned: first.scanned, resealed: first.resealed + second.resealed, mode };

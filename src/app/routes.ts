@@ -37,6 +37,8 @@ import { registerGetDataSourceCredentials } from '../data-sources/http/get-data-
 import { registerUpdateDataSource } from '../data-sources/http/update-data-source.js';
 import { registerDeleteDataSource } from '../data-sources/http/delete-data-source.js';
 import { registerCheckDataSource } from '../data-sources/http/check-data-source.js';
+import { registerMetabaseSettingsRoutes } from '../metabase/http/metabase-routes.js';
+import { registerMintMetabaseToken } from '../metabase/http/mint-metabase-token.js';
 import { registerGroupActions } from '../user-groups/pages/group-action-routes.js';
 import { groupPage, registerGroupPages } from '../user-groups/pages/group-page-routes.js';
 import { groupUrl } from '../user-groups/pages/group-urls.js';
@@ -100,6 +102,8 @@ export async function apiRoutes(app: TypedApp, options: { services: Core; limits
   registerUpdateDataSource(app, services.dataSources);
   registerDeleteDataSource(app, services.dataSources);
   await registerCheckDataSource(app, services.dataSources);
+  registerMetabaseSettingsRoutes(app, services.metabase);
+  registerMintMetabaseToken(app, services.metabase);
 }
 
 /**

@@ -20,6 +20,9 @@ export const AUDIT_ACTIONS = [
   'data_source.updated',
   'data_source.deleted',
   'data_source.checked',
+  'metabase.configured',
+  'metabase.removed',
+  'metabase.token_minted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

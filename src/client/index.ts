@@ -36,5 +36,6 @@ export {
   type DataSourceCheck,
   type DataSourceCredentials,
 } from './data-source-client.js';
+export { MetabaseClient, type MetabaseSettings, type MetabaseTokenRequest, type MetabaseToken } from './metabase-client.js';
 export { UserGroupServiceError } from './client-error.js';
 export type { Transport, WireRequest, WireResponse } from './transport.js';

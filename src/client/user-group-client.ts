@@ -24,6 +24,7 @@ import type { GroupUsageResponse, TopUsageResponse } from '../usage/http/usage-s
 import { isDotSegment, pathSegment } from '../platform/http/path-segment.js';
 import { UserGroupServiceError } from './client-error.js';
 import { DataSourceClient } from './data-source-client.js';
+import { MetabaseClient } from './metabase-client.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
 export interface UserGroupClientOptions {
@@ -119,6 +120,8 @@ export class UserGroupClient {
   private readonly keepsDotSegments: boolean;
   /** /api/data_sources: list, get, create, update, remove, check, and (a `dashboard` key only) credentials. */
   readonly dataSources: DataSourceClient;
+  /** /api/integrations/metabase: Metabase static embedding tokens minted from groups. */
+  readonly metabase: MetabaseClient;
 
   constructor(private readonly options: UserGroupClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -127,6 +130,7 @@ export class UserGroupClient {
     this.sendsGetBodies = choice !== 'fetch';
     this.keepsDotSegments = choice === 'node';
     this.dataSources = new DataSourceClient((method, path, body) => this.call(method, path, body));
+    this.metabase = new MetabaseClient((method, path, body) => this.call(method, path, body));
   }
 
   /** GET /api/user: the group for this id, created when missing (then `name` is required). */

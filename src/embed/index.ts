@@ -16,4 +16,10 @@ export { withSessionClaims, type SqlClient, type PolicyClaims } from './session-
 export { postgresPolicySql, tablePolicySql, type PolicyColumnType, type TablePolicyOptions } from './postgres-policies.js';
 export { createDataRouter, type DataRouter, type RoutedClaims } from './data-router.js';
 export type { DataRouterOptions } from './data-router-options.js';
-export { createCubeCheckAuth, type CubeCheckAuth, type CubeCheckAuthOptions, type CubeAuthRequest, type CubeHandlerErrorClass } from './cube-check-auth.js';
+export {
+  createCubeCheckAuth,
+  type CubeCheckAuth,
+  type CubeCheckAuthOptions,
+  type CubeAuthRequest,
+  type CubeHandlerErrorClass,
+} from './cube-check-auth.js';

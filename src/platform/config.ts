@@ -144,7 +144,7 @@ const ConfigSchema = Type.Object({
     {
       default: 'ES256',
       description:
-        'Algorithm of new embed signing keys: `ES256` (P-256, which every common JWT library reads), `EdDSA` (Ed25519: smaller and faster, but not read by `jsonwebtoken` with `jwk-to-pem`, Cube\'s pair) or `RS256`; takes effect at the first start and at the next `ugs signing-keys rotate`: keys already made keep theirs.',
+        "Algorithm of new embed signing keys: `ES256` (P-256, which every common JWT library reads), `EdDSA` (Ed25519: smaller and faster, but not read by `jsonwebtoken` with `jwk-to-pem`, Cube's pair) or `RS256`; takes effect at the first start and at the next `ugs signing-keys rotate`: keys already made keep theirs.",
     },
   ),
   UGS_EMBED_JWKS_MAX_AGE_SECONDS: Type.Integer({

@@ -11,6 +11,7 @@ import type { TransferStore } from '../transfer/transfer-store.js';
 import type { UsageStore } from '../usage/usage-store.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
 import type { DataSourceSecretResealStore, DataSourceStore } from '../data-sources/data-source-store.js';
+import type { MetabaseSecretResealStore, MetabaseStore } from '../metabase/metabase-store.js';
 import type { WebhookDeliveryStore, WebhookSecretResealStore, WebhookStore } from '../webhooks/webhook-store.js';
 
 export type { NewUserGroup, TokenReplacement, UserGroupChanges } from '../user-groups/user-group-store.js';
@@ -57,6 +58,7 @@ export interface Store extends StoreHealth {
   readonly webhooks: WebhookStore & WebhookSecretResealStore;
   readonly webhookDeliveries: WebhookDeliveryStore;
   readonly dataSources: DataSourceStore & DataSourceSecretResealStore;
+  readonly metabase: MetabaseStore & MetabaseSecretResealStore;
   /** Starts following the store's own state in the background, for a serving process; opening starts nothing. */
   monitor(): void;
   close(): Promise<void>;

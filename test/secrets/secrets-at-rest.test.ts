@@ -86,6 +86,23 @@ async function exercise(server: TestApp): Promise<string[]> {
   const changed = await api.call('PUT', { connection: { password: 'ds-password-second-77b1e2' } }, { path: '/api/data_sources/warehouse' });
   assert.equal(changed.status, 200, changed.text);
   secrets.push('ds-password-first-0f3c9a', 'ds-password-second-77b1e2');
+  // Metabase's embedding secret key, as set and as replaced, and a token signed with it.
+  for (const secretKey of ['mb-secret-first-5e0d1c9b8a7f6e5d4c3b2a1908f7e6d5', 'mb-secret-second-0a1b2c3d4e5f60718293a4b5c6d7e8f9']) {
+    const set = await api.call(
+      'PUT',
+      { site_url: 'https://metabase.example.com', secret_key: secretKey },
+      { path: '/api/integrations/metabase' },
+    );
+    assert.equal(set.status, 200, set.text);
+    secrets.push(secretKey);
+  }
+  const minted = await api.call(
+    'POST',
+    { user_group_id: 'g1', resource: { dashboard: 1 }, params: { tenant: 'user_group_id' } },
+    { path: '/api/integrations/metabase/embed_tokens' },
+  );
+  assert.equal(minted.status, 201, minted.text);
+  secrets.push(minted.json.metabase_token.token);
   // Webhook signing secrets, current and previous, and a delivery with its attempt.
   const receiver = await startReceiver();
   try {
@@ -116,7 +133,7 @@ describe('secrets at rest', () => {
     const secrets = await exercise(server);
     const file = join(server.dataDir, 'user-groups.sqlite');
     assertNoSecret([...dumpFiles(server.dataDir), ...dumpSqliteTables(file)], secrets, 'while running');
-    for (const table of ['audit_log', 'data_sources', 'webhooks', 'webhook_deliveries', 'webhook_delivery_attempts']) {
+    for (const table of ['audit_log', 'data_sources', 'metabase_settings', 'webhooks', 'webhook_deliveries', 'webhook_delivery_attempts']) {
       assert.ok(
         dumpSqliteTables(file).some((d) => d.where === `table ${table}` && d.bytes.length > 0),
         `${table} was dumped`,
@@ -147,6 +164,7 @@ describe('secrets at rest', () => {
         'table events',
         'table kysely_migration',
         'table kysely_migration_lock',
+        'table metabase_settings',
         'table session_activity',
         'table session_activity_batches',
         'table settings',

@@ -12,6 +12,7 @@ import { sessionActivity } from './010-session-activity.js';
 import { viewers } from './011-viewers.js';
 import { usage } from './012-usage.js';
 import { dataSources } from './013-data-sources.js';
+import { metabase } from './014-metabase.js';
 import { kyselyMigrations, type Dialect, type Migration } from './migration.js';
 
 /**
@@ -32,6 +33,7 @@ export const migrationHistory: Readonly<Record<string, Migration>> = {
   '011-viewers': viewers,
   '012-usage': usage,
   '013-data-sources': dataSources,
+  '014-metabase': metabase,
 };
 
 /** The history as Kysely's migrator runs it on `dialect`. */

@@ -19,6 +19,7 @@ import { PostgresEmbedSessions, type RunStatement } from './postgres-embed-sessi
 import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
 import { SqlWebhooks } from '../sql/sql-webhooks.js';
 import { SqlDataSources } from '../sql/sql-data-sources.js';
+import { SqlMetabase } from '../sql/sql-metabase.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -65,6 +66,7 @@ export class PostgresStore implements Store {
   readonly signingKeys: SqlSigningKeys;
   readonly webhooks: SqlWebhooks;
   readonly dataSources: SqlDataSources;
+  readonly metabase: SqlMetabase;
   readonly webhookDeliveries: SqlWebhookDeliveries;
 
   private constructor(
@@ -85,6 +87,7 @@ export class PostgresStore implements Store {
     this.consoleSessions = new SqlConsoleSessions(sql);
     this.webhooks = new SqlWebhooks(sql);
     this.dataSources = new SqlDataSources(sql);
+    this.metabase = new SqlMetabase(sql);
     this.transfer = new SqlTransfer(sql, {
       userGroups: this.userGroups,
       apiKeys: this.apiKeys,

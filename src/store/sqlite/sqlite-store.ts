@@ -20,6 +20,7 @@ import { SqliteUserGroups } from './sqlite-user-groups.js';
 import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
 import { SqlWebhooks } from '../sql/sql-webhooks.js';
 import { SqlDataSources } from '../sql/sql-data-sources.js';
+import { SqlMetabase } from '../sql/sql-metabase.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -62,6 +63,7 @@ export class SqliteStore implements Store {
   readonly consoleSessions: SqlConsoleSessions;
   readonly webhooks: SqlWebhooks;
   readonly dataSources: SqlDataSources;
+  readonly metabase: SqlMetabase;
   readonly webhookDeliveries: SqlWebhookDeliveries;
   private readonly pingStatement: Database.Statement;
 
@@ -86,6 +88,7 @@ export class SqliteStore implements Store {
     this.apiKeys = new SqlApiKeys(sql, revocations);
     this.webhooks = new SqlWebhooks(sql);
     this.dataSources = new SqlDataSources(sql);
+    this.metabase = new SqlMetabase(sql);
     this.transfer = new SqlTransfer(sql, {
       userGroups: this.userGroups,
       apiKeys: this.apiKeys,

@@ -219,6 +219,14 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
     'listDataSourcePasswords',
     'replaceDataSourcePasswordCiphertext',
   ]),
+  metabase: every<Ports['metabase']>()([
+    'findMetabaseSettings',
+    'putMetabaseSettings',
+    'deleteMetabaseSettings',
+    'appendRecord',
+    'listMetabaseSecrets',
+    'replaceMetabaseSecretCiphertext',
+  ]),
   health: every<Ports['health']>()(['ping', 'clock']),
 };
 /** As src/app/core.ts says it: the one synchronous method of any port. */

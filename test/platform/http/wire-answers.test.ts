@@ -246,6 +246,24 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     await call(key, 'DELETE', '/api/data_sources/213', undefined, 'still mapped');
     await call(key, 'DELETE', '/api/data_sources/213?force=true', undefined, 'forced');
 
+    // Metabase static embedding: settings (the secret never answered), a mint, its refusals, removal.
+    const metabase = '/api/integrations/metabase';
+    const mintMetabase = {
+      user_group_id: 'acme',
+      resource: { dashboard: 12 },
+      params: { tenant: 'user_group_id', region: 'property:region' },
+    };
+    await call(key, 'GET', metabase, undefined, 'not configured');
+    await call(key, 'POST', `${metabase}/embed_tokens`, mintMetabase, 'not configured');
+    await call(key, 'PUT', metabase, { site_url: 'https://metabase.example.com', secret_key: 'f'.repeat(64) });
+    await call(key, 'PUT', metabase, { site_url: 'ftp://metabase.example.com', secret_key: 'f'.repeat(64) }, 'not http');
+    await call(clients.reader.key, 'GET', metabase, undefined, 'read-only key');
+    await call(key, 'HEAD', metabase);
+    await call(key, 'POST', `${metabase}/embed_tokens`, mintMetabase);
+    await call(key, 'POST', `${metabase}/embed_tokens`, { ...mintMetabase, params: { plan: 'property:nope' } }, 'missing property');
+    await call(clients.reader.key, 'POST', `${metabase}/embed_tokens`, mintMetabase, 'read-only key');
+    await call(key, 'DELETE', metabase);
+
     // Deleting: a parent without cascade, a leaf, a subtree, a missing group; then the webhook.
     await call(key, 'DELETE', '/api/user', { user_group_id: 'acme' }, 'has children');
     await call(key, 'DELETE', '/api/user', { user_group_id: 'globex' });
