@@ -119,6 +119,12 @@ export default tseslint.config(
     },
   },
   { files: ['src/cli/**', 'test/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
+  // Cube loads its configuration with require(): examples/cube is CommonJS (its own package.json says so).
+  {
+    files: ['examples/cube/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // The console's one script runs in the browser, served as is (src/console/pages/console-assets.ts).
   {
     files: ['src/console/assets/**'],
