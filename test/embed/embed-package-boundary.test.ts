@@ -56,6 +56,7 @@ describe('user-group-service/embed', () => {
       'EmbedBindingError',
       'EmbedTokenError',
       'bindProperties',
+      'createCubeCheckAuth',
       'createDataRouter',
       'createEmbedVerifier',
       'postgresPolicySql',
