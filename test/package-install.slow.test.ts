@@ -58,6 +58,20 @@ describe('the package, installed from its tarball in another project', () => {
       assert.deepEqual(outside, [], 'the tarball carries files no installation runs');
       const devOnly = files.map((f) => f.path).filter((path) => /(^|\/)(test|bench|scripts|examples)\//.test(path));
       assert.deepEqual(devOnly, [], 'the tarball carries tests, benchmarks, scripts or examples');
+      assert.deepEqual(
+        files.map((f) => f.path).filter((path) => path.startsWith('docs/') && !path.endsWith('.md')),
+        [],
+        "the tarball carries docs' images (the console's screenshots are most of a megabyte each)",
+      );
+      // npm 11 lists a tarball's `prepare` (and any install script) as a script the installing project has not
+      // approved, and warns: the build runs in the clone as `postprepare` and `prepack`, which installs never run.
+      const { stdout: packedManifest } = await run('tar', ['-xzOf', join(scratch.path, filename), 'package/package.json']);
+      const { scripts = {} } = JSON.parse(packedManifest) as { scripts?: Record<string, string> };
+      assert.deepEqual(
+        ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => name in scripts),
+        [],
+        'the tarball has a script an install runs or asks about',
+      );
       for (const entry of [
         'dist/src/client/index.js',
         'dist/src/client/index.d.ts',
@@ -139,7 +153,7 @@ describe('the package, installed from its tarball in another project', () => {
     },
   );
 
-  it('is built from src alone: `npm run build:src` (what `prepare` and `npm pack` run) compiles no test, bench, script or example', async () => {
+  it('is built from src alone: `npm run build:src` (what `npm ci` and `npm pack` run) compiles no test, bench, script or example', async () => {
     const listed = await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--listFilesOnly'], {
       cwd: REPO_ROOT,
       maxBuffer: 16 * 1024 * 1024,
