@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,11 +53,26 @@ describe('the package, installed from its tarball in another project', () => {
         cwd: REPO_ROOT,
         maxBuffer: 64 * 1024 * 1024,
       });
-      const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+      const [{ filename, files, size }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[]; size: number }];
+      t.diagnostic(`tarball: ${filename}, ${size} bytes, ${files.length} files`);
       const outside = files.map((f) => f.path).filter((path) => !/^(dist\/src\/|docs\/|README\.md$|package\.json$)/.test(path));
       assert.deepEqual(outside, [], 'the tarball carries files no installation runs');
       const devOnly = files.map((f) => f.path).filter((path) => /(^|\/)(test|bench|scripts|examples)\//.test(path));
       assert.deepEqual(devOnly, [], 'the tarball carries tests, benchmarks, scripts or examples');
+      assert.deepEqual(
+        files.map((f) => f.path).filter((path) => path.startsWith('docs/') && !path.endsWith('.md')),
+        [],
+        "the tarball carries docs' images (the console's screenshots are most of a megabyte each)",
+      );
+      // npm 11 lists a tarball's `prepare` (and any install script) as a script the installing project has not
+      // approved, and warns: the build runs in the clone as `postprepare` and `prepack`, which installs never run.
+      const { stdout: packedManifest } = await run('tar', ['-xzOf', join(scratch.path, filename), 'package/package.json']);
+      const { scripts = {} } = JSON.parse(packedManifest) as { scripts?: Record<string, string> };
+      assert.deepEqual(
+        ['preinstall', 'install', 'postinstall', 'prepare'].filter((name) => name in scripts),
+        [],
+        'the tarball has a script an install runs or asks about',
+      );
       for (const entry of [
         'dist/src/client/index.js',
         'dist/src/client/index.d.ts',
@@ -90,6 +105,12 @@ describe('the package, installed from its tarball in another project', () => {
           return t.skip(`dependencies not in npm's cache and the registry unreachable: ${stderr.trim().split('\n').at(-1) ?? 'timed out'}`);
         throw error;
       }
+      const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+      const bytes = readdirSync(join(project, 'node_modules'), { recursive: true, encoding: 'utf8' })
+        .map((file) => statSync(join(project, 'node_modules', file)))
+        .reduce((sum, stat) => sum + (stat.isFile() ? stat.size : 0), 0);
+      // README (The typed client) compares them with the dashboard package's.
+      t.diagnostic(`installed: ${Object.keys(lock.packages).length - 1} packages, ${(bytes / 1e6).toFixed(1)} MB in node_modules`);
       assert.ok(
         readdirSync(join(project, 'node_modules', 'user-group-service')).includes('dist'),
         'installed as a copy, not a link to the checkout',
@@ -139,7 +160,7 @@ describe('the package, installed from its tarball in another project', () => {
     },
   );
 
-  it('is built from src alone: `npm run build:src` (what `prepare` and `npm pack` run) compiles no test, bench, script or example', async () => {
+  it('is built from src alone: `npm run build:src` (what `npm ci` and `npm pack` run) compiles no test, bench, script or example', async () => {
     const listed = await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--listFilesOnly'], {
       cwd: REPO_ROOT,
       maxBuffer: 16 * 1024 * 1024,

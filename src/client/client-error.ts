@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../kernel/errors.js';
+import type { ErrorCode } from './wire-types.js';
 
 /** A failure the service answered: its HTTP status and error code, to branch on (never on the message). */
 export class UserGroupServiceError extends Error {

@@ -1,15 +1,15 @@
-import type { Static } from '@sinclair/typebox';
-import type { ConnectionCheckResult } from '../data-sources/connection-check.js';
-import type { DataSourceCredentials as Credentials, DataSourceView } from '../data-sources/data-source.js';
-import type { DataSourceUpdate } from '../data-sources/data-source-service.js';
 import type {
   CheckResponse,
+  ConnectionCheckResult,
   CreateDataSourceBody,
   CredentialsResponse,
+  DataSourceCredentials as Credentials,
   DataSourceDetailResponse,
   DataSourceResponse,
   DataSourcesResponse,
-} from '../data-sources/http/data-source-schemas.js';
+  DataSourceUpdate,
+  DataSourceView,
+} from './wire-types.js';
 import { pathSegment } from '../platform/http/path-segment.js';
 import type { WireRequest } from './transport.js';
 
@@ -35,7 +35,7 @@ export type DataSourceCredentials = Credentials;
 /** How the client sends one request: UserGroupClient's own, with its retries and errors. */
 export type SendRequest = <T>(method: WireRequest['method'], path: string, body?: unknown) => Promise<T>;
 
-type WireDataSource = Static<typeof DataSourceResponse>['data_source'];
+type WireDataSource = DataSourceResponse['data_source'];
 
 /**
  * /api/data_sources, as `client.dataSources`: the databases group mappings name. Read-write keys write and check;
@@ -49,25 +49,25 @@ export class DataSourceClient {
     const query = new URLSearchParams();
     if (options.after !== undefined) query.set('after', options.after);
     if (options.limit !== undefined) query.set('limit', String(options.limit));
-    const answer = await this.send<Static<typeof DataSourcesResponse>>('GET', `/api/data_sources?${query}`);
+    const answer = await this.send<DataSourcesResponse>('GET', `/api/data_sources?${query}`);
     return { dataSources: answer.data_sources.map(fromWire), nextCursor: answer.next_cursor };
   }
 
   /** GET /api/data_sources/{id}: throws not_found when absent. */
   async get(id: string): Promise<DataSourceWithGroups> {
-    const { data_source: wire } = await this.send<Static<typeof DataSourceDetailResponse>>('GET', path(id));
+    const { data_source: wire } = await this.send<DataSourceDetailResponse>('GET', path(id));
     return { ...fromWire(wire), mappedGroups: { total: wire.mapped_groups.total, userGroupIds: wire.mapped_groups.user_group_ids } };
   }
 
   /** POST /api/data_sources: the password is sealed at rest and never answered (only `passwordSet`); conflict when the id is taken. */
   async create(input: DataSourceRequest): Promise<DataSource> {
     const body = { ...input, kind: input.kind ?? 'postgresql' };
-    return fromWire((await this.send<Static<typeof DataSourceResponse>>('POST', '/api/data_sources', body)).data_source);
+    return fromWire((await this.send<DataSourceResponse>('POST', '/api/data_sources', body)).data_source);
   }
 
   /** PUT /api/data_sources/{id}: changes only what is given; its version moves on when something changed. */
   async update(id: string, changes: DataSourceChanges): Promise<DataSource> {
-    return fromWire((await this.send<Static<typeof DataSourceResponse>>('PUT', path(id), changes)).data_source);
+    return fromWire((await this.send<DataSourceResponse>('PUT', path(id), changes)).data_source);
   }
 
   /** DELETE /api/data_sources/{id}: conflict while a group's own mapping names it, unless `force` (those values then resolve to none). */
@@ -77,7 +77,7 @@ export class DataSourceClient {
 
   /** POST /api/data_sources/{id}/check: connects once with a short timeout; rate-limited per key (429 is retried as any). */
   async check(id: string): Promise<DataSourceCheck> {
-    const { check } = await this.send<Static<typeof CheckResponse>>('POST', `${path(id)}/check`);
+    const { check } = await this.send<CheckResponse>('POST', `${path(id)}/check`);
     return {
       reachable: check.reachable,
       authenticated: check.authenticated,
@@ -92,7 +92,7 @@ export class DataSourceClient {
 
   /** GET /api/data_sources/{id}/credentials: with the password; a `dashboard` key only (any other is forbidden). Keep it in memory. */
   async credentials(id: string): Promise<DataSourceCredentials> {
-    const { data_source: wire } = await this.send<Static<typeof CredentialsResponse>>('GET', `${path(id)}/credentials`);
+    const { data_source: wire } = await this.send<CredentialsResponse>('GET', `${path(id)}/credentials`);
     return { id: wire.id, environment: wire.api_environment_tag, kind: wire.kind, version: wire.version, connection: wire.connection };
   }
 }

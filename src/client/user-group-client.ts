@@ -1,26 +1,30 @@
 import type {
-  GetOrCreateBody,
-  GetOrCreateResponse,
-  GetResponse,
-  ListResponse,
-  RotateResponse,
-  UpdateBody,
-  UpdateResponse,
-  UserGroupItem,
-} from '../user-groups/http/user-group-schemas.js';
-import type { IntrospectResponse, MintBody, MintResponse, RevocationsResponse } from '../embed-sessions/http/embed-schemas.js';
-import type { EventItem, EventsResponse } from '../events/http/event-schemas.js';
-import type {
   CreateWebhookBody,
   DeliveriesResponse,
   DeliveryResponse,
+  EventItem,
+  EventsResponse,
+  GetOrCreateBody,
+  GetOrCreateResponse,
+  GetResponse,
+  GroupUsageResponse,
+  GroupViewersResponse,
+  IntrospectResponse,
+  ListResponse,
+  MintBody,
+  MintResponse,
+  RevocationsResponse,
+  RevokeViewerResponse,
+  RotateResponse,
+  TopUsageResponse,
+  UpdateBody,
+  UpdateResponse,
+  UserGroupItem,
   Webhook,
   WebhookListResponse,
   WebhookResponse,
   WebhookWithSecretResponse,
-} from '../webhooks/http/webhook-schemas.js';
-import type { GroupViewersResponse, RevokeViewerResponse } from '../viewers/http/viewer-schemas.js';
-import type { GroupUsageResponse, TopUsageResponse } from '../usage/http/usage-schemas.js';
+} from './wire-types.js';
 import { isDotSegment, pathSegment } from '../platform/http/path-segment.js';
 import { UserGroupServiceError } from './client-error.js';
 import { DataSourceClient } from './data-source-client.js';
@@ -109,8 +113,9 @@ export type WebhookDeliveryPage = Omit<DeliveriesResponse, 'success'>;
 const RETRYABLE = new Set([429, 503]);
 
 /**
- * Typed client for the user group service. Types come from the service's own
- * wire schemas; failures throw UserGroupServiceError with status and code.
+ * Typed client for the user group service. Types are the service's own wire
+ * schemas, written out in ./wire-types.ts; failures throw UserGroupServiceError
+ * with status and code.
  */
 export class UserGroupClient {
   private readonly baseUrl: string;

@@ -15,9 +15,10 @@ describe('npx ugs', () => {
   after(() => sandbox.cleanup());
 
   /**
-   * The first `npm exec` in a checkout installs the checkout into npm's npx cache, which runs its `prepare`
-   * (`npm run build:src`): in the repository itself, that rewrote dist/src under the tests running beside this
-   * one. So it runs in a copy of what a clone holds (sources, configs, the build, node_modules linked).
+   * The first `npm exec` in a checkout installs the checkout into npm's npx cache, which ran its `prepare`
+   * (`npm run build:src`, now `postprepare`): in the repository itself, that rewrote dist/src under the tests
+   * running beside this one. So it runs in a copy of what a clone holds (sources, configs, the build, node_modules
+   * linked).
    */
   function copyOfCheckout(): string {
     const copy = sandbox.dir('ugs-npx-checkout');
