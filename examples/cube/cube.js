@@ -6,7 +6,7 @@ const { CubejsHandlerError } = require('@cubejs-backend/api-gateway');
 const { bindQueryToSession } = require('./query-rewrite');
 
 // The package is an ES module: imported once, the verifier it makes is shared by every request.
-const checkAuthReady = import('user-group-service-embed/embed').then(({ createCubeCheckAuth }) =>
+const checkAuthReady = import('user-group-service-dashboard/embed').then(({ createCubeCheckAuth }) =>
   createCubeCheckAuth({
     serviceUrl: process.env.UGS_URL,
     apiKey: process.env.UGS_API_KEY,

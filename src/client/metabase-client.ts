@@ -1,5 +1,4 @@
-import type { Static } from '@sinclair/typebox';
-import type { MetabaseSettingsResponse, MintMetabaseTokenBody, MintMetabaseTokenResponse } from '../metabase/http/metabase-schemas.js';
+import type { MetabaseSettingsResponse, MintMetabaseTokenBody, MintMetabaseTokenResponse } from './wire-types.js';
 import type { SendRequest } from './data-source-client.js';
 
 const PATH = '/api/integrations/metabase';
@@ -15,7 +14,7 @@ export interface MetabaseSettings {
 /** What `mintEmbedToken` takes: the wire's body (params name where each locked parameter's value comes from). */
 export type MetabaseTokenRequest = MintMetabaseTokenBody;
 /** A signed Metabase static embedding token, the iframe URL that opens it, and the locked parameters as signed. */
-export type MetabaseToken = Omit<Static<typeof MintMetabaseTokenResponse>['metabase_token'], 'expires_at'> & { expiresAt: string };
+export type MetabaseToken = Omit<MintMetabaseTokenResponse['metabase_token'], 'expires_at'> & { expiresAt: string };
 
 /**
  * /api/integrations/metabase, as `client.metabase`: Metabase static embedding. Read-write keys configure; read-only
@@ -31,12 +30,12 @@ export class MetabaseClient {
       secret_key: input.secretKey,
       ...(input.maxExpiresIn === undefined ? {} : { max_expires_in: input.maxExpiresIn }),
     };
-    return fromWire(await this.send<Static<typeof MetabaseSettingsResponse>>('PUT', PATH, body));
+    return fromWire(await this.send<MetabaseSettingsResponse>('PUT', PATH, body));
   }
 
   /** GET: throws not_found when Metabase is not configured. */
   async get(): Promise<MetabaseSettings> {
-    return fromWire(await this.send<Static<typeof MetabaseSettingsResponse>>('GET', PATH));
+    return fromWire(await this.send<MetabaseSettingsResponse>('GET', PATH));
   }
 
   /** DELETE: no more mints; tokens already handed out live until they expire. */
@@ -46,13 +45,13 @@ export class MetabaseClient {
 
   /** POST /embed_tokens: a token for one dashboard or question, its locked parameters bound to the group. */
   async mintEmbedToken(request: MetabaseTokenRequest): Promise<MetabaseToken> {
-    const { metabase_token: wire } = await this.send<Static<typeof MintMetabaseTokenResponse>>('POST', `${PATH}/embed_tokens`, request);
+    const { metabase_token: wire } = await this.send<MintMetabaseTokenResponse>('POST', `${PATH}/embed_tokens`, request);
     const { expires_at, ...rest } = wire;
     return { ...rest, expiresAt: expires_at };
   }
 }
 
-function fromWire({ metabase: wire }: Static<typeof MetabaseSettingsResponse>): MetabaseSettings {
+function fromWire({ metabase: wire }: MetabaseSettingsResponse): MetabaseSettings {
   return {
     siteUrl: wire.site_url,
     secretKeySet: wire.secret_key_set,

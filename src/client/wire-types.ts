@@ -751,3 +751,49 @@ export type ConnectionCheckResult = {
     | null;
   durationMs: number;
 };
+export type MetabaseSettingsResponse = {
+  success: 1;
+  metabase: {
+    created_at: string;
+    updated_at: string;
+    site_url: string;
+    secret_key_set: true;
+    max_expires_in: number;
+  };
+};
+export type MintMetabaseTokenBody = {
+  expires_in?: number | undefined;
+  viewer?:
+    | {
+        attributes?:
+          | {
+              [x: string]: unknown;
+            }
+          | undefined;
+        id: string;
+      }
+    | undefined;
+  user_group_id: string;
+  params: {
+    [x: string]: string;
+  };
+  resource: {
+    dashboard?: number | undefined;
+    question?: number | undefined;
+  };
+};
+export type MintMetabaseTokenResponse = {
+  success: 1;
+  metabase_token: {
+    params: {
+      [x: string]: string | number | boolean | (string | number | boolean)[];
+    };
+    token: string;
+    expires_at: string;
+    url: string;
+    resource: {
+      dashboard?: number | undefined;
+      question?: number | undefined;
+    };
+  };
+};

@@ -14,6 +14,7 @@ import type * as DataSourceSchemas from '../../src/data-sources/http/data-source
 import type { DataSourceCredentials, DataSourceView } from '../../src/data-sources/data-source.js';
 import type { DataSourceUpdate } from '../../src/data-sources/data-source-service.js';
 import type { ConnectionCheckResult } from '../../src/data-sources/connection-check.js';
+import type * as Metabase from '../../src/metabase/http/metabase-schemas.js';
 import { WIRE_TYPES, WIRE_TYPES_FILE, wireTypesSource } from '../../scripts/wire-types.js';
 
 /** `true` when each of A and B is assignable to the other: the same values, whatever the type's spelling. */
@@ -61,6 +62,9 @@ const SAME = {
   DataSourceCredentials: true satisfies Same<Wire.DataSourceCredentials, DataSourceCredentials>,
   DataSourceUpdate: true satisfies Same<Wire.DataSourceUpdate, DataSourceUpdate>,
   ConnectionCheckResult: true satisfies Same<Wire.ConnectionCheckResult, ConnectionCheckResult>,
+  MetabaseSettingsResponse: true satisfies Same<Wire.MetabaseSettingsResponse, Static<typeof Metabase.MetabaseSettingsResponse>>,
+  MintMetabaseTokenBody: true satisfies Same<Wire.MintMetabaseTokenBody, Metabase.MintMetabaseTokenBody>,
+  MintMetabaseTokenResponse: true satisfies Same<Wire.MintMetabaseTokenResponse, Static<typeof Metabase.MintMetabaseTokenResponse>>,
 };
 
 describe('src/client/wire-types.ts', () => {

@@ -92,8 +92,8 @@ describe("Cube's checkAuth with createCubeCheckAuth (docs/integrations/cube.md)"
     mkdirSync(gateway, { recursive: true });
     writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', main: 'index.js' }));
     writeFileSync(join(gateway, 'index.js'), HANDLER_ERROR_SOURCE);
-    // The light package (packages/embed, built by npm run build), as a Cube project installs it.
-    symlinkSync(join(ROOT, 'packages/embed'), join(conf, 'node_modules/user-group-service-embed'), 'dir');
+    // The light package's name (packages/dashboard exports the server package's ./embed as it is): this checkout.
+    symlinkSync(ROOT, join(conf, 'node_modules/user-group-service-dashboard'), 'dir');
     process.env['UGS_URL'] = server.url;
     process.env['UGS_API_KEY'] = dashboardKey;
     const load = createRequire(join(conf, 'cube.js'));
