@@ -11,6 +11,7 @@ import { hierarchyStoreConformance } from './hierarchy-store-conformance.js';
 import { usageStoreConformance } from './usage-store-conformance.js';
 import { webhookStoreConformance } from './webhook-store-conformance.js';
 import { dataSourceStoreConformance } from './data-source-store-conformance.js';
+import { metabaseStoreConformance } from './metabase-store-conformance.js';
 import { newGroup as groupFixture } from '../helpers/new-group.js';
 import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
 import { deleteGroup, insertGroup, replaceToken, updateGroup } from '../helpers/group-writes.js';
@@ -743,4 +744,5 @@ export function storeConformance(fixture: StoreFixture): void {
   consoleSessionStoreConformance(fixture);
   webhookStoreConformance(fixture);
   dataSourceStoreConformance(fixture);
+  metabaseStoreConformance(fixture);
 }
