@@ -1,7 +1,7 @@
 // cube.js: Cube's configuration, with sessions of the user group service (docs/integrations/cube.md).
-// This checkAuth refuses a bad token whatever NODE_ENV says; run Cube with NODE_ENV=production all the same, so
-// Cube's own checks stay on. UGS_URL is the service's base URL, UGS_API_KEY a dashboard key of the environment
-// (`ugs keys create --access dashboard`), which reads the revocation feed and nothing else.
+// UGS_URL is the service's base URL, UGS_API_KEY a dashboard key of the environment (`ugs keys create --access
+// dashboard`): the helper reads the revocation feed with it. Run Cube with NODE_ENV=production and without
+// CUBEJS_DEV_MODE all the same: dev mode serves Cube's Playground and turns its built-in checks off.
 const { CubejsHandlerError } = require('@cubejs-backend/api-gateway');
 const { bindQueryToSession } = require('./query-rewrite');
 

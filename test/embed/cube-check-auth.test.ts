@@ -1,230 +1,196 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { decodeJwt, generateKeyPair, type JWTPayload } from 'jose';
-import jsonwebtoken from 'jsonwebtoken';
-import jwkToPem from 'jwk-to-pem';
+import { decodeJwt, generateKeyPair } from 'jose';
 import { createCubeCheckAuth, type CubeCheckAuth } from 'user-group-service/embed';
 import { buildForSuite } from '../helpers/build.js';
 import { mintToken } from '../helpers/embed-sessions.js';
-import { forgeries, startAttacker, type Attacker } from '../helpers/forged-tokens.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
+import { forgeries, startAttacker, type Attacker, type Forgery } from '../helpers/forged-tokens.js';
+import type { ApiClient } from '../helpers/http-client.js';
+import { eventually } from '../helpers/webhook-receiver.js';
+import { cubeBuiltInRequest, cubeRequest, type CubeAnswer, type CubeJwtOptions } from './cube-gateway.js';
+import { cubeFolder, type CubeFolder } from './cube-folder.js';
 
 /**
- * docs/integrations/cube.md against a live service. Cube's gateway does not install here (its dependencies download
- * Cube Store from GitHub at install), so its two pieces the page relies on are replayed from its source
- * (cube-js/cube, packages/cubejs-api-gateway/src): gateway.ts's checkAuthWrapper and wrapCheckAuth (the header
- * without its scheme goes to checkAuth; a CubejsHandlerError answers with its status, any other error with a 500),
- * and jwk.ts with createDefaultCheckAuth (CUBEJS_JWK_URL: every key of the set through jwk-to-pem, then
- * jsonwebtoken.verify), with Cube's own libraries.
+ * createCubeCheckAuth and docs/integrations/cube.md's cube.js against a live service, called as Cube's gateway calls a
+ * checkAuth and answered as it answers (cube-gateway.ts replays both from Cube's source), with Cube's error class
+ * resolved from a Cube folder (cube-folder.ts). Cube's built-in check, replayed with its own jsonwebtoken and
+ * jwk-to-pem, is held to the same tokens.
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const jwtOptions = (url: string, query = '?alg=ES256'): CubeJwtOptions => ({
+  jwkUrl: `${url}/.well-known/jwks.json${query}`,
+  algorithms: ['ES256'],
+  issuer: ['user-group-service'],
+  audience: 'embedded-dashboards',
+});
 
-/** Cube's class, with its constructor (CubejsHandlerError.ts); the stand-in module below exports this text. */
-const HANDLER_ERROR_SOURCE = `class CubejsHandlerError extends Error {
-  constructor(status, type, message) { super(message || type); this.status = status; this.type = type; }
-}
-module.exports = { CubejsHandlerError };
-`;
-type HandlerError = Error & { status: number; type: string };
-type HandlerErrorClass = new (status: number, type: string, message: string) => HandlerError;
-type CheckAuth = (req: { securityContext?: unknown }, auth?: string) => Promise<unknown>;
-
-interface CubeAnswer {
-  status: number;
-  error?: string;
-  securityContext?: Record<string, unknown>;
+/** Cube's answer says why and nothing of the token: not the token, nor any of its three parts. */
+function assertQuotesNothingOf(answer: CubeAnswer, token: string, what: string): void {
+  const text = JSON.stringify(answer.body);
+  for (const part of [token, ...token.split('.').filter((p) => p.length > 8)]) assert.ok(!text.includes(part), `${what}: the answer quotes the token`);
 }
 
-/** gateway.ts's checkAuthWrapper around wrapCheckAuth, for one request's Authorization header. */
-async function cubeRequest(checkAuth: CheckAuth, HandlerError: HandlerErrorClass, header?: string): Promise<CubeAnswer> {
-  const parts = header?.split(' ', 2);
-  const token = parts === undefined ? undefined : parts.length === 1 ? parts[0] : parts[1];
-  const req: { securityContext?: Record<string, unknown> } = {};
-  try {
-    const result = (await checkAuth(req, token)) as { security_context?: Record<string, unknown> } | undefined;
-    if (result?.security_context) req.securityContext = result.security_context;
-    return { status: 200, securityContext: req.securityContext! };
-  } catch (error) {
-    if (error instanceof HandlerError) return { status: error.status, error: error.message };
-    return { status: 500, error: String(error) };
-  }
-}
-
-/** jwk.ts's fetcher and createDefaultCheckAuth's verification, with CUBEJS_JWK_URL, issuer, audience and algorithms. */
-async function cubeBuiltInCheck(jwkUrl: string, token: string): Promise<JWTPayload> {
-  const json = (await (await fetch(jwkUrl)).json()) as { keys: (jwkToPem.JWK & { kid: string })[] };
-  const pems = new Map<string, string>();
-  for (const jwk of json.keys) pems.set(jwk.kid, jwkToPem(jwk));
-  const decoded = jsonwebtoken.decode(token, { complete: true });
-  if (!decoded?.header.kid) throw new Error('Unable to decode JWT key');
-  const pem = pems.get(decoded.header.kid);
-  if (!pem) throw new Error(`Unable to verify, JWK with kid: "${decoded.header.kid}" not found`);
-  return jsonwebtoken.verify(token, pem, {
-    algorithms: ['ES256', 'RS256'],
-    issuer: 'user-group-service',
-    audience: 'embedded-dashboards',
-  }) as JWTPayload;
+async function forgedTokens(url: string, token: string, attacker: Attacker): Promise<Forgery[]> {
+  const jwks = (await (await fetch(`${url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
+  const real = { kid: jwks.keys[0]!.kid, alg: 'ES256' as const, publicJwk: jwks.keys[0]! };
+  const other = { alg: 'EdDSA' as const, privateKey: (await generateKeyPair('EdDSA')).privateKey };
+  const forged = await forgeries(decodeJwt(token), real, attacker, other);
+  assert.ok(forged.some((f) => /alg none/.test(f.what)) && forged.some((f) => /HS256 keyed with the public key/.test(f.what)));
+  return forged;
 }
 
 describe("Cube's checkAuth with createCubeCheckAuth (docs/integrations/cube.md)", () => {
   const server = buildForSuite();
-  let HandlerError: HandlerErrorClass;
-  let documented: { checkAuth: CheckAuth; queryRewrite: (query: object, context: { securityContext: unknown }) => object };
-  let checkAuth: CubeCheckAuth;
   let dashboardKey: string;
+  let cube: CubeFolder;
+  let fast: CubeCheckAuth;
   let attacker: Attacker;
-  let removeConf = () => {};
   before(async () => {
-    ({ key: dashboardKey } = await server.services.apiKeys.create({ environment: 'Customer', access: 'dashboard' }));
+    dashboardKey = (await server.client({ access: 'dashboard' })).key!;
     await server.api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } });
     await server.api.getOrCreate({ user_group_id: 'acme-labs', name: 'Acme Labs', parent_user_group_id: 'acme' });
-    // Cube's conf folder, as its Docker image has it: cube.js and what it requires, beside node_modules.
-    const confDir = makeTempDir('cube-conf');
-    removeConf = confDir.remove;
-    const conf = confDir.path;
-    for (const file of ['cube.js', 'query-rewrite.js', 'package.json']) cpSync(join(ROOT, 'examples/cube', file), join(conf, file));
-    const gateway = join(conf, 'node_modules/@cubejs-backend/api-gateway');
-    mkdirSync(gateway, { recursive: true });
-    writeFileSync(join(gateway, 'package.json'), JSON.stringify({ name: '@cubejs-backend/api-gateway', main: 'index.js' }));
-    writeFileSync(join(gateway, 'index.js'), HANDLER_ERROR_SOURCE);
-    // The light package's name (packages/dashboard exports the server package's ./embed as it is): this checkout.
-    symlinkSync(ROOT, join(conf, 'node_modules/user-group-service-dashboard'), 'dir');
-    process.env['UGS_URL'] = server.url;
-    process.env['UGS_API_KEY'] = dashboardKey;
-    const load = createRequire(join(conf, 'cube.js'));
-    documented = load('./cube.js');
-    ({ CubejsHandlerError: HandlerError } = load('@cubejs-backend/api-gateway'));
-    checkAuth = createCubeCheckAuth({
-      serviceUrl: server.url,
-      apiKey: dashboardKey,
-      revocationPollMs: 50,
-      CubejsHandlerError: HandlerError,
-    });
+    cube = await cubeFolder({ UGS_URL: server.url, UGS_API_KEY: dashboardKey });
+    // The helper as cube.js makes it, polling the feed faster than its 10 s, so that a revocation shows soon.
+    fast = createCubeCheckAuth({ serviceUrl: server.url, apiKey: dashboardKey, revocationPollMs: 50, CubejsHandlerError: cube.CubejsHandlerError });
     attacker = await startAttacker('ES256');
   });
   after(async () => {
-    await checkAuth?.close();
+    await fast?.close();
     await attacker?.host.close();
-    removeConf();
+    cube?.remove();
   });
 
-  it("the documented cube.js hands Cube a writable copy of a live session's claims", async () => {
+  it("the documented cube.js gives Cube a writable copy of a live session's claims, whatever form the header takes", async () => {
     const token = await mintToken(server.api, 'acme');
-    const answer = await cubeRequest(documented.checkAuth, HandlerError, `Bearer ${token}`);
-    assert.equal(answer.status, 200, answer.error);
-    assert.deepEqual(answer.securityContext, decodeJwt(token));
-    // Cube and its hooks write into the context (ESM is strict: a frozen object would throw here).
-    answer.securityContext!['cubeCloud'] = { groups: ['viewer'] };
-    (answer.securityContext!['props'] as Record<string, unknown>)['region'] = 'changed';
-    assert.equal(answer.securityContext!['cubeCloud'] !== undefined, true);
-    assert.equal((await cubeRequest(documented.checkAuth, HandlerError, token)).status, 200, 'a header without a scheme too');
+    for (const headers of [bearer(token), { authorization: token }, { 'x-cube-authorization': `Bearer ${token}` }]) {
+      const answer = await cubeRequest(cube.config.checkAuth, cube.CubejsHandlerError, headers);
+      assert.equal(answer.status, 200, answer.body?.error);
+      assert.deepEqual(answer.securityContext, decodeJwt(token), Object.keys(headers)[0]);
+    }
+    // Cube and its hooks write into the context (this file is ESM, so strict: a frozen object would throw here).
+    const context = (await cubeRequest(cube.config.checkAuth, cube.CubejsHandlerError, bearer(token))).securityContext!;
+    context['cubeCloud'] = { groups: ['viewer'] };
+    (context['props'] as Record<string, unknown>)['region'] = 'changed';
+    assert.deepEqual(context['cubeCloud'], { groups: ['viewer'] });
+    // Each request gets its own copy: the next one sees the token's claims, not the writes.
+    assert.deepEqual((await cubeRequest(cube.config.checkAuth, cube.CubejsHandlerError, bearer(token))).securityContext, decodeJwt(token));
   });
 
-  it("refuses with Cube's 403: no header, forged tokens, alg none, HS256 under the public key, a Testing session", async () => {
-    assert.deepEqual(await cubeRequest(documented.checkAuth, HandlerError, undefined), {
-      status: 403,
-      error: 'No embed token: send it in the Authorization header',
-    });
+  it("refuses with Cube's own 403, saying why and quoting nothing: no header, every forgery (alg none, HS256 under the public key…), a Testing session", async () => {
+    const missing = await cubeRequest(cube.config.checkAuth, cube.CubejsHandlerError, {});
+    assert.deepEqual(missing.body, { error: 'No embed token: send it in the Authorization header' });
+    assert.equal(missing.status, 403);
     const token = await mintToken(server.api, 'acme');
-    const jwks = (await (await fetch(new URL('/.well-known/jwks.json', server.url))).json()) as { keys: { kid: string }[] };
-    const real = { kid: jwks.keys[0]!.kid, alg: 'ES256' as const, publicJwk: jwks.keys[0]! };
-    const other = { alg: 'EdDSA' as const, privateKey: (await generateKeyPair('EdDSA')).privateKey };
-    const forged = await forgeries(decodeJwt(token), real, attacker, other);
-    assert.ok(forged.some((f) => /none/.test(f.what)) && forged.some((f) => /HS256/.test(f.what)));
-    for (const { what, token: forgery } of forged) {
-      assert.deepEqual(await cubeRequest(checkAuth, HandlerError, forgery), { status: 403, error: 'Invalid embed token' }, what);
+    for (const { what, token: forgery } of await forgedTokens(server.url, token, attacker)) {
+      const answer = await cubeRequest(cube.config.checkAuth, cube.CubejsHandlerError, bearer(forgery));
+      assert.deepEqual([answer.status, answer.body], [403, { error: 'Invalid embed token' }], what);
+      assert.equal(answer.logged?.name, 'EmbedTokenError', `${what}: Cube logs the verifier's reason`);
+      assertQuotesNothingOf(answer, forgery, what);
     }
     const testing = await server.client({ environment: 'Testing', access: 'read-write' });
     await testing.getOrCreate({ user_group_id: 'acme', name: 'Acme' });
-    assert.equal((await cubeRequest(checkAuth, HandlerError, await mintToken(testing, 'acme'))).status, 403);
+    const answer = await cubeRequest(cube.config.checkAuth, cube.CubejsHandlerError, bearer(await mintToken(testing, 'acme')));
+    assert.deepEqual([answer.status, answer.body], [403, { error: 'Invalid embed token' }]);
     assert.deepEqual(attacker.host.requests, []);
   });
 
-  it('refuses a session ended by DELETE once the revocation feed says so, which Cube alone never reads', async () => {
+  it("refuses a session ended by DELETE once the feed lists it, which Cube's built-in check never reads", async () => {
     const token = await mintToken(server.api, 'acme');
-    assert.equal((await cubeRequest(checkAuth, HandlerError, token)).status, 200);
+    assert.equal((await cubeRequest(fast, cube.CubejsHandlerError, bearer(token))).status, 200);
     const ended = await server.api.call('DELETE', undefined, { path: `/api/embed_sessions/${decodeJwt(token).jti}` });
     assert.equal(ended.status, 200, ended.text);
-    let answer = await cubeRequest(checkAuth, HandlerError, token);
-    while (answer.status === 200) {
-      await sleep(20);
-      answer = await cubeRequest(checkAuth, HandlerError, token);
-    }
-    assert.deepEqual(answer, { status: 403, error: 'The embed session has been ended' });
-    // Cube's built-in check, on the same token, still lets it through: it has no revocation.
-    assert.equal((await cubeBuiltInCheck(new URL('/.well-known/jwks.json', server.url).href, token)).sub, 'acme');
+    const refused = await eventually(
+      async () => {
+        const answer = await cubeRequest(fast, cube.CubejsHandlerError, bearer(token));
+        return answer.status === 200 ? undefined : answer;
+      },
+      10_000,
+      'the revocation reaching the verifier',
+    );
+    assert.deepEqual([refused.status, refused.body], [403, { error: 'The embed session has been ended' }]);
+    assertQuotesNothingOf(refused, token, 'revoked');
+    const builtIn = await cubeBuiltInRequest(jwtOptions(server.url), cube.CubejsHandlerError, bearer(token));
+    assert.equal(builtIn.securityContext?.['sub'], 'acme', 'the built-in check still lets it through');
   });
 
-  it('fails closed with a 503 while revocations cannot be read (a key the feed refuses)', async () => {
-    const refused = createCubeCheckAuth({ serviceUrl: server.url, apiKey: 'ugs_live_notakey', CubejsHandlerError: HandlerError });
+  it('fails closed: while the revocations cannot be read (here, a key the feed refuses) every session is a 503 saying so', async () => {
+    const refusedKey = createCubeCheckAuth({ serviceUrl: server.url, apiKey: 'ugs_live_notakey', CubejsHandlerError: cube.CubejsHandlerError });
     try {
-      const answer = await cubeRequest(refused, HandlerError, await mintToken(server.api, 'acme'));
-      assert.equal(answer.status, 503, answer.error);
+      const answer = await cubeRequest(refusedKey, cube.CubejsHandlerError, bearer(await mintToken(server.api, 'acme')));
+      assert.deepEqual(answer, {
+        status: 503,
+        body: { error: 'Embed sessions cannot be checked for revocation right now; retry shortly' },
+        logged: answer.logged,
+      });
+      assert.match(answer.logged!.message, /revocation/i);
     } finally {
-      await refused.close();
+      await refusedKey.close();
     }
   });
 
-  it("needs Cube's error class: without it Cube would answer every refusal with a 500", () => {
-    assert.throws(() => createCubeCheckAuth({ serviceUrl: server.url } as never), /CubejsHandlerError/);
-  });
-
-  it("Cube's built-in check (CUBEJS_JWK_URL with ?alg=ES256) accepts a live session and refuses a forged one", async () => {
+  it("without the class given, finds Cube's where cube.js would; where there is none, refuses all the same, and Cube answers 500", async () => {
     const token = await mintToken(server.api, 'acme');
-    assert.equal((await cubeBuiltInCheck(new URL('/.well-known/jwks.json?alg=ES256', server.url).href, token)).sub, 'acme');
-    const jwkUrl = new URL('/.well-known/jwks.json?alg=ES256', server.url).href;
-    const [published] = ((await (await fetch(jwkUrl)).json()) as { keys: { kid: string }[] }).keys;
-    const other = { alg: 'EdDSA' as const, privateKey: (await generateKeyPair('EdDSA')).privateKey };
-    for (const { what, token: forgery } of await forgeries(
-      decodeJwt(token),
-      { kid: published!.kid, alg: 'ES256', publicJwk: published! },
-      attacker,
-      other,
-    )) {
-      await assert.rejects(cubeBuiltInCheck(jwkUrl, forgery), what);
+    const forged = `${token.slice(0, token.lastIndexOf('.'))}.${'A'.repeat(86)}`;
+    const home = process.cwd();
+    let found: CubeCheckAuth;
+    process.chdir(cube.path); // Cube runs in the folder of cube.js
+    try {
+      found = createCubeCheckAuth({ serviceUrl: server.url, apiKey: dashboardKey });
+    } finally {
+      process.chdir(home);
     }
+    const fallback = createCubeCheckAuth({ serviceUrl: server.url, apiKey: dashboardKey }); // the tests' folder has no Cube
+    try {
+      assert.equal(fast.errorClass, 'given');
+      assert.equal(found.errorClass, 'found in Cube');
+      assert.deepEqual((await cubeRequest(found, cube.CubejsHandlerError, bearer(forged))).body, { error: 'Invalid embed token' });
+      assert.equal((await cubeRequest(found, cube.CubejsHandlerError, bearer(forged))).status, 403);
+      assert.equal(fallback.errorClass, 'fallback');
+      const answer = await cubeRequest(fallback, cube.CubejsHandlerError, bearer(forged));
+      assert.deepEqual([answer.status, answer.body], [500, { error: 'CubeAuthRefusal: Invalid embed token' }]);
+      assert.equal((await cubeRequest(fallback, cube.CubejsHandlerError, bearer(token))).status, 200);
+    } finally {
+      await found.close();
+      await fallback.close();
+    }
+    assert.equal(process.cwd(), home);
   });
 
-  it('the documented queryRewrite binds every query to the group, its subtree and a viewer region, and refuses a context without a group', () => {
-    const query = { measures: ['orders.count'], filters: [{ member: 'orders.status', operator: 'equals', values: ['paid'] }] };
-    const rewrite = (securityContext: unknown) => documented.queryRewrite(structuredClone(query), { securityContext });
-    assert.deepEqual(rewrite({ sub: 'acme' }), {
-      ...query,
-      filters: [...query.filters, { member: 'orders.tenant_id', operator: 'equals', values: ['acme'] }],
-    });
-    assert.deepEqual(rewrite({ sub: 'acme', desc: ['acme-labs'] }), {
-      ...query,
-      filters: [...query.filters, { member: 'orders.tenant_id', operator: 'equals', values: ['acme', 'acme-labs'] }],
-    });
-    assert.deepEqual((rewrite({ sub: 'acme', vid: 'ann', vat: { region: 'eu' } }) as { filters: unknown[] }).filters.slice(-2), [
-      { member: 'orders.tenant_id', operator: 'equals', values: ['acme'] },
-      { member: 'orders.region', operator: 'equals', values: ['eu'] },
-    ]);
-    for (const context of [undefined, {}, { sub: '' }, { sub: 7 }]) assert.throws(() => rewrite(context), /No user group/);
+  it('needs an API key: without the revocation feed it would add nothing to the built-in check', () => {
+    for (const apiKey of [undefined, '']) {
+      assert.throws(() => createCubeCheckAuth({ serviceUrl: server.url, apiKey } as never), { name: 'TypeError', message: /apiKey/ });
+    }
+    assert.throws(() => createCubeCheckAuth({ serviceUrl: server.url, apiKey: dashboardKey, CubejsHandlerError: {} as never }), /Cube's class/);
   });
 });
 
-describe("Cube's built-in check and a key set holding an Ed25519 key", () => {
-  const server = buildForSuite({ embed: { algorithm: 'EdDSA' } });
-
-  it('cannot read the whole set (jwk-to-pem has no Ed25519), which is why the page gives CUBEJS_JWK_URL ?alg=ES256', async () => {
-    await server.api.getOrCreate({ user_group_id: 'acme', name: 'Acme' });
-    const token = await mintToken(server.api, 'acme');
-    await assert.rejects(cubeBuiltInCheck(new URL('/.well-known/jwks.json', server.url).href, token), /Unsupported key type|OKP/i);
-    await assert.rejects(cubeBuiltInCheck(new URL('/.well-known/jwks.json?alg=ES256', server.url).href, token), /not found/);
+describe('an expired session', () => {
+  // Minted two hours ago by the service's clock (its check against the store's clock widened to match), so its
+  // exp (10 minutes later) is long past now.
+  const past = buildForSuite({ now: () => Date.now() - 2 * 3600_000, embed: { clockOffsetMaxMs: 3 * 3600_000 } });
+  let checkAuth: CubeCheckAuth;
+  let cube: CubeFolder;
+  let token: string;
+  before(async () => {
+    const dashboard: ApiClient = await past.client({ access: 'dashboard' });
+    cube = await cubeFolder({ UGS_URL: past.url, UGS_API_KEY: dashboard.key! });
+    checkAuth = createCubeCheckAuth({ serviceUrl: past.url, apiKey: dashboard.key!, CubejsHandlerError: cube.CubejsHandlerError });
+    await past.api.getOrCreate({ user_group_id: 'acme', name: 'Acme' });
+    const res = await past.api.call('POST', { user_group_id: 'acme', expires_in: 600 }, { path: '/api/embed_sessions' });
+    assert.equal(res.status, 201, res.text);
+    token = res.json.embed_session.token as string;
   });
-});
+  after(async () => {
+    await checkAuth?.close();
+    cube?.remove();
+  });
 
-describe('docs/integrations/cube.md', () => {
-  it('holds each example file it shows, exactly', () => {
-    const page = readFileSync(join(ROOT, 'docs/integrations/cube.md'), 'utf8');
-    for (const file of ['cube.js', 'query-rewrite.js', 'model/orders.yml']) {
-      assert.ok(page.includes(readFileSync(join(ROOT, 'examples/cube', file), 'utf8')), `the page shows examples/cube/${file} as it is`);
-    }
+  it("is Cube's 403 saying it has expired, from the helper and from the built-in check", async () => {
+    assert.ok(decodeJwt(token).exp! < Date.now() / 1000 - 3600);
+    const answer = await cubeRequest(checkAuth, cube.CubejsHandlerError, bearer(token));
+    assert.deepEqual([answer.status, answer.body], [403, { error: 'The embed session has expired' }]);
+    assertQuotesNothingOf(answer, token, 'expired');
+    const builtIn = await cubeBuiltInRequest(jwtOptions(past.url), cube.CubejsHandlerError, bearer(token));
+    assert.deepEqual([builtIn.status, builtIn.body, builtIn.logged?.name], [403, { error: 'Invalid token' }, 'TokenExpiredError']);
   });
 });
