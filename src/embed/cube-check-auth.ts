@@ -52,7 +52,7 @@ export function createCubeCheckAuth(options: CubeCheckAuthOptions): CubeCheckAut
   const { CubejsHandlerError: given, ...verifierOptions } = options;
   if (typeof options.apiKey !== 'string' || options.apiKey === '') {
     throw new TypeError(
-      'createCubeCheckAuth needs apiKey (a dashboard key of the environment) to read the revocation feed: without it an ended session stays good until its exp, which Cube\'s built-in check already gives',
+      "createCubeCheckAuth needs apiKey (a dashboard key of the environment) to read the revocation feed: without it an ended session stays good until its exp, which Cube's built-in check already gives",
     );
   }
   if (given !== undefined && typeof given !== 'function') {

@@ -44,7 +44,12 @@ describe("Cube's built-in check: CUBEJS_JWK_URL=…/.well-known/jwks.json?alg=ES
     assert.deepEqual([accepted.status, accepted.securityContext], [200, decodeJwt(token)]);
     const [published] = ((await (await fetch(jwt.jwkUrl)).json()) as { keys: { kid: string }[] }).keys;
     const other = { alg: 'EdDSA' as const, privateKey: (await generateKeyPair('EdDSA')).privateKey };
-    for (const { what, token: forgery } of await forgeries(decodeJwt(token), { kid: published!.kid, alg: 'ES256', publicJwk: published! }, attacker, other)) {
+    for (const { what, token: forgery } of await forgeries(
+      decodeJwt(token),
+      { kid: published!.kid, alg: 'ES256', publicJwk: published! },
+      attacker,
+      other,
+    )) {
       const answer = await cubeBuiltInRequest(jwt, HandlerError, bearer(forgery));
       assert.equal(answer.status, 403, what);
       assert.equal(answer.securityContext, undefined, what);
@@ -56,7 +61,7 @@ describe("Cube's built-in check: CUBEJS_JWK_URL=…/.well-known/jwks.json?alg=ES
     assert.deepEqual(attacker.host.requests, []);
   });
 
-  it("outside production (NODE_ENV not production, or CUBEJS_DEV_MODE) lets anything through with no security context, which the documented queryRewrite refuses", async () => {
+  it('outside production (NODE_ENV not production, or CUBEJS_DEV_MODE) lets anything through with no security context, which the documented queryRewrite refuses', async () => {
     const jwt = jwtOptions(server.url, '?alg=ES256');
     const token = await mintToken(server.api, 'acme');
     const forged = `${token.slice(0, token.lastIndexOf('.'))}.${'A'.repeat(86)}`;
@@ -94,7 +99,11 @@ describe("Cube's built-in check and a key set holding an Ed25519 key", () => {
     const token = await mintToken(api, 'acme');
     assert.equal(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).alg, 'ES256');
     const whole = await cubeBuiltInRequest(jwtOptions(server.url, ''), HandlerError, bearer(token));
-    assert.deepEqual([whole.status, whole.body], [403, { error: 'Invalid token' }], 'every token refused while the Ed25519 key is in the set');
+    assert.deepEqual(
+      [whole.status, whole.body],
+      [403, { error: 'Invalid token' }],
+      'every token refused while the Ed25519 key is in the set',
+    );
     assert.match(String(whole.logged?.message), /Unsupported key type|OKP/i);
     const filtered = await cubeBuiltInRequest(jwtOptions(server.url, '?alg=ES256'), HandlerError, bearer(token));
     assert.deepEqual([filtered.status, filtered.securityContext?.['sub']], [200, 'acme']);

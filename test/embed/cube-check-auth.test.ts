@@ -27,7 +27,8 @@ const jwtOptions = (url: string, query = '?alg=ES256'): CubeJwtOptions => ({
 /** Cube's answer says why and nothing of the token: not the token, nor any of its three parts. */
 function assertQuotesNothingOf(answer: CubeAnswer, token: string, what: string): void {
   const text = JSON.stringify(answer.body);
-  for (const part of [token, ...token.split('.').filter((p) => p.length > 8)]) assert.ok(!text.includes(part), `${what}: the answer quotes the token`);
+  for (const part of [token, ...token.split('.').filter((p) => p.length > 8)])
+    assert.ok(!text.includes(part), `${what}: the answer quotes the token`);
 }
 
 async function forgedTokens(url: string, token: string, attacker: Attacker): Promise<Forgery[]> {
@@ -51,7 +52,12 @@ describe("Cube's checkAuth with createCubeCheckAuth (docs/integrations/cube.md)"
     await server.api.getOrCreate({ user_group_id: 'acme-labs', name: 'Acme Labs', parent_user_group_id: 'acme' });
     cube = await cubeFolder({ UGS_URL: server.url, UGS_API_KEY: dashboardKey });
     // The helper as cube.js makes it, polling the feed faster than its 10 s, so that a revocation shows soon.
-    fast = createCubeCheckAuth({ serviceUrl: server.url, apiKey: dashboardKey, revocationPollMs: 50, CubejsHandlerError: cube.CubejsHandlerError });
+    fast = createCubeCheckAuth({
+      serviceUrl: server.url,
+      apiKey: dashboardKey,
+      revocationPollMs: 50,
+      CubejsHandlerError: cube.CubejsHandlerError,
+    });
     attacker = await startAttacker('ES256');
   });
   after(async () => {
@@ -114,7 +120,11 @@ describe("Cube's checkAuth with createCubeCheckAuth (docs/integrations/cube.md)"
   });
 
   it('fails closed: while the revocations cannot be read (here, a key the feed refuses) every session is a 503 saying so', async () => {
-    const refusedKey = createCubeCheckAuth({ serviceUrl: server.url, apiKey: 'ugs_live_notakey', CubejsHandlerError: cube.CubejsHandlerError });
+    const refusedKey = createCubeCheckAuth({
+      serviceUrl: server.url,
+      apiKey: 'ugs_live_notakey',
+      CubejsHandlerError: cube.CubejsHandlerError,
+    });
     try {
       const answer = await cubeRequest(refusedKey, cube.CubejsHandlerError, bearer(await mintToken(server.api, 'acme')));
       assert.deepEqual(answer, {
@@ -160,7 +170,10 @@ describe("Cube's checkAuth with createCubeCheckAuth (docs/integrations/cube.md)"
     for (const apiKey of [undefined, '']) {
       assert.throws(() => createCubeCheckAuth({ serviceUrl: server.url, apiKey } as never), { name: 'TypeError', message: /apiKey/ });
     }
-    assert.throws(() => createCubeCheckAuth({ serviceUrl: server.url, apiKey: dashboardKey, CubejsHandlerError: {} as never }), /Cube's class/);
+    assert.throws(
+      () => createCubeCheckAuth({ serviceUrl: server.url, apiKey: dashboardKey, CubejsHandlerError: {} as never }),
+      /Cube's class/,
+    );
   });
 });
 

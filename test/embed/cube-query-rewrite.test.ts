@@ -34,7 +34,9 @@ describe("the documented queryRewrite on live sessions' security contexts", () =
   async function contextOf(body: object): Promise<Record<string, unknown>> {
     const res = await server.api.call('POST', body, { path: '/api/embed_sessions' });
     assert.equal(res.status, 201, res.text);
-    const answer = await cubeRequest(cube.config.checkAuth, cube.CubejsHandlerError, { authorization: `Bearer ${res.json.embed_session.token}` });
+    const answer = await cubeRequest(cube.config.checkAuth, cube.CubejsHandlerError, {
+      authorization: `Bearer ${res.json.embed_session.token}`,
+    });
     assert.equal(answer.status, 200, answer.body?.error);
     return answer.securityContext!;
   }
