@@ -32,8 +32,8 @@ function assertQuotesNothingOf(answer: CubeAnswer, token: string, what: string):
 }
 
 async function forgedTokens(url: string, token: string, attacker: Attacker): Promise<Forgery[]> {
-  const jwks = (await (await fetch(`${url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
-  const real = { kid: jwks.keys[0]!.kid, alg: 'ES256' as const, publicJwk: jwks.keys[0]! };
+  const jwks = (await (await fetch(`${url}/.well-known/jwks.json`)).json()) as { keys: { kid: string; alg: 'ES256' }[] };
+  const real = { kid: jwks.keys[0]!.kid, alg: jwks.keys[0]!.alg, publicJwk: jwks.keys[0]! };
   const other = { alg: 'EdDSA' as const, privateKey: (await generateKeyPair('EdDSA')).privateKey };
   const forged = await forgeries(decodeJwt(token), real, attacker, other);
   assert.ok(forged.some((f) => /alg none/.test(f.what)) && forged.some((f) => /HS256 keyed with the public key/.test(f.what)));
@@ -164,6 +164,14 @@ describe("Cube's checkAuth with createCubeCheckAuth (docs/integrations/cube.md)"
       await fallback.close();
     }
     assert.equal(process.cwd(), home);
+  });
+
+  it('refuses with a 500 once closed: a check that cannot run lets nothing through', async () => {
+    const closed = createCubeCheckAuth({ serviceUrl: server.url, apiKey: dashboardKey, CubejsHandlerError: cube.CubejsHandlerError });
+    await closed.close();
+    const answer = await cubeRequest(closed, cube.CubejsHandlerError, bearer(await mintToken(server.api, 'acme')));
+    assert.deepEqual([answer.status, answer.body], [500, { error: 'The embed token could not be checked' }]);
+    assert.match(String(answer.logged?.message), /closed/);
   });
 
   it('needs an API key: without the revocation feed it would add nothing to the built-in check', () => {
