@@ -1,12 +1,14 @@
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { DEFAULT_ACTIVITY_FLUSH_MS, type Config } from '../platform/config.js';
-import { keysOfAnotherAlgorithm, refreshSigningKeyring, loadSigningKeyring, SIGNING_KEY_POLL_MS } from '../signing-keys/signing-keys.js';
+import { refreshSigningKeyring, loadSigningKeyring, SIGNING_KEY_POLL_MS } from '../signing-keys/signing-keys.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from '../platform/http/logger.js';
 import type { TypedApp } from '../platform/http/typed-app.js';
 import { SECRET_POLL_MS } from './server-secret.js';
 import { openCore, type Core } from './core.js';
+import { warnOfAnotherSigningAlgorithm } from './signing-algorithm-warning.js';
 import { webhookWorkerFor } from '../webhooks/delivery/webhook-worker.js';
 
 /**
@@ -100,12 +102,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const core = await openCore({ ...config, storeLog: logger });
   if (core.storeStatus.appliedMigrations.length > 0) logger.info({ migrations: core.storeStatus.appliedMigrations }, 'applied migrations');
-  const configured = config.embed.algorithm;
-  for (const { environment, signing } of keysOfAnotherAlgorithm(core.signingKeys, configured))
-    logger.warn(
-      { environment, signing, configured },
-      `${environment} embed tokens are signed with ${signing}, UGS_EMBED_ALGORITHM is ${configured}: \`ugs signing-keys rotate --environment ${environment}\` moves to it (verifiers that read both keep working through the rotation; one that reads only ${configured} uses /.well-known/jwks.json?alg=${configured})`,
-    );
+  // Under UGS_WORKERS the primary said it, once for all its workers.
+  if (!cluster.isWorker) warnOfAnotherSigningAlgorithm(core.signingKeys, config.embed.algorithm, logger);
   try {
     const serving = await startServing(core, { ...config, logger });
     return {

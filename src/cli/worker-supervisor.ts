@@ -3,6 +3,7 @@ import type { Config } from '../platform/config.js';
 import { createLogger } from '../platform/http/logger.js';
 import { serveClusterMetrics } from '../app/metrics/cluster-metrics.js';
 import { openCore } from '../app/core.js';
+import { warnOfAnotherSigningAlgorithm } from '../app/signing-algorithm-warning.js';
 
 /** How long past UGS_SHUTDOWN_TIMEOUT_MS a worker may take to exit before it is killed. */
 const KILL_GRACE_MS = 5000;
@@ -22,6 +23,7 @@ export async function superviseWorkers(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const core = await openCore(config);
   if (core.storeStatus.appliedMigrations.length > 0) logger.info({ migrations: core.storeStatus.appliedMigrations }, 'applied migrations');
+  warnOfAnotherSigningAlgorithm(core.signingKeys, config.embed.algorithm, logger);
   await core.close();
   serveClusterMetrics();
 

@@ -144,7 +144,7 @@ const ConfigSchema = Type.Object({
     {
       default: 'ES256',
       description:
-        "Algorithm of new embed signing keys: `ES256` (P-256, which every common JWT library reads), `EdDSA` (Ed25519: smaller and faster, but not read by `jsonwebtoken` with `jwk-to-pem`, Cube's pair) or `RS256`; takes effect at the first start and at the next `ugs signing-keys rotate`: keys already made keep theirs.",
+        "Algorithm of new embed signing keys: `ES256` (P-256, the default because every common JWT library reads it), `EdDSA` (Ed25519: signs faster, with tokens of the same size; read by jose, fast-jwt and PyJWT, not by `jsonwebtoken` with `jwk-to-pem`, Cube's pair) or `RS256`; takes effect at the first start and at the next `ugs signing-keys rotate`: keys already made keep theirs, and the server warns at start while an environment's active key is of another algorithm.",
     },
   ),
   UGS_EMBED_JWKS_MAX_AGE_SECONDS: Type.Integer({

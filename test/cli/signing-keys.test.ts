@@ -7,7 +7,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { runCli } from '../helpers/cli.js';
 import { ApiClient } from '../helpers/http-client.js';
 import { build } from '../helpers/build.js';
-import { Sandbox, STACK_LINE, stopServer } from './cli-support.js';
+import { Sandbox, STACK_LINE, stopServer, waitForOutput } from './cli-support.js';
 
 /** `ugs signing-keys list --json`, one entry. */
 interface SigningKeyView {
@@ -56,30 +56,53 @@ describe('ugs signing-keys and embed keys', () => {
     return JSON.parse(result.stdout) as SigningKeyView[];
   }
 
+  /** The start-time warnings about the signing algorithm in a server's log: one per environment whose key differs. */
+  function algorithmWarnings(output: string): { environment: string; signing: string; configured: string; msg: string }[] {
+    return output
+      .split('\n')
+      .filter((line) => line.includes('"level":40') && line.includes('UGS_EMBED_ALGORITHM is'))
+      .map((line) => JSON.parse(line) as { environment: string; signing: string; configured: string; msg: string });
+  }
+
   it('keeps the keys of a store made with EdDSA after the default became ES256, and says once per environment at start how to move', async () => {
     const dir = sandbox.dir();
-    assert.equal((await sandbox.ugs(dir, ['migrate'], { UGS_EMBED_ALGORITHM: 'EdDSA' })).code, 0);
+    const made = await sandbox.serve(dir, { UGS_EMBED_ALGORITHM: 'EdDSA' });
+    assert.deepEqual(algorithmWarnings(made.output()), [], 'a store signing with the configured algorithm is not warned about');
+    assert.equal(await stopServer(made), 0, made.output());
+
     const upgraded = await sandbox.serve(dir);
-    const warnings = upgraded
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('"level":40') && line.includes('signing-keys rotate'));
+    const warnings = algorithmWarnings(upgraded.output());
     assert.deepEqual(
-      warnings.map((line) => (JSON.parse(line) as { environment: string; signing: string; configured: string }).environment),
-      ['Customer', 'Testing'],
+      warnings.map((w) => [w.environment, w.signing, w.configured]),
+      [
+        ['Customer', 'EdDSA', 'ES256'],
+        ['Testing', 'EdDSA', 'ES256'],
+      ],
       upgraded.output(),
     );
-    assert.match(warnings[0]!, /"signing":"EdDSA","configured":"ES256"/);
-    assert.match(warnings[0]!, /jwks\.json\?alg=ES256/);
-    await stopServer(upgraded);
+    assert.match(warnings[0]!.msg, /`ugs signing-keys rotate --environment Customer` moves to it/);
+    assert.match(warnings[0]!.msg, /\/\.well-known\/jwks\.json\?alg=ES256\)$/);
+    assert.match(warnings[1]!.msg, /\/\.well-known\/jwks-testing\.json\?alg=ES256\)$/);
+    assert.equal(await stopServer(upgraded), 0, upgraded.output());
     assert.deepEqual(
       (await listKeys(dir)).map((k) => k.algorithm),
       ['EdDSA', 'EdDSA'],
       'the upgrade changes no key',
     );
+
+    // UGS_WORKERS: the primary says it; its workers, which start on the same store, do not repeat it.
+    const workers = await sandbox.serve(dir, { UGS_WORKERS: '2' });
+    await waitForOutput(workers, '"msg":"all workers listening"');
+    assert.deepEqual(
+      algorithmWarnings(workers.output()).map((w) => w.environment),
+      ['Customer', 'Testing'],
+      workers.output(),
+    );
+    assert.equal(await stopServer(workers), 0, workers.output());
+
     const pinned = await sandbox.serve(dir, { UGS_EMBED_ALGORITHM: 'EdDSA' });
-    assert.doesNotMatch(pinned.output(), /signing-keys rotate/);
-    await stopServer(pinned);
+    assert.deepEqual(algorithmWarnings(pinned.output()), [], pinned.output());
+    assert.equal(await stopServer(pinned), 0, pinned.output());
   });
 
   it('lists one active key per environment after the first start, then rotate publishes a pending one in each and says when it signs', async () => {

@@ -96,6 +96,24 @@ describe('embed tokens as the common verifiers read them, with only the JWKS URL
     });
   }
 
+  it('a fresh install with the default settings: jsonwebtoken with jwk-to-pem reads the plain key set, given only its URL, the issuer and the audience', async (t) => {
+    // No embed setting: what a first `ugs serve` makes.
+    const server = await build(t, { kind: 'sqlite' });
+    await server.api.getOrCreate({ user_group_id: 'acme', name: 'Acme' });
+    const token = await mintToken(server.api, 'acme');
+    assert.equal(headerOf(token).alg, 'ES256');
+    const jwksUrl = `${server.url}/.well-known/jwks.json`;
+    const { keys } = (await (await fetch(jwksUrl)).json()) as { keys: JWK[] };
+    // Cube's pair as a dashboard team writes it: every key of the set made a PEM, no algorithm named.
+    const pems = new Map(keys.map((k) => [k.kid, jwkToPem(k as jwkToPem.JWK)]));
+    const claims = jsonwebtoken.verify(token, pems.get(headerOf(token).kid)!, {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    }) as jsonwebtoken.JwtPayload;
+    assert.equal(claims.sub, 'acme');
+    for (const [library, verify] of Object.entries(VERIFIERS)) assert.equal(await verify(jwksUrl, token, 'ES256'), 'acme', library);
+  });
+
   it('a deployment moving from EdDSA to ES256 never locks jsonwebtoken out: ?alg=ES256 is a set it reads through the rotation', async (t) => {
     const dir = makeTempDir('ugs-verifiers-rotation');
     // The rotation is played in the past, so that the new key takes over at the real present: PyJWT, like any verifier,

@@ -24,15 +24,16 @@ export function registerJwks(app: TypedApp, signingKeys: SigningKeyring): void {
             description: `The published ${environment} keys.`,
             examples: {
               keys: {
-                summary: 'One Ed25519 key',
+                summary: 'One P-256 key (ES256, the default algorithm)',
                 value: {
                   keys: [
                     {
-                      kty: 'OKP',
-                      crv: 'Ed25519',
-                      x: '3mmA_CT1LAgvyAuhDe7qqT4HCVz6Mz-73kios5HLJbk',
-                      kid: '0KCL-PW-U5y7eRFJlKRxKNWQXuiVBr7mtBIcrQSe49Y',
-                      alg: 'EdDSA',
+                      kty: 'EC',
+                      crv: 'P-256',
+                      x: 'IS_6QmL_KoKHgm0QHJkhmwRMqPRpihBbfcZ7Q2NBUBQ',
+                      y: 'LXAIPZhNiZSQ7ISLUeTlNrNMfABWBltHGHyLtqMUZY4',
+                      kid: 'K81U3VulZ7mCZL0FNSSTrVJdV-3gjK0Icq2lBWxc5Yg',
+                      alg: 'ES256',
                       use: 'sig',
                     },
                   ],

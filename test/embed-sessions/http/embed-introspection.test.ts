@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { decodeJwt, decodeProtectedHeader, SignJWT, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import type { ApiClient } from '../../helpers/http-client.js';
 import { buildForSuite } from '../../helpers/build.js';
 import { assertError } from '../../platform/http/assert-error.js';
@@ -134,9 +133,11 @@ describe('POST /api/embed_sessions/introspect and DELETE /api/embed_sessions/{id
     const hs256x = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256', kid: header.kid, typ: 'embed+jwt' })
       .sign(Buffer.from(jwk.x, 'base64url'));
-    const stranger = generateKeyPairSync('ed25519').privateKey;
-    const unknownKid = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid: 'someone-else', typ: 'embed+jwt' }).sign(stranger);
-    const wrongKey = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', kid: header.kid!, typ: 'embed+jwt' }).sign(stranger);
+    // A key of the service's own algorithm, so that only the key is wrong.
+    const alg = header.alg!;
+    const stranger = (await generateKeyPair(alg)).privateKey;
+    const unknownKid = await new SignJWT(claims).setProtectedHeader({ alg, kid: 'someone-else', typ: 'embed+jwt' }).sign(stranger);
+    const wrongKey = await new SignJWT(claims).setProtectedHeader({ alg, kid: header.kid!, typ: 'embed+jwt' }).sign(stranger);
     const cases = [
       'garbage',
       '',
