@@ -260,6 +260,8 @@ export type EventItem = {
     | 'data_source.created'
     | 'data_source.updated'
     | 'data_source.deleted'
+    | 'metabase.configured'
+    | 'metabase.removed'
     | 'signing_key.rotated';
   id: string;
   timestamp: string;
@@ -298,6 +300,8 @@ export type EventsResponse = {
       | 'data_source.created'
       | 'data_source.updated'
       | 'data_source.deleted'
+      | 'metabase.configured'
+      | 'metabase.removed'
       | 'signing_key.rotated';
     id: string;
     timestamp: string;
@@ -336,6 +340,8 @@ export type CreateWebhookBody = {
         | 'data_source.created'
         | 'data_source.updated'
         | 'data_source.deleted'
+        | 'metabase.configured'
+        | 'metabase.removed'
         | 'signing_key.rotated'
         | '*'
       )[]
@@ -405,6 +411,8 @@ export type Webhook = {
     | 'data_source.created'
     | 'data_source.updated'
     | 'data_source.deleted'
+    | 'metabase.configured'
+    | 'metabase.removed'
     | 'signing_key.rotated'
     | '*'
   )[];
@@ -436,6 +444,8 @@ export type WebhookListResponse = {
       | 'data_source.created'
       | 'data_source.updated'
       | 'data_source.deleted'
+      | 'metabase.configured'
+      | 'metabase.removed'
       | 'signing_key.rotated'
       | '*'
     )[];
@@ -468,6 +478,8 @@ export type WebhookResponse = {
       | 'data_source.created'
       | 'data_source.updated'
       | 'data_source.deleted'
+      | 'metabase.configured'
+      | 'metabase.removed'
       | 'signing_key.rotated'
       | '*'
     )[];
@@ -500,6 +512,8 @@ export type WebhookWithSecretResponse = {
       | 'data_source.created'
       | 'data_source.updated'
       | 'data_source.deleted'
+      | 'metabase.configured'
+      | 'metabase.removed'
       | 'signing_key.rotated'
       | '*'
     )[];
@@ -778,8 +792,8 @@ export type MintMetabaseTokenBody = {
     [x: string]: string;
   };
   resource: {
-    dashboard?: number | undefined;
-    question?: number | undefined;
+    dashboard?: string | number | undefined;
+    question?: string | number | undefined;
   };
 };
 export type MintMetabaseTokenResponse = {
@@ -792,8 +806,8 @@ export type MintMetabaseTokenResponse = {
     expires_at: string;
     url: string;
     resource: {
-      dashboard?: number | undefined;
-      question?: number | undefined;
+      dashboard?: string | number | undefined;
+      question?: string | number | undefined;
     };
   };
 };

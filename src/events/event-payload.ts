@@ -2,7 +2,12 @@ import type { Environment } from '../kernel/environment.js';
 import type { EventData, EventPayload, EventRecord, EventType } from './event.js';
 
 /** The types whose `data` lists the changed field names. */
-const WITH_CHANGED: ReadonlySet<EventType> = new Set(['user_group.updated', 'user_group.moved', 'data_source.updated']);
+const WITH_CHANGED: ReadonlySet<EventType> = new Set([
+  'user_group.updated',
+  'user_group.moved',
+  'data_source.updated',
+  'metabase.configured',
+]);
 
 /** What a change is about: a group, a key (named by `keyId` of the change's audit context) or a webhook. */
 export interface EventSubject {
@@ -34,6 +39,11 @@ export function eventData(type: EventType, subject: EventSubject, change: { keyI
   }
   if (type.startsWith('data_source.')) {
     if (subject.dataSourceId) data.data_source_id = subject.dataSourceId;
+    if (WITH_CHANGED.has(type)) data.changed = [...change.fields];
+    return data;
+  }
+  // The environment's Metabase settings: the environment alone names them; `changed` never holds the key, only "secret_key".
+  if (type.startsWith('metabase.')) {
     if (WITH_CHANGED.has(type)) data.changed = [...change.fields];
     return data;
   }

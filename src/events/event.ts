@@ -25,6 +25,8 @@ export const EVENT_TYPES = [
   'data_source.created',
   'data_source.updated',
   'data_source.deleted',
+  'metabase.configured',
+  'metabase.removed',
 ] as const satisfies readonly (AuditAction | 'signing_key.rotated')[];
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -42,6 +44,7 @@ export interface EventData {
   viewer_id?: string;
   /** data_source.*: the data source concerned (its caller-supplied id). */
   data_source_id?: string;
+  /** user_group.updated, user_group.moved, data_source.updated, metabase.configured: the changed field names. */
   changed?: string[];
   /** signing_key.rotated: the new key's `kid`, and when it starts signing (until then the previous key signs). */
   signing_key_id?: string;

@@ -6,7 +6,7 @@ import type { TokenCipher } from '../secrets/token-cipher.js';
 import type { EmbedSessionService } from '../embed-sessions/embed-session-service.js';
 import type { SessionActivity } from '../embed-sessions/session-activity.js';
 import { checkViewer, type Viewer } from '../viewers/viewer.js';
-import { metabaseRecord } from './metabase-consequences.js';
+import { metabaseConfigured, metabaseRemoved, metabaseTokenMinted } from './metabase-consequences.js';
 import {
   checkedMaxExpiresIn,
   checkedSecret,
@@ -105,7 +105,7 @@ export class MetabaseService {
     };
     const stored = await this.deps.store.putMetabaseSettings(
       record,
-      metabaseRecord('metabase.configured', principal.environment, at, auditOf(principal, fields, origin)),
+      metabaseConfigured(principal.environment, at, auditOf(principal, fields, origin)),
     );
     return toMetabaseSettingsView(stored);
   }
@@ -115,7 +115,7 @@ export class MetabaseService {
     const at = this.now().toISOString();
     const removed = await this.deps.store.deleteMetabaseSettings(
       principal.environment,
-      metabaseRecord('metabase.removed', principal.environment, at, auditOf(principal, [], origin)),
+      metabaseRemoved(principal.environment, at, auditOf(principal, [], origin)),
     );
     if (!removed) throw notFound(`Metabase is not configured for the ${principal.environment} environment.`);
   }
@@ -139,13 +139,11 @@ export class MetabaseService {
     const now = this.now();
     const exp = Math.floor(now.getTime() / 1000) + expiresIn;
     const token = signMetabaseToken({ resource, params, exp }, this.secretOf(settings));
-    const fields = ['dashboard' in resource ? 'resource.dashboard' : 'resource.question', ...[...sources.keys()].map((s) => `params.${s}`)];
     await this.deps.store.appendRecord(
-      metabaseRecord(
-        'metabase.token_minted',
+      metabaseTokenMinted(
         principal.environment,
         now.toISOString(),
-        auditOf(principal, fields, origin),
+        auditOf(principal, mintFields(resource, request.params, expiresIn), origin),
         { teamId: claims.tid, providedId: claims.sub },
         viewer?.id ?? null,
       ),
@@ -189,6 +187,19 @@ function valueOf(
       return lockedValue(value, `"params.${slug}": viewer attribute ${JSON.stringify(source.name)}`);
     }
   }
+}
+
+/**
+ * What a mint's audit record lists: the resource, each locked parameter with where its value came from (as the
+ * request named it), and the lifetime; ids and sources only, never a value the token carries.
+ */
+function mintFields(resource: MetabaseResource, params: Record<string, string>, expiresIn: number): string[] {
+  const [kind, id] = Object.entries(resource)[0]!;
+  return [
+    `resource.${kind}=${id}`,
+    ...Object.entries(params).map(([slug, source]) => `params.${slug}=${source}`),
+    `expires_in=${expiresIn}`,
+  ];
 }
 
 function notConfigured(environment: Environment) {

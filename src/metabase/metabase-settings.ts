@@ -10,8 +10,7 @@ export const METABASE_LIMITS = {
   /** The longest lifetime allowed when the settings do not say. */
   maxExpiresInDefault: 3600,
   siteUrlMaxLength: 2048,
-  /** Metabase's embedding secret key is 64 hex characters; anything from 32 to 512 printable ASCII is taken. */
-  secretMinLength: 32,
+  /** The most the wire takes before checkedSecret says what a key looks like. */
   secretMaxLength: 512,
 } as const;
 
@@ -67,11 +66,15 @@ export function checkedSiteUrl(value: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+/**
+ * Metabase's embedding secret key as Metabase itself stores it: 64 lowercase hex characters (its setter refuses
+ * anything else: metabase.util/hexadecimal-string?, #"[0-9a-f]{64}"). Another value cannot be the key Metabase
+ * verifies with, so it is refused here rather than signing tokens Metabase would reject.
+ */
 export function checkedSecret(value: string): string {
-  const { secretMinLength: min, secretMaxLength: max } = METABASE_LIMITS;
-  if (value.length < min || value.length > max || !/^[\x21-\x7e]+$/.test(value)) {
+  if (!/^[0-9a-f]{64}$/.test(value)) {
     throw invalidRequest(
-      `"secret_key" must be Metabase's embedding secret key (Admin settings, Embedding, Static embedding): ${min} to ${max} printable ASCII characters without spaces.`,
+      `"secret_key" must be Metabase's embedding secret key (Admin settings, Embedding, Static embedding): 64 lowercase hexadecimal characters.`,
     );
   }
   return value;

@@ -1,8 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { invalidRequest } from '../kernel/errors.js';
 
-/** What Metabase embeds: a dashboard or a question (a saved chart), by its numeric id. */
-export type MetabaseResource = { dashboard: number } | { question: number };
+/**
+ * What Metabase embeds: a dashboard or a question (a saved chart), by its numeric id or its Entity ID (21 characters
+ * of A-Z a-z 0-9 _ -, stable across a serialized Metabase's export and import; Metabase's static embedding docs:
+ * "replace the item's (autopopulated) ID with its Entity ID").
+ */
+export type MetabaseId = number | string;
+export type MetabaseResource = { dashboard: MetabaseId } | { question: MetabaseId };
+
+/** Metabase's Entity ID: a NanoID of 21 characters (frontend/src/metabase-types/api/entity-id.ts, isBaseEntityID). */
+export const METABASE_ENTITY_ID = /^[-_0-9A-Za-z]{21}$/;
 
 /**
  * Where a locked parameter's value comes from, never from the caller's literal: the group's id, the group and its
@@ -21,8 +29,11 @@ export function checkedResource(resource: Record<string, unknown>): MetabaseReso
   const [kind, id] = entries[0] ?? [];
   if (entries.length !== 1 || (kind !== 'dashboard' && kind !== 'question'))
     throw invalidRequest('"resource" must be exactly one of {"dashboard": <id>} or {"question": <id>}.');
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
-    throw invalidRequest(`"resource.${kind}" must be the ${kind}'s id in Metabase, a positive whole number.`);
+  const numeric = typeof id === 'number' && Number.isSafeInteger(id) && id >= 1;
+  if (!numeric && !(typeof id === 'string' && METABASE_ENTITY_ID.test(id)))
+    throw invalidRequest(
+      `"resource.${kind}" must be the ${kind}'s id in Metabase: a positive whole number, or its Entity ID (21 characters of A-Z a-z 0-9 _ -).`,
+    );
   return kind === 'dashboard' ? { dashboard: id } : { question: id };
 }
 

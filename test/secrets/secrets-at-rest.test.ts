@@ -87,7 +87,11 @@ async function exercise(server: TestApp): Promise<string[]> {
   assert.equal(changed.status, 200, changed.text);
   secrets.push('ds-password-first-0f3c9a', 'ds-password-second-77b1e2');
   // Metabase's embedding secret key, as set and as replaced, and a token signed with it.
-  for (const secretKey of ['mb-secret-first-5e0d1c9b8a7f6e5d4c3b2a1908f7e6d5', 'mb-secret-second-0a1b2c3d4e5f60718293a4b5c6d7e8f9']) {
+  // 64 lowercase hex characters, as Metabase makes them (the only keys it takes).
+  for (const secretKey of [
+    '5e0d1c9b8a7f6e5d4c3b2a1908f7e6d50f3c9a77b1e2a9d8c7b6a5f4e3d2c1b0',
+    '0a1b2c3d4e5f60718293a4b5c6d7e8f9e5d4c3b2a1908f7e6d5c4b3a29180f7e',
+  ]) {
     const set = await api.call(
       'PUT',
       { site_url: 'https://metabase.example.com', secret_key: secretKey },

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ViewerBody } from '../../viewers/http/viewer-schemas.js';
 import { METABASE_LIMITS } from '../metabase-settings.js';
+import { METABASE_ENTITY_ID } from '../metabase-token.js';
 
 /** The Metabase part of the wire (/api/integrations/metabase and its mint). */
 
@@ -40,6 +41,15 @@ const Settings = Type.Object({
 export const MetabaseSettingsResponse = Type.Object({ success: Type.Literal(1), metabase: Settings });
 export const MetabaseRemovedResponse = Type.Object({ success: Type.Literal(1) });
 
+/**
+ * A numeric id, or an Entity ID (Metabase's 21-character NanoID, stable across serialization). The schema takes any
+ * whole number or short string; the service checks which (checkedResource), with a message naming the field.
+ */
+const MetabaseId = (description: string) =>
+  Type.Union([Type.Integer(), Type.String({ maxLength: 64 })], {
+    description: `${description} A positive whole number, or 21 characters matching ${METABASE_ENTITY_ID.source}.`,
+  });
+
 const LockedValue = Type.Union([
   Type.String(),
   Type.Number(),
@@ -52,8 +62,8 @@ export const MintMetabaseTokenBody = Type.Object(
     user_group_id: Type.String({ minLength: 1, maxLength: 255, description: 'The group whose values the locked parameters carry.' }),
     resource: Type.Object(
       {
-        dashboard: Type.Optional(Type.Integer({ minimum: 1, description: "The dashboard's id in Metabase." })),
-        question: Type.Optional(Type.Integer({ minimum: 1, description: "The question's id in Metabase." })),
+        dashboard: Type.Optional(MetabaseId("The dashboard's id in Metabase, or its Entity ID.")),
+        question: Type.Optional(MetabaseId("The question's id in Metabase, or its Entity ID.")),
       },
       { additionalProperties: false, description: 'Exactly one of dashboard or question.' },
     ),
@@ -78,7 +88,7 @@ export const MintMetabaseTokenResponse = Type.Object({
     token: Type.String({ description: 'The signed token (HS256 under the Metabase secret key).' }),
     url: Type.String({ description: "Metabase's embed page for the resource with this token: the iframe's src." }),
     expires_at: Type.String({ format: 'date-time' }),
-    resource: Type.Object({ dashboard: Type.Optional(Type.Integer()), question: Type.Optional(Type.Integer()) }),
+    resource: Type.Object({ dashboard: Type.Optional(MetabaseId('As asked.')), question: Type.Optional(MetabaseId('As asked.')) }),
     params: Type.Record(Type.String(), LockedValue, { description: 'The locked parameters as signed: what Metabase filters on.' }),
   }),
 });

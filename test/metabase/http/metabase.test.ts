@@ -82,6 +82,17 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
       [{ site_url: 'not a url', secret_key: SECRET }, 'site_url'],
       [{ site_url: SITE, secret_key: 'short' }, 'secret_key'],
       [{ site_url: SITE, secret_key: `${SECRET} with spaces` }, 'secret_key'],
+      // Metabase's own setter takes 64 lowercase hex characters and nothing else: another value cannot be its key.
+      [{ site_url: SITE, secret_key: SECRET.toUpperCase() }, 'secret_key'],
+      [{ site_url: SITE, secret_key: SECRET.slice(1) }, 'secret_key'],
+      [{ site_url: SITE, secret_key: `${SECRET.slice(1)}g` }, 'secret_key'],
+      [{ site_url: SITE, secret_key: 'x'.repeat(513) }, 'secret_key'],
+      [{ site_url: 'https://', secret_key: SECRET }, 'site_url'],
+      [{ site_url: '', secret_key: SECRET }, 'site_url'],
+      [{ site_url: 42, secret_key: SECRET }, 'site_url'],
+      [{ site_url: SITE, secret_key: SECRET, max_expires_in: 600.5 }, 'max_expires_in'],
+      [{ site_url: SITE, secret_key: SECRET, max_expires_in: '600' }, 'max_expires_in'],
+      [{ secret_key: SECRET }, 'site_url'],
       [{ site_url: SITE, secret_key: SECRET, max_expires_in: 10 }, 'max_expires_in'],
       [{ site_url: SITE, secret_key: SECRET, max_expires_in: 86_401 }, 'max_expires_in'],
       [{ site_url: SITE }, 'secret_key'],
@@ -178,7 +189,7 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
     const records = await server.services.audit.listAuditRecords({ environment: 'Customer', newestFirst: true, limit: 1 });
     assert.deepEqual(
       [records[0]!.action, records[0]!.providedId, records[0]!.fields, records[0]!.viewerId],
-      ['metabase.token_minted', 'acme', ['resource.dashboard', 'params.tenant'], 'cid'],
+      ['metabase.token_minted', 'acme', ['resource.dashboard=5', 'params.tenant=user_group_id', 'expires_in=600'], 'cid'],
     );
     await server.services.embedSessions.flushActivity();
     const usage = await api.call('GET', undefined, { path: '/api/user_groups/acme/usage?granularity=day' });
