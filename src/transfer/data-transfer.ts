@@ -2,6 +2,7 @@ import type { ImportBatch, TransferStore } from './transfer-store.js';
 import { ParentsFirst } from './parents-first.js';
 import { dataSourcePasswordSealContext } from '../data-sources/data-source.js';
 import { ENVIRONMENTS } from '../kernel/environment.js';
+import { metabaseSecretSealContext } from '../metabase/metabase-settings.js';
 import { invalidRequest } from '../kernel/errors.js';
 import {
   apiKeyFromLine,
@@ -12,6 +13,8 @@ import {
   dataSourceLine,
   EXPORT_FORMAT,
   EXPORT_VERSION,
+  metabaseSettingsFromLine,
+  metabaseSettingsLine,
   parseExportLine,
   userGroupFromLine,
   userGroupLine,
@@ -27,6 +30,7 @@ export interface ExportCounts {
   userGroups: number;
   apiKeys: number;
   dataSources: number;
+  metabaseSettings: number;
   auditRecords: number;
 }
 
@@ -80,6 +84,13 @@ export class DataTransfer {
         after = page.at(-1)!.id;
       }
     }
+    let metabaseSettings = 0;
+    for (const environment of ENVIRONMENTS) {
+      const settings = await this.store.findMetabaseSettings(environment);
+      if (settings === null) continue;
+      yield line(metabaseSettingsLine(settings));
+      metabaseSettings++;
+    }
     let audits = 0;
     for (let after = 0; ;) {
       const page = await this.store.listAuditRecordsAfter(after, PAGE);
@@ -88,7 +99,14 @@ export class DataTransfer {
       if (page.length < PAGE) break;
       after = page.at(-1)!.id;
     }
-    yield line({ type: 'end', user_groups: groups, api_keys: keys.length, data_sources: dataSources, audit_records: audits });
+    yield line({
+      type: 'end',
+      user_groups: groups,
+      api_keys: keys.length,
+      data_sources: dataSources,
+      metabase_settings: metabaseSettings,
+      audit_records: audits,
+    });
   }
 
   /**
@@ -100,11 +118,13 @@ export class DataTransfer {
    */
   async import(readLines: () => AsyncIterable<string>, settings: Readonly<Record<string, string>> = {}): Promise<ImportSummary> {
     if (!(await this.store.isEmpty()))
-      throw invalidRequest('Import needs an empty store; this one already has user groups, API keys, data sources or audit records.');
+      throw invalidRequest(
+        'Import needs an empty store; this one already has user groups, API keys, data sources, Metabase settings or audit records.',
+      );
     const records = checkedRecords(readLines, this.cipher);
     let summary: ImportSummary | undefined;
     async function* batches(): AsyncGenerator<ImportBatch> {
-      const empty = (): ImportBatch => ({ userGroups: [], apiKeys: [], dataSources: [], auditRecords: [] });
+      const empty = (): ImportBatch => ({ userGroups: [], apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] });
       let batch = empty();
       for (;;) {
         const next = await records.next();
@@ -112,8 +132,14 @@ export class DataTransfer {
         else if (next.value.type === 'user_group') batch.userGroups.push(userGroupFromLine(next.value));
         else if (next.value.type === 'api_key') batch.apiKeys.push(apiKeyFromLine(next.value));
         else if (next.value.type === 'data_source') batch.dataSources.push(dataSourceFromLine(next.value));
+        else if (next.value.type === 'metabase_settings') batch.metabaseSettings.push(metabaseSettingsFromLine(next.value));
         else batch.auditRecords.push(auditFromLine(next.value));
-        const size = batch.userGroups.length + batch.apiKeys.length + batch.dataSources.length + batch.auditRecords.length;
+        const size =
+          batch.userGroups.length +
+          batch.apiKeys.length +
+          batch.dataSources.length +
+          batch.metabaseSettings.length +
+          batch.auditRecords.length;
         if (next.done || size >= PAGE) {
           yield batch;
           batch = empty();
@@ -127,13 +153,14 @@ export class DataTransfer {
 }
 
 /** The records of an export, without its header and end marker. */
-type ExportRecord = Extract<ExportLine, { type: 'user_group' | 'api_key' | 'data_source' | 'audit' }>;
+type ExportRecord = Extract<ExportLine, { type: 'user_group' | 'api_key' | 'data_source' | 'metabase_settings' | 'audit' }>;
 
 /**
  * Checks a whole export without writing anything: the format, the header's
  * server secret, that every token decrypts under `cipher` and matches its
- * hash, that every data source password opens under it, that no record repeats another, and the end marker's counts. The
- * error names the line at fault. `readLines` is called once.
+ * hash, that every data source password and Metabase secret key opens under it,
+ * that no record repeats another, and the end marker's counts. The error names
+ * the line at fault. `readLines` is called once.
  */
 export async function checkExport(readLines: () => AsyncIterable<string>, cipher: TokenCipher): Promise<ImportSummary> {
   const records = checkedRecords(readLines, cipher);
@@ -148,7 +175,14 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
   let lineNumber = 0;
   let header = false;
   let trailer: ExportCounts | undefined;
-  const seen: ImportSummary = { userGroups: 0, apiKeys: 0, dataSources: 0, auditRecords: 0, dataSourcePasswordsLeftOut: 0 };
+  const seen: ImportSummary = {
+    userGroups: 0,
+    apiKeys: 0,
+    dataSources: 0,
+    metabaseSettings: 0,
+    auditRecords: 0,
+    dataSourcePasswordsLeftOut: 0,
+  };
   const firstLines = new FirstLines();
   /** The environment of each group read so far: a parent must come before its children, in theirs. */
   const groupEnvironments = new Map<number, string>();
@@ -179,6 +213,7 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
         userGroups: record.user_groups,
         apiKeys: record.api_keys,
         dataSources: record.data_sources ?? 0,
+        metabaseSettings: record.metabase_settings ?? 0,
         auditRecords: record.audit_records,
       };
       continue;
@@ -201,6 +236,9 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
       if (record.password_ciphertext !== null) openOrFail(cipher, record, fail);
       if (record.password_left_out) seen.dataSourcePasswordsLeftOut++;
       seen.dataSources++;
+    } else if (record.type === 'metabase_settings') {
+      openMetabaseSecretOrFail(cipher, record, fail);
+      seen.metabaseSettings++;
     } else seen.auditRecords++;
     yield record;
   }
@@ -208,7 +246,7 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
   if (!trailer) throw invalidRequest('The export is truncated: it has no end marker.');
   if ((Object.keys(trailer) as (keyof ExportCounts)[]).some((count) => trailer[count] !== seen[count])) {
     const counts = (c: ExportCounts) =>
-      `${c.userGroups} groups, ${c.apiKeys} keys, ${c.dataSources} data sources and ${c.auditRecords} audit records`;
+      `${c.userGroups} groups, ${c.apiKeys} keys, ${c.dataSources} data sources, ${c.metabaseSettings} Metabase settings and ${c.auditRecords} audit records`;
     throw invalidRequest(`The export is incomplete: its end marker counts ${counts(trailer)}, the file holds ${counts(seen)}.`);
   }
   return seen;
@@ -237,7 +275,9 @@ class FirstLines {
             ]
           : record.type === 'data_source'
             ? [[`id in ${record.environment}`, `d:${record.environment}:${record.id}`]]
-            : [[`id ${record.id}`, `a#${record.id}`]];
+            : record.type === 'metabase_settings'
+              ? [['environment', `m:${record.environment}`]]
+              : [[`id ${record.id}`, `a#${record.id}`]];
     for (const [what, key] of unique) {
       const first = this.lines.get(key);
       if (first !== undefined) return `${describe(record)} has the same ${what} as line ${first}`;
@@ -251,6 +291,7 @@ function describe(record: ExportRecord): string {
   if (record.type === 'user_group') return `user group ${JSON.stringify(record.provided_id)}`;
   if (record.type === 'api_key') return `API key ${record.id}`;
   if (record.type === 'data_source') return `data source ${JSON.stringify(record.id)}`;
+  if (record.type === 'metabase_settings') return `the ${record.environment} Metabase settings`;
   return `audit record ${record.id}`;
 }
 
@@ -268,5 +309,18 @@ function openOrFail(cipher: TokenCipher, record: Extract<ExportLine, { type: 'da
     cipher.open(Buffer.from(record.password_ciphertext!, 'base64'), dataSourcePasswordSealContext(record.environment, record.id));
   } catch {
     throw fail(`the password of data source "${record.id}" cannot be opened with this server secret`);
+  }
+}
+
+/** A Metabase secret key that would not open in the importing store is refused here, before any mint finds it broken. */
+function openMetabaseSecretOrFail(
+  cipher: TokenCipher,
+  record: Extract<ExportLine, { type: 'metabase_settings' }>,
+  fail: (why: string) => Error,
+): void {
+  try {
+    cipher.open(Buffer.from(record.secret_key_ciphertext, 'base64'), metabaseSecretSealContext(record.environment));
+  } catch {
+    throw fail(`the ${record.environment} Metabase secret key cannot be opened with this server secret`);
   }
 }

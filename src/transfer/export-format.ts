@@ -5,18 +5,23 @@ import { ACCESS_LEVELS } from '../api-keys/api-key.js';
 import { AUDIT_ACTIONS, type AuditRecord } from '../audit/audit.js';
 import { DATA_SOURCE_KINDS, SSL_MODES, type DataSourceRecord } from '../data-sources/data-source.js';
 import { ENVIRONMENTS } from '../kernel/environment.js';
+import type { MetabaseSettingsRecord } from '../metabase/metabase-settings.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
 
 /**
  * The JSON-lines format of `ugs export` / `ugs import`: a header, every group,
- * every key (hashes only), every data source (its password sealed, or left out), every audit record, and a
+ * every key (hashes only), every data source (its password sealed, or left out), each environment's Metabase
+ * settings (the embedding secret key sealed), every audit record, and a
  * trailer with the counts so a truncated file is refused. Binary values are base64. Version it when the shape
  * changes; every earlier version stays importable.
  */
 export const EXPORT_FORMAT = 'user-group-service-export';
-/** 2: data sources (and their count in the trailer). A version 1 file has none and imports as ever. */
-export const EXPORT_VERSION = 2;
-const IMPORTABLE_VERSIONS = [1, 2] as const;
+/**
+ * 2: data sources (and their count in the trailer). 3: Metabase settings (and their count). An earlier file has
+ * none of what came later and imports as ever.
+ */
+export const EXPORT_VERSION = 3;
+const IMPORTABLE_VERSIONS = [1, 2, 3] as const;
 
 const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$' });
 const Timestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' });
@@ -80,6 +85,17 @@ export const DataSourceLine = Type.Object({
   updated_at: Timestamp,
 });
 
+export const MetabaseSettingsLine = Type.Object({
+  type: Type.Literal('metabase_settings'),
+  environment: Environment,
+  site_url: Type.String({ minLength: 1 }),
+  /** Sealed under the server secret for this environment (metabaseSecretSealContext): never the key itself. */
+  secret_key_ciphertext: Base64,
+  max_expires_in: Type.Integer({ minimum: 1 }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
 export const AuditLine = Type.Object({
   type: Type.Literal('audit'),
   id: Type.Integer({ minimum: 1 }),
@@ -106,10 +122,12 @@ export const TrailerLine = Type.Object({
   api_keys: Type.Integer({ minimum: 0 }),
   // Optional: version 1 files have no data sources, and no count of them.
   data_sources: Type.Optional(Type.Integer({ minimum: 0 })),
+  // Optional: files before version 3 have no Metabase settings.
+  metabase_settings: Type.Optional(Type.Integer({ minimum: 0 })),
   audit_records: Type.Integer({ minimum: 0 }),
 });
 
-const LINES = [HeaderLine, UserGroupLine, ApiKeyLine, DataSourceLine, AuditLine, TrailerLine];
+const LINES = [HeaderLine, UserGroupLine, ApiKeyLine, DataSourceLine, MetabaseSettingsLine, AuditLine, TrailerLine];
 export const ExportLine = Type.Union(LINES);
 export type ExportLine = Static<typeof ExportLine>;
 
@@ -202,6 +220,30 @@ export function dataSourceFromLine(l: Static<typeof DataSourceLine>): DataSource
     connection: { host, port, database, user, ssl: ssl.ca === undefined ? { mode: ssl.mode } : { mode: ssl.mode, ca: ssl.ca } },
     passwordCiphertext: l.password_ciphertext === null ? null : Buffer.from(l.password_ciphertext, 'base64'),
     version: l.version,
+    createdAt: l.created_at,
+    updatedAt: l.updated_at,
+  };
+}
+
+/** An environment's Metabase settings: the embedding secret key sealed as stored, never in plaintext. */
+export function metabaseSettingsLine(m: MetabaseSettingsRecord): Static<typeof MetabaseSettingsLine> {
+  return {
+    type: 'metabase_settings',
+    environment: m.environment,
+    site_url: m.siteUrl,
+    secret_key_ciphertext: m.secretCiphertext.toString('base64'),
+    max_expires_in: m.maxExpiresIn,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+  };
+}
+
+export function metabaseSettingsFromLine(l: Static<typeof MetabaseSettingsLine>): MetabaseSettingsRecord {
+  return {
+    environment: l.environment,
+    siteUrl: l.site_url,
+    secretCiphertext: Buffer.from(l.secret_key_ciphertext, 'base64'),
+    maxExpiresIn: l.max_expires_in,
     createdAt: l.created_at,
     updatedAt: l.updated_at,
   };

@@ -2,6 +2,8 @@ import type { ApiKeyRecord } from '../api-keys/api-key.js';
 import type { AuditRecord } from '../audit/audit.js';
 import type { DataSourceRecord } from '../data-sources/data-source.js';
 import type { DataSourceStore } from '../data-sources/data-source-store.js';
+import type { MetabaseSettingsRecord } from '../metabase/metabase-settings.js';
+import type { MetabaseStore } from '../metabase/metabase-store.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
 
 /** One slice of an import, written by `TransferStore.importAll`. */
@@ -9,15 +11,16 @@ export interface ImportBatch {
   userGroups: UserGroupRecord[];
   apiKeys: ApiKeyRecord[];
   dataSources: DataSourceRecord[];
+  metabaseSettings: MetabaseSettingsRecord[];
   auditRecords: AuditRecord[];
 }
 
 /** The storage DataTransfer needs for export and import: a port, implemented in src/store for each database. */
-export interface TransferStore extends Pick<DataSourceStore, 'listDataSources'> {
+export interface TransferStore extends Pick<DataSourceStore, 'listDataSources'>, Pick<MetabaseStore, 'findMetabaseSettings'> {
   listApiKeys(): Promise<ApiKeyRecord[]>;
   /** Up to `limit` groups with team_id above `afterTeamId`, in team_id order (for export). */
   listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
-  /** True when the store holds no group, key, data source or audit record: the only state `importAll` is meant for. */
+  /** True when the store holds no group, key, data source, Metabase settings or audit record: the only state `importAll` is meant for. */
   isEmpty(): Promise<boolean>;
   /**
    * Inserts exported records as they are, team_ids included, and `settings`

@@ -108,7 +108,7 @@ describe('moving a store: SQLite -> PostgreSQL -> SQLite', () => {
 
     database = await createTestDatabase();
     const imported = await ugs(['import', first], { UGS_DATA_DIR: work.path, DATABASE_URL: database.url });
-    assert.match(imported.stdout, /Imported 30 user groups, 4 API keys, 0 data sources and \d+ audit records/);
+    assert.match(imported.stdout, /Imported 30 user groups, 4 API keys, 0 data sources, 0 Metabase settings and \d+ audit records/);
     // Export before observing: observing updates groups (PUT), which moves updated_at.
     const second = join(files.path, 'from-postgres.jsonl');
     await ugs(['export', '--output', second], { UGS_DATA_DIR: work.path, DATABASE_URL: database.url });

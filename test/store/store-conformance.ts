@@ -712,12 +712,26 @@ export function storeConformance(fixture: StoreFixture): void {
         createdAt: '2026-01-02T03:04:05.678Z',
         updatedAt: '2026-01-03T00:00:00.000Z',
       }));
-      await empty.transfer.importAll([{ userGroups: groups, apiKeys: [key], dataSources, auditRecords: [] }], { imported_setting: 'one' });
+      const metabaseSettings = [
+        {
+          environment: 'Testing' as const,
+          siteUrl: 'https://metabase.example.com',
+          secretCiphertext: randomBytes(60),
+          maxExpiresIn: 900,
+          createdAt: '2026-01-02T03:04:05.678Z',
+          updatedAt: '2026-01-03T00:00:00.000Z',
+        },
+      ];
+      await empty.transfer.importAll([{ userGroups: groups, apiKeys: [key], dataSources, metabaseSettings, auditRecords: [] }], {
+        imported_setting: 'one',
+      });
       assert.equal(await empty.settings.getSetting('imported_setting'), 'one');
       assert.equal(await empty.transfer.isEmpty(), false);
       assert.deepEqual(await empty.userGroups.findUserGroup('Testing', 'imp-b'), groups[1]);
       assert.deepEqual(await empty.apiKeys.findApiKeyByHash(key.keyHash), key);
       assert.deepEqual(await empty.transfer.listDataSources('Testing', null, 10), dataSources, 'version and times kept');
+      assert.deepEqual(await empty.transfer.findMetabaseSettings('Testing'), metabaseSettings[0], 'sealed key and times kept');
+      assert.equal(await empty.transfer.findMetabaseSettings('Customer'), null);
       const { group: next } = await insertGroup(empty, newGroup('Customer', 'after-import'));
       assert.ok(next.teamId > 42, `new team_id ${next.teamId} is above the imported ones`);
     });
@@ -727,8 +741,8 @@ export function storeConformance(fixture: StoreFixture): void {
       const fine = { ...newGroup('Customer', 'imp-fine'), teamId: 101 };
       const alsoFine = { ...newGroup('Customer', 'imp-fine-2'), teamId: 102 };
       async function* batches() {
-        yield { userGroups: [alsoFine], apiKeys: [], dataSources: [], auditRecords: [] };
-        yield { userGroups: [fine, clash], apiKeys: [], dataSources: [], auditRecords: [] };
+        yield { userGroups: [alsoFine], apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] };
+        yield { userGroups: [fine, clash], apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] };
       }
       await assert.rejects(empty.transfer.importAll(batches(), { failed_import_setting: 'x' }));
       assert.equal(await empty.userGroups.findUserGroup('Customer', 'imp-fine'), null);

@@ -99,12 +99,12 @@ describe('Export and import carry data sources, their passwords only sealed', ()
 
   it('exports each data source after the keys, its password sealed as stored and never in plaintext, counted in the trailer', async () => {
     const records = parsed(sealed);
-    assert.deepEqual(records[0]!.version, 2);
+    assert.deepEqual(records[0]!.version, 3);
     assert.deepEqual(
       records.map((r) => r.type),
       ['header', 'data_source', 'data_source', 'data_source', 'audit', 'audit', 'audit', 'audit', 'end'],
     );
-    assert.deepEqual(records.at(-1), { type: 'end', user_groups: 0, api_keys: 0, data_sources: 3, audit_records: 4 });
+    assert.deepEqual(records.at(-1), { type: 'end', user_groups: 0, api_keys: 0, data_sources: 3, metabase_settings: 0, audit_records: 4 });
     const stored = await source.dataSources.findDataSource('Customer', '213');
     const acme = records.find((r) => r.type === 'data_source' && r.environment === 'Customer' && r.id === '213')!;
     assert.equal(acme.password_ciphertext, stored!.passwordCiphertext!.toString('base64'), 'the sealed bytes, as stored');
@@ -117,7 +117,14 @@ describe('Export and import carry data sources, their passwords only sealed', ()
     const expected = await views(source);
     for (const target of [await sqlite('target'), await postgres()]) {
       const summary = await new DataTransfer(target.transfer, cipher).import(from(sealed));
-      assert.deepEqual(summary, { userGroups: 0, apiKeys: 0, dataSources: 3, auditRecords: 4, dataSourcePasswordsLeftOut: 0 });
+      assert.deepEqual(summary, {
+        userGroups: 0,
+        apiKeys: 0,
+        dataSources: 3,
+        metabaseSettings: 0,
+        auditRecords: 4,
+        dataSourcePasswordsLeftOut: 0,
+      });
       assert.deepEqual(await views(target), expected);
       const service = serviceOn(target);
       assert.equal((await service.credentials(dashboard('Customer'), '213')).connection.password, PASSWORDS.acme);
@@ -200,7 +207,10 @@ describe('Export and import carry data sources, their passwords only sealed', ()
     const lines = (await collect(new DataTransfer(older.transfer, cipher).exportLines())).map((line) => {
       const record = JSON.parse(line) as Record<string, unknown>;
       if (record.type === 'header') record.version = 1;
-      if (record.type === 'end') delete record.data_sources;
+      if (record.type === 'end') {
+        delete record.data_sources;
+        delete record.metabase_settings;
+      }
       return JSON.stringify(record);
     });
     assert.match(lines[0]!, /"version":1/);
@@ -209,6 +219,7 @@ describe('Export and import carry data sources, their passwords only sealed', ()
       userGroups: 1,
       apiKeys: 0,
       dataSources: 0,
+      metabaseSettings: 0,
       auditRecords: 1,
       dataSourcePasswordsLeftOut: 0,
     });

@@ -49,7 +49,14 @@ describe('DataTransfer', () => {
     // 1205 creations and one key creation are audited: 1206 audit records.
     assert.equal(lines.length, 1 + 1205 + 1 + 1206 + 1);
     assert.equal(JSON.parse(lines[0]!).type, 'header');
-    assert.deepEqual(JSON.parse(lines.at(-1)!), { type: 'end', user_groups: 1205, api_keys: 1, data_sources: 0, audit_records: 1206 });
+    assert.deepEqual(JSON.parse(lines.at(-1)!), {
+      type: 'end',
+      user_groups: 1205,
+      api_keys: 1,
+      data_sources: 0,
+      metabase_settings: 0,
+      audit_records: 1206,
+    });
   });
 
   it('imports into an empty store and refuses a second import', async () => {
@@ -58,6 +65,7 @@ describe('DataTransfer', () => {
       userGroups: 1205,
       apiKeys: 1,
       dataSources: 0,
+      metabaseSettings: 0,
       auditRecords: 1206,
       dataSourcePasswordsLeftOut: 0,
     });

@@ -9,7 +9,7 @@ export function transferCommands(program: Command, output: CliOutput): void {
   program
     .command('export')
     .description(
-      'write every user group, API key and data source (hashes and ciphertexts only) and the audit log as JSON lines, to move to another store',
+      'write every user group, API key, data source and Metabase settings (hashes and ciphertexts only) and the audit log as JSON lines, to move to another store',
     )
     .option('--output <file>', 'write to this file instead of stdout (created with mode 0600)')
     .option(
@@ -38,7 +38,7 @@ export function transferCommands(program: Command, output: CliOutput): void {
       const { importIntoStore } = await import('../../app/import-into-store.js');
       const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
       output.log(
-        `Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys, ${summary.dataSources} data sources and ${summary.auditRecords} audit records.`,
+        `Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys, ${summary.dataSources} data sources, ${summary.metabaseSettings} Metabase settings and ${summary.auditRecords} audit records.`,
       );
       const leftOut = summary.dataSourcePasswordsLeftOut;
       if (leftOut > 0)

@@ -93,6 +93,7 @@ export class PostgresStore implements Store {
       apiKeys: this.apiKeys,
       auditLog: this.audit,
       dataSources: this.dataSources,
+      metabase: this.metabase,
     });
     this.webhookDeliveries = new SqlWebhookDeliveries(sql);
   }

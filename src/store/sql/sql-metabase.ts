@@ -34,6 +34,12 @@ const PUT = statement<MetabaseRow>(
           max_expires_in = excluded.max_expires_in, updated_at = excluded.updated_at
    RETURNING *`,
 );
+/** `ugs import`: an environment's settings as exported, their times kept; a repeat fails (the import checks for none first). */
+export const IMPORT_METABASE_SETTINGS = statement(
+  'importMetabaseSettings',
+  `INSERT INTO metabase_settings (environment, site_url, secret_ciphertext, max_expires_in, created_at, updated_at)
+   VALUES (@environment, @siteUrl, @secretCiphertext, @maxExpiresIn, @createdAt, @updatedAt)`,
+);
 const DELETE = statement<{ environment: string }>(
   'deleteMetabaseSettings',
   'DELETE FROM metabase_settings WHERE environment = @environment RETURNING environment',

@@ -2,12 +2,14 @@ import type { ApiKeyRecord } from '../../api-keys/api-key.js';
 import type { AuditRecord } from '../../audit/audit.js';
 import type { DataSourceRecord } from '../../data-sources/data-source.js';
 import type { Environment } from '../../kernel/environment.js';
+import type { MetabaseSettingsRecord } from '../../metabase/metabase-settings.js';
 import type { ImportBatch, TransferStore } from '../../transfer/transfer-store.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import { jsonOrNull } from '../json-column.js';
 import { IMPORT_API_KEY } from './sql-api-keys.js';
 import { IMPORT_AUDIT_RECORD, importedAuditRecord } from './sql-audit-log.js';
 import { IMPORT_DATA_SOURCE } from './sql-data-sources.js';
+import { IMPORT_METABASE_SETTINGS } from './sql-metabase.js';
 import { PUT_SETTING_IF_ABSENT } from './sql-settings.js';
 import { run, type SqlDatabase, type TransactionWork } from './sql-database.js';
 import { statement } from './sql-statement.js';
@@ -18,12 +20,13 @@ export interface TransferTables {
   apiKeys: Pick<TransferStore, 'listApiKeys'>;
   auditLog: Pick<TransferStore, 'listAuditRecordsAfter'>;
   dataSources: Pick<TransferStore, 'listDataSources'>;
+  metabase: Pick<TransferStore, 'findMetabaseSettings'>;
 }
 
 const ANY_ROW = statement<{ found: boolean | number }>(
   'anyTransferredRow',
   `SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM data_sources)
-          OR EXISTS (SELECT 1 FROM audit_log) AS found`,
+          OR EXISTS (SELECT 1 FROM metabase_settings) OR EXISTS (SELECT 1 FROM audit_log) AS found`,
 );
 /**
  * A child may come before its parent (a move can put a group under a newer
@@ -69,6 +72,10 @@ function importDataSource(record: DataSourceRecord) {
   return run(IMPORT_DATA_SOURCE, { ...record, connection: JSON.stringify(record.connection) });
 }
 
+function importMetabaseSettings(record: MetabaseSettingsRecord) {
+  return run(IMPORT_METABASE_SETTINGS, { ...record });
+}
+
 function importAuditRecord(record: AuditRecord) {
   return run(IMPORT_AUDIT_RECORD, importedAuditRecord(record));
 }
@@ -81,6 +88,7 @@ function* importRows(batch: ImportBatch): TransactionWork<void> {
   for (const group of batch.userGroups) yield* importUserGroup(group);
   for (const key of batch.apiKeys) yield* importApiKey(key);
   for (const dataSource of batch.dataSources) yield* importDataSource(dataSource);
+  for (const settings of batch.metabaseSettings) yield* importMetabaseSettings(settings);
   for (const record of batch.auditRecords) yield* importAuditRecord(record);
 }
 
@@ -101,6 +109,10 @@ export class SqlTransfer implements TransferStore {
 
   listDataSources(environment: Environment, afterId: string | null, limit: number): Promise<DataSourceRecord[]> {
     return this.tables.dataSources.listDataSources(environment, afterId, limit);
+  }
+
+  findMetabaseSettings(environment: Environment): Promise<MetabaseSettingsRecord | null> {
+    return this.tables.metabase.findMetabaseSettings(environment);
   }
 
   listAuditRecordsAfter(afterId: number, limit: number): Promise<AuditRecord[]> {

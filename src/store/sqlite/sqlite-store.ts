@@ -94,6 +94,7 @@ export class SqliteStore implements Store {
       apiKeys: this.apiKeys,
       auditLog: this.audit,
       dataSources: this.dataSources,
+      metabase: this.metabase,
     });
     this.webhookDeliveries = new SqlWebhookDeliveries(sql);
     this.pingStatement = db.prepare('SELECT 1');

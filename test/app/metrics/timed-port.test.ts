@@ -158,6 +158,7 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
     'importAll',
     'listAuditRecordsAfter',
     'listDataSources',
+    'findMetabaseSettings',
   ]),
   tokenReseal: every<Ports['tokenReseal']>()(['listUserGroupsAfter', 'replaceTokenCiphertext']),
   settings: every<Ports['settings']>()([
