@@ -16,30 +16,59 @@ export interface PasswordOptions {
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Where one secret value is read from, and how the messages name it. */
+export interface SecretInput {
+  /** The two flags, as the user typed them: e.g. `--password-stdin`, `--password-env`. */
+  stdinFlag: string;
+  envFlag: string;
+  /** What it is, for the messages: "password", "secret key". */
+  noun: string;
+  maxLength: number;
+  /** What an empty value is refused with (what to do instead). */
+  whenEmpty: string;
+}
+
+const PASSWORD_INPUT: SecretInput = {
+  stdinFlag: '--password-stdin',
+  envFlag: '--password-env',
+  noun: 'password',
+  maxLength: DATA_SOURCE_LIMITS.passwordMaxLength,
+  whenEmpty: 'to store none, leave the password options out (an update: --clear-password)',
+};
+
 /** The password the options give: a string, null to remove it (`--clear-password`), undefined when none was given. */
 export async function passwordFrom(options: PasswordOptions, output: Pick<CliOutput, 'stdin'>): Promise<string | null | undefined> {
   if (options.clearPassword) return null;
-  if (options.passwordStdin) return checked('--password-stdin', await readStdin(output.stdin?.()));
-  if (options.passwordEnv !== undefined) return checked(`--password-env ${options.passwordEnv}`, fromEnvironment(options.passwordEnv));
+  return secretFrom({ stdin: options.passwordStdin, env: options.passwordEnv }, PASSWORD_INPUT, output);
+}
+
+/** A secret from a pipe (`stdin`) or the environment variable named `env`; undefined when neither was given. */
+export async function secretFrom(
+  from: { stdin?: boolean; env?: string },
+  input: SecretInput,
+  output: Pick<CliOutput, 'stdin'>,
+): Promise<string | undefined> {
+  if (from.stdin) return checked(input.stdinFlag, await readStdin(output.stdin?.(), input), input);
+  if (from.env !== undefined) return checked(`${input.envFlag} ${from.env}`, fromEnvironment(from.env, input), input);
   return undefined;
 }
 
-function fromEnvironment(name: string): string {
+function fromEnvironment(name: string, input: SecretInput): string {
   if (!ENV_NAME.test(name))
-    throw new CliError(`--password-env takes the NAME of an environment variable (letters, digits, _), not a value.`);
+    throw new CliError(`${input.envFlag} takes the NAME of an environment variable (letters, digits, _), not a value.`);
   const value = process.env[name];
-  if (value === undefined) throw new CliError(`--password-env ${name}: no environment variable ${name} is set.`);
+  if (value === undefined) throw new CliError(`${input.envFlag} ${name}: no environment variable ${name} is set.`);
   return value;
 }
 
-async function readStdin(stdin: CliInput | undefined): Promise<string> {
-  if (stdin === undefined) throw new CliError('--password-stdin: this run has no standard input to read.');
+async function readStdin(stdin: CliInput | undefined, input: SecretInput): Promise<string> {
+  if (stdin === undefined) throw new CliError(`${input.stdinFlag}: this run has no standard input to read.`);
   if (stdin.isTTY)
     throw new CliError(
-      '--password-stdin reads a pipe or a file, not a terminal (typing there would show it): printf \'%s\' "$PASSWORD" | ugs …, or use --password-env NAME.',
+      `${input.stdinFlag} reads a pipe or a file, not a terminal (typing there would show it): printf '%s' "$${input.noun.toUpperCase().replace(/ /g, '_')}" | ugs …, or use ${input.envFlag} NAME.`,
     );
-  // A few bytes past the longest password a data source takes: enough to refuse a longer one without reading a whole file.
-  const cap = DATA_SOURCE_LIMITS.passwordMaxLength * 4 + 2;
+  // A few bytes past the longest value taken: enough to refuse a longer one without reading a whole file.
+  const cap = input.maxLength * 4 + 2;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stdin) {
@@ -48,18 +77,15 @@ async function readStdin(stdin: CliInput | undefined): Promise<string> {
     size += buffer.length;
     if (size > cap) break;
   }
-  // One line ending, as `echo` and a file's last line add it; anything else is part of the password.
+  // One line ending, as `echo` and a file's last line add it; anything else is part of the value.
   return Buffer.concat(chunks)
     .toString('utf8')
     .replace(/\r?\n$/, '');
 }
 
-function checked(source: string, password: string): string {
-  if (password === '')
-    throw new CliError(`${source} gave an empty password; to store none, leave the password options out (an update: --clear-password).`);
-  if (password.length > DATA_SOURCE_LIMITS.passwordMaxLength)
-    throw new CliError(
-      `${source} gave a password longer than ${DATA_SOURCE_LIMITS.passwordMaxLength} characters, the most a data source takes.`,
-    );
-  return password;
+function checked(source: string, value: string, input: SecretInput): string {
+  if (value === '') throw new CliError(`${source} gave an empty ${input.noun}; ${input.whenEmpty}.`);
+  if (value.length > input.maxLength)
+    throw new CliError(`${source} gave a ${input.noun} longer than ${input.maxLength} characters, the most taken here.`);
+  return value;
 }

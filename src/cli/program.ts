@@ -6,6 +6,7 @@ import { configCommand } from './commands/config.js';
 import { dataSourcesCommand } from './commands/data-sources.js';
 import { isolationCheckCommand } from './commands/isolation-check.js';
 import { keysCommand } from './commands/keys.js';
+import { metabaseCommand } from './commands/metabase.js';
 import { migrateCommand } from './commands/migrate.js';
 import { policiesCommand } from './commands/policies.js';
 import { secretCommand } from './commands/secret.js';
@@ -52,6 +53,7 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
   signingKeysCommand(program, output);
   webhooksCommand(program, output);
   dataSourcesCommand(program, output);
+  metabaseCommand(program, output);
   viewersCommand(program, output);
   policiesCommand(program, output);
   isolationCheckCommand(program, output);

@@ -37,7 +37,10 @@ export function checkedResource(resource: Record<string, unknown>): MetabaseReso
   return kind === 'dashboard' ? { dashboard: id } : { question: id };
 }
 
-/** Parses each locked parameter's source; a parameter Metabase would not know how to fill is refused before signing. */
+/**
+ * Parses each locked parameter's source; a parameter Metabase would not know how to fill is refused before signing,
+ * and so is a token with no parameter bound to the group.
+ */
 export function checkedParameterSources(params: Record<string, string>): Map<string, ParameterSource> {
   const sources = new Map<string, ParameterSource>();
   for (const [slug, source] of Object.entries(params)) {
@@ -45,6 +48,12 @@ export function checkedParameterSources(params: Record<string, string>): Map<str
       throw invalidRequest(`"params" key ${JSON.stringify(slug)} is not a Metabase parameter slug (letters, digits, _ . -).`);
     sources.set(slug, parsedSource(slug, source));
   }
+  // A viewer's attributes are the caller's to state: a token whose filters all come from them would let the caller
+  // choose whose rows it shows. At least one filter is bound to the group, so the token never shows another group's.
+  if (![...sources.values()].some((s) => s.from !== 'viewer'))
+    throw invalidRequest(
+      '"params" must lock at least one parameter to the group ("user_group_id", "user_group_subtree" or "property:<name>"): the filters are what keep a group to its own rows in Metabase.',
+    );
   return sources;
 }
 

@@ -1,20 +1,10 @@
 import type { MetabaseService } from '../metabase-service.js';
-import type { MetabaseSettingsView } from '../metabase-settings.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
+import { metabaseSettingsJson } from './metabase-view.js';
 import { MetabaseRemovedResponse, MetabaseSettingsResponse, METABASE_TAGS, PutMetabaseBody } from './metabase-schemas.js';
 
 const PATH = '/api/integrations/metabase';
-
-function settingsJson(view: MetabaseSettingsView) {
-  return {
-    site_url: view.siteUrl,
-    secret_key_set: true as const,
-    max_expires_in: view.maxExpiresIn,
-    created_at: view.createdAt,
-    updated_at: view.updatedAt,
-  };
-}
 
 const EXAMPLE = {
   site_url: 'https://metabase.example.com',
@@ -39,7 +29,7 @@ export function registerMetabaseSettingsRoutes(app: TypedApp, metabase: Metabase
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, 'forbidden', 'not_found'),
       },
     },
-    handler: async (request) => ({ success: 1 as const, metabase: settingsJson(await metabase.get(request.principal)) }),
+    handler: async (request) => ({ success: 1 as const, metabase: metabaseSettingsJson(await metabase.get(request.principal)) }),
   });
 
   app.put(PATH, {
@@ -66,7 +56,7 @@ export function registerMetabaseSettingsRoutes(app: TypedApp, metabase: Metabase
         { siteUrl: site_url, secretKey: secret_key, maxExpiresIn: max_expires_in },
         request,
       );
-      return { success: 1 as const, metabase: settingsJson(view) };
+      return { success: 1 as const, metabase: metabaseSettingsJson(view) };
     },
   });
 

@@ -1,6 +1,7 @@
 import type { MetabaseService } from '../metabase-service.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
+import { metabaseTokenJson } from './metabase-view.js';
 import { MintMetabaseTokenBody, MintMetabaseTokenResponse, METABASE_TAGS } from './metabase-schemas.js';
 
 /** POST /api/integrations/metabase/embed_tokens: a static embedding token for one group, its locked parameters bound to the group. */
@@ -33,16 +34,7 @@ export function registerMintMetabaseToken(app: TypedApp, metabase: MetabaseServi
       );
       reply.code(201);
       reply.header('cache-control', 'no-store');
-      return {
-        success: 1 as const,
-        metabase_token: {
-          token: minted.token,
-          url: minted.url,
-          expires_at: minted.expiresAt,
-          resource: minted.resource,
-          params: minted.params,
-        },
-      };
+      return { success: 1 as const, metabase_token: metabaseTokenJson(minted) };
     },
   });
 }

@@ -31,7 +31,9 @@ export const GroupUsageQuery = Type.Object({
 export type GroupUsageQuery = Static<typeof GroupUsageQuery>;
 
 const Count = (description: string) => Type.Integer({ minimum: 0, description });
-const Sessions = Count('Embed sessions minted (POST /api/embed_sessions).');
+const Sessions = Count(
+  'Embed sessions minted (POST /api/embed_sessions), Metabase tokens minted (POST /api/integrations/metabase/embed_tokens) among them.',
+);
 const Renewals = Count('Embed tokens renewed (POST /api/embed_sessions/renew).');
 
 export const UsageBucketItem = Type.Object({

@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import jsonwebtoken from 'jsonwebtoken';
 import { buildForSuite } from '../../helpers/build.js';
-import type { ApiClient } from '../../helpers/http-client.js';
+import { ApiClient } from '../../helpers/http-client.js';
 
 /**
  * Metabase static embedding (docs/integrations/metabase.md): the settings, and tokens checked against Metabase's
@@ -35,7 +35,8 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
   before(async () => {
     api = server.api;
     assert.equal(
-      (await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu', plan: 'pro', meta: { a: 1 } } })).status,
+      (await api.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu', plan: 'pro', meta: { a: 1 }, tags: [] } }))
+        .status,
       200,
     );
     assert.equal((await api.getOrCreate({ user_group_id: 'acme-labs', name: 'Acme Labs', parent_user_group_id: 'acme' })).status, 200);
@@ -61,11 +62,15 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
     const read = await readOnly.call('GET', undefined, { path: PATH });
     assert.deepEqual(read.json.metabase, put.json.metabase);
     assert.equal((await readOnly.call('PUT', { site_url: SITE, secret_key: SECRET }, { path: PATH })).status, 403);
+    assert.equal((await readOnly.call('DELETE', undefined, { path: PATH })).status, 403);
     for (const access of ['embed', 'dashboard'] as const) {
       const client = await server.client({ environment: 'Customer', access });
       assert.equal((await client.call('GET', undefined, { path: PATH })).status, 403, access);
       assert.equal((await client.call('PUT', { site_url: SITE, secret_key: SECRET }, { path: PATH })).status, 403, access);
+      assert.equal((await client.call('DELETE', undefined, { path: PATH })).status, 403, access);
     }
+    const unauthenticated = await new ApiClient(server.url, undefined).call('GET', undefined, { path: PATH });
+    assert.equal(unauthenticated.status, 401, unauthenticated.text);
     const testing = await server.client({ environment: 'Testing', access: 'read-write' });
     assert.equal((await testing.call('GET', undefined, { path: PATH })).status, 404, 'each environment has its own');
     const records = await server.services.audit.listAuditRecords({ environment: 'Customer', limit: 100 });
@@ -145,24 +150,92 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
     assert.match(question.json.metabase_token.url, /\/embed\/question\//);
   });
 
+  it("takes a dashboard's or question's Entity ID (Metabase's docs: stable across serialization) as the resource", async () => {
+    const entityId = 'xBLdW9FsgRuB2HGhWiBa_';
+    const res = await mint({ user_group_id: 'acme', resource: { question: entityId }, params: { tenant: 'user_group_id' } });
+    assert.equal(res.status, 201, res.text);
+    const { payload } = verifyHs256(res.json.metabase_token.token, SECRET);
+    assert.deepEqual(payload['resource'], { question: entityId });
+    assert.deepEqual(res.json.metabase_token.resource, { question: entityId });
+    assert.equal(res.json.metabase_token.url.split('/embed/question/')[0], SITE);
+  });
+
+  it("mints only for a group of the key's own environment, and no more once the group is deleted", async () => {
+    const testing = await server.client({ environment: 'Testing', access: 'read-write' });
+    assert.equal((await testing.call('PUT', { site_url: SITE, secret_key: 'ab'.repeat(32) }, { path: PATH })).status, 200);
+    const body = { user_group_id: 'acme', resource: { dashboard: 3 }, params: { tenant: 'user_group_id' } };
+    const elsewhere = await mint(body, testing);
+    assert.equal(elsewhere.status, 404, `acme is a Customer group: ${elsewhere.text}`);
+    assert.equal((await api.getOrCreate({ user_group_id: 'short-lived', name: 'Short-lived' })).status, 200);
+    assert.equal((await mint({ ...body, user_group_id: 'short-lived' })).status, 201);
+    assert.equal((await api.call('DELETE', { user_group_id: 'short-lived' }, { path: '/api/user' })).status, 200);
+    const gone = await mint({ ...body, user_group_id: 'short-lived' });
+    assert.equal(gone.status, 404, gone.text);
+    assert.equal((await testing.call('DELETE', undefined, { path: PATH })).status, 200);
+  });
+
+  it("lets a viewer whose sessions were ended mint again, as an embed session's mint does: ending sessions bans no one", async () => {
+    const body = {
+      user_group_id: 'acme',
+      resource: { dashboard: 9 },
+      params: { tenant: 'user_group_id', seller: 'viewer:seller' },
+      viewer: { id: 'dan', attributes: { seller: 'S-9' } },
+    };
+    assert.equal((await mint(body)).status, 201);
+    const ended = await api.call('DELETE', undefined, { path: '/api/viewers/dan/sessions' });
+    assert.equal(ended.status, 200, ended.text);
+    const again = await mint(body);
+    assert.equal(again.status, 201, again.text);
+    assert.deepEqual(verifyHs256(again.json.metabase_token.token, SECRET).payload['params'], { tenant: 'acme', seller: 'S-9' });
+  });
+
   it('refuses, before signing, a parameter it cannot fill from the group or viewer, and asks that are out of bounds', async () => {
     const base = { user_group_id: 'acme', resource: { dashboard: 12 } };
+    const tenant = { tenant: 'user_group_id' };
     for (const [body, status, pattern] of [
       [{ ...base, params: { plan: 'property:missing' } }, 400, /no property "missing"/],
       [{ ...base, params: { meta: 'property:meta' } }, 400, /cannot lock a Metabase filter/],
-      [{ ...base, params: { seller: 'viewer:seller' } }, 400, /no attribute "seller"/],
-      [{ ...base, params: { seller: 'viewer:seller' }, viewer: { id: 'bob', attributes: { other: 1 } } }, 400, /no attribute "seller"/],
+      // Metabase reads an empty list as "do not filter": never signed.
+      [{ ...base, params: { tags: 'property:tags' } }, 400, /cannot lock a Metabase filter/],
+      [{ ...base, params: { ...tenant, seller: 'viewer:seller' } }, 400, /no attribute "seller"/],
+      [
+        { ...base, params: { ...tenant, seller: 'viewer:seller' }, viewer: { id: 'bob', attributes: { other: 1 } } },
+        400,
+        /no attribute "seller"/,
+      ],
       [{ ...base, params: { tenant: 'acme' } }, 400, /where its value comes from/],
+      [{ ...base, params: { tenant: 'property:' } }, 400, /where its value comes from/],
       [{ ...base, params: { 'bad slug!': 'user_group_id' } }, 400, /slug/],
-      [{ ...base, resource: {}, params: {} }, 400, /exactly one/],
-      [{ ...base, resource: { dashboard: 1, question: 2 }, params: {} }, 400, /exactly one/],
-      [{ ...base, resource: { dashboard: 0 }, params: {} }, 400, /dashboard/],
-      [{ ...base, resource: { card: 1 }, params: {} }, 400, /"resource" must NOT have additional properties/],
-      [{ ...base, params: {}, expires_in: 3601 }, 400, /expires_in/],
-      [{ ...base, params: {}, expires_in: 30 }, 400, /expires_in/],
-      [{ ...base, params: {}, viewer: { id: '' } }, 400, /viewer/],
-      [{ resource: { dashboard: 1 }, params: {} }, 400, /user_group_id/],
-      [{ ...base, user_group_id: 'nobody', params: {} }, 404, /nobody/],
+      // No filter bound to the group: nothing would keep the token to the group's rows.
+      [{ ...base, params: {} }, 400, /at least one parameter to the group/],
+      [
+        { ...base, params: { seller: 'viewer:seller' }, viewer: { id: 'bob', attributes: { seller: 'S-1' } } },
+        400,
+        /at least one parameter/,
+      ],
+      [{ ...base, params: { tenant: 7 } }, 400, /params/],
+      [{ ...base, params: 'user_group_id' }, 400, /params/],
+      [{ ...base, resource: {}, params: tenant }, 400, /exactly one/],
+      [{ ...base, resource: { dashboard: 1, question: 2 }, params: tenant }, 400, /exactly one/],
+      [{ ...base, resource: { dashboard: 0 }, params: tenant }, 400, /dashboard/],
+      [{ ...base, resource: { dashboard: -3 }, params: tenant }, 400, /dashboard/],
+      [{ ...base, resource: { dashboard: 1.5 }, params: tenant }, 400, /dashboard/],
+      [{ ...base, resource: { dashboard: true }, params: tenant }, 400, /dashboard/],
+      [{ ...base, resource: { question: '12' }, params: tenant }, 400, /Entity ID/],
+      [{ ...base, resource: { question: 'xBLdW9FsgRuB2HGhWiBa' }, params: tenant }, 400, /Entity ID/],
+      [{ ...base, resource: { question: 'xBLdW9FsgRuB2HGhWiBa!' }, params: tenant }, 400, /Entity ID/],
+      [{ ...base, resource: { card: 1 }, params: tenant }, 400, /"resource" must NOT have additional properties/],
+      [{ ...base, resource: 12, params: tenant }, 400, /resource/],
+      [{ ...base, params: tenant, expires_in: 3601 }, 400, /expires_in/],
+      [{ ...base, params: tenant, expires_in: 30 }, 400, /expires_in/],
+      [{ ...base, params: tenant, expires_in: '600' }, 400, /expires_in/],
+      [{ ...base, params: tenant, viewer: { id: '' } }, 400, /viewer/],
+      [{ ...base, params: tenant, viewer: { id: 'ann', attributes: 'S-7' } }, 400, /viewer/],
+      [{ ...base, params: tenant, token: 'x' }, 400, /additional properties/],
+      [{ resource: { dashboard: 1 }, params: tenant }, 400, /user_group_id/],
+      [{ ...base, user_group_id: '', params: tenant }, 400, /user_group_id/],
+      [[], 400, /object/],
+      [{ ...base, user_group_id: 'nobody', params: tenant }, 404, /nobody/],
     ] as const) {
       const res = await mint(body);
       assert.equal(res.status, status, `${JSON.stringify(body)}: ${res.text}`);
@@ -196,6 +269,11 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
     assert.equal(usage.status, 200, usage.text);
     const sessions = usage.json.usage.reduce((sum: number, bucket: { sessions: number }) => sum + bucket.sessions, 0);
     assert.ok(sessions >= 3, `the mints of acme count as sessions: ${usage.text}`);
+    const ranked = await api.call('GET', undefined, { path: '/api/usage' });
+    assert.equal(ranked.status, 200, ranked.text);
+    const acme = ranked.json.groups.find((g: { user_group_id: string }) => g.user_group_id === 'acme');
+    assert.equal(acme?.sessions, sessions, `GET /api/usage counts the same: ${ranked.text}`);
+    assert.ok(acme.viewers >= 2, 'the viewers named by mints (dan, cid) are counted');
     const everything = JSON.stringify(await server.services.audit.listAuditRecords({ limit: 1000 })) + server.logs.join('');
     assert.ok(!everything.includes(SECRET), 'the secret key is in no audit record or log line');
     assert.ok(!everything.includes(res.json.metabase_token.token), 'the token is in no audit record or log line');
@@ -206,7 +284,7 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
   it('forgets the settings on DELETE: no more mints', async () => {
     assert.equal((await api.call('DELETE', undefined, { path: PATH })).status, 200);
     assert.equal((await api.call('DELETE', undefined, { path: PATH })).status, 404);
-    assert.equal((await mint({ user_group_id: 'acme', resource: { dashboard: 1 }, params: {} })).status, 409);
+    assert.equal((await mint({ user_group_id: 'acme', resource: { dashboard: 1 }, params: { tenant: 'user_group_id' } })).status, 409);
     const removed = await server.services.audit.listAuditRecords({ environment: 'Customer', newestFirst: true, limit: 1 });
     assert.equal(removed[0]!.action, 'metabase.removed');
   });
