@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -11,6 +11,7 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 import { build, type Teardown, type TestApp } from '../helpers/build.js';
 import { webhookSecretSealContext } from '../../src/webhooks/webhook.js';
 import { dataSourcePasswordSealContext } from '../../src/data-sources/data-source.js';
+import { metabaseSecretSealContext } from '../../src/metabase/metabase-settings.js';
 import { errorLines } from './cli-support.js';
 
 interface Known {
@@ -159,6 +160,46 @@ describe('ugs secret rotate', () => {
       const credentials = await after.services.dataSources.credentials(dashboard, 'acme-db');
       assert.equal(credentials.connection.password, 'acme-password');
       assert.equal(credentials.version, 1, 're-sealing is not a change of the data source: routers keep their pools');
+    } finally {
+      await after.app.close();
+      await after.services.close();
+    }
+  });
+
+  it("data dir: re-seals each environment's Metabase secret key, so mints sign with it once the old secret is gone", async (t) => {
+    const dir = makeTempDir('ugs-rotate-metabase');
+    dirs.push(dir);
+    const keys = { Customer: 'ab01'.repeat(16), Testing: 'cd23'.repeat(16) } as const;
+    const server = await build(t, { dataDir: dir.path, kind: 'sqlite', apiKey: false });
+    const writer = (environment: 'Customer' | 'Testing') => ({ keyId: 'rotation-test', environment, access: 'read-write' }) as const;
+    for (const environment of ['Customer', 'Testing'] as const)
+      await server.services.metabase.configure(writer(environment), { siteUrl: 'https://mb.example.com', secretKey: keys[environment] });
+    await server.services.userGroups.getOrCreate(writer('Customer'), { userGroupId: 'acme', name: 'Acme' });
+    const before = await server.services.secretRotation.metabaseReseal.listMetabaseSecrets();
+    const settingsBefore = await server.services.metabase.get(writer('Customer'));
+    await server.app.close();
+    await server.services.close();
+    const rotation = await runCli(['secret', 'rotate', '--grace-ms', '20000'], { UGS_DATA_DIR: dir.path });
+    assert.equal(rotation.code, 0, rotation.stderr);
+    const after = await build(t, { dataDir: dir.path, kind: 'sqlite', apiKey: false });
+    try {
+      const stored = await after.services.secretRotation.metabaseReseal.listMetabaseSecrets();
+      assert.deepEqual(
+        stored.map((s) => s.environment),
+        ['Customer', 'Testing'],
+      );
+      for (const [i, { environment, secretCiphertext }] of stored.entries()) {
+        assert.notDeepEqual(secretCiphertext, before[i]!.secretCiphertext, `${environment}: sealed anew`);
+        assert.equal(after.services.cipher.open(secretCiphertext, metabaseSecretSealContext(environment)), keys[environment]);
+      }
+      assert.deepEqual(await after.services.metabase.get(writer('Customer')), settingsBefore, 're-sealing is not a change of the settings');
+      const minted = await after.services.metabase.mint(writer('Customer'), {
+        userGroupId: 'acme',
+        resource: { dashboard: 1 },
+        params: { tenant: 'user_group_id' },
+      });
+      const [header, payload, signature] = minted.token.split('.');
+      assert.equal(createHmac('sha256', keys.Customer).update(`${header}.${payload}`).digest('base64url'), signature);
     } finally {
       await after.app.close();
       await after.services.close();
