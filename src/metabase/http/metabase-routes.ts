@@ -36,7 +36,7 @@ export function registerMetabaseSettingsRoutes(app: TypedApp, metabase: Metabase
     schema: {
       summary: 'Set the Metabase settings',
       description:
-        "Sets (or replaces) the environment's Metabase site and embedding secret key, sealed with the server secret and never returned. The same values again change nothing. Read-write keys; audited (metabase.configured, naming the fields that changed, never the key).",
+        "Sets (or replaces) the environment's Metabase site and embedding secret key, sealed with the server secret and never returned. The same values again change nothing. Read-write keys; audited, with a metabase.configured event (both naming the fields that changed, never the key).",
       tags: METABASE_TAGS,
       body: documented(PutMetabaseBody, {
         examples: { set: { summary: 'Set', value: { site_url: 'https://metabase.example.com', secret_key: 'e'.repeat(64) } } },
@@ -64,7 +64,7 @@ export function registerMetabaseSettingsRoutes(app: TypedApp, metabase: Metabase
     schema: {
       summary: 'Remove the Metabase settings',
       description:
-        "Forgets the environment's Metabase site and secret key: no token is minted any more. Tokens already handed out stay valid in Metabase until they expire (rotate the key in Metabase to end them). Read-write keys; audited (metabase.removed).",
+        "Forgets the environment's Metabase site and secret key: no token is minted any more. Tokens already handed out stay valid in Metabase until they expire (rotate the key in Metabase to end them). Read-write keys; audited, with a metabase.removed event.",
       tags: METABASE_TAGS,
       response: {
         200: documented(MetabaseRemovedResponse, {

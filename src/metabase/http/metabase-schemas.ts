@@ -19,7 +19,7 @@ export const PutMetabaseBody = Type.Object(
       minLength: 1,
       maxLength: L.secretMaxLength,
       description:
-        "Metabase's embedding secret key (Admin settings, Embedding, Static embedding). Sealed with the server secret; never returned.",
+        "Metabase's embedding secret key (Admin settings, Embedding, Static embedding): 64 lowercase hexadecimal characters, as Metabase makes it. Sealed with the server secret; never returned.",
     }),
     max_expires_in: Type.Optional(
       Type.Integer({
@@ -70,7 +70,7 @@ export const MintMetabaseTokenBody = Type.Object(
     params: Type.Record(Type.String({ maxLength: 255 }), Type.String({ maxLength: 300 }), {
       maxProperties: 50,
       description:
-        'Each locked parameter (its slug in Metabase) and where its value comes from: "user_group_id", "user_group_subtree" (the group and its descendants), "property:<name>" (an effective property of the group) or "viewer:<attribute>". Every locked parameter of the dashboard must be here, and no other: Metabase refuses the token otherwise.',
+        'Each locked parameter (its slug in Metabase) and where its value comes from: "user_group_id", "user_group_subtree" (the group and its descendants), "property:<name>" (an effective property of the group, never overlaid by the viewer\'s attributes) or "viewer:<attribute>". At least one must come from the group. Every locked parameter of the dashboard must be here, and no other: Metabase refuses the token otherwise.',
     }),
     viewer: Type.Optional(ViewerBody),
     expires_in: Type.Optional(

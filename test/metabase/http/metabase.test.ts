@@ -160,6 +160,15 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
     assert.equal(res.json.metabase_token.url.split('/embed/question/')[0], SITE);
   });
 
+  it('fills property: from the group alone: a viewer attribute of the same name neither changes nor hides it', async () => {
+    const base = { user_group_id: 'acme-labs', resource: { dashboard: 12 }, params: { region: 'property:region' } };
+    for (const attributes of [{ region: 'us' }, { region: null }]) {
+      const res = await mint({ ...base, viewer: { id: 'eve', attributes } });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(verifyHs256(res.json.metabase_token.token, SECRET).payload['params'], { region: 'eu' }, JSON.stringify(attributes));
+    }
+  });
+
   it("mints only for a group of the key's own environment, and no more once the group is deleted", async () => {
     const testing = await server.client({ environment: 'Testing', access: 'read-write' });
     assert.equal((await testing.call('PUT', { site_url: SITE, secret_key: 'ab'.repeat(32) }, { path: PATH })).status, 200);
@@ -167,10 +176,13 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
     const elsewhere = await mint(body, testing);
     assert.equal(elsewhere.status, 404, `acme is a Customer group: ${elsewhere.text}`);
     assert.equal((await api.getOrCreate({ user_group_id: 'short-lived', name: 'Short-lived' })).status, 200);
-    assert.equal((await mint({ ...body, user_group_id: 'short-lived' })).status, 201);
+    const before = await mint({ ...body, user_group_id: 'short-lived' });
+    assert.equal(before.status, 201, before.text);
     assert.equal((await api.call('DELETE', { user_group_id: 'short-lived' }, { path: '/api/user' })).status, 200);
     const gone = await mint({ ...body, user_group_id: 'short-lived' });
     assert.equal(gone.status, 404, gone.text);
+    // What Metabase checks (the signature under its key, exp): a token handed out before still passes it.
+    assert.ok(jsonwebtoken.verify(before.json.metabase_token.token, SECRET, { algorithms: ['HS256'] }));
     assert.equal((await testing.call('DELETE', undefined, { path: PATH })).status, 200);
   });
 
@@ -181,9 +193,12 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
       params: { tenant: 'user_group_id', seller: 'viewer:seller' },
       viewer: { id: 'dan', attributes: { seller: 'S-9' } },
     };
-    assert.equal((await mint(body)).status, 201);
+    const first = await mint(body);
+    assert.equal(first.status, 201, first.text);
     const ended = await api.call('DELETE', undefined, { path: '/api/viewers/dan/sessions' });
     assert.equal(ended.status, 200, ended.text);
+    // Ending the viewer's sessions cannot reach Metabase: the token handed out still passes its check.
+    assert.ok(jsonwebtoken.verify(first.json.metabase_token.token, SECRET, { algorithms: ['HS256'] }));
     const again = await mint(body);
     assert.equal(again.status, 201, again.text);
     assert.deepEqual(verifyHs256(again.json.metabase_token.token, SECRET).payload['params'], { tenant: 'acme', seller: 'S-9' });
@@ -279,6 +294,19 @@ describe('Metabase static embedding: /api/integrations/metabase', () => {
     assert.ok(!everything.includes(res.json.metabase_token.token), 'the token is in no audit record or log line');
     const read = await api.call('GET', undefined, { path: PATH });
     assert.ok(!read.text.includes(SECRET));
+  });
+
+  it('a new key (regenerated in Metabase, then PUT here) is what ends every token handed out: none verifies under it', async () => {
+    const body = { user_group_id: 'acme', resource: { dashboard: 2 }, params: { tenant: 'user_group_id' } };
+    const old = await mint(body);
+    assert.equal(old.status, 201, old.text);
+    const regenerated = '9f'.repeat(32);
+    const put = await api.call('PUT', { site_url: SITE, secret_key: regenerated }, { path: PATH });
+    assert.equal(put.status, 200, put.text);
+    assert.throws(() => jsonwebtoken.verify(old.json.metabase_token.token, regenerated, { algorithms: ['HS256'] }), /invalid signature/);
+    const fresh = await mint(body);
+    assert.ok(verifyHs256(fresh.json.metabase_token.token, regenerated));
+    assert.equal((await api.call('PUT', { site_url: SITE, secret_key: SECRET }, { path: PATH })).status, 200);
   });
 
   it('forgets the settings on DELETE: no more mints', async () => {
