@@ -52,6 +52,7 @@ import { registerWebhookActions } from '../webhooks/pages/webhook-action-routes.
 import { registerWebhookPages } from '../webhooks/pages/webhook-page-routes.js';
 import { registerDataSourcePages } from '../data-sources/pages/data-source-page-routes.js';
 import { registerDataSourceActions } from '../data-sources/pages/data-source-action-routes.js';
+import { registerMetabasePage } from '../metabase/pages/metabase-page-routes.js';
 
 /*
  * The one table of what the service serves for its concepts: every /api route and every console page, each
@@ -124,4 +125,5 @@ export function consolePages(app: FastifyInstance, services: Core): void {
   registerWebhookActions(app, services.webhooks);
   registerDataSourcePages(app, services.dataSources, { groupUrl });
   registerDataSourceActions(app, services.dataSources, { groupUrl });
+  registerMetabasePage(app, services.metabase);
 }
