@@ -47,6 +47,9 @@ const NEEDS_A_STORE = [
   ['data-sources', 'update', '213', '--port', '5433'],
   ['data-sources', 'check', '213'],
   ['data-sources', 'remove', '213'],
+  ['metabase', 'show'],
+  ['metabase', 'mint', '--group', 'acme', '--dashboard', '12', '--param', 'tenant=user_group_id'],
+  ['metabase', 'remove'],
 ];
 
 /**
