@@ -8,6 +8,7 @@ import { build } from '../helpers/build.js';
 import { runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { assertNoSecret } from '../helpers/secret-forms.js';
 
 /** Recognizable, and distinct per write: whichever leaks, the failure names it. */
 const PASSWORDS = {
@@ -19,16 +20,8 @@ const PASSWORDS = {
 
 const DATA_SOURCE_EVENTS: EventType[] = ['data_source.created', 'data_source.updated', 'data_source.deleted'];
 
-/** The forms a careless write could give a password: as is, base64, hex, UTF-16 (SQLite text in another encoding). */
-function forms(password: string): Buffer[] {
-  const raw = Buffer.from(password);
-  return [raw, Buffer.from(raw.toString('base64')), Buffer.from(raw.toString('hex')), Buffer.from(password, 'utf16le')];
-}
-
 function assertNoPassword(where: string, bytes: Buffer | string): void {
-  const haystack = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
-  for (const password of Object.values(PASSWORDS))
-    for (const form of forms(password)) assert.equal(haystack.includes(form), false, `${where} holds ${password}`);
+  assertNoSecret(where, bytes, Object.values(PASSWORDS));
 }
 
 describe('a data source password', () => {

@@ -8,6 +8,7 @@ import { build } from '../helpers/build.js';
 import { runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { assertNoSecret } from '../helpers/secret-forms.js';
 
 /** Metabase's keys are 64 lowercase hex characters; distinct per write, so whichever leaks, the failure names it. */
 const KEYS = {
@@ -18,16 +19,8 @@ const KEYS = {
 
 const METABASE_EVENTS: EventType[] = ['metabase.configured', 'metabase.removed'];
 
-/** The forms a careless write could give a key: as is, base64, hex, UTF-16 (SQLite text in another encoding). */
-function forms(key: string): Buffer[] {
-  const raw = Buffer.from(key);
-  return [raw, Buffer.from(raw.toString('base64')), Buffer.from(raw.toString('hex')), Buffer.from(key, 'utf16le')];
-}
-
 function assertNoKey(where: string, bytes: Buffer | string): void {
-  const haystack = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
-  for (const key of Object.values(KEYS))
-    for (const form of forms(key)) assert.equal(haystack.includes(form), false, `${where} holds ${key}`);
+  assertNoSecret(where, bytes, Object.values(KEYS));
 }
 
 describe("Metabase's embedding secret key", () => {

@@ -9,6 +9,7 @@ import { ConsoleClient } from '../helpers/console-client.js';
 import { build, type TestApp } from '../helpers/build.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { webhookWorkerFor } from '../../src/webhooks/delivery/webhook-worker.js';
+import { secretForms } from '../helpers/secret-forms.js';
 
 /** Every file under `dir`, as bytes. */
 function dumpFiles(dir: string): { where: string; bytes: Buffer }[] {
@@ -52,11 +53,6 @@ async function dumpPostgresTables(url: string): Promise<{ where: string; bytes: 
 }
 
 /** The forms a leaked secret could take at rest. */
-function encodings(secret: string): Buffer[] {
-  const raw = Buffer.from(secret);
-  return [raw, Buffer.from(raw.toString('hex')), Buffer.from(raw.toString('base64')), Buffer.from(secret, 'utf16le')];
-}
-
 /** Issues keys and tokens (created, rotated, revoked) through the API; returns every secret handed out. */
 async function exercise(server: TestApp): Promise<string[]> {
   const secrets: string[] = [];
@@ -126,7 +122,7 @@ function assertNoSecret(dumps: { where: string; bytes: Buffer }[], secrets: stri
   assert.ok(dumps.length > 0);
   for (const { where, bytes } of dumps) {
     for (const secret of secrets) {
-      for (const form of encodings(secret)) assert.equal(bytes.includes(form), false, `${when}: ${where} holds a secret`);
+      for (const form of secretForms(secret)) assert.equal(bytes.includes(form), false, `${when}: ${where} holds a secret`);
     }
   }
 }

@@ -11,6 +11,7 @@ import { DataTransfer } from '../../src/transfer/data-transfer.js';
 import { UserGroupService } from '../../src/user-groups/user-group-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { collect, from, parsed } from '../helpers/transfer-lines.js';
 
 const cipher = createTokenCipher('t'.repeat(32));
 const PASSWORDS = { acme: 'acme-Pa55word-1c9e', globex: 'globex-Pa55word-77d0' };
@@ -20,19 +21,6 @@ const CA = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUeXample\n-----END C
 
 const serviceOn = (store: Store) =>
   new DataSourceService({ store: store.dataSources, cipher, checker: { check: () => assert.fail('no check in a transfer') } });
-
-async function collect(lines: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const line of lines) out.push(line.trimEnd());
-  return out;
-}
-
-const from = (lines: string[]) => () =>
-  (async function* () {
-    yield* lines;
-  })();
-
-const parsed = (lines: string[]) => lines.map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
 
 /** Every data source of both environments, as callers see them. */
 async function views(store: Store): Promise<DataSourceView[]> {

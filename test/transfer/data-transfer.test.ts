@@ -8,20 +8,10 @@ import { UserGroupService } from '../../src/user-groups/user-group-service.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { insertWebhook } from '../helpers/webhook-writes.js';
+import { collect, from } from '../helpers/transfer-lines.js';
 
 const cipher = createTokenCipher('t'.repeat(32));
 const writer = { keyId: 'k', environment: 'Customer', access: 'read-write' } as const;
-
-async function collect(lines: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const line of lines) out.push(line.trimEnd());
-  return out;
-}
-
-const from = (lines: string[]) => () =>
-  (async function* () {
-    yield* lines;
-  })();
 
 describe('DataTransfer', () => {
   const dir = makeTempDir('ugs-transfer');

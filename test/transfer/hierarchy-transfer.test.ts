@@ -9,20 +9,10 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { collect, from } from '../helpers/transfer-lines.js';
 
 const cipher = createTokenCipher('t'.repeat(32));
 const writer = { keyId: 'k', environment: 'Customer', access: 'read-write' } as const;
-
-async function collect(lines: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const line of lines) out.push(line.trimEnd());
-  return out;
-}
-
-const from = (lines: string[]) => () =>
-  (async function* () {
-    yield* lines;
-  })();
 
 /** Each group's provided id and its parent's, as the store reads them. */
 async function tree(store: Store): Promise<[string, string | null][]> {

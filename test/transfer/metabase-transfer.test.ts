@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/store.js';
 import { DataTransfer } from '../../src/transfer/data-transfer.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { collect, from, parsed } from '../helpers/transfer-lines.js';
 
 const cipher = createTokenCipher('t'.repeat(32));
 /** Metabase's keys are 64 lowercase hex characters: one per environment, recognizable in any form. */
@@ -27,19 +28,6 @@ const serviceOn = (store: Store) =>
     sessions: { sessionClaims: () => assert.fail('no mint in a transfer') },
     activity: { record: () => assert.fail('no mint in a transfer') },
   });
-
-async function collect(lines: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const line of lines) out.push(line.trimEnd());
-  return out;
-}
-
-const from = (lines: string[]) => () =>
-  (async function* () {
-    yield* lines;
-  })();
-
-const parsed = (lines: string[]) => lines.map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
 
 /** Neither key in any form a careless export could write it: as is, base64 or hex. */
 function assertNoKey(text: string): void {
