@@ -37,7 +37,9 @@ import { registerGetDataSourceCredentials } from '../data-sources/http/get-data-
 import { registerUpdateDataSource } from '../data-sources/http/update-data-source.js';
 import { registerDeleteDataSource } from '../data-sources/http/delete-data-source.js';
 import { registerCheckDataSource } from '../data-sources/http/check-data-source.js';
-import { registerMetabaseSettingsRoutes } from '../metabase/http/metabase-routes.js';
+import { registerGetMetabaseSettings } from '../metabase/http/get-metabase-settings.js';
+import { registerPutMetabaseSettings } from '../metabase/http/put-metabase-settings.js';
+import { registerDeleteMetabaseSettings } from '../metabase/http/delete-metabase-settings.js';
 import { registerMintMetabaseToken } from '../metabase/http/mint-metabase-token.js';
 import { registerGroupActions } from '../user-groups/pages/group-action-routes.js';
 import { groupPage, registerGroupPages } from '../user-groups/pages/group-page-routes.js';
@@ -103,7 +105,9 @@ export async function apiRoutes(app: TypedApp, options: { services: Core; limits
   registerUpdateDataSource(app, services.dataSources);
   registerDeleteDataSource(app, services.dataSources);
   await registerCheckDataSource(app, services.dataSources);
-  registerMetabaseSettingsRoutes(app, services.metabase);
+  registerGetMetabaseSettings(app, services.metabase);
+  registerPutMetabaseSettings(app, services.metabase);
+  registerDeleteMetabaseSettings(app, services.metabase);
   registerMintMetabaseToken(app, services.metabase);
 }
 
