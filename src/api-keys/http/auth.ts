@@ -14,14 +14,14 @@ declare module 'fastify' {
 const SCHEME = /^(?:Token|Bearer)[ \t]+(\S+)[ \t]*$/i;
 
 /**
- * `Authorization: Token <API_KEY>` (or `Bearer <API_KEY>`), checked before the
- * body is read. A failure counts against the client address; an address over
- * its limit gets 429 for further failures, never for a valid key.
+ * `Authorization: Token <API_KEY>` (or `Bearer <API_KEY>`), or `Explo-Authorization: Token <API_KEY>` as the Customer
+ * API documents it (the same keys, environments and access), checked before the body is read. A failure counts
+ * against the client address; an address over its limit gets 429 for further failures, never for a valid key.
  */
 export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottle): onRequestAsyncHookHandler {
   return async (request) => {
     try {
-      request.principal = await apiKeys.authenticate(presentedKey(request.headers.authorization));
+      request.principal = await apiKeys.authenticate(presentedKey(request.headers.authorization, request.headers['explo-authorization']));
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'unauthenticated') throw throttle.refuse(request.ip, error);
       throw error;
@@ -29,11 +29,23 @@ export function authenticate(apiKeys: ApiKeyService, throttle: FailedAuthThrottl
   };
 }
 
-function presentedKey(header: string | undefined): string {
+function presentedKey(authorization: string | undefined, explo: string | string[] | undefined): string {
+  if (explo !== undefined) {
+    if (Array.isArray(explo)) throw unauthenticated('Send one Explo-Authorization header.');
+    const key = keyIn(explo, 'Explo-Authorization');
+    // Both headers, naming two keys: which one acts would be a guess.
+    if (authorization !== undefined && authorization !== '' && keyIn(authorization, 'Authorization') !== key)
+      throw unauthenticated('The Authorization and Explo-Authorization headers name different API keys; send one.');
+    return key;
+  }
+  return keyIn(authorization, 'Authorization');
+}
+
+function keyIn(header: string | undefined, name: 'Authorization' | 'Explo-Authorization'): string {
   if (header === undefined || header === '') {
-    throw unauthenticated('Missing "Authorization: Token <API_KEY>" header; create a key with `ugs keys create`.');
+    throw unauthenticated(`Missing "${name}: Token <API_KEY>" header; create a key with \`ugs keys create\`.`);
   }
   const match = SCHEME.exec(header);
-  if (!match?.[1]) throw unauthenticated('The Authorization header must be "Token <API_KEY>" (or "Bearer <API_KEY>").');
+  if (!match?.[1]) throw unauthenticated(`The ${name} header must be "Token <API_KEY>" (or "Bearer <API_KEY>").`);
   return match[1];
 }

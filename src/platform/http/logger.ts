@@ -13,6 +13,8 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'headers.authorization',
   'authorization',
+  'req.headers["explo-authorization"]',
+  'headers["explo-authorization"]',
   'token',
   'current_token',
   'key',

@@ -34,6 +34,23 @@ describe('authentication and access', () => {
     await expect401({ authorization: `Basic ${apiKeyFormat.generate()}` });
   });
   it('refuses a malformed key', () => expect401({ authorization: 'Token ugsk_nope' }));
+
+  it('takes the key from Explo-Authorization, as the Customer API documents it, with the same access', async () => {
+    const call = (headers: Record<string, string>, method = 'GET') =>
+      rawRequest(server.url, { method, path: '/api/user', headers: { 'content-type': 'application/json', ...headers }, body });
+    const read = await call({ 'explo-authorization': `Token ${server.api.key}` });
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.json.user_group.provided_id, 'auth-target');
+    const both = await call({ 'explo-authorization': `Token ${server.api.key}`, authorization: `Token ${server.api.key}` });
+    assert.equal(both.status, 200, 'the same key in both headers');
+    const reader = server.clients.reader.key!;
+    const refused = await call({ 'explo-authorization': `Token ${reader}` }, 'PUT');
+    assert.equal(refused.status, 403, 'a read-only key is read-only through either header');
+    await expect401({ 'explo-authorization': `Token ${apiKeyFormat.generate()}` });
+    await expect401({ 'explo-authorization': '' });
+    await expect401({ 'explo-authorization': reader });
+    await expect401({ 'explo-authorization': `Token ${reader}`, authorization: `Token ${server.api.key}` });
+  });
   it('refuses a well-formed key that was never issued', () => expect401({ authorization: `Token ${apiKeyFormat.generate()}` }));
 
   it('refuses a revoked key at once', async () => {
