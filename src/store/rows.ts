@@ -27,6 +27,11 @@ export interface UserGroupRow {
   created_at: string;
   updated_at: string;
   parent_team_id: number | null;
+  emails: string | null;
+  /** 0 or 1 on SQLite, a boolean on PostgreSQL. */
+  is_demo_group: number | boolean;
+  hierarchy_level: string | null;
+  group_tags: string | null;
   /** The parent's provided id, where a statement joins it in. */
   parent_provided_id?: string | null;
 }
@@ -60,6 +65,11 @@ export function toUserGroupRecord(row: UserGroupRow): UserGroupRecord {
     record.parentTeamId = row.parent_team_id;
     record.parentId = row.parent_provided_id ?? null;
   }
+  // Set only where a value was given: a group the Customer API never touched reads as before it existed.
+  if (row.emails !== null && row.emails !== undefined) record.emails = JSON.parse(row.emails);
+  if (row.is_demo_group) record.isDemoGroup = true;
+  if (row.hierarchy_level !== null && row.hierarchy_level !== undefined) record.hierarchyLevel = row.hierarchy_level;
+  if (row.group_tags !== null && row.group_tags !== undefined) record.groupTags = JSON.parse(row.group_tags);
   return record;
 }
 

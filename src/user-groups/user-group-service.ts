@@ -9,6 +9,7 @@ import { hashSecret } from '../secrets/secret-format.js';
 import { UnknownSecretError, type TokenCipher } from '../secrets/token-cipher.js';
 import {
   LIMITS,
+  type CustomerFields,
   type Mapping,
   type Properties,
   type UserGroup,
@@ -287,7 +288,18 @@ function summarize(record: UserGroupRecord): UserGroupSummary {
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
     ...(record.parentId ? { parentTeamId: record.parentTeamId, parentId: record.parentId } : {}),
+    ...customerFieldsOf(record),
   };
+}
+
+/** The Customer API's fields the record has (each absent while unset). */
+export function customerFieldsOf(record: CustomerFields): CustomerFields {
+  const fields: CustomerFields = {};
+  if (record.emails !== undefined && record.emails !== null) fields.emails = record.emails;
+  if (record.isDemoGroup) fields.isDemoGroup = true;
+  if (record.hierarchyLevel !== undefined && record.hierarchyLevel !== null) fields.hierarchyLevel = record.hierarchyLevel;
+  if (record.groupTags !== undefined && record.groupTags !== null) fields.groupTags = record.groupTags;
+  return fields;
 }
 
 function toUserGroup(record: UserGroupRecord, token: string): UserGroup {

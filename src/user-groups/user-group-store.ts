@@ -12,6 +12,11 @@ export interface UserGroupChanges {
   properties?: Properties | null;
   /** The new parent's provided id, or null to detach; a change of parent is a move. */
   parentId?: string | null;
+  /** The Customer API's fields (null clears a nullable one). */
+  emails?: string[] | null;
+  isDemoGroup?: boolean;
+  hierarchyLevel?: string | null;
+  groupTags?: string[] | null;
   updatedAt: string;
 }
 

@@ -21,7 +21,20 @@ export interface UserGroupRecord {
   parentTeamId?: number | null;
   /** The parent's provided id, as the wire shows it; absent or null for a root. */
   parentId?: string | null;
+  /**
+   * What the Customer API (src/customers) keeps beside this service's own fields: each absent while unset, so
+   * a group made through /api/user reads as it did before that API existed.
+   */
+  emails?: string[] | null;
+  isDemoGroup?: boolean;
+  /** The name of its hierarchy level (src/customers/hierarchy-levels.ts); absent for a group that was given none. */
+  hierarchyLevel?: string | null;
+  /** The names of the group tags it carries, in the order given (src/group-tags). */
+  groupTags?: string[] | null;
 }
+
+/** The Customer API's fields of a group, as a create or an update sets them. */
+export type CustomerFields = Pick<UserGroupRecord, 'emails' | 'isDemoGroup' | 'hierarchyLevel' | 'groupTags'>;
 
 /** What listing and reading show of a group: everything but its token. */
 export type UserGroupSummary = Omit<UserGroupRecord, 'tokenHash' | 'tokenCiphertext'>;

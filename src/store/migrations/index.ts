@@ -13,6 +13,7 @@ import { viewers } from './011-viewers.js';
 import { usage } from './012-usage.js';
 import { dataSources } from './013-data-sources.js';
 import { metabase } from './014-metabase.js';
+import { customers } from './015-customers.js';
 import { kyselyMigrations, type Dialect, type Migration } from './migration.js';
 
 /**
@@ -34,6 +35,7 @@ export const migrationHistory: Readonly<Record<string, Migration>> = {
   '012-usage': usage,
   '013-data-sources': dataSources,
   '014-metabase': metabase,
+  '015-customers': customers,
 };
 
 /** The history as Kysely's migrator runs it on `dialect`. */

@@ -32,36 +32,48 @@ export const SQL = {
   // first wins. The token hash, unique to each input, tells which inputs were inserted.
   insertGroups: `WITH input AS (
                    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[],
-                                        $8::timestamptz[], $9::timestamptz[], $10::bigint[])
+                                        $8::timestamptz[], $9::timestamptz[], $10::text[], $11::boolean[], $12::text[], $13::text[],
+                                        $14::bigint[])
                      WITH ORDINALITY AS i (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext,
-                                           created_at, updated_at, parent_team_id, n)
+                                           created_at, updated_at, emails, is_demo_group, hierarchy_level, group_tags,
+                                           parent_team_id, n)
                  ), inserted AS (
-                   INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
-                   SELECT environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id
+                   INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at,
+                                            emails, is_demo_group, hierarchy_level, group_tags, parent_team_id)
+                   SELECT environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at,
+                          emails, is_demo_group, hierarchy_level, group_tags, parent_team_id
                    FROM input ORDER BY n
                    ON CONFLICT (environment, provided_id) DO NOTHING
                    RETURNING *
                  ), written AS (
                    SELECT input.n AS input_n, g.team_id FROM inserted g JOIN input ON input.token_hash = g.token_hash
-                 ), ${appendConsequences(11, 'written', true)}
+                 ), ${appendConsequences(15, 'written', true)}
                  SELECT ${WITH_PARENT}, input.n AS input_n FROM inserted g JOIN input ON input.token_hash = g.token_hash`,
   // Updates: at most one per group in a batch (postgres-write-batches.ts splits the rest into later rounds).
   updateGroups: `WITH input AS (
                    SELECT * FROM unnest($1::boolean[], $2::text[], $3::boolean[], $4::text[], $5::boolean[], $6::text[],
-                                        $7::timestamptz[], $8::text[], $9::text[], $10::boolean[], $11::bigint[])
+                                        $7::timestamptz[], $8::text[], $9::text[], $10::boolean[], $11::bigint[],
+                                        $12::boolean[], $13::text[], $14::boolean[], $15::boolean[], $16::boolean[], $17::text[],
+                                        $18::boolean[], $19::text[])
                      WITH ORDINALITY AS i (set_name, name, set_mapping, mapping, set_properties, properties,
-                                           updated_at, environment, provided_id, set_parent, parent_team_id, n)
+                                           updated_at, environment, provided_id, set_parent, parent_team_id,
+                                           set_emails, emails, set_demo, is_demo_group, set_level, hierarchy_level,
+                                           set_tags, group_tags, n)
                  ), updated AS (
                    UPDATE user_groups g SET
                      name       = CASE WHEN i.set_name THEN i.name ELSE g.name END,
                      mapping    = CASE WHEN i.set_mapping THEN i.mapping ELSE g.mapping END,
                      properties = CASE WHEN i.set_properties THEN i.properties ELSE g.properties END,
                      parent_team_id = CASE WHEN i.set_parent THEN i.parent_team_id ELSE g.parent_team_id END,
+                     emails     = CASE WHEN i.set_emails THEN i.emails ELSE g.emails END,
+                     is_demo_group = CASE WHEN i.set_demo THEN i.is_demo_group ELSE g.is_demo_group END,
+                     hierarchy_level = CASE WHEN i.set_level THEN i.hierarchy_level ELSE g.hierarchy_level END,
+                     group_tags = CASE WHEN i.set_tags THEN i.group_tags ELSE g.group_tags END,
                      updated_at = i.updated_at
                    FROM input i
                    WHERE g.environment = i.environment AND g.provided_id = i.provided_id
                    RETURNING g.*, i.n AS input_n
-                 ), ${appendConsequences(12, 'updated', true)}
+                 ), ${appendConsequences(20, 'updated', true)}
                  SELECT ${WITH_PARENT} FROM updated g`,
   // Rotations: at most one per group in a batch, as for updates. Matching the new hash too makes a
   // retry after a lost acknowledgement land on the same result; `before` (same snapshot) tells a

@@ -13,7 +13,7 @@ import type {
 } from '../../user-groups/user-group-store.js';
 import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
 import { PostgresGroupHierarchy } from './postgres-group-hierarchy.js';
-import { newGroupColumns } from '../group-columns.js';
+import { customerChanges, newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { consequenceParameters } from './postgres-consequences.js';
@@ -64,6 +64,7 @@ function updateValues({ environment, providedId, changes }: GroupChange, parentT
     providedId,
     changes.parentId !== undefined,
     parentTeamId,
+    ...customerChanges(changes).flat(),
   ];
 }
 

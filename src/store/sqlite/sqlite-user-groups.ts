@@ -12,7 +12,7 @@ import type {
   UserGroupLineage,
   UserGroupStore,
 } from '../../user-groups/user-group-store.js';
-import { newGroupColumns } from '../group-columns.js';
+import { customerChanges, newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { GroupCommit } from './group-commit.js';
@@ -61,8 +61,9 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
         `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND token_hash = ?`,
       ),
       insert: db.prepare<unknown[], UserGroupRow>(
-        `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at,
+                                  emails, is_demo_group, hierarchy_level, group_tags, parent_team_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (environment, provided_id) DO NOTHING
          RETURNING *`,
       ),
@@ -72,6 +73,10 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
            mapping    = CASE WHEN ? THEN ? ELSE mapping END,
            properties = CASE WHEN ? THEN ? ELSE properties END,
            parent_team_id = CASE WHEN ? THEN ? ELSE parent_team_id END,
+           emails     = CASE WHEN ? THEN ? ELSE emails END,
+           is_demo_group = CASE WHEN ? THEN ? ELSE is_demo_group END,
+           hierarchy_level = CASE WHEN ? THEN ? ELSE hierarchy_level END,
+           group_tags = CASE WHEN ? THEN ? ELSE group_tags END,
            updated_at = ?
          WHERE environment = ? AND provided_id = ?
          RETURNING *`,
@@ -180,6 +185,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
         jsonOrNull(changes.properties),
         changes.parentId !== undefined ? 1 : 0,
         parentTeamId,
+        ...customerChanges(changes).flatMap(([set, value]) => [set ? 1 : 0, value]),
         changes.updatedAt,
         environment,
         providedId,
