@@ -22,6 +22,10 @@ import { WebhookService } from '../webhooks/webhook-service.js';
 import { DataSourceService } from '../data-sources/data-source-service.js';
 import type { DataSourceSecretResealStore } from '../data-sources/data-source-store.js';
 import { MetabaseService } from '../metabase/metabase-service.js';
+import { CustomerService } from '../customers/customer-service.js';
+import { HierarchyLevels } from '../customers/hierarchy-levels.js';
+import { CustomerEmbedTokens } from '../customers/customer-embed-token.js';
+import { GroupTagService } from '../group-tags/group-tag-service.js';
 import type { MetabaseSecretResealStore } from '../metabase/metabase-store.js';
 import { connectionChecker } from './data-source-checker.js';
 import type { WebhookSecretResealStore } from '../webhooks/webhook-store.js';
@@ -61,6 +65,10 @@ export interface Core {
   dataSources: DataSourceService;
   /** Metabase static embedding (/api/integrations/metabase): its settings and the tokens minted from groups. */
   metabase: MetabaseService;
+  /** The Customer API (/api/create_customer/, …) over the user groups, and its group tags. */
+  customers: CustomerService;
+  customerEmbedTokens: CustomerEmbedTokens;
+  groupTags: GroupTagService;
   /** The ports this process listens on: serving sets them once listening, and a data source check refuses them. */
   listeningPorts: number[];
   /** Operator console sessions (/console). */
@@ -112,7 +120,16 @@ export interface CoreConfig
   extends
     Pick<Config, 'dataDir' | 'secret' | 'postgres' | 'keyCacheTtlMs'>,
     Partial<
-      Pick<Config, 'previousSecret' | 'embed' | 'eventRetentionDays' | 'usageRetentionDays' | 'webhooks' | 'rejectUnresolvedMapping'>
+      Pick<
+        Config,
+        | 'previousSecret'
+        | 'embed'
+        | 'eventRetentionDays'
+        | 'usageRetentionDays'
+        | 'webhooks'
+        | 'rejectUnresolvedMapping'
+        | 'hierarchyLevels'
+      >
     >,
     Pick<StoreConfig, 'createStore' | 'mustExist' | 'storeLog'> {
   /** This process's clock (epoch milliseconds); a test skews it to play a replica on a machine whose clock is off. */
@@ -183,13 +200,23 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       checker: connectionChecker({ ownPorts: () => listeningPorts }),
       now,
     });
+    const userGroups = new UserGroupService({
+      store: userGroupStore,
+      cipher,
+      dataSources,
+      rejectUnresolvedMapping: config.rejectUnresolvedMapping ?? false,
+    });
+    const groupTags = new GroupTagService({ store: timedPort(store.groupTags, timing), now });
     return {
-      userGroups: new UserGroupService({
-        store: userGroupStore,
-        cipher,
-        dataSources,
-        rejectUnresolvedMapping: config.rejectUnresolvedMapping ?? false,
+      userGroups,
+      groupTags,
+      customers: new CustomerService({
+        userGroups,
+        groupTags,
+        store: timedPort(store.customers, timing),
+        levels: new HierarchyLevels(config.hierarchyLevels ?? defaultConfig().hierarchyLevels),
       }),
+      customerEmbedTokens: new CustomerEmbedTokens(embedSessions),
       dataSources,
       metabase: new MetabaseService({
         store: timedPort(store.metabase, timing),

@@ -6,6 +6,19 @@ import type { SharedLimits } from '../api-keys/http/per-key-rate-limit.js';
 import type { TypedApp } from '../platform/http/typed-app.js';
 import { registerDeleteUserGroup } from '../user-groups/http/delete-user-group.js';
 import { registerGetOrCreateUserGroup } from '../user-groups/http/get-or-create-user-group.js';
+import { registerCreateCustomer } from '../customers/http/create-customer.js';
+import { registerGetCustomer } from '../customers/http/get-customer.js';
+import { registerUpdateCustomer } from '../customers/http/update-customer.js';
+import { registerDeleteCustomer } from '../customers/http/delete-customer.js';
+import { registerRefreshCustomerToken } from '../customers/http/refresh-customer-token.js';
+import { registerListCustomers } from '../customers/http/list-customers.js';
+import { registerListCustomersV2 } from '../customers/http/list-customers-v2.js';
+import { registerConfigureCustomerPortal } from '../customers/http/configure-customer-portal.js';
+import { registerGenerateJwt } from '../customers/http/generate-jwt.js';
+import { registerListGroupTags } from '../group-tags/http/list-group-tags.js';
+import { registerCreateGroupTag } from '../group-tags/http/create-group-tag.js';
+import { registerRenameGroupTag } from '../group-tags/http/rename-group-tag.js';
+import { registerDeleteGroupTag } from '../group-tags/http/delete-group-tag.js';
 import { registerGetUserGroup } from '../user-groups/http/get-user-group.js';
 import { registerHeadUserGroup } from '../user-groups/http/head-user-group.js';
 import { registerListUserGroups } from '../user-groups/http/list-user-groups.js';
@@ -109,6 +122,19 @@ export async function apiRoutes(app: TypedApp, options: { services: Core; limits
   registerPutMetabaseSettings(app, services.metabase);
   registerDeleteMetabaseSettings(app, services.metabase);
   registerMintMetabaseToken(app, services.metabase);
+  registerListCustomersV2(app, services.customers);
+  registerListCustomers(app, services.customers);
+  registerGetCustomer(app, services.customers);
+  registerCreateCustomer(app, services.customers);
+  registerUpdateCustomer(app, services.customers);
+  registerDeleteCustomer(app, services.customers);
+  registerRefreshCustomerToken(app, services.customers);
+  registerConfigureCustomerPortal(app);
+  registerGenerateJwt(app, services.customerEmbedTokens);
+  registerListGroupTags(app, services.groupTags);
+  registerCreateGroupTag(app, services.groupTags);
+  registerRenameGroupTag(app, services.groupTags);
+  registerDeleteGroupTag(app, services.groupTags);
 }
 
 /**

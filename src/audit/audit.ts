@@ -23,6 +23,9 @@ export const AUDIT_ACTIONS = [
   'metabase.configured',
   'metabase.removed',
   'metabase.token_minted',
+  'group_tag.created',
+  'group_tag.renamed',
+  'group_tag.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

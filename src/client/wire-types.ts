@@ -237,7 +237,7 @@ export type RevocationsResponse = {
     expires_at: string;
     token_version: string | null;
     viewer_id: string | null;
-    reason: 'session_revoked' | 'token_rotated' | 'user_group_deleted' | 'viewer_revoked';
+    reason: 'session_revoked' | 'token_rotated' | 'user_group_deleted' | 'viewer_revoked' | 'user_group_renamed';
     revoked_at: string;
   }[];
 };
@@ -262,6 +262,9 @@ export type EventItem = {
     | 'data_source.deleted'
     | 'metabase.configured'
     | 'metabase.removed'
+    | 'group_tag.created'
+    | 'group_tag.renamed'
+    | 'group_tag.deleted'
     | 'signing_key.rotated';
   id: string;
   timestamp: string;
@@ -275,6 +278,9 @@ export type EventItem = {
     data_source_id?: string | undefined;
     signing_key_id?: string | undefined;
     activates_at?: string | undefined;
+    previous_user_group_id?: string | undefined;
+    group_tag?: string | undefined;
+    new_group_tag?: string | undefined;
     api_environment_tag: 'Customer' | 'Testing';
   };
 };
@@ -302,6 +308,9 @@ export type EventsResponse = {
       | 'data_source.deleted'
       | 'metabase.configured'
       | 'metabase.removed'
+      | 'group_tag.created'
+      | 'group_tag.renamed'
+      | 'group_tag.deleted'
       | 'signing_key.rotated';
     id: string;
     timestamp: string;
@@ -315,6 +324,9 @@ export type EventsResponse = {
       data_source_id?: string | undefined;
       signing_key_id?: string | undefined;
       activates_at?: string | undefined;
+      previous_user_group_id?: string | undefined;
+      group_tag?: string | undefined;
+      new_group_tag?: string | undefined;
       api_environment_tag: 'Customer' | 'Testing';
     };
   }[];
@@ -342,6 +354,9 @@ export type CreateWebhookBody = {
         | 'data_source.deleted'
         | 'metabase.configured'
         | 'metabase.removed'
+        | 'group_tag.created'
+        | 'group_tag.renamed'
+        | 'group_tag.deleted'
         | 'signing_key.rotated'
         | '*'
       )[]
@@ -413,6 +428,9 @@ export type Webhook = {
     | 'data_source.deleted'
     | 'metabase.configured'
     | 'metabase.removed'
+    | 'group_tag.created'
+    | 'group_tag.renamed'
+    | 'group_tag.deleted'
     | 'signing_key.rotated'
     | '*'
   )[];
@@ -446,6 +464,9 @@ export type WebhookListResponse = {
       | 'data_source.deleted'
       | 'metabase.configured'
       | 'metabase.removed'
+      | 'group_tag.created'
+      | 'group_tag.renamed'
+      | 'group_tag.deleted'
       | 'signing_key.rotated'
       | '*'
     )[];
@@ -480,6 +501,9 @@ export type WebhookResponse = {
       | 'data_source.deleted'
       | 'metabase.configured'
       | 'metabase.removed'
+      | 'group_tag.created'
+      | 'group_tag.renamed'
+      | 'group_tag.deleted'
       | 'signing_key.rotated'
       | '*'
     )[];
@@ -514,6 +538,9 @@ export type WebhookWithSecretResponse = {
       | 'data_source.deleted'
       | 'metabase.configured'
       | 'metabase.removed'
+      | 'group_tag.created'
+      | 'group_tag.renamed'
+      | 'group_tag.deleted'
       | 'signing_key.rotated'
       | '*'
     )[];

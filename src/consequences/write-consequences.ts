@@ -40,6 +40,9 @@ export interface ChangeSubject {
   viewerId?: string | null;
   /** A data source's change concerns no group either. */
   dataSourceId?: string | null;
+  /** A group tag's change: the tag, and a rename's new name. */
+  groupTag?: string;
+  newGroupTag?: string;
 }
 
 /**

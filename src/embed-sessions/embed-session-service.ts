@@ -4,6 +4,7 @@ import { keyKind, may, type Principal } from '../kernel/principal.js';
 import type { ChangeOrigin } from '../audit/audit.js';
 import {
   checkOrigins,
+  dashboardOptionClaims,
   EMBED_LIMITS,
   EMBED_TOKEN_TYPE,
   type EmbedClaims,
@@ -123,6 +124,7 @@ export class EmbedSessionService {
       origins,
       includeDescendants: request.includeDescendants === true,
       viewer,
+      options: dashboardOptionClaims(request.dashboardOptions),
     });
     // Nothing is stored: the id proves itself when the session is ended early, and the count is written with others.
     this.deps.activity.record(group.environment, group.teamId, now, viewer?.id);
@@ -190,6 +192,11 @@ export class EmbedSessionService {
         origins: read.org,
         includeDescendants: read.desc !== undefined,
         viewer: read.vid === undefined ? undefined : { id: read.vid, ...(read.vat === undefined ? {} : { attributes: read.vat }) },
+        options: {
+          ...(read.cht === undefined ? {} : { cht: read.cht }),
+          ...(read.rbc === undefined ? {} : { rbc: read.rbc }),
+          ...(read.des === undefined ? {} : { des: read.des }),
+        },
       },
       lineage!,
     );
@@ -271,6 +278,7 @@ export class EmbedSessionService {
       origins?: readonly string[];
       includeDescendants: boolean;
       viewer?: Viewer;
+      options?: Pick<EmbedClaims, 'cht' | 'rbc' | 'des'>;
     },
     lineage?: UserGroupLineage,
   ): Promise<EmbedClaims> {
@@ -299,7 +307,13 @@ export class EmbedSessionService {
       ...(descendants === undefined ? {} : { desc: descendants }),
       ...(viewer === undefined ? {} : { vid: viewer.id }),
       ...(viewer?.attributes === undefined ? {} : { vat: viewer.attributes }),
+      ...session.options,
     };
+  }
+
+  /** The `kid` the environment's new sessions are signed with (the Customer API's generate_jwt checks its key_id against it). */
+  activeKeyId(environment: Environment): string {
+    return this.deps.signingKeys[environment].active().kid;
   }
 
   private signed(group: UserGroupRecord, claims: EmbedClaims): MintedSession {

@@ -37,6 +37,19 @@ export interface EmbedSessionRequest {
   viewer?: Viewer;
   /** Seconds the session may live through its renewals (from expires_in to 7 days). */
   maxLifetime?: number;
+  /** What the Customer API's generate_jwt names and this service has no use for, carried to the dashboard layer as claims. */
+  dashboardOptions?: DashboardOptions;
+}
+
+/**
+ * The Customer API's Generate JWT fields that name features of the dashboard layer (a single chart, report-builder
+ * features, the editable section): carried as the claims Explo's own tokens use (cht, rbc, des) through every
+ * renewal, for that layer to honour; this service enforces none of them.
+ */
+export interface DashboardOptions {
+  chartId?: string;
+  reportBuilderFeatures?: string[];
+  disableEditableSectionEditing?: boolean;
 }
 
 /**
@@ -83,6 +96,20 @@ export interface EmbedClaims {
   vid?: string;
   /** The viewer's attributes as given at the mint, carried to every renewal (props holds them overlaid). */
   vat?: Properties;
+  /** DashboardOptions, when the session was minted with them (the Customer API's generate_jwt). */
+  cht?: string;
+  rbc?: string[];
+  des?: boolean;
+}
+
+/** The claims DashboardOptions become. */
+export function dashboardOptionClaims(options: DashboardOptions | undefined): Pick<EmbedClaims, 'cht' | 'rbc' | 'des'> {
+  if (options === undefined) return {};
+  return {
+    ...(options.chartId === undefined ? {} : { cht: options.chartId }),
+    ...(options.reportBuilderFeatures === undefined ? {} : { rbc: [...options.reportBuilderFeatures] }),
+    ...(options.disableEditableSectionEditing === undefined ? {} : { des: options.disableEditableSectionEditing }),
+  };
 }
 
 /** Hosts whose http origins are accepted: the page is then on the viewer's own machine (development). */

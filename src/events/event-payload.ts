@@ -20,6 +20,9 @@ export interface EventSubject {
   viewerId?: string | null;
   /** For data source events, the data source concerned. */
   dataSourceId?: string | null;
+  /** For group tag events, the tag concerned and a rename's new name. */
+  groupTag?: string;
+  newGroupTag?: string;
 }
 
 /**
@@ -45,6 +48,11 @@ export function eventData(type: EventType, subject: EventSubject, change: { keyI
   // The environment's Metabase settings: the environment alone names them; `changed` never holds the key, only "secret_key".
   if (type.startsWith('metabase.')) {
     if (WITH_CHANGED.has(type)) data.changed = [...change.fields];
+    return data;
+  }
+  if (type.startsWith('group_tag.')) {
+    if (subject.groupTag !== undefined) data.group_tag = subject.groupTag;
+    if (subject.newGroupTag !== undefined) data.new_group_tag = subject.newGroupTag;
     return data;
   }
   if (type.startsWith('api_key.')) {

@@ -27,6 +27,9 @@ export const EVENT_TYPES = [
   'data_source.deleted',
   'metabase.configured',
   'metabase.removed',
+  'group_tag.created',
+  'group_tag.renamed',
+  'group_tag.deleted',
 ] as const satisfies readonly (AuditAction | 'signing_key.rotated')[];
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -49,6 +52,11 @@ export interface EventData {
   /** signing_key.rotated: the new key's `kid`, and when it starts signing (until then the previous key signs). */
   signing_key_id?: string;
   activates_at?: string;
+  /** user_group.updated by a rename (the Customer API's new_provided_id): the id it had. */
+  previous_user_group_id?: string;
+  /** group_tag.*: the tag concerned (before a rename), and group_tag.renamed its new name. */
+  group_tag?: string;
+  new_group_tag?: string;
 }
 
 /**

@@ -161,6 +161,12 @@ const ConfigSchema = Type.Object({
     description:
       "How far a process's clock may be from PostgreSQL's while it mints and renews embed sessions (measured every 5 s); beyond it the process answers 503 to both and `/readyz` fails. So replicas that serve sessions differ by at most twice this (5 s by default), and a viewer's revocation ends every session any replica minted before it was answered. Not read on SQLite (one machine, one clock).",
   }),
+  UGS_CUSTOMER_HIERARCHY_LEVELS: Type.String({
+    pattern: '^[^,]+(,[^,]+){0,4}$',
+    default: 'Customer,User',
+    description:
+      "The Customer API's hierarchy levels (`hierarchy_level_name`), top first, comma-separated, 1 to 5 distinct names: a customer's parent must be at a higher level. The default is Explo's two levels.",
+  }),
   UGS_EVENT_RETENTION_DAYS: Type.Integer({
     minimum: 1,
     maximum: 3650,
@@ -262,6 +268,8 @@ export interface Config {
   /** PostgreSQL settings when DATABASE_URL is set; the embedded SQLite store otherwise. */
   postgres: PostgresConfig | undefined;
   embed: EmbedConfig;
+  /** UGS_CUSTOMER_HIERARCHY_LEVELS: the Customer API's level names, top first. */
+  hierarchyLevels: readonly string[];
   /** UGS_EVENT_RETENTION_DAYS: how long events are kept. */
   eventRetentionDays: number;
   /** UGS_MAPPING_UNRESOLVED=reject: a mapping value naming no data source of the environment is a 400. */
@@ -400,6 +408,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       jwksMaxAgeSeconds: config.UGS_EMBED_JWKS_MAX_AGE_SECONDS,
       clockOffsetMaxMs: config.UGS_CLOCK_OFFSET_MAX_MS,
     },
+    hierarchyLevels: hierarchyLevels(config.UGS_CUSTOMER_HIERARCHY_LEVELS),
     eventRetentionDays: config.UGS_EVENT_RETENTION_DAYS,
     rejectUnresolvedMapping: config.UGS_MAPPING_UNRESOLVED === 'reject',
     usageRetentionDays: config.UGS_USAGE_RETENTION_DAYS,
@@ -476,4 +485,14 @@ function parsed<T>(name: string, env: NodeJS.ProcessEnv, parse: () => T): T {
 function describeSetting(name: string): string {
   const schema = (ConfigSchema.properties as Record<string, { description?: string }>)[name];
   return schema?.description ?? '';
+}
+
+/** UGS_CUSTOMER_HIERARCHY_LEVELS as names, each trimmed: refused when one is blank or two are the same. */
+function hierarchyLevels(value: string): string[] {
+  const levels = value.split(',').map((level) => level.trim());
+  if (levels.some((level) => level === '')) throw new ConfigError(`Invalid UGS_CUSTOMER_HIERARCHY_LEVELS=${value}: a level name is blank.`);
+  if (new Set(levels).size !== levels.length) {
+    throw new ConfigError(`Invalid UGS_CUSTOMER_HIERARCHY_LEVELS=${value}: a level name appears twice.`);
+  }
+  return levels;
 }

@@ -12,6 +12,8 @@ import type { UsageStore } from '../usage/usage-store.js';
 import type { UserGroupStore } from '../user-groups/user-group-store.js';
 import type { DataSourceSecretResealStore, DataSourceStore } from '../data-sources/data-source-store.js';
 import type { MetabaseSecretResealStore, MetabaseStore } from '../metabase/metabase-store.js';
+import type { GroupTagStore } from '../group-tags/group-tag-store.js';
+import type { CustomerStore } from '../customers/customer-store.js';
 import type { WebhookDeliveryStore, WebhookSecretResealStore, WebhookStore } from '../webhooks/webhook-store.js';
 
 export type { NewUserGroup, TokenReplacement, UserGroupChanges } from '../user-groups/user-group-store.js';
@@ -59,6 +61,8 @@ export interface Store extends StoreHealth {
   readonly webhookDeliveries: WebhookDeliveryStore;
   readonly dataSources: DataSourceStore & DataSourceSecretResealStore;
   readonly metabase: MetabaseStore & MetabaseSecretResealStore;
+  readonly groupTags: GroupTagStore;
+  readonly customers: CustomerStore;
   /** Starts following the store's own state in the background, for a serving process; opening starts nothing. */
   monitor(): void;
   close(): Promise<void>;

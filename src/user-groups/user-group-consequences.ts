@@ -40,6 +40,28 @@ export function groupUpdated(
   return ({ teamId }) => auditedChange('user_group.moved', changes.updatedAt, { environment, providedId, teamId }, moved);
 }
 
+/**
+ * A group renamed (the Customer API's new_provided_id): audited and evented as an update naming the new id, with
+ * the old one in the event, and every session minted under the old id ends (their `sub` names an id that may
+ * become another group's).
+ */
+export function groupRenamed(
+  group: { environment: UserGroupRecord['environment']; providedId: string; tokenHash: Buffer },
+  newProvidedId: string,
+  changes: UserGroupChanges,
+  audit: AuditContext,
+): GroupWriteConsequences {
+  const updated = groupUpdated(group.environment, newProvidedId, changes, { ...audit, fields: [...audit.fields, 'provided_id'] });
+  return (written) => {
+    const base = updated(written);
+    return {
+      ...base,
+      events: base.events.map((event) => ({ ...event, data: { ...event.data, previous_user_group_id: group.providedId } })),
+      revocations: [groupRevocation(group, 'user_group_renamed', changes.updatedAt)],
+    };
+  };
+}
+
 /** A token rotated: audited, and every session minted under the old token ends with it. */
 export function tokenRotated(r: TokenReplacement, audit: AuditContext): WriteConsequences {
   const rotated = auditedChange('user_group.token_rotated', r.updatedAt, r, audit);

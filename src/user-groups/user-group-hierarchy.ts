@@ -77,3 +77,8 @@ export function mergeAlongChain<T extends Mapping | Properties>(chain: readonly 
 export function effectiveValues(chain: readonly UserGroupRecord[]): { properties: Properties | null; mapping: Mapping | null } {
   return { properties: mergeAlongChain(chain.map((g) => g.properties)), mapping: mergeAlongChain(chain.map((g) => g.mapping)) };
 }
+
+/** A rename to an id another group of the environment has: what both stores answer, however they learn it. */
+export function renameTaken(environment: string, providedId: string) {
+  return conflict(`A user group with "user_group_id" ${JSON.stringify(providedId)} already exists in the ${environment} environment.`);
+}

@@ -1,8 +1,8 @@
-import type { UserGroupStore } from './user-group-store.js';
+import type { UserGroupChanges, UserGroupStore } from './user-group-store.js';
 import { may, readRefusal, type Principal } from '../kernel/principal.js';
 import type { AuditContext, ChangeOrigin } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
-import { forbidden, invalidRequest, notFound, ServiceError } from '../kernel/errors.js';
+import { conflict, forbidden, invalidRequest, notFound, ServiceError } from '../kernel/errors.js';
 import { pageCursor } from '../kernel/page-cursor.js';
 import { assertNfc } from '../kernel/nfc-ids.js';
 import { hashSecret } from '../secrets/secret-format.js';
@@ -17,9 +17,9 @@ import {
   type UserGroupRecord,
   type UserGroupSummary,
 } from './user-group.js';
-import { effectiveValues } from './user-group-hierarchy.js';
+import { effectiveValues, renameTaken } from './user-group-hierarchy.js';
 import { assertMappingResolves, resolveMapping, type DataSourceDirectory } from './mapping-resolution.js';
-import { groupCreated, groupsDeleted, groupUpdated, tokenRotated } from './user-group-consequences.js';
+import { groupCreated, groupRenamed, groupsDeleted, groupUpdated, tokenRotated } from './user-group-consequences.js';
 import { userGroupTokenFormat } from './user-group-token.js';
 
 export interface GetOrCreateInput {
@@ -29,6 +29,8 @@ export interface GetOrCreateInput {
   properties?: Properties;
   /** The parent's user_group_id; used only when the group is created. */
   parentUserGroupId?: string;
+  /** The Customer API's fields; used only when the group is created. */
+  customer?: CustomerFields;
 }
 
 export interface UpdateInput {
@@ -39,6 +41,10 @@ export interface UpdateInput {
   properties?: Properties | null;
   /** Moves the group under this parent; null detaches it; absent keeps it. */
   parentUserGroupId?: string | null;
+  /** The Customer API's fields to replace (null clears emails, level or tags); absent keeps them. */
+  customer?: CustomerFields;
+  /** A new user_group_id (the Customer API's new_provided_id): the token stays, the group's sessions end. */
+  newUserGroupId?: string;
 }
 
 export interface UserGroupServiceDeps {
@@ -100,6 +106,7 @@ export class UserGroupService {
       mapping: input.mapping ?? null,
       properties: input.properties ?? null,
       ...(input.parentUserGroupId === undefined ? {} : { parentId: input.parentUserGroupId }),
+      ...input.customer,
       tokenHash: hashSecret(token),
       tokenCiphertext: this.cipher.encrypt(token, principal.environment, input.userGroupId),
       createdAt: at,
@@ -118,21 +125,52 @@ export class UserGroupService {
     assertWritable(principal);
     assertPropertiesSize(input.properties);
     if (this.rejectUnresolvedMapping) await assertMappingResolves(this.dataSources, principal.environment, input.mapping);
-    const changes = {
+    const changes: UserGroupChanges = {
       name: input.name,
       mapping: input.mapping,
       properties: input.properties,
       parentId: input.parentUserGroupId,
+      ...input.customer,
       updatedAt: this.now().toISOString(),
     };
+    const audit = auditOf(principal, setFields(input), origin);
+    if (input.newUserGroupId !== undefined && input.newUserGroupId !== input.userGroupId) {
+      return this.renamed(principal, input.userGroupId, input.newUserGroupId, changes, audit);
+    }
     const updated = await this.store.updateUserGroup(
       principal.environment,
       input.userGroupId,
       changes,
-      groupUpdated(principal.environment, input.userGroupId, changes, auditOf(principal, setFields(input), origin)),
+      groupUpdated(principal.environment, input.userGroupId, changes, audit),
     );
     if (!updated) throw notFoundInEnvironment(principal, input.userGroupId);
     return this.reveal(updated);
+  }
+
+  /** An update that also gives the group a new id: its token re-sealed under the new id, its sessions ended. */
+  private async renamed(principal: Principal, userGroupId: string, newUserGroupId: string, changes: UserGroupChanges, audit: AuditContext) {
+    assertNormalizedForCreation(newUserGroupId);
+    const current = await this.store.findUserGroup(principal.environment, userGroupId);
+    if (!current) throw notFoundInEnvironment(principal, userGroupId);
+    if (await this.store.findUserGroup(principal.environment, newUserGroupId)) throw renameTaken(principal.environment, newUserGroupId);
+    const token = this.reveal(current).token;
+    const rename = {
+      providedId: newUserGroupId,
+      tokenCiphertext: this.cipher.encrypt(token, principal.environment, newUserGroupId),
+      expectedTokenHash: current.tokenHash,
+    };
+    const updated = await this.store.updateUserGroup(
+      principal.environment,
+      userGroupId,
+      { ...changes, rename },
+      groupRenamed(current, newUserGroupId, changes, audit),
+    );
+    // Gone, or its token rotated since it was read (the re-sealed token would be the old one): nothing was written.
+    if (!updated)
+      throw conflict(
+        `User group ${JSON.stringify(userGroupId)} changed while it was renamed (deleted or its token rotated); read it again and retry.`,
+      );
+    return toUserGroup(updated, token);
   }
 
   /** Issues a new token for the group holding `currentToken`; the old one stops working at once. */
@@ -206,6 +244,29 @@ export class UserGroupService {
     assertMayRead(principal);
     const record = await this.store.findUserGroup(principal.environment, userGroupId);
     if (!record) throw notFoundInEnvironment(principal, userGroupId);
+    return this.reveal(record);
+  }
+
+  /** The group holding `token` in the key's environment (404 as a rotation says it when none does). */
+  async findByToken(principal: Principal, token: string): Promise<UserGroupRecord> {
+    assertMayRead(principal);
+    const unknownToken = () => notFound('No user group holds this token: it is unknown, malformed or has already been rotated.');
+    if (!userGroupTokenFormat.isWellFormed(token)) throw unknownToken();
+    const group = await this.store.findUserGroupByTokenHash(principal.environment, hashSecret(token));
+    if (!group) throw unknownToken();
+    return group;
+  }
+
+  /** The group with its token and its ancestors (root first), from one store read; never creates. */
+  async getWithLineage(principal: Principal, userGroupId: string): Promise<{ group: UserGroup; ancestors: UserGroupSummary[] }> {
+    assertMayRead(principal);
+    const lineage = await this.store.findUserGroupLineage(principal.environment, userGroupId);
+    if (!lineage) throw notFoundInEnvironment(principal, userGroupId);
+    return { group: this.reveal(lineage.group), ancestors: lineage.ancestors.map(summarize) };
+  }
+
+  /** A record as a caller may see it, its token decrypted (a 503 while the token's server secret is missing). */
+  revealed(record: UserGroupRecord): UserGroup {
     return this.reveal(record);
   }
 
@@ -306,10 +367,19 @@ function toUserGroup(record: UserGroupRecord, token: string): UserGroup {
   return { ...summarize(record), token };
 }
 
-/** Names (never values) of the fields a create or update sets, for the audit record. */
-function setFields(input: { name?: unknown; mapping?: unknown; properties?: unknown }): string[] {
-  return (['name', 'mapping', 'properties'] as const).filter((field) => input[field] !== undefined);
+/** Names (never values) of the fields a create or update sets, for the audit record: the Customer API's by their wire names. */
+function setFields(input: { name?: unknown; mapping?: unknown; properties?: unknown; customer?: CustomerFields }): string[] {
+  const own = (['name', 'mapping', 'properties'] as const).filter((field) => input[field] !== undefined);
+  const customer = input.customer ?? {};
+  return [...own, ...CUSTOMER_FIELD_NAMES.filter(([field]) => customer[field] !== undefined).map(([, wire]) => wire)];
 }
+
+const CUSTOMER_FIELD_NAMES = [
+  ['emails', 'emails'],
+  ['isDemoGroup', 'is_demo_group'],
+  ['hierarchyLevel', 'hierarchy_level'],
+  ['groupTags', 'group_tags'],
+] as const;
 
 function assertWritable(principal: Principal): void {
   assertMayRead(principal);

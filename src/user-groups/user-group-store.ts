@@ -12,6 +12,12 @@ export interface UserGroupChanges {
   properties?: Properties | null;
   /** The new parent's provided id, or null to detach; a change of parent is a move. */
   parentId?: string | null;
+  /**
+   * A new provided id (a rename) with the token re-sealed under it (the seal binds the id), applied only while the
+   * row still holds `expectedTokenHash`: a rotation in between makes the rename change nothing (null). A taken id
+   * is a 409 `conflict`.
+   */
+  rename?: { providedId: string; tokenCiphertext: Buffer; expectedTokenHash: Buffer };
   /** The Customer API's fields (null clears a nullable one). */
   emails?: string[] | null;
   isDemoGroup?: boolean;

@@ -66,6 +66,8 @@ export interface BuildOptions<K extends string = never> {
   now?: () => number;
   /** UGS_MAPPING_UNRESOLVED=reject. */
   rejectUnresolvedMapping?: boolean;
+  /** UGS_CUSTOMER_HIERARCHY_LEVELS, parsed (top first). */
+  hierarchyLevels?: string[];
 }
 
 export interface TestApp<K extends string = never> {
@@ -164,6 +166,7 @@ async function startServer(options: StartOptions): Promise<Omit<TestApp<never>, 
     embed: { ...defaults.embed, ...options.embed },
     webhooks: { ...defaults.webhooks, ...options.webhooks },
     rejectUnresolvedMapping: options.rejectUnresolvedMapping,
+    ...(options.hierarchyLevels === undefined ? {} : { hierarchyLevels: options.hierarchyLevels }),
     now: options.now,
   });
   const serving = await startServing(services, {

@@ -54,11 +54,11 @@ export const SQL = {
                    SELECT * FROM unnest($1::boolean[], $2::text[], $3::boolean[], $4::text[], $5::boolean[], $6::text[],
                                         $7::timestamptz[], $8::text[], $9::text[], $10::boolean[], $11::bigint[],
                                         $12::boolean[], $13::text[], $14::boolean[], $15::boolean[], $16::boolean[], $17::text[],
-                                        $18::boolean[], $19::text[])
+                                        $18::boolean[], $19::text[], $20::text[], $21::bytea[], $22::bytea[])
                      WITH ORDINALITY AS i (set_name, name, set_mapping, mapping, set_properties, properties,
                                            updated_at, environment, provided_id, set_parent, parent_team_id,
                                            set_emails, emails, set_demo, is_demo_group, set_level, hierarchy_level,
-                                           set_tags, group_tags, n)
+                                           set_tags, group_tags, new_provided_id, new_token_ciphertext, expected_hash, n)
                  ), updated AS (
                    UPDATE user_groups g SET
                      name       = CASE WHEN i.set_name THEN i.name ELSE g.name END,
@@ -69,11 +69,14 @@ export const SQL = {
                      is_demo_group = CASE WHEN i.set_demo THEN i.is_demo_group ELSE g.is_demo_group END,
                      hierarchy_level = CASE WHEN i.set_level THEN i.hierarchy_level ELSE g.hierarchy_level END,
                      group_tags = CASE WHEN i.set_tags THEN i.group_tags ELSE g.group_tags END,
+                     provided_id = coalesce(i.new_provided_id, g.provided_id),
+                     token_ciphertext = coalesce(i.new_token_ciphertext, g.token_ciphertext),
                      updated_at = i.updated_at
                    FROM input i
                    WHERE g.environment = i.environment AND g.provided_id = i.provided_id
+                     AND (i.expected_hash IS NULL OR g.token_hash = i.expected_hash)
                    RETURNING g.*, i.n AS input_n
-                 ), ${appendConsequences(20, 'updated', true)}
+                 ), ${appendConsequences(23, 'updated', true)}
                  SELECT ${WITH_PARENT} FROM updated g`,
   // Rotations: at most one per group in a batch, as for updates. Matching the new hash too makes a
   // retry after a lost acknowledgement land on the same result; `before` (same snapshot) tells a

@@ -20,6 +20,8 @@ import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
 import { SqlWebhooks } from '../sql/sql-webhooks.js';
 import { SqlDataSources } from '../sql/sql-data-sources.js';
 import { SqlMetabase } from '../sql/sql-metabase.js';
+import { SqlGroupTags } from '../sql/sql-group-tags.js';
+import { SqlCustomers } from '../sql/sql-customers.js';
 import { RevocationListener } from './revocation-listener.js';
 import type { RetryPolicy } from './transient-errors.js';
 
@@ -67,6 +69,8 @@ export class PostgresStore implements Store {
   readonly webhooks: SqlWebhooks;
   readonly dataSources: SqlDataSources;
   readonly metabase: SqlMetabase;
+  readonly groupTags: SqlGroupTags;
+  readonly customers: SqlCustomers;
   readonly webhookDeliveries: SqlWebhookDeliveries;
 
   private constructor(
@@ -88,6 +92,8 @@ export class PostgresStore implements Store {
     this.webhooks = new SqlWebhooks(sql);
     this.dataSources = new SqlDataSources(sql);
     this.metabase = new SqlMetabase(sql);
+    this.groupTags = new SqlGroupTags(sql);
+    this.customers = new SqlCustomers(sql);
     this.transfer = new SqlTransfer(sql, {
       userGroups: this.userGroups,
       apiKeys: this.apiKeys,

@@ -11,7 +11,7 @@ import type {
   UserGroupLineage,
   UserGroupStore,
 } from '../../user-groups/user-group-store.js';
-import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
+import { hasChildrenConflict, renameTaken } from '../../user-groups/user-group-hierarchy.js';
 import { PostgresGroupHierarchy } from './postgres-group-hierarchy.js';
 import { customerChanges, newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
@@ -65,6 +65,9 @@ function updateValues({ environment, providedId, changes }: GroupChange, parentT
     changes.parentId !== undefined,
     parentTeamId,
     ...customerChanges(changes).flat(),
+    changes.rename?.providedId ?? null,
+    changes.rename?.tokenCiphertext ?? null,
+    changes.rename?.expectedTokenHash ?? null,
   ];
 }
 
@@ -198,8 +201,14 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   ): Promise<UserGroupRecord | null> {
     const input = { environment, providedId, changes, consequences };
     // A detach (null) cannot close a cycle nor deepen a chain: it needs no check, only its own batch.
-    const row = changes.parentId ? await this.moveGroup(input) : await this.updatedGroup(input);
-    return row ? toUserGroupRecord(row) : null;
+    try {
+      const row = changes.parentId ? await this.moveGroup(input) : await this.updatedGroup(input);
+      return row ? toUserGroupRecord(row) : null;
+    } catch (error) {
+      // The database tells a taken id by its unique key (environment, provided_id): 23505 unique_violation.
+      if (changes.rename && (error as { code?: string }).code === '23505') throw renameTaken(environment, changes.rename.providedId);
+      throw error;
+    }
   }
 
   async replaceToken(replacement: TokenReplacement, consequences: WriteConsequences): Promise<UserGroupRecord | null> {

@@ -21,6 +21,8 @@ import { SqlWebhookDeliveries } from '../sql/sql-webhook-deliveries.js';
 import { SqlWebhooks } from '../sql/sql-webhooks.js';
 import { SqlDataSources } from '../sql/sql-data-sources.js';
 import { SqlMetabase } from '../sql/sql-metabase.js';
+import { SqlGroupTags } from '../sql/sql-group-tags.js';
+import { SqlCustomers } from '../sql/sql-customers.js';
 
 export interface SqliteStoreOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -64,6 +66,8 @@ export class SqliteStore implements Store {
   readonly webhooks: SqlWebhooks;
   readonly dataSources: SqlDataSources;
   readonly metabase: SqlMetabase;
+  readonly groupTags: SqlGroupTags;
+  readonly customers: SqlCustomers;
   readonly webhookDeliveries: SqlWebhookDeliveries;
   private readonly pingStatement: Database.Statement;
 
@@ -89,6 +93,8 @@ export class SqliteStore implements Store {
     this.webhooks = new SqlWebhooks(sql);
     this.dataSources = new SqlDataSources(sql);
     this.metabase = new SqlMetabase(sql);
+    this.groupTags = new SqlGroupTags(sql);
+    this.customers = new SqlCustomers(sql);
     this.transfer = new SqlTransfer(sql, {
       userGroups: this.userGroups,
       apiKeys: this.apiKeys,

@@ -21,7 +21,7 @@ import type { SqliteHealth } from './sqlite-health.js';
 import { UnchangedReadCache } from './unchanged-read-cache.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { GROUP_WITH_PARENT, SqliteGroupHierarchy } from './sqlite-group-hierarchy.js';
-import { hasChildrenConflict } from '../../user-groups/user-group-hierarchy.js';
+import { hasChildrenConflict, renameTaken } from '../../user-groups/user-group-hierarchy.js';
 
 /** Most groups kept by the lookup cache (about 1 KiB each with small properties). */
 const CACHED_GROUPS = 10_000;
@@ -77,8 +77,10 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
            is_demo_group = CASE WHEN ? THEN ? ELSE is_demo_group END,
            hierarchy_level = CASE WHEN ? THEN ? ELSE hierarchy_level END,
            group_tags = CASE WHEN ? THEN ? ELSE group_tags END,
+           provided_id = coalesce(?, provided_id),
+           token_ciphertext = coalesce(?, token_ciphertext),
            updated_at = ?
-         WHERE environment = ? AND provided_id = ?
+         WHERE environment = ? AND provided_id = ? AND (? IS NULL OR token_hash = ?)
          RETURNING *`,
       ),
       replaceToken: db.prepare<unknown[], UserGroupRow>(
@@ -170,6 +172,8 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     consequences: GroupWriteConsequences,
   ): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
+      const rename = changes.rename;
+      if (rename && this.statements.find.get(environment, rename.providedId)) throw renameTaken(environment, rename.providedId);
       let parentTeamId: number | null = null;
       if (changes.parentId) {
         const current = this.statements.find.get(environment, providedId);
@@ -186,13 +190,17 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
         changes.parentId !== undefined ? 1 : 0,
         parentTeamId,
         ...customerChanges(changes).flatMap(([set, value]) => [set ? 1 : 0, value]),
+        rename?.providedId ?? null,
+        rename?.tokenCiphertext ?? null,
         changes.updatedAt,
         environment,
         providedId,
+        rename?.expectedTokenHash ?? null,
+        rename?.expectedTokenHash ?? null,
       );
       if (!updated) return undefined;
       this.appender.persist(consequences({ teamId: updated.team_id }));
-      return this.statements.find.get(environment, providedId);
+      return this.statements.find.get(environment, rename?.providedId ?? providedId);
     });
     return row ? toUserGroupRecord(row) : null;
   }

@@ -228,6 +228,8 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
     'listMetabaseSecrets',
     'replaceMetabaseSecretCiphertext',
   ]),
+  groupTags: every<Ports['groupTags']>()(['listGroupTags', 'insertGroupTag', 'renameGroupTag', 'deleteGroupTag']),
+  customers: every<Ports['customers']>()(['listCustomers', 'findGroupsByTeamIds', 'childLevels']),
   health: every<Ports['health']>()(['ping', 'clock']),
 };
 /** As src/app/core.ts says it: the one synchronous method of any port. */

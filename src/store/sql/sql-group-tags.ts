@@ -1,0 +1,116 @@
+import type { Environment } from '../../kernel/environment.js';
+import type { WriteConsequences } from '../../consequences/write-consequences.js';
+import type { GroupTagRecord } from '../../group-tags/group-tag.js';
+import type { GroupTagStore, TagCarrier, TagChangeConsequences } from '../../group-tags/group-tag-store.js';
+import { append, run, type SqlDatabase } from './sql-database.js';
+import { statement, type Dialect } from './sql-statement.js';
+
+interface TagRow {
+  environment: string;
+  name: string;
+  created_at: string;
+}
+
+interface CarrierRow {
+  team_id: number;
+  provided_id: string;
+}
+
+const LIST = statement<TagRow>(
+  'listGroupTags',
+  'SELECT environment, name, created_at FROM group_tags WHERE environment = @environment ORDER BY created_at, name',
+);
+const INSERT = statement<TagRow>(
+  'insertGroupTag',
+  `INSERT INTO group_tags (environment, name, created_at) VALUES (@environment, @name, @createdAt)
+   ON CONFLICT (environment, name) DO NOTHING RETURNING name`,
+);
+/** The renamed tag as a new row with the old one's creation time: inserting cannot fail on a taken name, it inserts nothing. */
+const INSERT_RENAMED = statement<TagRow>(
+  'insertRenamedGroupTag',
+  `INSERT INTO group_tags (environment, name, created_at)
+   SELECT environment, @newName, created_at FROM group_tags WHERE environment = @environment AND name = @name
+   ON CONFLICT (environment, name) DO NOTHING RETURNING name`,
+);
+const FIND = statement<TagRow>('findGroupTag', 'SELECT name FROM group_tags WHERE environment = @environment AND name = @name');
+const DELETE = statement<TagRow>(
+  'deleteGroupTag',
+  'DELETE FROM group_tags WHERE environment = @environment AND name = @name RETURNING name',
+);
+
+/** The environment's groups whose `group_tags` (a JSON array of names, as text) hold @name. */
+const carrying = (dialect: Dialect) =>
+  dialect === 'sqlite'
+    ? 'environment = @environment AND EXISTS (SELECT 1 FROM json_each(user_groups.group_tags) WHERE json_each.value = @name)'
+    : 'environment = @environment AND group_tags::jsonb ? @name::text';
+
+/** Each carrier's list with @name replaced by @newName, in its order. */
+const RENAME_ON_GROUPS = statement<CarrierRow>('renameTagOnGroups', (dialect) =>
+  dialect === 'sqlite'
+    ? `UPDATE user_groups SET updated_at = @at, group_tags = (
+         SELECT json_group_array(CASE WHEN value = @name THEN @newName ELSE value END)
+         FROM (SELECT value FROM json_each(user_groups.group_tags) ORDER BY key))
+       WHERE ${carrying(dialect)} RETURNING team_id, provided_id`
+    : `UPDATE user_groups SET updated_at = @at::timestamptz, group_tags = (
+         SELECT jsonb_agg(CASE WHEN t.v = @name::text THEN @newName::text ELSE t.v END ORDER BY t.i)
+         FROM jsonb_array_elements_text(group_tags::jsonb) WITH ORDINALITY AS t (v, i))::text
+       WHERE ${carrying(dialect)} RETURNING team_id, provided_id`,
+);
+/** Each carrier's list without @name, in its order (an empty list stays an empty list: the group was given tags). */
+const REMOVE_FROM_GROUPS = statement<CarrierRow>('removeTagFromGroups', (dialect) =>
+  dialect === 'sqlite'
+    ? `UPDATE user_groups SET updated_at = @at, group_tags = (
+         SELECT json_group_array(value) FROM (SELECT value FROM json_each(user_groups.group_tags) WHERE value <> @name ORDER BY key))
+       WHERE ${carrying(dialect)} RETURNING team_id, provided_id`
+    : `UPDATE user_groups SET updated_at = @at::timestamptz, group_tags = COALESCE((
+         SELECT jsonb_agg(t.v ORDER BY t.i)
+         FROM jsonb_array_elements_text(group_tags::jsonb) WITH ORDINALITY AS t (v, i) WHERE t.v <> @name::text), '[]'::jsonb)::text
+       WHERE ${carrying(dialect)} RETURNING team_id, provided_id`,
+);
+
+const carriersOf = (rows: CarrierRow[]): TagCarrier[] =>
+  rows.map((row) => ({ teamId: Number(row.team_id), providedId: row.provided_id })).sort((a, b) => a.teamId - b.teamId);
+
+/** Group tags, written once for both databases: each change, the groups it rewrites and its consequences in one transaction. */
+export class SqlGroupTags implements GroupTagStore {
+  constructor(private readonly db: SqlDatabase) {}
+
+  async listGroupTags(environment: Environment): Promise<GroupTagRecord[]> {
+    return (await this.db.all(LIST, { environment })).map((row) => ({
+      environment: row.environment as Environment,
+      name: row.name,
+      createdAt: row.created_at,
+    }));
+  }
+
+  async insertGroupTag(tag: GroupTagRecord, consequences: WriteConsequences): Promise<boolean> {
+    return (await this.db.write(INSERT, { ...tag }, { consequences })).length > 0;
+  }
+
+  renameGroupTag(
+    environment: Environment,
+    change: { name: string; newName: string; at: string },
+    consequences: TagChangeConsequences,
+  ): Promise<'renamed' | 'missing' | 'taken'> {
+    return this.db.transaction(function* () {
+      const parameters = { environment, ...change };
+      if ((yield* run(INSERT_RENAMED, parameters)).length === 0) {
+        return (yield* run(FIND, parameters)).length === 0 ? 'missing' : 'taken';
+      }
+      yield* run(DELETE, parameters);
+      const carriers = carriersOf(yield* run(RENAME_ON_GROUPS, parameters));
+      yield* append({ consequences: consequences(carriers) });
+      return 'renamed';
+    });
+  }
+
+  deleteGroupTag(environment: Environment, change: { name: string; at: string }, consequences: TagChangeConsequences): Promise<boolean> {
+    return this.db.transaction(function* () {
+      const parameters = { environment, ...change };
+      if ((yield* run(DELETE, parameters)).length === 0) return false;
+      const carriers = carriersOf(yield* run(REMOVE_FROM_GROUPS, parameters));
+      yield* append({ consequences: consequences(carriers) });
+      return true;
+    });
+  }
+}
