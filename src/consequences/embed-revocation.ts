@@ -8,7 +8,13 @@ import type { Environment } from '../kernel/environment.js';
  * a viewer's sessions ended, a group's token rotated, a group deleted), so it is shaped here, below them all.
  */
 
-export const REVOCATION_REASONS = ['session_revoked', 'token_rotated', 'user_group_deleted', 'viewer_revoked', 'user_group_renamed'] as const;
+export const REVOCATION_REASONS = [
+  'session_revoked',
+  'token_rotated',
+  'user_group_deleted',
+  'viewer_revoked',
+  'user_group_renamed',
+] as const;
 export type RevocationReason = (typeof REVOCATION_REASONS)[number];
 
 /**

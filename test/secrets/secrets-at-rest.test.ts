@@ -162,6 +162,7 @@ describe('secrets at rest', () => {
         'table embed_revocations',
         'table embed_sessions',
         'table events',
+        'table group_tags',
         'table kysely_migration',
         'table kysely_migration_lock',
         'table metabase_settings',

@@ -12,6 +12,7 @@ import { usageStoreConformance } from './usage-store-conformance.js';
 import { webhookStoreConformance } from './webhook-store-conformance.js';
 import { dataSourceStoreConformance } from './data-source-store-conformance.js';
 import { metabaseStoreConformance } from './metabase-store-conformance.js';
+import { customerStoreConformance } from './customer-store-conformance.js';
 import { newGroup as groupFixture } from '../helpers/new-group.js';
 import { insertKey, revokeKey } from '../helpers/api-key-writes.js';
 import { deleteGroup, insertGroup, replaceToken, updateGroup } from '../helpers/group-writes.js';
@@ -759,4 +760,5 @@ export function storeConformance(fixture: StoreFixture): void {
   webhookStoreConformance(fixture);
   dataSourceStoreConformance(fixture);
   metabaseStoreConformance(fixture);
+  customerStoreConformance(fixture);
 }

@@ -1,7 +1,7 @@
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
 import { invalidRequest } from '../../kernel/errors.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
-import { ConfigurePortalBody, CUSTOMER_TAGS, SuccessResponse } from './customer-schemas.js';
+import { ConfigurePortalBody, CUSTOMER_TAGS } from './customer-schemas.js';
 
 /** POST /api/configure_customer_portal/: answered, never silently accepted: this service has no customer portal. */
 export function registerConfigureCustomerPortal(app: TypedApp): void {
@@ -20,7 +20,6 @@ export function registerConfigureCustomerPortal(app: TypedApp): void {
         },
       }),
       response: {
-        200: documented(SuccessResponse, { description: 'Never answered: see the 400.' }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS),
       },
     },

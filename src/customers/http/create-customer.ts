@@ -23,7 +23,6 @@ export function registerCreateCustomer(app: TypedApp, customers: CustomerService
               mapping: { '40': '213', '134': '386' },
               properties: { filterValue: 'value' },
               emails: ['example@example.com'],
-              group_tags: ['sales'],
               hierarchy_level_name: 'Customer',
             },
           },

@@ -30,7 +30,15 @@ export function registerGenerateJwt(app: TypedApp, tokens: CustomerEmbedTokens):
         },
       }),
       response: {
-        200: documented(GenerateJwtResponse, { description: 'The session token.' }),
+        200: documented(GenerateJwtResponse, {
+          description: 'The session token.',
+          examples: {
+            generated: {
+              summary: 'Generated',
+              value: { success: 1, jwt: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJjdXN0b21lcl8xIn0.c2lnbmF0dXJl' },
+            },
+          },
+        }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, BODY_ERRORS, 'forbidden', 'not_found'),
       },
     },

@@ -3,15 +3,13 @@ import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, documented, errorAnswers } from '..
 import type { TypedApp } from '../../platform/http/typed-app.js';
 import { queryValidatorCompiler } from '../../platform/http/query-validator.js';
 import { filtersOf } from './list-filters.js';
-import { CustomersV1Response, CUSTOMER_TAGS, ListCustomersBody, ListCustomersQuery } from './customer-schemas.js';
+import { CustomersV1Response, CUSTOMER_TAGS, ListCustomersQuery } from './customer-schemas.js';
 import { customerJson } from './customer-view.js';
 import { EXAMPLE_CUSTOMER } from './customer-examples.js';
 
 /** GET /api/customers/: the deprecated v1 list, every customer in one answer. */
 export function registerListCustomers(app: TypedApp, customers: CustomerService): void {
   app.get('/api/customers/', {
-    // A HEAD cannot take the optional body this GET may carry.
-    exposeHeadRoute: false,
     schema: {
       summary: 'List customers (v1, deprecated)',
       description:
@@ -19,9 +17,6 @@ export function registerListCustomers(app: TypedApp, customers: CustomerService)
       tags: CUSTOMER_TAGS,
       deprecated: true,
       querystring: ListCustomersQuery,
-      // The reference's v1 page declares the filters as body fields of the GET: read there too when a body is sent.
-      body: ListCustomersBody,
-      'x-body-optional': true,
       response: {
         200: documented(CustomersV1Response, {
           description: 'The customers.',
@@ -31,11 +26,6 @@ export function registerListCustomers(app: TypedApp, customers: CustomerService)
       },
     },
     validatorCompiler: queryValidatorCompiler,
-    // Without a body, the filters come from the query string alone.
-    preValidation: (request, _reply, done) => {
-      if (request.body === undefined) request.body = {};
-      done();
-    },
     handler: async (request) => {
       const all = await customers.listAll(request.principal, filtersOf(request.query, request.body));
       return { success: 1 as const, customers: all.map(customerJson) };

@@ -21,7 +21,6 @@ export function registerUpdateCustomer(app: TypedApp, customers: CustomerService
               provided_id: 'example_1',
               properties: { filterValue: 'new_value' },
               emails: ['new_email@example.com'],
-              group_tags: ['engineers', 'sales'],
               hierarchy_level_name: 'Customer',
             },
           },

@@ -39,7 +39,7 @@ const EventData = Type.Object(
       }),
     ),
     previous_user_group_id: Type.Optional(
-      Type.String({ description: 'user_group.updated by a rename (the Customer API\'s new_provided_id): the id the group had.' }),
+      Type.String({ description: "user_group.updated by a rename (the Customer API's new_provided_id): the id the group had." }),
     ),
     group_tag: Type.Optional(Type.String({ description: 'group_tag.*: the tag concerned (its name before a rename).' })),
     new_group_tag: Type.Optional(Type.String({ description: "group_tag.renamed: the tag's new name." })),

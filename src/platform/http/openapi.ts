@@ -28,10 +28,17 @@ export async function registerOpenApi(app: TypedApp): Promise<void> {
             name: 'Authorization',
             description: 'Token <API_KEY> (Bearer <API_KEY> also accepted). Create a key with `ugs keys create`.',
           },
+          exploAuthorization: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Explo-Authorization',
+            description:
+              "Token <API_KEY>: the same keys, as Explo's Customer API sends them (docs/customer-api.md); beside Authorization, it must name the same key.",
+          },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'UGS_METRICS_TOKEN, needed by GET /metrics when it is set.' },
         },
       },
-      security: [{ apiKey: [] }],
+      security: [{ apiKey: [] }, { exploAuthorization: [] }],
       tags: [
         { name: 'User groups', description: 'Authenticated with an API key; a key sees only the groups of its own environment.' },
         { name: 'Events', description: 'What changed in an environment, in commit order; any read-write or read-only key of it.' },
@@ -39,6 +46,11 @@ export async function registerOpenApi(app: TypedApp): Promise<void> {
           name: 'Webhooks',
           description:
             "The environment's events POSTed to your endpoints, signed the Standard Webhooks way and retried until they succeed; read-write keys manage them, read-only keys read them.",
+        },
+        {
+          name: 'Customer API',
+          description:
+            "Explo's Customer and Group Tag APIs over the same user groups (a customer is a group, its provided_id the group's user_group_id): docs/customer-api.md says what each field means here and what differs.",
         },
         { name: 'Operations', description: 'Health, readiness and metrics; no API key.' },
       ],

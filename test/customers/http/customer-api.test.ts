@@ -81,7 +81,10 @@ describe('the Customer API: customers', () => {
   });
 
   it('inherits from parents at higher levels, and refuses a parent that is not higher', async () => {
-    assert.equal((await create({ provided_id: 'holding', name: 'Holding', properties: { region: 'eu' }, mapping: { '40': 'main' } })).status, 200);
+    assert.equal(
+      (await create({ provided_id: 'holding', name: 'Holding', properties: { region: 'eu' }, mapping: { '40': 'main' } })).status,
+      200,
+    );
     const team = await create({ provided_id: 'team-a', name: 'Team A', parent_provided_id: 'holding', properties: { plan: 'pro' } });
     assert.equal(team.status, 200, team.text);
     assert.equal(team.json.customer.hierarchy_level, 'Team', 'the level below the parent when none is named');
@@ -144,11 +147,15 @@ describe('the Customer API: customers', () => {
     assert.equal((await api.rotate(before.token)).status, 200, 'the token is sealed under the new id and still rotates');
     const feed = await api.call('GET', undefined, { path: '/api/embed_sessions/revocations' });
     assert.ok(
-      feed.json.revocations.some((r: { user_group_id: string; reason: string }) => r.user_group_id === 'old-id' && r.reason === 'user_group_renamed'),
+      feed.json.revocations.some(
+        (r: { user_group_id: string; reason: string }) => r.user_group_id === 'old-id' && r.reason === 'user_group_renamed',
+      ),
       feed.text,
     );
     const events = await api.call('GET', undefined, { path: '/api/events?limit=1000' });
-    const renameEvent = events.json.events.find((e: { data: { previous_user_group_id?: string } }) => e.data.previous_user_group_id === 'old-id');
+    const renameEvent = events.json.events.find(
+      (e: { data: { previous_user_group_id?: string } }) => e.data.previous_user_group_id === 'old-id',
+    );
     assert.equal(renameEvent?.type, 'user_group.updated');
     assert.equal(renameEvent?.data.user_group_id, 'new-id');
   });
@@ -208,6 +215,16 @@ describe('the Customer API: customers', () => {
     assert.equal(children.json.customers[0].computed_properties.region, 'eu', 'a page inherits like a single read');
     const teams = await api.call('GET', undefined, { path: '/v2/api/customers/?hierarchy_level_name=Team' });
     assert.equal(teams.json.total_count, 1);
+    const inBody = await api.call('GET', { parent_provided_id: 'holding' }, { path: '/api/customers/' });
+    assert.deepEqual(
+      inBody.json.customers.map((c: { provided_id: string }) => c.provided_id),
+      ['team-a'],
+      'the filters the reference declares as body fields are read from a body too',
+    );
+    assert.equal((await api.call('GET', { parent: 'holding' }, { path: '/api/customers/' })).status, 400, 'never ignored');
+    assert.equal((await api.call('GET', { parent_provided_id: 'x' }, { path: '/api/customers/?parent_provided_id=holding' })).status, 400);
+    assert.equal((await new ApiClient(server.url, undefined).call('GET', undefined, { path: '/v2/api/customers/' })).status, 401);
+    assert.equal((await api.call('HEAD', undefined, { path: '/v2/api/customers/' })).status, 200);
     assert.equal((await api.call('GET', undefined, { path: '/api/customers/?parent_provided_id=nobody' })).status, 404);
     assert.equal((await api.call('GET', undefined, { path: '/api/customers/?hierarchy_level_name=Galaxy' })).status, 400);
   });
@@ -230,10 +247,14 @@ describe('the Customer API: customers', () => {
       assert.equal(refused.status, 403, `${path}: ${refused.text}`);
       assert.equal(refused.json.success, 0);
     }
-    const wrongKey = await new ApiClient(server.url, undefined).call('POST', { provided_id: 'example_1' }, {
-      path: '/api/get_customer/',
-      headers: { 'explo-authorization': 'Token ugk_not_a_key' },
-    });
+    const wrongKey = await new ApiClient(server.url, undefined).call(
+      'POST',
+      { provided_id: 'example_1' },
+      {
+        path: '/api/get_customer/',
+        headers: { 'explo-authorization': 'Token ugk_not_a_key' },
+      },
+    );
     assert.equal(wrongKey.status, 401);
   });
 
@@ -275,7 +296,16 @@ describe('the Customer API: customers', () => {
 describe('the Customer API: generate_jwt', () => {
   const server = buildForSuite();
   before(async () => {
-    assert.equal((await server.api.call('POST', { provided_id: 'customer_1', name: 'C1', properties: { region: 'eu' } }, { path: '/api/create_customer/' })).status, 200);
+    assert.equal(
+      (
+        await server.api.call(
+          'POST',
+          { provided_id: 'customer_1', name: 'C1', properties: { region: 'eu' } },
+          { path: '/api/create_customer/' },
+        )
+      ).status,
+      200,
+    );
   });
   const generate = (body: unknown) => server.api.call('POST', body, { path: '/api/generate_jwt/' });
 

@@ -264,6 +264,58 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     await call(clients.reader.key, 'POST', `${metabase}/embed_tokens`, mintMetabase, 'read-only key');
     await call(key, 'DELETE', metabase);
 
+    // The Customer API (Explo's): every route, on customers of its own.
+    await call(key, 'POST', '/api/create_group_tag/', { name: 'sales' });
+    await call(key, 'POST', '/api/create_group_tag/', { name: 'sales' }, 'taken');
+    await call(key, 'GET', '/api/group_tags/');
+    const customer = (
+      await call(key, 'POST', '/api/create_customer/', {
+        provided_id: 'example_1',
+        name: 'Example 1',
+        mapping: { '40': '213', '134': '386' },
+        properties: { filterValue: 'value' },
+        emails: ['example@example.com'],
+        group_tags: ['sales'],
+        hierarchy_level_name: 'Customer',
+      })
+    ).json.customer;
+    await call(key, 'POST', '/api/create_customer/', { provided_id: 'example_1' }, 'existing');
+    await call(key, 'POST', '/api/create_customer/', { provided_id: 'example_2', name: 'Example 2', group_tags: ['nope'] }, 'unknown tag');
+    await call(
+      key,
+      'POST',
+      '/api/create_customer/',
+      { provided_id: 'example_2', name: 'Example 2', parent_provided_id: 'example_1' },
+      'child',
+    );
+    await call(key, 'POST', '/api/get_customer/', { provided_id: 'example_2' });
+    await call(key, 'POST', '/api/get_customer/', { provided_id: 'nobody' }, 'unknown');
+    await call(key, 'POST', '/api/update_customer/', { provided_id: 'example_1', emails: ['new_email@example.com'], is_demo_group: true });
+    await call(clients.reader.key, 'POST', '/api/update_customer/', { provided_id: 'example_1', name: 'X' }, 'read-only key');
+    await call(key, 'GET', '/api/customers/');
+    await call(key, 'HEAD', '/api/customers/');
+    await call(key, 'HEAD', '/v2/api/customers/');
+    await call(key, 'HEAD', '/api/group_tags/');
+    await call(key, 'GET', '/api/customers/?parent_provided_id=example_1', undefined, 'children');
+    await call(key, 'GET', '/v2/api/customers/?pageSize=1&page=2');
+    await call(key, 'GET', '/v2/api/customers/?page_size=1001', undefined, 'page too large');
+    await call(key, 'POST', '/api/generate_jwt/', {
+      provided_id: 'example_2',
+      embed_id: 'abcde',
+      expiration: 'PT1H',
+      embed_origin: 'https://your-domain.com/',
+    });
+    await call(key, 'POST', '/api/generate_jwt/', { provided_id: 'example_2', expiration: 'P1M' }, 'months');
+    await call(key, 'POST', '/api/configure_customer_portal/', { dashboard_embed_id: 'Ab123CdefG', provided_id: 'example_1' }, 'no portal');
+    await call(key, 'POST', '/api/rename_group_tag/', { name: 'sales', new_name: 'new tag' });
+    await call(key, 'POST', '/api/delete_group_tag/', { name: 'new tag' });
+    await call(key, 'POST', '/api/delete_group_tag/', { name: 'new tag' }, 'unknown');
+    await call(key, 'DELETE', '/api/delete_customer/', { current_token: customer.token }, 'has children');
+    const refreshed = (await call(key, 'POST', '/api/refresh_customer_token/', { current_token: customer.token })).json.customer;
+    await call(key, 'POST', '/api/refresh_customer_token/', { current_token: customer.token }, 'rotated already');
+    await call(key, 'POST', '/api/update_customer/', { provided_id: 'example_2', parent_provided_id: null, new_provided_id: 'example_3' });
+    await call(key, 'DELETE', '/api/delete_customer/', { current_token: refreshed.token });
+
     // Deleting: a parent without cascade, a leaf, a subtree, a missing group; then the webhook.
     await call(key, 'DELETE', '/api/user', { user_group_id: 'acme' }, 'has children');
     await call(key, 'DELETE', '/api/user', { user_group_id: 'globex' });
