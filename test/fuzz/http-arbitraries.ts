@@ -379,6 +379,100 @@ function tokenArbitrary(ctx: FuzzContext): fc.Arbitrary<JsonNode> {
 
 type Field = 'user_group_id' | 'name' | 'mapping' | 'properties' | 'current_token';
 
+/** Every path of the Customer API (Explo's): the bodies below are shaped for them. */
+export const CUSTOMER_PATHS = [
+  '/api/create_customer/',
+  '/api/get_customer/',
+  '/api/update_customer/',
+  '/api/delete_customer/',
+  '/api/refresh_customer_token/',
+  '/api/customers/',
+  '/v2/api/customers/',
+  '/api/group_tags/',
+  '/api/create_group_tag/',
+  '/api/rename_group_tag/',
+  '/api/delete_group_tag/',
+  '/api/generate_jwt/',
+  '/api/configure_customer_portal/',
+] as const;
+
+const tagName: fc.Arbitrary<JsonNode> = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('sales', 'engineers', 'new tag', 'fuzz-tag', '') },
+  { weight: 2, arbitrary: shortString },
+  { weight: 1, arbitrary: fc.constantFrom('a'.repeat(255), 'a'.repeat(256), 'a\nb', 'cafe\u0301') },
+);
+const stringList = (item: fc.Arbitrary<JsonNode>) =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.array(item, { maxLength: 4 }) },
+    { weight: 1, arbitrary: fc.array(item, { minLength: 99, maxLength: 102 }) },
+  );
+
+/** Bodies shaped like the Customer API's (its field names, with random, odd and hostile values, and null). */
+function customerShapedBody(ctx: FuzzContext): fc.Arbitrary<JsonNode> {
+  const nullable = (typical: fc.Arbitrary<JsonNode>) =>
+    fieldValue(fc.oneof({ weight: 6, arbitrary: typical }, { weight: 1, arbitrary: fc.constant(null) }));
+  return fc
+    .record(
+      {
+        fields: fc.record(
+          {
+            provided_id: fieldValue(idString),
+            new_provided_id: nullable(idString),
+            parent_provided_id: nullable(idString),
+            name: nullable(shortString),
+            mapping: nullable(mapping),
+            properties: nullable(properties),
+            is_demo_group: nullable(fc.boolean()),
+            emails: nullable(stringList(fc.oneof(fc.constantFrom('a@example.com', 'no-at', ''), shortString))),
+            group_tags: nullable(stringList(tagName)),
+            hierarchy_level_name: nullable(fc.oneof(fc.constantFrom('Customer', 'User', 'Level 1'), shortString)),
+            current_token: fieldValue(tokenArbitrary(ctx)),
+            new_name: fieldValue(tagName),
+            embed_id: nullable(shortString),
+            expiration: nullable(
+              fc.oneof(fc.constantFrom('PT1H', 'P1D', 'P1M', 'PT0S', 'PT59S', 'P', 'PT', 'PT1.5H', 'P99999999999D', '-PT1H'), shortString),
+            ),
+            embed_origin: nullable(
+              fc.oneof(fc.constantFrom('https://your-domain.com/', 'http://localhost:3000/', 'https://a.b/c', 'javascript:x'), shortString),
+            ),
+            key_id: nullable(shortString),
+            chart_id: nullable(shortString),
+            rb_allowed_features: nullable(stringList(shortString)),
+            disable_editable_section_editing: nullable(fc.boolean()),
+            page: fieldValue(fc.integer({ min: -1, max: 3 })),
+          },
+          { requiredKeys: [] },
+        ),
+        poison: fc.option(poisonPayload, { freq: 8 }),
+      },
+      { requiredKeys: ['fields'] },
+    )
+    .map(({ fields, poison }) => {
+      const entries: (readonly [string | RawJson, JsonNode])[] = Object.entries(fields).map(([k, v]) => [k, v as JsonNode] as const);
+      if (poison) entries.unshift(...poison.entries);
+      return new JsonObject(entries);
+    });
+}
+
+/** Query strings for the Customer API's lists: pages, sizes and filters, valid and not. */
+const customerListQuery: fc.Arbitrary<string> = fc
+  .record(
+    {
+      page: fc.oneof(fc.integer({ min: -2, max: 5 }).map(String), fc.constantFrom('', '1.5', 'abc', '9'.repeat(20))),
+      page_size: fc.oneof(fc.integer({ min: -1, max: 1002 }).map(String), fc.constantFrom('', '1e3', 'x')),
+      pageSize: fc.oneof(fc.integer({ min: 0, max: 1001 }).map(String), fc.constantFrom('', 'two')),
+      parent_provided_id: idString,
+      hierarchy_level_name: fc.oneof(fc.constantFrom('Customer', 'User', ''), shortString),
+    },
+    { requiredKeys: [] },
+  )
+  .map((params) =>
+    Object.entries(params)
+      .map(([k, v]) => `${k}=${encodeURIComponentLoose(v)}`)
+      .join('&')
+      .slice(0, 8000),
+  );
+
 /** Bodies shaped like the API's, with random values, duplicate keys and extra (poisoned) fields. */
 function shapedBody(ctx: FuzzContext): fc.Arbitrary<JsonNode> {
   return fc
@@ -515,6 +609,7 @@ export function bodyArbitrary(ctx: FuzzContext, options: BodyOptions = {}): fc.A
   return fc.oneof(
     { weight: 6, arbitrary: fc.constant(undefined) },
     { weight: 24, arbitrary: shapedBody(ctx).map(renderJson) },
+    { weight: 12, arbitrary: customerShapedBody(ctx).map(renderJson) },
     { weight: 3, arbitrary: jsonNode.map(renderJson) },
     { weight: 5, arbitrary: invalidJsonText(ctx) },
     { weight: 2, arbitrary: deepNesting.map((n) => n.text) },
@@ -730,6 +825,13 @@ function pathArbitrary(ctx: FuzzContext): fc.Arbitrary<string> {
       { weight: 2, arbitrary: listQuery.map((q) => (q === '' ? '/api/user_groups' : `/api/user_groups?${q}`)) },
       { weight: 2, arbitrary: idString.map((id) => `/api/user_groups/${encodeURIComponentLoose(id).slice(0, 8000)}`) },
       { weight: 3, arbitrary: fc.constantFrom(...ODD_PATHS) },
+      { weight: 10, arbitrary: fc.constantFrom(...CUSTOMER_PATHS) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(fc.constantFrom('/api/customers/', '/v2/api/customers/'), customerListQuery)
+          .map(([path, q]) => (q === '' ? path : `${path}?${q}`)),
+      },
       { weight: 2, arbitrary: fc.array(segment, { minLength: 1, maxLength: 5 }).map((s) => `/${s.join('/')}`) },
       {
         weight: 1,

@@ -134,6 +134,7 @@ export const CreateCustomerResponse = Type.Object({ success: Type.Literal(1), ne
 export const SuccessResponse = Type.Object({ success: Type.Literal(1) });
 export const CustomersV1Response = Type.Object({ success: Type.Literal(1), customers: Type.Array(CustomerJson) });
 export const CustomersV2Response = Type.Object({
+  success: Type.Literal(1),
   total_count: Type.Integer(),
   results: Type.Object({ customers: Type.Array(CustomerJson) }),
 });

@@ -21,7 +21,9 @@ export function registerListCustomersV2(app: TypedApp, customers: CustomerServic
       response: {
         200: documented(CustomersV2Response, {
           description: 'One page and the total.',
-          examples: { page: { summary: 'The first page', value: { total_count: 1, results: { customers: [EXAMPLE_CUSTOMER] } } } },
+          examples: {
+            page: { summary: 'The first page', value: { success: 1, total_count: 1, results: { customers: [EXAMPLE_CUSTOMER] } } },
+          },
         }),
         ...errorAnswers(ANY_REQUEST_ERRORS, API_KEY_ERRORS, 'forbidden', 'not_found'),
       },
@@ -36,7 +38,8 @@ export function registerListCustomersV2(app: TypedApp, customers: CustomerServic
         page: page ?? 1,
         pageSize: page_size ?? pageSize ?? CUSTOMER_LIMITS.pageSizeDefault,
       });
-      return { total_count: total, results: { customers: shown.map(customerJson) } };
+      // success: 1 as in every other answer (the reference's v2 example has none; its clients read past it).
+      return { success: 1 as const, total_count: total, results: { customers: shown.map(customerJson) } };
     },
   });
 }

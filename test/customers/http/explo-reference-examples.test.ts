@@ -168,7 +168,7 @@ describe("Explo's Customer API reference, every request example replayed", () =>
   it('Get All Customers (v2): ?pageSize=2&page=1', async () => {
     const answer = await explo('GET', '/v2/api/customers/?pageSize=2&page=1');
     assert.equal(answer.status, 200, answer.text);
-    assert.deepEqual(Object.keys(answer.json), ['total_count', 'results']);
+    assert.deepEqual(Object.keys(answer.json), ['success', 'total_count', 'results'], 'success: 1 added, as in every answer here');
     assert.equal(answer.json.total_count, 2);
     assert.deepEqual(
       answer.json.results.customers.map((c: Record<string, unknown>) => c.provided_id),
