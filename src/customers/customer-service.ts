@@ -161,12 +161,8 @@ export class CustomerService {
     if (filter.parentId !== undefined) await this.deps.userGroups.getWithLineage(principal, filter.parentId);
     const offset = (page.page - 1) * page.pageSize;
     const { groups, total } = await this.deps.store.listCustomers(principal.environment, filter, { offset, limit: page.pageSize });
-    const tags = await this.existingTags(principal.environment);
     const ancestry = await this.ancestryOf(principal.environment, groups);
-    return {
-      customers: groups.map((group) => this.customerOf(this.deps.userGroups.revealed(group), chainOf(group, ancestry), tags)),
-      total,
-    };
+    return { customers: groups.map((group) => customerOf(this.deps.userGroups.revealed(group), chainOf(group, ancestry))), total };
   }
 
   /** The deprecated v1 list: every customer the filter keeps, up to 10,000 (past it, a 400 pointing at v2). */
@@ -183,7 +179,7 @@ export class CustomerService {
   private async find(principal: Principal, providedId: string): Promise<Customer | null> {
     try {
       const { group, ancestors } = await this.deps.userGroups.getWithLineage(principal, providedId);
-      return this.customerOf(group, [...ancestors, group], await this.existingTags(principal.environment));
+      return customerOf(group, [...ancestors, group]);
     } catch (error) {
       if (error instanceof Error && 'code' in error && error.code === 'not_found') return null;
       throw error;
@@ -203,11 +199,6 @@ export class CustomerService {
     }
   }
 
-  /** The environment's tag names: a group keeps a tag's name only while the tag exists (a create racing a deletion). */
-  private async existingTags(environment: Environment): Promise<ReadonlySet<string>> {
-    return new Set((await this.deps.groupTags.listForEnvironment(environment)).map((tag) => tag.name));
-  }
-
   /** Every ancestor of the page's groups, by team_id: one read per level of the hierarchy above the page. */
   private async ancestryOf(environment: Environment, groups: readonly UserGroupRecord[]): Promise<Map<number, UserGroupRecord>> {
     const known = new Map(groups.map((group) => [group.teamId, group]));
@@ -220,15 +211,12 @@ export class CustomerService {
     }
     return known;
   }
+}
 
-  private customerOf(group: UserGroup, chain: readonly UserGroupSummary[], tags: ReadonlySet<string>): Customer {
-    const effective = effectiveValues(chain as UserGroupRecord[]);
-    return {
-      group: { ...group, ...(group.groupTags ? { groupTags: group.groupTags.filter((tag) => tags.has(tag)) } : {}) },
-      computedProperties: effective.properties ?? {},
-      computedMapping: effective.mapping ?? {},
-    };
-  }
+/** A customer from its group and chain (root first): its own values over those it inherits. */
+function customerOf(group: UserGroup, chain: readonly UserGroupSummary[]): Customer {
+  const effective = effectiveValues(chain as UserGroupRecord[]);
+  return { group, computedProperties: effective.properties ?? {}, computedMapping: effective.mapping ?? {} };
 }
 
 /** The group's chain, root first, from the ancestry read for its page. */

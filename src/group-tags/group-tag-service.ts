@@ -2,7 +2,7 @@ import type { ChangeOrigin, AuditContext } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
 import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
 import { may, readRefusal, type Principal } from '../kernel/principal.js';
-import { checkTagName, GROUP_TAG_LIMITS, type GroupTagRecord } from './group-tag.js';
+import { checkTagName, GROUP_TAG_LIMITS, unknownGroupTags, type GroupTagRecord } from './group-tag.js';
 import { groupTagCreated, groupTagDeleted, groupTagRenamed } from './group-tag-consequences.js';
 import type { GroupTagStore } from './group-tag-store.js';
 
@@ -86,11 +86,8 @@ export class GroupTagService {
     const existing = new Set((await this.store.listGroupTags(environment)).map((tag) => tag.name));
     const unknown = unique.filter((name) => !existing.has(name));
     if (unknown.length > 0) {
-      const list = unknown.map((name) => JSON.stringify(name)).join(', ');
       if (field === 'name') throw missingTag(environment, unknown[0]!);
-      throw invalidRequest(
-        `"${field}" names ${unknown.length === 1 ? 'a tag' : 'tags'} the ${environment} environment does not have: ${list}. Create ${unknown.length === 1 ? 'it' : 'them'} first (POST /api/create_group_tag/).`,
-      );
+      throw unknownGroupTags(environment, unknown, field);
     }
     return unique;
   }

@@ -36,3 +36,15 @@ export function checkTagName(name: string, field: string): string {
   if (refusal !== null) throw invalidRequest(refusal);
   return name;
 }
+
+/**
+ * The refusal of a group given tags its environment does not have: the service checks first, for the message; each
+ * store checks again in the write's own transaction, which a concurrent deletion or rename cannot slip past.
+ */
+export function unknownGroupTags(environment: Environment, names: readonly string[], field = 'group_tags') {
+  const list = names.map((name) => JSON.stringify(name)).join(', ');
+  const one = names.length === 1;
+  return invalidRequest(
+    `"${field}" names ${one ? 'a tag' : 'tags'} the ${environment} environment does not have: ${list}. Create ${one ? 'it' : 'them'} first (POST /api/create_group_tag/).`,
+  );
+}

@@ -33,6 +33,9 @@ export function customerStoreConformance(fixture: StoreFixture): void {
     it('stores the fields with the group, and a group without them reads as before they existed', async () => {
       const plain = await insert('plain');
       for (const field of ['emails', 'isDemoGroup', 'hierarchyLevel', 'groupTags']) assert.equal(Object.hasOwn(plain, field), false, field);
+      for (const name of ['a', 'b']) {
+        await store.groupTags.insertGroupTag({ environment: 'Customer', name, createdAt: AT }, groupTagCreated('Customer', name, AT, by));
+      }
       const full = await insert('full', {
         emails: ['a@example.com'],
         isDemoGroup: true,
@@ -119,6 +122,8 @@ export function customerStoreConformance(fixture: StoreFixture): void {
       assert.deepEqual(
         (await store.groupTags.listGroupTags('Customer')).map((t) => [t.name, t.createdAt]),
         [
+          ['a', AT],
+          ['b', AT],
           ['ops', AT],
           ['revenue', AT],
         ],
@@ -144,6 +149,8 @@ export function customerStoreConformance(fixture: StoreFixture): void {
       assert.deepEqual(
         tagEvents.map((e) => [e.type, e.data.group_tag ?? e.data.user_group_id, e.data.new_group_tag ?? null]),
         [
+          ['group_tag.created', 'a', null],
+          ['group_tag.created', 'b', null],
           ['group_tag.created', 'sales', null],
           ['group_tag.created', 'ops', null],
           ['group_tag.renamed', 'sales', 'revenue'],
@@ -159,6 +166,50 @@ export function customerStoreConformance(fixture: StoreFixture): void {
       assert.deepEqual(renameRecord?.fields, ['group_tag=sales', 'new_name=revenue']);
       assert.equal(records.filter((r) => r.action === 'user_group.updated' && r.fields.includes('group_tags')).length, 4);
       assert.ok(first.teamId < second.teamId && testing.teamId > 0);
+    });
+
+    it('refuses, in the write itself, a group naming a tag its environment lacks', async () => {
+      const ghost = newGroup('ghost-tagged', { groupTags: ['ghost'] });
+      await assert.rejects(store.userGroups.insertUserGroupIfAbsent(ghost, groupCreated(ghost, by)), /"ghost"/);
+      assert.equal(await store.userGroups.findUserGroup('Customer', 'ghost-tagged'), null);
+      const underParent = newGroup('ghost-child', { groupTags: ['ghost'], parentId: 'plain' });
+      await assert.rejects(store.userGroups.insertUserGroupIfAbsent(underParent, groupCreated(underParent, by)), /"ghost"/);
+      await insert('tag-target');
+      const changes = { groupTags: ['ghost'], updatedAt: LATER };
+      await assert.rejects(
+        store.userGroups.updateUserGroup('Customer', 'tag-target', changes, groupUpdated('Customer', 'tag-target', changes, by)),
+        /"ghost"/,
+      );
+      assert.equal(Object.hasOwn((await store.userGroups.findUserGroup('Customer', 'tag-target'))!, 'groupTags'), false);
+    });
+
+    it('never leaves a group carrying a tag that a concurrent rename or deletion took away', async () => {
+      for (let round = 0; round < 8; round++) {
+        const name = `race-${round}`;
+        await store.groupTags.insertGroupTag({ environment: 'Customer', name, createdAt: AT }, groupTagCreated('Customer', name, AT, by));
+        const writes = Array.from({ length: 6 }, async (_, i) => {
+          const group = newGroup(`race-${round}-${i}`, { groupTags: [name] });
+          try {
+            await store.userGroups.insertUserGroupIfAbsent(group, groupCreated(group, by));
+          } catch (error) {
+            assert.match((error as Error).message, new RegExp(`"${name}"`), 'refused only for the tag');
+          }
+        });
+        const removal =
+          round % 2 === 0
+            ? store.groupTags.deleteGroupTag('Customer', { name, at: LATER }, groupTagDeleted('Customer', name, LATER, by))
+            : store.groupTags.renameGroupTag(
+                'Customer',
+                { name, newName: `${name}-renamed`, at: LATER },
+                groupTagRenamed('Customer', name, `${name}-renamed`, LATER, by),
+              );
+        await Promise.all([...writes, removal]);
+        const existing = new Set((await store.groupTags.listGroupTags('Customer')).map((tag) => tag.name));
+        for (let i = 0; i < 6; i++) {
+          const group = await store.userGroups.findUserGroup('Customer', `race-${round}-${i}`);
+          for (const tag of group?.groupTags ?? []) assert.ok(existing.has(tag), `round ${round}: race-${round}-${i} carries ${tag}`);
+        }
+      }
     });
 
     it('pages groups oldest first with the total the filters keep, and reads ancestors and child levels', async () => {

@@ -118,6 +118,8 @@ export const SQL = {
                 ), ${appendConsequences(2)}
                 SELECT count(*)::int AS n FROM deleted`,
   findTeamId: 'SELECT team_id FROM user_groups WHERE environment = $1 AND provided_id = $2',
+  // The tags a group write names, held until it commits (see lockTags in postgres-user-groups.ts).
+  lockGroupTags: 'SELECT name FROM group_tags WHERE environment = $1 AND name = ANY($2::text[]) FOR SHARE',
   // The group $1 and its ancestors.
   groupChain: `WITH RECURSIVE chain (team_id, parent_team_id, depth) AS (
                  SELECT team_id, parent_team_id, 0 FROM user_groups WHERE team_id = $1

@@ -12,7 +12,8 @@ import type {
   UserGroupStore,
 } from '../../user-groups/user-group-store.js';
 import { hasChildrenConflict, renameTaken } from '../../user-groups/user-group-hierarchy.js';
-import { PostgresGroupHierarchy } from './postgres-group-hierarchy.js';
+import { PostgresGroupHierarchy, type Transaction } from './postgres-group-hierarchy.js';
+import { unknownGroupTags } from '../../group-tags/group-tag.js';
 import { customerChanges, newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
@@ -145,7 +146,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     consequences: GroupWriteConsequences,
   ): Promise<{ group: UserGroupRecord; created: boolean }> {
     const input = { group, consequences };
-    const inserted = group.parentId ? await this.insertUnderParent(input) : await this.insertedGroup(input);
+    const inserted = group.parentId || hasTags(group.groupTags) ? await this.insertChecked(input) : await this.insertedGroup(input);
     if (inserted) return { group: toUserGroupRecord(inserted), created: true };
     // ON CONFLICT waited for the competing insert to commit, so the row is visible now.
     const existing = await this.findUserGroup(group.environment, group.providedId);
@@ -153,12 +154,13 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     return { group: existing, created: false };
   }
 
-  /** A create under a parent: in the hierarchy's transaction, checked there; null when the group exists. */
-  private insertUnderParent(input: GroupCreate): Promise<UserGroupRow | null> {
-    const { environment, providedId, parentId } = input.group;
+  /** A create under a parent or with tags: in the hierarchy's transaction, checked there; null when the group exists. */
+  private insertChecked(input: GroupCreate): Promise<UserGroupRow | null> {
+    const { environment, providedId, parentId, groupTags } = input.group;
     return this.hierarchy.inTransaction(async (tx) => {
       if ((await tx('findTeamId', [environment, providedId])).rows.length > 0) return null;
-      const parentTeamId = await this.hierarchy.placeUnder(tx, environment, { teamId: null, providedId }, parentId!);
+      await lockTags(tx, environment, groupTags);
+      const parentTeamId = parentId ? await this.hierarchy.placeUnder(tx, environment, { teamId: null, providedId }, parentId) : null;
       return (
         (
           await tx<UserGroupRow>(
@@ -170,18 +172,16 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     });
   }
 
-  /** A change that sets a parent: in the hierarchy's transaction, checked there. */
-  private moveGroup(input: GroupChange): Promise<UserGroupRow | null> {
+  /** A change that sets a parent or tags: in the hierarchy's transaction, checked there. */
+  private updateChecked(input: GroupChange): Promise<UserGroupRow | null> {
     const { environment, providedId, changes } = input;
     return this.hierarchy.inTransaction(async (tx) => {
       const current = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
       if (!current) return null;
-      const parentTeamId = await this.hierarchy.placeUnder(
-        tx,
-        environment,
-        { teamId: Number(current.team_id), providedId },
-        changes.parentId!,
-      );
+      await lockTags(tx, environment, changes.groupTags);
+      const parentTeamId = changes.parentId
+        ? await this.hierarchy.placeUnder(tx, environment, { teamId: Number(current.team_id), providedId }, changes.parentId)
+        : null;
       return (
         (
           await tx<UserGroupRow>(
@@ -202,7 +202,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
     const input = { environment, providedId, changes, consequences };
     // A detach (null) cannot close a cycle nor deepen a chain: it needs no check, only its own batch.
     try {
-      const row = changes.parentId ? await this.moveGroup(input) : await this.updatedGroup(input);
+      const row = changes.parentId || hasTags(changes.groupTags) ? await this.updateChecked(input) : await this.updatedGroup(input);
       return row ? toUserGroupRecord(row) : null;
     } catch (error) {
       // The database tells a taken id by its unique key (environment, provided_id): 23505 unique_violation.
@@ -279,4 +279,18 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   async listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]> {
     return (await this.queries.query<UserGroupRow>('listGroupsAfter', [afterTeamId, limit])).rows.map(toUserGroupRecord);
   }
+}
+
+const hasTags = (tags: readonly string[] | null | undefined): tags is readonly string[] =>
+  tags !== null && tags !== undefined && tags.length > 0;
+
+/**
+ * Holds the tags a write gives a group (FOR SHARE) until it commits, and refuses one that does not exist: a tag's
+ * rename or deletion, which deletes its row, then waits for this write, and its rewrite of the carriers sees it.
+ */
+async function lockTags(tx: Transaction, environment: Environment, tags: readonly string[] | null | undefined): Promise<void> {
+  if (!hasTags(tags)) return;
+  const found = new Set((await tx<{ name: string }>('lockGroupTags', [environment, [...new Set(tags)]])).rows.map((row) => row.name));
+  const missing = [...new Set(tags)].filter((tag) => !found.has(tag));
+  if (missing.length > 0) throw unknownGroupTags(environment, missing);
 }

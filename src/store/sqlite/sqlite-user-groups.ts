@@ -22,6 +22,7 @@ import { UnchangedReadCache } from './unchanged-read-cache.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { GROUP_WITH_PARENT, SqliteGroupHierarchy } from './sqlite-group-hierarchy.js';
 import { hasChildrenConflict, renameTaken } from '../../user-groups/user-group-hierarchy.js';
+import { unknownGroupTags } from '../../group-tags/group-tag.js';
 
 /** Most groups kept by the lookup cache (about 1 KiB each with small properties). */
 const CACHED_GROUPS = 10_000;
@@ -99,6 +100,9 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
            AND (@parent IS NULL OR parent_team_id = (SELECT team_id FROM user_groups WHERE environment = @environment AND provided_id = @parent))
          ORDER BY team_id DESC LIMIT @limit`,
       ),
+      tagsFound: db.prepare<[string, string], { name: string }>(
+        'SELECT name FROM group_tags WHERE environment = ? AND name IN (SELECT value FROM json_each(?))',
+      ),
       count: db.prepare<[], { environment: string; n: number }>('SELECT environment, count(*) AS n FROM user_groups GROUP BY environment'),
       deleteById: db.prepare<[number]>('DELETE FROM user_groups WHERE team_id = ?'),
       listAfter: db.prepare<[number, number], UserGroupRow>(
@@ -155,6 +159,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       // A group that exists is answered as it is: the parent counts on creation only.
       const existing = this.statements.find.get(group.environment, group.providedId);
       if (existing) return { group: toUserGroupRecord(existing), created: false };
+      this.assertTagsExist(group.environment, group.groupTags);
       const parentTeamId = group.parentId
         ? this.hierarchy.placeUnder(group.environment, { teamId: null, providedId: group.providedId }, group.parentId)
         : null;
@@ -173,6 +178,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
   ): Promise<UserGroupRecord | null> {
     const row = await this.groupCommit.run(() => {
       const rename = changes.rename;
+      this.assertTagsExist(environment, changes.groupTags);
       if (rename && this.statements.find.get(environment, rename.providedId)) throw renameTaken(environment, rename.providedId);
       let parentTeamId: number | null = null;
       if (changes.parentId) {
@@ -203,6 +209,14 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       return this.statements.find.get(environment, rename?.providedId ?? providedId);
     });
     return row ? toUserGroupRecord(row) : null;
+  }
+
+  /** Tags a write gives a group must exist: checked in its transaction, where no tag write can come between (one writer). */
+  private assertTagsExist(environment: Environment, tags: readonly string[] | null | undefined): void {
+    if (!tags || tags.length === 0) return;
+    const found = new Set(this.statements.tagsFound.all(environment, JSON.stringify(tags)).map((row) => row.name));
+    const missing = [...new Set(tags)].filter((tag) => !found.has(tag));
+    if (missing.length > 0) throw unknownGroupTags(environment, missing);
   }
 
   async replaceToken(r: TokenReplacement, consequences: WriteConsequences): Promise<UserGroupRecord | null> {
