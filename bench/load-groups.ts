@@ -36,7 +36,7 @@ export async function loadGroups(dataDir: string, secret: string, count: number,
           updatedAt: at,
         });
       }
-      yield { userGroups, apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] };
+      yield { groupTags: [], userGroups, apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] };
     }
   }
   try {

@@ -11,6 +11,8 @@ import {
   auditLine,
   dataSourceFromLine,
   dataSourceLine,
+  groupTagFromLine,
+  groupTagLine,
   EXPORT_FORMAT,
   EXPORT_VERSION,
   metabaseSettingsFromLine,
@@ -27,6 +29,7 @@ const PAGE = 500;
 
 /** What an export holds, as its end marker counts it. */
 export interface ExportCounts {
+  groupTags: number;
   userGroups: number;
   apiKeys: number;
   dataSources: number;
@@ -62,6 +65,13 @@ export class DataTransfer {
       exported_at: now.toISOString(),
       server_secret_check: this.cipher.secretCheck,
     });
+    // Before the groups that carry them, so an import checks each group's tags against the lines before it.
+    let groupTags = 0;
+    for (const environment of ENVIRONMENTS) {
+      const environmentTags = await this.store.listGroupTags(environment);
+      for (const tag of environmentTags) yield line(groupTagLine(tag));
+      groupTags += environmentTags.length;
+    }
     let groups = 0;
     const parentsFirst = new ParentsFirst();
     for (let after = 0; ;) {
@@ -101,6 +111,7 @@ export class DataTransfer {
     }
     yield line({
       type: 'end',
+      group_tags: groupTags,
       user_groups: groups,
       api_keys: keys.length,
       data_sources: dataSources,
@@ -119,22 +130,31 @@ export class DataTransfer {
   async import(readLines: () => AsyncIterable<string>, settings: Readonly<Record<string, string>> = {}): Promise<ImportSummary> {
     if (!(await this.store.isEmpty()))
       throw invalidRequest(
-        'Import needs an empty store; this one already has user groups, API keys, data sources, Metabase settings or audit records.',
+        'Import needs an empty store; this one already has group tags, user groups, API keys, data sources, Metabase settings or audit records.',
       );
     const records = checkedRecords(readLines, this.cipher);
     let summary: ImportSummary | undefined;
     async function* batches(): AsyncGenerator<ImportBatch> {
-      const empty = (): ImportBatch => ({ userGroups: [], apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] });
+      const empty = (): ImportBatch => ({
+        groupTags: [],
+        userGroups: [],
+        apiKeys: [],
+        dataSources: [],
+        metabaseSettings: [],
+        auditRecords: [],
+      });
       let batch = empty();
       for (;;) {
         const next = await records.next();
         if (next.done) summary = next.value;
+        else if (next.value.type === 'group_tag') batch.groupTags.push(groupTagFromLine(next.value));
         else if (next.value.type === 'user_group') batch.userGroups.push(userGroupFromLine(next.value));
         else if (next.value.type === 'api_key') batch.apiKeys.push(apiKeyFromLine(next.value));
         else if (next.value.type === 'data_source') batch.dataSources.push(dataSourceFromLine(next.value));
         else if (next.value.type === 'metabase_settings') batch.metabaseSettings.push(metabaseSettingsFromLine(next.value));
         else batch.auditRecords.push(auditFromLine(next.value));
         const size =
+          batch.groupTags.length +
           batch.userGroups.length +
           batch.apiKeys.length +
           batch.dataSources.length +
@@ -153,7 +173,7 @@ export class DataTransfer {
 }
 
 /** The records of an export, without its header and end marker. */
-type ExportRecord = Extract<ExportLine, { type: 'user_group' | 'api_key' | 'data_source' | 'metabase_settings' | 'audit' }>;
+type ExportRecord = Extract<ExportLine, { type: 'group_tag' | 'user_group' | 'api_key' | 'data_source' | 'metabase_settings' | 'audit' }>;
 
 /**
  * Checks a whole export without writing anything: the format, the header's
@@ -176,6 +196,7 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
   let header = false;
   let trailer: ExportCounts | undefined;
   const seen: ImportSummary = {
+    groupTags: 0,
     userGroups: 0,
     apiKeys: 0,
     dataSources: 0,
@@ -186,6 +207,8 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
   const firstLines = new FirstLines();
   /** The environment of each group read so far: a parent must come before its children, in theirs. */
   const groupEnvironments = new Map<number, string>();
+  /** The tags read so far, per environment: a group's tags must come before it, in its environment. */
+  const tags = new Set<string>();
   for await (const text of readLines()) {
     lineNumber++;
     if (text.trim() === '') continue;
@@ -210,6 +233,7 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
     if (record.type === 'header') throw fail('a second header');
     if (record.type === 'end') {
       trailer = {
+        groupTags: record.group_tags ?? 0,
         userGroups: record.user_groups,
         apiKeys: record.api_keys,
         dataSources: record.data_sources ?? 0,
@@ -220,7 +244,16 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
     }
     const repeated = firstLines.repeatOf(record, lineNumber);
     if (repeated) throw fail(repeated);
-    if (record.type === 'user_group') {
+    if (record.type === 'group_tag') {
+      tags.add(`${record.environment}\u0000${record.name}`);
+      seen.groupTags++;
+    } else if (record.type === 'user_group') {
+      const unknownTag = record.group_tags?.find((tag) => !tags.has(`${record.environment}\u0000${tag}`));
+      if (unknownTag !== undefined) {
+        throw fail(
+          `${describe(record)} carries tag ${JSON.stringify(unknownTag)}, which is no earlier group tag of the ${record.environment} environment`,
+        );
+      }
       const parent = record.parent_team_id;
       if (parent !== undefined && groupEnvironments.get(parent) !== record.environment) {
         throw fail(
@@ -246,7 +279,7 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
   if (!trailer) throw invalidRequest('The export is truncated: it has no end marker.');
   if ((Object.keys(trailer) as (keyof ExportCounts)[]).some((count) => trailer[count] !== seen[count])) {
     const counts = (c: ExportCounts) =>
-      `${c.userGroups} groups, ${c.apiKeys} keys, ${c.dataSources} data sources, ${c.metabaseSettings} Metabase settings and ${c.auditRecords} audit records`;
+      `${c.groupTags} group tags, ${c.userGroups} groups, ${c.apiKeys} keys, ${c.dataSources} data sources, ${c.metabaseSettings} Metabase settings and ${c.auditRecords} audit records`;
     throw invalidRequest(`The export is incomplete: its end marker counts ${counts(trailer)}, the file holds ${counts(seen)}.`);
   }
   return seen;
@@ -262,22 +295,24 @@ class FirstLines {
   /** Why `record` repeats an earlier one, or undefined; remembers its unique values. */
   repeatOf(record: ExportRecord, line: number): string | undefined {
     const unique: [string, string][] =
-      record.type === 'user_group'
-        ? [
-            [`team_id ${record.team_id}`, `g#${record.team_id}`],
-            [`user_group_id in ${record.environment}`, `g:${record.environment}:${record.provided_id}`],
-            ['token', `t:${record.token_hash}`],
-          ]
-        : record.type === 'api_key'
+      record.type === 'group_tag'
+        ? [[`name in ${record.environment}`, `gt:${record.environment}:${record.name}`]]
+        : record.type === 'user_group'
           ? [
-              [`id ${record.id}`, `k#${record.id}`],
-              ['key hash', `k:${record.key_hash}`],
+              [`team_id ${record.team_id}`, `g#${record.team_id}`],
+              [`user_group_id in ${record.environment}`, `g:${record.environment}:${record.provided_id}`],
+              ['token', `t:${record.token_hash}`],
             ]
-          : record.type === 'data_source'
-            ? [[`id in ${record.environment}`, `d:${record.environment}:${record.id}`]]
-            : record.type === 'metabase_settings'
-              ? [['environment', `m:${record.environment}`]]
-              : [[`id ${record.id}`, `a#${record.id}`]];
+          : record.type === 'api_key'
+            ? [
+                [`id ${record.id}`, `k#${record.id}`],
+                ['key hash', `k:${record.key_hash}`],
+              ]
+            : record.type === 'data_source'
+              ? [[`id in ${record.environment}`, `d:${record.environment}:${record.id}`]]
+              : record.type === 'metabase_settings'
+                ? [['environment', `m:${record.environment}`]]
+                : [[`id ${record.id}`, `a#${record.id}`]];
     for (const [what, key] of unique) {
       const first = this.lines.get(key);
       if (first !== undefined) return `${describe(record)} has the same ${what} as line ${first}`;
@@ -288,6 +323,7 @@ class FirstLines {
 }
 
 function describe(record: ExportRecord): string {
+  if (record.type === 'group_tag') return `group tag ${JSON.stringify(record.name)}`;
   if (record.type === 'user_group') return `user group ${JSON.stringify(record.provided_id)}`;
   if (record.type === 'api_key') return `API key ${record.id}`;
   if (record.type === 'data_source') return `data source ${JSON.stringify(record.id)}`;

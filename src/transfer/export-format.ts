@@ -7,21 +7,24 @@ import { DATA_SOURCE_KINDS, SSL_MODES, type DataSourceRecord } from '../data-sou
 import { ENVIRONMENTS } from '../kernel/environment.js';
 import type { MetabaseSettingsRecord } from '../metabase/metabase-settings.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
+import type { GroupTagRecord } from '../group-tags/group-tag.js';
 
 /**
  * The JSON-lines format of `ugs export` / `ugs import`: a header, every group,
- * every key (hashes only), every data source (its password sealed, or left out), each environment's Metabase
- * settings (the embedding secret key sealed), every audit record, and a
+ * every group tag, every group (with the Customer API's fields it has), every key (hashes only), every data source
+ * (its password sealed, or left out), each environment's Metabase settings (the embedding secret key sealed), every
+ * audit record, and a
  * trailer with the counts so a truncated file is refused. Binary values are base64. Version it when the shape
  * changes; every earlier version stays importable.
  */
 export const EXPORT_FORMAT = 'user-group-service-export';
 /**
- * 2: data sources (and their count in the trailer). 3: Metabase settings (and their count). An earlier file has
- * none of what came later and imports as ever.
+ * 2: data sources (and their count in the trailer). 3: Metabase settings (and their count). 4: group tags (and
+ * their count), and a group's emails, demo flag, hierarchy level and tags (each only where set, so a group without
+ * them has the line it had). An earlier file has none of what came later and imports as ever.
  */
-export const EXPORT_VERSION = 3;
-const IMPORTABLE_VERSIONS = [1, 2, 3] as const;
+export const EXPORT_VERSION = 4;
+const IMPORTABLE_VERSIONS = [1, 2, 3, 4] as const;
 
 const Base64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$' });
 const Timestamp = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T' });
@@ -49,6 +52,19 @@ export const UserGroupLine = Type.Object({
   updated_at: Timestamp,
   /** The parent's team_id; absent for a root. Parents come before their children. */
   parent_team_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  // The Customer API's fields (version 4), each only where set; group_tags name group_tag lines of the environment.
+  emails: Type.Optional(Type.Array(Type.String())),
+  is_demo_group: Type.Optional(Type.Literal(true)),
+  hierarchy_level: Type.Optional(Type.String({ minLength: 1 })),
+  group_tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+});
+
+/** A group tag (version 4); tags come before the groups that carry them. */
+export const GroupTagLine = Type.Object({
+  type: Type.Literal('group_tag'),
+  environment: Environment,
+  name: Type.String({ minLength: 1 }),
+  created_at: Timestamp,
 });
 
 export const ApiKeyLine = Type.Object({
@@ -124,10 +140,12 @@ export const TrailerLine = Type.Object({
   data_sources: Type.Optional(Type.Integer({ minimum: 0 })),
   // Optional: files before version 3 have no Metabase settings.
   metabase_settings: Type.Optional(Type.Integer({ minimum: 0 })),
+  // Optional: files before version 4 have no group tags.
+  group_tags: Type.Optional(Type.Integer({ minimum: 0 })),
   audit_records: Type.Integer({ minimum: 0 }),
 });
 
-const LINES = [HeaderLine, UserGroupLine, ApiKeyLine, DataSourceLine, MetabaseSettingsLine, AuditLine, TrailerLine];
+const LINES = [HeaderLine, GroupTagLine, UserGroupLine, ApiKeyLine, DataSourceLine, MetabaseSettingsLine, AuditLine, TrailerLine];
 export const ExportLine = Type.Union(LINES);
 export type ExportLine = Static<typeof ExportLine>;
 
@@ -145,7 +163,19 @@ export function userGroupLine(g: UserGroupRecord): Static<typeof UserGroupLine> 
     created_at: g.createdAt,
     updated_at: g.updatedAt,
     ...(g.parentTeamId ? { parent_team_id: g.parentTeamId } : {}),
+    ...(g.emails ? { emails: g.emails } : {}),
+    ...(g.isDemoGroup ? { is_demo_group: true as const } : {}),
+    ...(g.hierarchyLevel ? { hierarchy_level: g.hierarchyLevel } : {}),
+    ...(g.groupTags ? { group_tags: g.groupTags } : {}),
   };
+}
+
+export function groupTagLine(t: GroupTagRecord): Static<typeof GroupTagLine> {
+  return { type: 'group_tag', environment: t.environment, name: t.name, created_at: t.createdAt };
+}
+
+export function groupTagFromLine(l: Static<typeof GroupTagLine>): GroupTagRecord {
+  return { environment: l.environment, name: l.name, createdAt: l.created_at };
 }
 
 export function apiKeyLine(k: ApiKeyRecord): Static<typeof ApiKeyLine> {
@@ -175,6 +205,10 @@ export function userGroupFromLine(l: Static<typeof UserGroupLine>): UserGroupRec
     createdAt: l.created_at,
     updatedAt: l.updated_at,
     ...(l.parent_team_id === undefined ? {} : { parentTeamId: l.parent_team_id }),
+    ...(l.emails === undefined ? {} : { emails: l.emails }),
+    ...(l.is_demo_group === undefined ? {} : { isDemoGroup: true }),
+    ...(l.hierarchy_level === undefined ? {} : { hierarchyLevel: l.hierarchy_level }),
+    ...(l.group_tags === undefined ? {} : { groupTags: l.group_tags }),
   };
 }
 

@@ -5,9 +5,12 @@ import type { DataSourceStore } from '../data-sources/data-source-store.js';
 import type { MetabaseSettingsRecord } from '../metabase/metabase-settings.js';
 import type { MetabaseStore } from '../metabase/metabase-store.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
+import type { GroupTagRecord } from '../group-tags/group-tag.js';
+import type { GroupTagStore } from '../group-tags/group-tag-store.js';
 
 /** One slice of an import, written by `TransferStore.importAll`. */
 export interface ImportBatch {
+  groupTags: GroupTagRecord[];
   userGroups: UserGroupRecord[];
   apiKeys: ApiKeyRecord[];
   dataSources: DataSourceRecord[];
@@ -16,11 +19,15 @@ export interface ImportBatch {
 }
 
 /** The storage DataTransfer needs for export and import: a port, implemented in src/store for each database. */
-export interface TransferStore extends Pick<DataSourceStore, 'listDataSources'>, Pick<MetabaseStore, 'findMetabaseSettings'> {
+export interface TransferStore
+  extends Pick<DataSourceStore, 'listDataSources'>, Pick<MetabaseStore, 'findMetabaseSettings'>, Pick<GroupTagStore, 'listGroupTags'> {
   listApiKeys(): Promise<ApiKeyRecord[]>;
   /** Up to `limit` groups with team_id above `afterTeamId`, in team_id order (for export). */
   listUserGroupsAfter(afterTeamId: number, limit: number): Promise<UserGroupRecord[]>;
-  /** True when the store holds no group, key, data source, Metabase settings or audit record: the only state `importAll` is meant for. */
+  /**
+   * True when the store holds no group tag, group, key, data source, Metabase settings or audit record: the only
+   * state `importAll` is meant for.
+   */
   isEmpty(): Promise<boolean>;
   /**
    * Inserts exported records as they are, team_ids included, and `settings`

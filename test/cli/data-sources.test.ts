@@ -205,7 +205,7 @@ describe('ugs data-sources', () => {
     for (const file of [sealed, without]) assert.ok(!readFileSync(file, 'utf8').includes(PASSWORD), `${file} holds the password`);
 
     for (const [file, passwordSet, said] of [
-      [sealed, true, /^Imported 0 user groups, 0 API keys, 1 data sources, 0 Metabase settings and 1 audit records\.$/m],
+      [sealed, true, /^Imported 0 group tags, 0 user groups, 0 API keys, 1 data sources, 0 Metabase settings and 1 audit records\.$/m],
       [
         without,
         false,

@@ -108,7 +108,10 @@ describe('moving a store: SQLite -> PostgreSQL -> SQLite', () => {
 
     database = await createTestDatabase();
     const imported = await ugs(['import', first], { UGS_DATA_DIR: work.path, DATABASE_URL: database.url });
-    assert.match(imported.stdout, /Imported 30 user groups, 4 API keys, 0 data sources, 0 Metabase settings and \d+ audit records/);
+    assert.match(
+      imported.stdout,
+      /Imported 0 group tags, 30 user groups, 4 API keys, 0 data sources, 0 Metabase settings and \d+ audit records/,
+    );
     // Export before observing: observing updates groups (PUT), which moves updated_at.
     const second = join(files.path, 'from-postgres.jsonl');
     await ugs(['export', '--output', second], { UGS_DATA_DIR: work.path, DATABASE_URL: database.url });
@@ -259,7 +262,7 @@ describe('a failed import leaves the target as it was', () => {
     }
     const imported = await runCli(['import', good()], { UGS_SECRET: SECRET, UGS_DATA_DIR: target });
     assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stdout, /Imported 600 user groups, 1 API keys/);
+    assert.match(imported.stdout, /Imported 0 group tags, 600 user groups, 1 API keys/);
     // The data dir names the store it now holds, so losing the database later is noticed, not recreated empty.
     assert.deepEqual(readdirSync(target).sort(), ['user-groups.sqlite', 'user-groups.store-id']);
   });
@@ -309,6 +312,6 @@ describe('a failed import leaves the target as it was', () => {
     }
     const imported = await runCli(['import', good()], { UGS_SECRET: SECRET, UGS_DATA_DIR: dir(), DATABASE_URL: database.url });
     assert.equal(imported.code, 0, imported.stderr);
-    assert.match(imported.stdout, /Imported 600 user groups/);
+    assert.match(imported.stdout, /Imported 0 group tags, 600 user groups/);
   });
 });

@@ -723,9 +723,12 @@ export function storeConformance(fixture: StoreFixture): void {
           updatedAt: '2026-01-03T00:00:00.000Z',
         },
       ];
-      await empty.transfer.importAll([{ userGroups: groups, apiKeys: [key], dataSources, metabaseSettings, auditRecords: [] }], {
-        imported_setting: 'one',
-      });
+      await empty.transfer.importAll(
+        [{ groupTags: [], userGroups: groups, apiKeys: [key], dataSources, metabaseSettings, auditRecords: [] }],
+        {
+          imported_setting: 'one',
+        },
+      );
       assert.equal(await empty.settings.getSetting('imported_setting'), 'one');
       assert.equal(await empty.transfer.isEmpty(), false);
       assert.deepEqual(await empty.userGroups.findUserGroup('Testing', 'imp-b'), groups[1]);
@@ -742,8 +745,8 @@ export function storeConformance(fixture: StoreFixture): void {
       const fine = { ...newGroup('Customer', 'imp-fine'), teamId: 101 };
       const alsoFine = { ...newGroup('Customer', 'imp-fine-2'), teamId: 102 };
       async function* batches() {
-        yield { userGroups: [alsoFine], apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] };
-        yield { userGroups: [fine, clash], apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] };
+        yield { groupTags: [], userGroups: [alsoFine], apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] };
+        yield { groupTags: [], userGroups: [fine, clash], apiKeys: [], dataSources: [], metabaseSettings: [], auditRecords: [] };
       }
       await assert.rejects(empty.transfer.importAll(batches(), { failed_import_setting: 'x' }));
       assert.equal(await empty.userGroups.findUserGroup('Customer', 'imp-fine'), null);

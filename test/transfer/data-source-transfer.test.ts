@@ -8,6 +8,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { DataTransfer } from '../../src/transfer/data-transfer.js';
+import { EXPORT_VERSION } from '../../src/transfer/export-format.js';
 import { UserGroupService } from '../../src/user-groups/user-group-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -87,12 +88,20 @@ describe('Export and import carry data sources, their passwords only sealed', ()
 
   it('exports each data source after the keys, its password sealed as stored and never in plaintext, counted in the trailer', async () => {
     const records = parsed(sealed);
-    assert.deepEqual(records[0]!.version, 3);
+    assert.deepEqual(records[0]!.version, EXPORT_VERSION);
     assert.deepEqual(
       records.map((r) => r.type),
       ['header', 'data_source', 'data_source', 'data_source', 'audit', 'audit', 'audit', 'audit', 'end'],
     );
-    assert.deepEqual(records.at(-1), { type: 'end', user_groups: 0, api_keys: 0, data_sources: 3, metabase_settings: 0, audit_records: 4 });
+    assert.deepEqual(records.at(-1), {
+      type: 'end',
+      group_tags: 0,
+      user_groups: 0,
+      api_keys: 0,
+      data_sources: 3,
+      metabase_settings: 0,
+      audit_records: 4,
+    });
     const stored = await source.dataSources.findDataSource('Customer', '213');
     const acme = records.find((r) => r.type === 'data_source' && r.environment === 'Customer' && r.id === '213')!;
     assert.equal(acme.password_ciphertext, stored!.passwordCiphertext!.toString('base64'), 'the sealed bytes, as stored');
@@ -112,6 +121,7 @@ describe('Export and import carry data sources, their passwords only sealed', ()
         metabaseSettings: 0,
         auditRecords: 4,
         dataSourcePasswordsLeftOut: 0,
+        groupTags: 0,
       });
       assert.deepEqual(await views(target), expected);
       const service = serviceOn(target);
@@ -164,7 +174,7 @@ describe('Export and import carry data sources, their passwords only sealed', ()
     [
       'a data source dropped',
       (lines) => [lines[0]!, ...lines.slice(2)],
-      /incomplete: its end marker counts 0 groups, 0 keys, 3 data sources/,
+      /incomplete: its end marker counts 0 group tags, 0 groups, 0 keys, 3 data sources/,
     ],
     [
       'an unknown ssl mode',
@@ -210,6 +220,7 @@ describe('Export and import carry data sources, their passwords only sealed', ()
       metabaseSettings: 0,
       auditRecords: 1,
       dataSourcePasswordsLeftOut: 0,
+      groupTags: 0,
     });
     assert.equal((await target.userGroups.findUserGroup('Customer', 'acme'))?.name, 'Acme');
   });

@@ -41,6 +41,7 @@ describe('DataTransfer', () => {
     assert.equal(JSON.parse(lines[0]!).type, 'header');
     assert.deepEqual(JSON.parse(lines.at(-1)!), {
       type: 'end',
+      group_tags: 0,
       user_groups: 1205,
       api_keys: 1,
       data_sources: 0,
@@ -58,6 +59,7 @@ describe('DataTransfer', () => {
       metabaseSettings: 0,
       auditRecords: 1206,
       dataSourcePasswordsLeftOut: 0,
+      groupTags: 0,
     });
     assert.equal((await target.transfer.listAuditRecordsAfter(0, 5000)).length, 1206);
     assert.equal(await target.transfer.listUserGroupsAfter(0, 2000).then((g) => g.length), 1205);

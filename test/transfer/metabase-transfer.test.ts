@@ -8,6 +8,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { DataTransfer } from '../../src/transfer/data-transfer.js';
+import { EXPORT_VERSION } from '../../src/transfer/export-format.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { collect, from, parsed } from '../helpers/transfer-lines.js';
@@ -74,7 +75,7 @@ describe("Export and import carry each environment's Metabase settings, the secr
 
   it('exports one line per configured environment, the key sealed as stored and never in plaintext, counted in the trailer', async () => {
     const records = parsed(lines);
-    assert.equal(records[0]!.version, 3);
+    assert.equal(records[0]!.version, EXPORT_VERSION);
     assert.deepEqual(
       records.map((r) => r.type),
       ['header', 'metabase_settings', 'metabase_settings', 'audit', 'audit', 'end'],
@@ -129,7 +130,7 @@ describe("Export and import carry each environment's Metabase settings, the secr
     [
       'the settings dropped',
       (all) => [all[0]!, ...all.slice(2)],
-      /incomplete: its end marker counts 0 groups, 0 keys, 0 data sources, 2 Metabase settings/,
+      /incomplete: its end marker counts 0 group tags, 0 groups, 0 keys, 0 data sources, 2 Metabase settings/,
     ],
     [
       'a key in plaintext instead of sealed',

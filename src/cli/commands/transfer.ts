@@ -38,7 +38,7 @@ export function transferCommands(program: Command, output: CliOutput): void {
       const { importIntoStore } = await import('../../app/import-into-store.js');
       const summary = await importIntoStore(config, () => createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
       output.log(
-        `Imported ${summary.userGroups} user groups, ${summary.apiKeys} API keys, ${summary.dataSources} data sources, ${summary.metabaseSettings} Metabase settings and ${summary.auditRecords} audit records.`,
+        `Imported ${summary.groupTags} group tags, ${summary.userGroups} user groups, ${summary.apiKeys} API keys, ${summary.dataSources} data sources, ${summary.metabaseSettings} Metabase settings and ${summary.auditRecords} audit records.`,
       );
       const leftOut = summary.dataSourcePasswordsLeftOut;
       if (leftOut > 0)

@@ -100,6 +100,7 @@ export class PostgresStore implements Store {
       auditLog: this.audit,
       dataSources: this.dataSources,
       metabase: this.metabase,
+      groupTags: this.groupTags,
     });
     this.webhookDeliveries = new SqlWebhookDeliveries(sql);
   }

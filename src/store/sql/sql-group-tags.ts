@@ -32,6 +32,11 @@ const INSERT_RENAMED = statement<TagRow>(
    SELECT environment, @newName, created_at FROM group_tags WHERE environment = @environment AND name = @name
    ON CONFLICT (environment, name) DO NOTHING RETURNING name`,
 );
+/** `ugs import`: a tag as exported, its creation time kept. */
+export const IMPORT_GROUP_TAG = statement(
+  'importGroupTag',
+  'INSERT INTO group_tags (environment, name, created_at) VALUES (@environment, @name, @createdAt)',
+);
 const FIND = statement<TagRow>('findGroupTag', 'SELECT name FROM group_tags WHERE environment = @environment AND name = @name');
 const DELETE = statement<TagRow>(
   'deleteGroupTag',

@@ -10,6 +10,8 @@ import { IMPORT_API_KEY } from './sql-api-keys.js';
 import { IMPORT_AUDIT_RECORD, importedAuditRecord } from './sql-audit-log.js';
 import { IMPORT_DATA_SOURCE } from './sql-data-sources.js';
 import { IMPORT_METABASE_SETTINGS } from './sql-metabase.js';
+import { IMPORT_GROUP_TAG } from './sql-group-tags.js';
+import type { GroupTagRecord } from '../../group-tags/group-tag.js';
 import { PUT_SETTING_IF_ABSENT } from './sql-settings.js';
 import { run, type SqlDatabase, type TransactionWork } from './sql-database.js';
 import { statement } from './sql-statement.js';
@@ -21,12 +23,13 @@ export interface TransferTables {
   auditLog: Pick<TransferStore, 'listAuditRecordsAfter'>;
   dataSources: Pick<TransferStore, 'listDataSources'>;
   metabase: Pick<TransferStore, 'findMetabaseSettings'>;
+  groupTags: Pick<TransferStore, 'listGroupTags'>;
 }
 
 const ANY_ROW = statement<{ found: boolean | number }>(
   'anyTransferredRow',
   `SELECT EXISTS (SELECT 1 FROM user_groups) OR EXISTS (SELECT 1 FROM api_keys) OR EXISTS (SELECT 1 FROM data_sources)
-          OR EXISTS (SELECT 1 FROM metabase_settings) OR EXISTS (SELECT 1 FROM audit_log) AS found`,
+          OR EXISTS (SELECT 1 FROM metabase_settings) OR EXISTS (SELECT 1 FROM group_tags) OR EXISTS (SELECT 1 FROM audit_log) AS found`,
 );
 /**
  * A child may come before its parent (a move can put a group under a newer
@@ -35,8 +38,10 @@ const ANY_ROW = statement<{ found: boolean | number }>(
 const DEFER_PARENT_CHECK = statement('deferGroupParentCheck', { sqlite: '', postgres: 'SET CONSTRAINTS user_groups_parent DEFERRED' });
 const IMPORT_USER_GROUP = statement(
   'importUserGroup',
-  `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at, parent_team_id)
-   VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt, @parentTeamId)`,
+  `INSERT INTO user_groups (team_id, environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at,
+                            parent_team_id, emails, is_demo_group, hierarchy_level, group_tags)
+   VALUES (@teamId, @environment, @providedId, @name, @mapping, @properties, @tokenHash, @tokenCiphertext, @createdAt, @updatedAt,
+           @parentTeamId, @emails, @isDemoGroup, @hierarchyLevel, @groupTags)`,
 );
 /**
  * New rows must never reuse an imported id: SQLite's AUTOINCREMENT moves past
@@ -61,7 +66,15 @@ function importUserGroup(group: UserGroupRecord) {
     mapping: jsonOrNull(group.mapping),
     properties: jsonOrNull(group.properties),
     parentTeamId: group.parentTeamId ?? null,
+    emails: jsonOrNull(group.emails),
+    isDemoGroup: group.isDemoGroup ? 1 : 0,
+    hierarchyLevel: group.hierarchyLevel ?? null,
+    groupTags: jsonOrNull(group.groupTags),
   });
+}
+
+function importGroupTag(tag: GroupTagRecord) {
+  return run(IMPORT_GROUP_TAG, { ...tag });
 }
 
 function importApiKey(key: ApiKeyRecord) {
@@ -85,6 +98,7 @@ function importSetting(name: string, value: string) {
 }
 
 function* importRows(batch: ImportBatch): TransactionWork<void> {
+  for (const tag of batch.groupTags) yield* importGroupTag(tag);
   for (const group of batch.userGroups) yield* importUserGroup(group);
   for (const key of batch.apiKeys) yield* importApiKey(key);
   for (const dataSource of batch.dataSources) yield* importDataSource(dataSource);
@@ -113,6 +127,10 @@ export class SqlTransfer implements TransferStore {
 
   findMetabaseSettings(environment: Environment): Promise<MetabaseSettingsRecord | null> {
     return this.tables.metabase.findMetabaseSettings(environment);
+  }
+
+  listGroupTags(environment: Environment): Promise<GroupTagRecord[]> {
+    return this.tables.groupTags.listGroupTags(environment);
   }
 
   listAuditRecordsAfter(afterId: number, limit: number): Promise<AuditRecord[]> {

@@ -101,6 +101,7 @@ export class SqliteStore implements Store {
       auditLog: this.audit,
       dataSources: this.dataSources,
       metabase: this.metabase,
+      groupTags: this.groupTags,
     });
     this.webhookDeliveries = new SqlWebhookDeliveries(sql);
     this.pingStatement = db.prepare('SELECT 1');

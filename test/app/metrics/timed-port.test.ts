@@ -152,6 +152,7 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
   audit: every<Ports['audit']>()(['listAuditRecords']),
   events: every<Ports['events']>()(['listEvents', 'listRecentEvents']),
   transfer: every<Ports['transfer']>()([
+    'listGroupTags',
     'listApiKeys',
     'listUserGroupsAfter',
     'isEmpty',

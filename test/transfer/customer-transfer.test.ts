@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { GroupTagService } from '../../src/group-tags/group-tag-service.js';
+import { createTokenCipher } from '../../src/secrets/token-cipher.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
+import { DataTransfer } from '../../src/transfer/data-transfer.js';
+import { EXPORT_VERSION } from '../../src/transfer/export-format.js';
+import { UserGroupService } from '../../src/user-groups/user-group-service.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import { collect, from, parsed } from '../helpers/transfer-lines.js';
+
+const cipher = createTokenCipher('c'.repeat(32));
+const writer = (environment: 'Customer' | 'Testing') => ({ keyId: 'k', environment, access: 'read-write' }) as const;
+const CUSTOMER_KEYS = ['emails', 'is_demo_group', 'hierarchy_level', 'group_tags'];
+
+/** Export and import carry the Customer API's data: the group tags, and a group's emails, demo flag, level and tags. */
+describe("Export and import carry the Customer API's group tags and fields", () => {
+  const dir = makeTempDir('ugs-customer-transfer');
+  const stores: Store[] = [];
+  const databases: TestDatabase[] = [];
+  let source: Store;
+  let lines: string[];
+  const sqlite = async (name: string) => {
+    const { store } = await SqliteStore.open({ path: join(dir.path, `${name}.sqlite`) });
+    stores.push(store);
+    return store;
+  };
+  const postgres = async () => {
+    const database = await createTestDatabase({ migrated: true });
+    databases.push(database);
+    const { store } = await PostgresStore.open({
+      connectionString: database.url,
+      poolSize: 2,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 2000,
+    });
+    stores.push(store);
+    return store;
+  };
+  /** What a store holds of the Customer API: each environment's tags, and the named groups as records. */
+  const contents = async (store: Store) => ({
+    tags: {
+      Customer: await store.groupTags.listGroupTags('Customer'),
+      Testing: await store.groupTags.listGroupTags('Testing'),
+    },
+    groups: await Promise.all(
+      [
+        ['Customer', 'acme'],
+        ['Customer', 'acme-team'],
+        ['Customer', 'plain'],
+        ['Testing', 'sandbox'],
+      ].map(([environment, id]) => store.userGroups.findUserGroup(environment as 'Customer', id!)),
+    ),
+  });
+  before(async () => {
+    source = await sqlite('source');
+    const tags = new GroupTagService({ store: source.groupTags });
+    const groups = new UserGroupService({ store: source.userGroups, cipher });
+    for (const name of ['sales', 'engineers', 'to-rename']) await tags.create(writer('Customer'), name);
+    await tags.create(writer('Testing'), 'sales');
+    await groups.getOrCreate(writer('Customer'), {
+      userGroupId: 'acme',
+      name: 'Acme',
+      customer: { emails: ['ops@acme.example'], isDemoGroup: true, hierarchyLevel: 'Customer', groupTags: ['sales', 'to-rename'] },
+    });
+    await groups.getOrCreate(writer('Customer'), {
+      userGroupId: 'acme-team',
+      name: 'Acme team',
+      parentUserGroupId: 'acme',
+      customer: { hierarchyLevel: 'User', groupTags: [] },
+    });
+    await groups.getOrCreate(writer('Customer'), { userGroupId: 'plain', name: 'Plain' });
+    await groups.getOrCreate(writer('Testing'), { userGroupId: 'sandbox', name: 'Sandbox', customer: { groupTags: ['sales'] } });
+    await tags.rename(writer('Customer'), 'to-rename', 'renamed');
+    lines = await collect(new DataTransfer(source.transfer, cipher).exportLines());
+  });
+  after(async () => {
+    for (const store of stores) await store.close();
+    for (const database of databases) await database.drop();
+    dir.remove();
+  });
+
+  it('writes version 4: the tags first, counted in the trailer, and each group with the fields it has', () => {
+    const records = parsed(lines);
+    assert.equal(records[0]!.version, EXPORT_VERSION);
+    assert.equal(EXPORT_VERSION, 4);
+    assert.deepEqual(
+      records.filter((r) => r.type === 'group_tag').map((r) => [r.environment, r.name]),
+      [
+        ['Customer', 'sales'],
+        ['Customer', 'engineers'],
+        ['Customer', 'renamed'],
+        ['Testing', 'sales'],
+      ],
+    );
+    assert.ok(
+      records.findIndex((r) => r.type === 'user_group') > records.findLastIndex((r) => r.type === 'group_tag'),
+      'the tags before the groups',
+    );
+    assert.equal(records.at(-1)!.group_tags, 4);
+    const acme = records.find((r) => r.type === 'user_group' && r.provided_id === 'acme')!;
+    assert.deepEqual(
+      CUSTOMER_KEYS.map((key) => acme[key]),
+      [['ops@acme.example'], true, 'Customer', ['sales', 'renamed']],
+    );
+    const plain = records.find((r) => r.type === 'user_group' && r.provided_id === 'plain')!;
+    for (const key of CUSTOMER_KEYS) assert.equal(Object.hasOwn(plain, key), false, `a group without ${key} has no such field`);
+  });
+
+  it('moves them SQLite → PostgreSQL → SQLite unchanged, creation times kept', async () => {
+    const expected = await contents(source);
+    const onPostgres = await postgres();
+    await new DataTransfer(onPostgres.transfer, cipher).import(from(lines));
+    assert.deepEqual(await contents(onPostgres), expected);
+    const back = await sqlite('back');
+    await new DataTransfer(back.transfer, cipher).import(from(await collect(new DataTransfer(onPostgres.transfer, cipher).exportLines())));
+    assert.deepEqual(await contents(back), expected);
+    assert.equal(await onPostgres.transfer.isEmpty(), false);
+  });
+
+  it('refuses a group carrying a tag the file does not hold before it, and writes nothing', async () => {
+    const withoutTag = lines
+      .filter((line) => !(JSON.parse(line).type === 'group_tag' && JSON.parse(line).name === 'renamed'))
+      .map((line) => {
+        const record = JSON.parse(line) as Record<string, unknown>;
+        if (record.type === 'end') record.group_tags = 3;
+        return JSON.stringify(record);
+      });
+    const target = await sqlite('refused-tag');
+    await assert.rejects(
+      new DataTransfer(target.transfer, cipher).import(from(withoutTag)),
+      /carries tag "renamed", which is no earlier group tag/,
+    );
+    assert.equal(await target.transfer.isEmpty(), true);
+    const miscounted = lines.map((line) => {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (record.type === 'end') record.group_tags = 5;
+      return JSON.stringify(record);
+    });
+    await assert.rejects(
+      new DataTransfer(target.transfer, cipher).import(from(miscounted)),
+      /incomplete: its end marker counts 5 group tags/,
+    );
+    assert.equal(await target.transfer.isEmpty(), true);
+  });
+
+  it('imports into no store that already holds a tag', async () => {
+    const target = await sqlite('has-a-tag');
+    await new GroupTagService({ store: target.groupTags }).create(writer('Customer'), 'sales');
+    assert.equal(await target.transfer.isEmpty(), false);
+    await assert.rejects(new DataTransfer(target.transfer, cipher).import(from(lines)), /empty store/);
+  });
+
+  it('imports a version 3 export (no tags, no Customer API fields) as ever', async () => {
+    const older = await sqlite('v3-source');
+    await new UserGroupService({ store: older.userGroups, cipher }).getOrCreate(writer('Customer'), { userGroupId: 'old', name: 'Old' });
+    const v3 = (await collect(new DataTransfer(older.transfer, cipher).exportLines())).map((line) => {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      if (record.type === 'header') record.version = 3;
+      if (record.type === 'end') delete record.group_tags;
+      return JSON.stringify(record);
+    });
+    const target = await sqlite('v3-target');
+    const summary = await new DataTransfer(target.transfer, cipher).import(from(v3));
+    assert.equal(summary.groupTags, 0);
+    assert.equal((await target.userGroups.findUserGroup('Customer', 'old'))?.name, 'Old');
+  });
+});
