@@ -37,5 +37,15 @@ export {
   type DataSourceCredentials,
 } from './data-source-client.js';
 export { MetabaseClient, type MetabaseSettings, type MetabaseTokenRequest, type MetabaseToken } from './metabase-client.js';
+export {
+  CustomerClient,
+  type Customer,
+  type CustomerRequest,
+  type CustomerChanges,
+  type CustomerFilters,
+  type CustomerPage,
+  type CustomerJwtRequest,
+} from './customer-client.js';
+export { GroupTagClient, type GroupTag } from './group-tag-client.js';
 export { UserGroupServiceError } from './client-error.js';
 export type { Transport, WireRequest, WireResponse } from './transport.js';

@@ -27,7 +27,9 @@ import type {
 } from './wire-types.js';
 import { isDotSegment, pathSegment } from '../platform/http/path-segment.js';
 import { UserGroupServiceError } from './client-error.js';
+import { CustomerClient } from './customer-client.js';
 import { DataSourceClient } from './data-source-client.js';
+import { GroupTagClient } from './group-tag-client.js';
 import { MetabaseClient } from './metabase-client.js';
 import { fetchTransport, isNode, nodeTransport, type Transport, type WireRequest, type WireResponse } from './transport.js';
 
@@ -127,6 +129,10 @@ export class UserGroupClient {
   readonly dataSources: DataSourceClient;
   /** /api/integrations/metabase: Metabase static embedding tokens minted from groups. */
   readonly metabase: MetabaseClient;
+  /** Explo's Customer API over the same groups: getOrCreate, get, update, delete, refreshToken, list (v2), listAll (v1), generateJwt. */
+  readonly customers: CustomerClient;
+  /** Explo's Group Tag API: list, create, rename, delete. */
+  readonly groupTags: GroupTagClient;
 
   constructor(private readonly options: UserGroupClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -136,6 +142,8 @@ export class UserGroupClient {
     this.keepsDotSegments = choice === 'node';
     this.dataSources = new DataSourceClient((method, path, body) => this.call(method, path, body));
     this.metabase = new MetabaseClient((method, path, body) => this.call(method, path, body));
+    this.customers = new CustomerClient((method, path, body) => this.call(method, path, body));
+    this.groupTags = new GroupTagClient((method, path, body) => this.call(method, path, body));
   }
 
   /** GET /api/user: the group for this id, created when missing (then `name` is required). */

@@ -838,3 +838,178 @@ export type MintMetabaseTokenResponse = {
     };
   };
 };
+export type CreateCustomerBody = {
+  properties?:
+    | {
+        [x: string]: unknown;
+      }
+    | undefined;
+  name?: string | undefined;
+  mapping?:
+    | {
+        [x: string]: string | number;
+      }
+    | undefined;
+  is_demo_group?: boolean | undefined;
+  emails?: string[] | undefined;
+  group_tags?: string[] | undefined;
+  hierarchy_level_name?: string | undefined;
+  parent_provided_id?: string | undefined;
+  provided_id: string;
+};
+export type CreateCustomerResponse = {
+  success: 1;
+  new_customer: boolean;
+  customer: {
+    properties: {
+      [x: string]: unknown;
+    };
+    name: string;
+    token: string;
+    provided_id: string;
+    is_demo_group: boolean;
+    emails: string[];
+    group_tags: string[];
+    parent_provided_id: string | null;
+    computed_properties: {
+      [x: string]: unknown;
+    };
+    access_group: 'Customer' | 'Testing';
+    parent_schema_datasource_mapping: {
+      [x: string]: string | number;
+    };
+    computed_parent_schema_datasource_mapping: {
+      [x: string]: string | number;
+    };
+    hierarchy_level: string | null;
+  };
+};
+export type CustomerResponse = {
+  success: 1;
+  customer: {
+    properties: {
+      [x: string]: unknown;
+    };
+    name: string;
+    token: string;
+    provided_id: string;
+    is_demo_group: boolean;
+    emails: string[];
+    group_tags: string[];
+    parent_provided_id: string | null;
+    computed_properties: {
+      [x: string]: unknown;
+    };
+    access_group: 'Customer' | 'Testing';
+    parent_schema_datasource_mapping: {
+      [x: string]: string | number;
+    };
+    computed_parent_schema_datasource_mapping: {
+      [x: string]: string | number;
+    };
+    hierarchy_level: string | null;
+  };
+};
+export type CustomersV1Response = {
+  success: 1;
+  customers: {
+    properties: {
+      [x: string]: unknown;
+    };
+    name: string;
+    token: string;
+    provided_id: string;
+    is_demo_group: boolean;
+    emails: string[];
+    group_tags: string[];
+    parent_provided_id: string | null;
+    computed_properties: {
+      [x: string]: unknown;
+    };
+    access_group: 'Customer' | 'Testing';
+    parent_schema_datasource_mapping: {
+      [x: string]: string | number;
+    };
+    computed_parent_schema_datasource_mapping: {
+      [x: string]: string | number;
+    };
+    hierarchy_level: string | null;
+  }[];
+};
+export type CustomersV2Response = {
+  success: 1;
+  total_count: number;
+  results: {
+    customers: {
+      properties: {
+        [x: string]: unknown;
+      };
+      name: string;
+      token: string;
+      provided_id: string;
+      is_demo_group: boolean;
+      emails: string[];
+      group_tags: string[];
+      parent_provided_id: string | null;
+      computed_properties: {
+        [x: string]: unknown;
+      };
+      access_group: 'Customer' | 'Testing';
+      parent_schema_datasource_mapping: {
+        [x: string]: string | number;
+      };
+      computed_parent_schema_datasource_mapping: {
+        [x: string]: string | number;
+      };
+      hierarchy_level: string | null;
+    }[];
+  };
+};
+export type GenerateJwtBody = {
+  embed_id?: string | null | undefined;
+  expiration?: string | null | undefined;
+  key_id?: string | null | undefined;
+  chart_id?: string | null | undefined;
+  rb_allowed_features?: string[] | null | undefined;
+  disable_editable_section_editing?: boolean | null | undefined;
+  embed_origin?: string | null | undefined;
+  provided_id: string;
+};
+export type GenerateJwtResponse = {
+  success: 1;
+  jwt: string;
+};
+export type UpdateCustomerBody = {
+  properties?:
+    | {
+        [x: string]: unknown;
+      }
+    | null
+    | undefined;
+  name?: string | null | undefined;
+  mapping?:
+    | {
+        [x: string]: string | number;
+      }
+    | null
+    | undefined;
+  is_demo_group?: boolean | null | undefined;
+  emails?: string[] | null | undefined;
+  group_tags?: string[] | null | undefined;
+  hierarchy_level_name?: string | null | undefined;
+  parent_provided_id?: string | null | undefined;
+  new_provided_id?: string | null | undefined;
+  provided_id: string;
+};
+export type GroupTagResponse = {
+  success: 1;
+  group_tag: {
+    name: string;
+  };
+};
+export type GroupTagsResponse = {
+  success: 1;
+  group_tags: {
+    name: string;
+  }[];
+};

@@ -15,6 +15,8 @@ import type { DataSourceCredentials, DataSourceView } from '../../src/data-sourc
 import type { DataSourceUpdate } from '../../src/data-sources/data-source-service.js';
 import type { ConnectionCheckResult } from '../../src/data-sources/connection-check.js';
 import type * as Metabase from '../../src/metabase/http/metabase-schemas.js';
+import type * as Customers from '../../src/customers/http/customer-schemas.js';
+import type * as GroupTags from '../../src/group-tags/http/group-tag-schemas.js';
 import { WIRE_TYPES, WIRE_TYPES_FILE, wireTypesSource } from '../../scripts/wire-types.js';
 
 /** `true` when each of A and B is assignable to the other: the same values, whatever the type's spelling. */
@@ -65,6 +67,16 @@ const SAME = {
   MetabaseSettingsResponse: true satisfies Same<Wire.MetabaseSettingsResponse, Static<typeof Metabase.MetabaseSettingsResponse>>,
   MintMetabaseTokenBody: true satisfies Same<Wire.MintMetabaseTokenBody, Metabase.MintMetabaseTokenBody>,
   MintMetabaseTokenResponse: true satisfies Same<Wire.MintMetabaseTokenResponse, Static<typeof Metabase.MintMetabaseTokenResponse>>,
+  CreateCustomerBody: true satisfies Same<Wire.CreateCustomerBody, Customers.CreateCustomerBody>,
+  CreateCustomerResponse: true satisfies Same<Wire.CreateCustomerResponse, Static<typeof Customers.CreateCustomerResponse>>,
+  CustomerResponse: true satisfies Same<Wire.CustomerResponse, Static<typeof Customers.CustomerResponse>>,
+  CustomersV1Response: true satisfies Same<Wire.CustomersV1Response, Static<typeof Customers.CustomersV1Response>>,
+  CustomersV2Response: true satisfies Same<Wire.CustomersV2Response, Static<typeof Customers.CustomersV2Response>>,
+  GenerateJwtBody: true satisfies Same<Wire.GenerateJwtBody, Customers.GenerateJwtBody>,
+  GenerateJwtResponse: true satisfies Same<Wire.GenerateJwtResponse, Static<typeof Customers.GenerateJwtResponse>>,
+  UpdateCustomerBody: true satisfies Same<Wire.UpdateCustomerBody, Customers.UpdateCustomerBody>,
+  GroupTagResponse: true satisfies Same<Wire.GroupTagResponse, Static<typeof GroupTags.GroupTagResponse>>,
+  GroupTagsResponse: true satisfies Same<Wire.GroupTagsResponse, Static<typeof GroupTags.GroupTagsResponse>>,
 };
 
 describe('src/client/wire-types.ts', () => {

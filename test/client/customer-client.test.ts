@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+// Through the package's own export, as a user imports it.
+import { UserGroupClient, UserGroupServiceError, type WireRequest } from 'user-group-service/client';
+import { buildForSuite } from '../helpers/build.js';
+
+const failsWith = (status: number, code: string) => (e: unknown) =>
+  e instanceof UserGroupServiceError && e.status === status && e.code === code;
+
+describe('UserGroupClient.customers and .groupTags against a live server', () => {
+  const server = buildForSuite({ apiKey: false });
+  let client: UserGroupClient;
+  let key: string;
+  /** Every request the client sent, as it sent it (through fetch: the service's real socket). */
+  const sent: WireRequest[] = [];
+  const clientWith = async (access: 'read-only' | 'embed') =>
+    new UserGroupClient({
+      baseUrl: server.url,
+      apiKey: (await server.services.apiKeys.create({ environment: 'Customer', access })).key,
+      retries: 0,
+    });
+  before(async () => {
+    key = (await server.services.apiKeys.create({ environment: 'Customer', access: 'read-write' })).key;
+    client = new UserGroupClient({
+      baseUrl: server.url,
+      apiKey: key,
+      retries: 0,
+      transport: async (request) => {
+        sent.push(request);
+        const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body });
+        return { status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() };
+      },
+    });
+  });
+
+  it('gets or creates, reads, updates, lists, refreshes and deletes customers in camelCase, the same groups as /api/user', async () => {
+    await client.groupTags.create('sales');
+    await client.groupTags.create('vip');
+    const made = await client.customers.getOrCreate({
+      providedId: 'acme',
+      name: 'Acme',
+      mapping: { '40': '213' },
+      properties: { region: 'eu' },
+      isDemoGroup: true,
+      emails: ['ops@acme.example'],
+      groupTags: ['sales'],
+    });
+    assert.equal(made.created, true);
+    assert.deepEqual(Object.keys(made.customer), [
+      'token',
+      'name',
+      'providedId',
+      'isDemoGroup',
+      'emails',
+      'groupTags',
+      'properties',
+      'computedProperties',
+      'accessGroup',
+      'parentSchemaDatasourceMapping',
+      'computedParentSchemaDatasourceMapping',
+      'hierarchyLevel',
+      'parentProvidedId',
+    ]);
+    const acme = made.customer;
+    assert.deepEqual(
+      [acme.providedId, acme.isDemoGroup, acme.emails, acme.groupTags, acme.accessGroup, acme.hierarchyLevel, acme.parentProvidedId],
+      ['acme', true, ['ops@acme.example'], ['sales'], 'Customer', 'Customer', null],
+    );
+    assert.deepEqual([acme.parentSchemaDatasourceMapping, acme.computedProperties], [{ '40': '213' }, { region: 'eu' }]);
+    assert.deepEqual(await client.customers.getOrCreate({ providedId: 'acme', name: 'Ignored' }), { created: false, customer: acme });
+    // The same group, with the same token, through /api/user (GET with a body: the default node transport).
+    const userApi = new UserGroupClient({ baseUrl: server.url, apiKey: key, retries: 0 });
+    assert.equal((await userApi.getOrCreate({ user_group_id: 'acme' })).userGroup.token, acme.token);
+
+    const { customer: ann } = await client.customers.getOrCreate({
+      providedId: 'acme-ann',
+      name: 'Ann',
+      parentProvidedId: 'acme',
+      properties: { seat: 3 },
+    });
+    assert.deepEqual([ann.hierarchyLevel, ann.parentProvidedId], ['User', 'acme']);
+    assert.deepEqual([ann.computedProperties, ann.computedParentSchemaDatasourceMapping], [{ region: 'eu', seat: 3 }, { '40': '213' }]);
+    assert.deepEqual(await client.customers.get('acme-ann'), ann);
+    await assert.rejects(client.customers.get('nobody'), failsWith(404, 'not_found'));
+    await assert.rejects(
+      client.customers.getOrCreate({ providedId: 'x', name: 'X', groupTags: ['nope'] }),
+      failsWith(400, 'invalid_request'),
+    );
+
+    const changed = await client.customers.update({
+      providedId: 'acme',
+      emails: ['a@acme.example'],
+      groupTags: ['vip'],
+      isDemoGroup: false,
+    });
+    assert.deepEqual([changed.emails, changed.groupTags, changed.isDemoGroup, changed.name], [['a@acme.example'], ['vip'], false, 'Acme']);
+    // null clears lists and leaves the name as it is.
+    const cleared = await client.customers.update({ providedId: 'acme', emails: null, groupTags: null, name: null });
+    assert.deepEqual([cleared.emails, cleared.groupTags, cleared.name, cleared.token], [[], [], 'Acme', acme.token]);
+    await assert.rejects(
+      client.customers.update({ providedId: 'acme-ann', hierarchyLevelName: 'Customer' }),
+      failsWith(400, 'invalid_request'),
+    );
+    const renamed = await client.customers.update({ providedId: 'acme-ann', newProvidedId: 'acme-bob' });
+    assert.deepEqual([renamed.providedId, renamed.token], ['acme-bob', ann.token]);
+
+    const first = await client.customers.list({ pageSize: 1 });
+    assert.deepEqual([first.customers.map((c) => c.providedId), first.totalCount], [['acme'], 2]);
+    const second = await client.customers.list({ page: 2, pageSize: 1 });
+    assert.deepEqual([second.customers.map((c) => c.providedId), second.totalCount], [['acme-bob'], 2]);
+    assert.deepEqual((await client.customers.list({ page: 3, pageSize: 1 })).customers, []);
+    const children = await client.customers.list({ parent: 'acme' });
+    assert.deepEqual([children.customers, children.totalCount], [[renamed], 1]);
+    assert.deepEqual((await client.customers.list({ hierarchyLevel: 'Customer' })).customers, [cleared]);
+    await assert.rejects(client.customers.list({ parent: 'nobody' }), failsWith(404, 'not_found'));
+    await assert.rejects(client.customers.list({ pageSize: 1001 }), failsWith(400, 'invalid_request'));
+    assert.deepEqual(await client.customers.listAll(), [cleared, renamed]);
+    assert.deepEqual(await client.customers.listAll({ parent: 'acme' }), [renamed]);
+    assert.deepEqual(await client.customers.listAll({ hierarchyLevel: 'User' }), [renamed]);
+
+    const refreshed = await client.customers.refreshToken(acme.token);
+    assert.notEqual(refreshed.token, acme.token);
+    assert.deepEqual(refreshed, { ...cleared, token: refreshed.token });
+    await assert.rejects(client.customers.refreshToken(acme.token), failsWith(404, 'not_found'));
+
+    await assert.rejects(client.customers.delete(refreshed.token), failsWith(409, 'conflict'));
+    await client.customers.delete(renamed.token);
+    await client.customers.delete(refreshed.token);
+    await assert.rejects(client.customers.get('acme'), failsWith(404, 'not_found'));
+    await assert.rejects(client.customers.delete(refreshed.token), failsWith(404, 'not_found'));
+  });
+
+  it('lists, creates, renames and deletes group tags, rewriting the customers that carry them', async () => {
+    await client.groupTags.create('east');
+    await client.customers.getOrCreate({ providedId: 'globex', name: 'Globex', groupTags: ['east'] });
+    assert.deepEqual((await client.groupTags.list()).map((tag) => tag.name).slice(-1), ['east']);
+    await assert.rejects(client.groupTags.create('east'), failsWith(409, 'conflict'));
+
+    assert.deepEqual(await client.groupTags.rename('east', 'emea'), { name: 'emea' });
+    assert.deepEqual((await client.customers.get('globex')).groupTags, ['emea']);
+    await assert.rejects(client.groupTags.rename('east', 'apac'), failsWith(404, 'not_found'));
+    await assert.rejects(client.groupTags.rename('emea', 'sales'), failsWith(409, 'conflict'));
+
+    await client.groupTags.delete('emea');
+    assert.deepEqual((await client.customers.get('globex')).groupTags, []);
+    assert.ok(!(await client.groupTags.list()).some((tag) => tag.name === 'emea'));
+    await assert.rejects(client.groupTags.delete('emea'), failsWith(404, 'not_found'));
+  });
+
+  it("generates a JWT the environment's JWKS verifies, carrying what it was asked; embed keys generate, read-only keys only read", async () => {
+    await client.customers.getOrCreate({ providedId: 'initech', name: 'Initech', properties: { region: 'us' } });
+    const jwt = await client.customers.generateJwt({
+      providedId: 'initech',
+      embedId: 'dash-1',
+      expiration: 'PT1H',
+      chartId: 'chart-7',
+      rbAllowedFeatures: ['flt'],
+      disableEditableSectionEditing: true,
+      embedOrigin: 'https://app.example.com/',
+    });
+    const { payload } = await jwtVerify(jwt, createRemoteJWKSet(new URL('/.well-known/jwks.json', server.url)));
+    assert.deepEqual(
+      [payload.sub, payload.dsh, payload.cht, payload.rbc, payload.des, payload.org, payload.props, payload.exp! - payload.iat!],
+      ['initech', 'dash-1', 'chart-7', ['flt'], true, ['https://app.example.com'], { region: 'us' }, 3600],
+    );
+    await assert.rejects(client.customers.generateJwt({ providedId: 'initech', expiration: 'P1Y' }), failsWith(400, 'invalid_request'));
+    await assert.rejects(client.customers.generateJwt({ providedId: 'nobody' }), failsWith(404, 'not_found'));
+
+    const embed = await clientWith('embed');
+    assert.equal(typeof (await embed.customers.generateJwt({ providedId: 'initech' })), 'string');
+    const readOnly = await clientWith('read-only');
+    assert.equal((await readOnly.customers.get('initech')).providedId, 'initech');
+    assert.ok((await readOnly.groupTags.list()).length > 0);
+    await assert.rejects(readOnly.customers.update({ providedId: 'initech', name: 'No' }), failsWith(403, 'forbidden'));
+    await assert.rejects(readOnly.groupTags.create('ro'), failsWith(403, 'forbidden'));
+    await assert.rejects(readOnly.customers.generateJwt({ providedId: 'initech' }), failsWith(403, 'forbidden'));
+  });
+
+  it("sends Authorization: Token with the client's key on every call, to the reference's paths", () => {
+    assert.ok(sent.length > 30);
+    for (const request of sent) {
+      assert.equal(request.headers.authorization, `Token ${key}`);
+      assert.equal(request.headers['explo-authorization'], undefined);
+      assert.match(new URL(request.url).pathname, /^\/(v2\/)?api\/[a-z_]+\/$/);
+    }
+    const paths = new Set(sent.map((request) => `${request.method} ${new URL(request.url).pathname}`));
+    for (const path of [
+      'POST /api/create_customer/',
+      'POST /api/get_customer/',
+      'POST /api/update_customer/',
+      'DELETE /api/delete_customer/',
+      'POST /api/refresh_customer_token/',
+      'GET /v2/api/customers/',
+      'GET /api/customers/',
+      'POST /api/generate_jwt/',
+      'GET /api/group_tags/',
+      'POST /api/create_group_tag/',
+      'POST /api/rename_group_tag/',
+      'POST /api/delete_group_tag/',
+    ])
+      assert.ok(paths.has(path), `${path} was never sent`);
+  });
+});
