@@ -3,7 +3,9 @@ import { packageManifest } from '../platform/package-root.js';
 import { cliOutput, type CliStream, type CliStreams } from './cli-output.js';
 import { auditCommand } from './commands/audit.js';
 import { configCommand } from './commands/config.js';
+import { customersCommand } from './commands/customers.js';
 import { dataSourcesCommand } from './commands/data-sources.js';
+import { groupTagsCommand } from './commands/group-tags.js';
 import { isolationCheckCommand } from './commands/isolation-check.js';
 import { keysCommand } from './commands/keys.js';
 import { metabaseCommand } from './commands/metabase.js';
@@ -54,6 +56,8 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
   webhooksCommand(program, output);
   dataSourcesCommand(program, output);
   metabaseCommand(program, output);
+  customersCommand(program, output);
+  groupTagsCommand(program, output);
   viewersCommand(program, output);
   policiesCommand(program, output);
   isolationCheckCommand(program, output);

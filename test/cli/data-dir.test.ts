@@ -50,6 +50,13 @@ const NEEDS_A_STORE = [
   ['metabase', 'show'],
   ['metabase', 'mint', '--group', 'acme', '--dashboard', '12', '--param', 'tenant=user_group_id'],
   ['metabase', 'remove'],
+  ['customers', 'list'],
+  ['customers', 'show', 'acme'],
+  ['customers', 'set', 'acme', '--demo'],
+  ['group-tags', 'list'],
+  ['group-tags', 'create', 'sales'],
+  ['group-tags', 'rename', 'sales', 'east'],
+  ['group-tags', 'delete', 'sales'],
 ];
 
 /**
