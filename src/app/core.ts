@@ -69,6 +69,8 @@ export interface Core {
   customers: CustomerService;
   customerEmbedTokens: CustomerEmbedTokens;
   groupTags: GroupTagService;
+  /** UGS_CUSTOMER_HIERARCHY_LEVELS: the levels the console offers. */
+  hierarchyLevels: HierarchyLevels;
   /** The ports this process listens on: serving sets them once listening, and a data source check refuses them. */
   listeningPorts: number[];
   /** Operator console sessions (/console). */
@@ -207,6 +209,7 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       rejectUnresolvedMapping: config.rejectUnresolvedMapping ?? false,
     });
     const groupTags = new GroupTagService({ store: timedPort(store.groupTags, timing), now });
+    const hierarchyLevels = new HierarchyLevels(config.hierarchyLevels ?? defaultConfig().hierarchyLevels);
     return {
       userGroups,
       groupTags,
@@ -214,8 +217,9 @@ export async function openCore(config: CoreConfig): Promise<Core> {
         userGroups,
         groupTags,
         store: timedPort(store.customers, timing),
-        levels: new HierarchyLevels(config.hierarchyLevels ?? defaultConfig().hierarchyLevels),
+        levels: hierarchyLevels,
       }),
+      hierarchyLevels,
       customerEmbedTokens: new CustomerEmbedTokens(embedSessions),
       dataSources,
       metabase: new MetabaseService({

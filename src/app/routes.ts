@@ -16,6 +16,9 @@ import { registerListCustomersV2 } from '../customers/http/list-customers-v2.js'
 import { registerConfigureCustomerPortal } from '../customers/http/configure-customer-portal.js';
 import { registerGenerateJwt } from '../customers/http/generate-jwt.js';
 import { registerListGroupTags } from '../group-tags/http/list-group-tags.js';
+import { groupCustomer } from '../customers/pages/customer-part.js';
+import { registerCustomerActions } from '../customers/pages/customer-action-routes.js';
+import { registerGroupTagPages } from '../group-tags/pages/group-tag-pages.js';
 import { registerCreateGroupTag } from '../group-tags/http/create-group-tag.js';
 import { registerRenameGroupTag } from '../group-tags/http/rename-group-tag.js';
 import { registerDeleteGroupTag } from '../group-tags/http/delete-group-tag.js';
@@ -144,7 +147,11 @@ export async function apiRoutes(app: TypedApp, options: { services: Core; limits
  * to the groups that map to it, by the URL handed in here (groups are a layer above data sources).
  */
 export function consolePages(app: FastifyInstance, services: Core): void {
-  const page = groupPage(services.userGroups, [groupViewers(services.viewers), groupUsage(services.usage)]);
+  const page = groupPage(services.userGroups, [
+    groupViewers(services.viewers),
+    groupUsage(services.usage),
+    groupCustomer(services.customers, services.groupTags, services.hierarchyLevels),
+  ]);
   registerGroupPages(app, services.userGroups, page);
   registerGroupActions(app, services.userGroups, page);
   registerEmbedPreview(app, services.embedSessions, page);
@@ -156,4 +163,6 @@ export function consolePages(app: FastifyInstance, services: Core): void {
   registerDataSourcePages(app, services.dataSources, { groupUrl });
   registerDataSourceActions(app, services.dataSources, { groupUrl });
   registerMetabasePage(app, services.metabase);
+  registerCustomerActions(app, services.customers, page);
+  registerGroupTagPages(app, services.groupTags);
 }

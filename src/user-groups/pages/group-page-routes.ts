@@ -22,6 +22,8 @@ export interface GroupPageExtras {
   viewersAfter?: string;
   /** An "End sessions" confirmation refused: its dialog opens again saying why. */
   endRefused?: { viewerId: string; message: string };
+  /** The Customer API fields' form as typed, and why it was refused (customers/pages/customer-action-routes.ts). */
+  customerForm?: { values: { emails: string; tags: string[]; demo: boolean; level: string }; error: string };
 }
 
 /**

@@ -4,7 +4,7 @@ import { CONSOLE_PATH } from '../../console/pages/console-session-hook.js';
 import { isDotSegment, pathSegment } from '../../platform/http/path-segment.js';
 
 /** What a group's page does besides showing it: its forms (POST) and the token (GET). */
-export type GroupAction = 'edit' | 'rotate' | 'delete' | 'preview' | 'token' | 'end-viewer-sessions';
+export type GroupAction = 'edit' | 'rotate' | 'delete' | 'preview' | 'token' | 'end-viewer-sessions' | 'customer';
 
 /**
  * A group's console URL. The id is one percent-encoded path segment (so `/`, `%`, `?` and `#` stay

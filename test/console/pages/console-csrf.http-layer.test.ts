@@ -77,6 +77,10 @@ describe('operator console: CSRF in every form', () => {
       '/console/groups/:id/delete': { confirm: GROUP, cascade: '1' },
       '/console/groups/:id/preview': { viewer_id: 'forged-viewer', attributes: '{"admin": true}' },
       '/console/groups/:id/end-viewer-sessions': { viewer_id: 'victim', confirm: 'victim' },
+      '/console/groups/:id/customer': { emails: 'attacker@evil.example', demo: '1' },
+      '/console/group-tags/create': { name: 'forged' },
+      '/console/group-tags/rename': { name: 'forged', new_name: 'forged-again' },
+      '/console/group-tags/delete': { name: 'forged', confirm: 'forged' },
       '/console/webhooks': { url: 'https://127.0.0.1:9/attacker', events_all: '1' },
       '/console/webhooks/:id/rotate': {},
       '/console/webhooks/:id/remove': { confirm: webhookId },
@@ -125,7 +129,7 @@ describe('operator console: CSRF in every form', () => {
     assert.equal(answer.headers.get('set-cookie')?.startsWith('ugs_console=ugsc_') ?? false, false, `${what}: a session cookie was set`);
   };
 
-  it('finds every console form among the routes (sign-in and sign-out, five per group and three per data source by path and by query, five for webhooks, add a data source)', () => {
+  it('finds every console form among the routes (sign-in and sign-out, six per group and three per data source by path and by query, five for webhooks, add a data source, three for group tags)', () => {
     assert.deepEqual(consolePostRoutes(server).sort(), [
       '/console/data-source/check',
       '/console/data-source/edit',
@@ -134,11 +138,16 @@ describe('operator console: CSRF in every form', () => {
       '/console/data-sources/:id/check',
       '/console/data-sources/:id/edit',
       '/console/data-sources/:id/remove',
+      '/console/group-tags/create',
+      '/console/group-tags/delete',
+      '/console/group-tags/rename',
+      '/console/group/customer',
       '/console/group/delete',
       '/console/group/edit',
       '/console/group/end-viewer-sessions',
       '/console/group/preview',
       '/console/group/rotate',
+      '/console/groups/:id/customer',
       '/console/groups/:id/delete',
       '/console/groups/:id/edit',
       '/console/groups/:id/end-viewer-sessions',

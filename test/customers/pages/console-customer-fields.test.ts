@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { ConsoleClient } from '../../helpers/console-client.js';
+import { buildForSuite } from '../../helpers/build.js';
+
+const WRITER = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
+
+/** A group's console page shows the Customer API's fields, and a read-write session edits them as update_customer does. */
+describe('operator console: a group as a customer', () => {
+  const server = buildForSuite({ apiKey: false, hierarchyLevels: ['Customer', 'Team', 'User'] });
+  let writer: ConsoleClient;
+  let reader: ConsoleClient;
+  let writerKeyId: string;
+  before(async () => {
+    writer = new ConsoleClient(server.url);
+    reader = new ConsoleClient(server.url);
+    for (const [client, access] of [
+      [writer, 'read-write'],
+      [reader, 'read-only'],
+    ] as const) {
+      const { key, record } = await server.services.apiKeys.create({ environment: 'Customer', access });
+      if (access === 'read-write') writerKeyId = record.id;
+      assert.equal((await client.signIn(key)).status, 303);
+    }
+    for (const name of ['sales', 'engineers']) await server.services.groupTags.create(WRITER, name);
+    await server.services.customers.getOrCreate(WRITER, {
+      providedId: 'acme',
+      name: 'Acme',
+      emails: ['ops@acme.example'],
+      groupTags: ['sales'],
+      hierarchyLevelName: 'Customer',
+    });
+  });
+
+  it("shows the emails, tags, demo flag and level, with the environment's tags and the levels to choose from", async () => {
+    const page = await writer.get('/console/groups/acme');
+    assert.equal(page.status, 200, page.text.slice(0, 300));
+    assert.match(page.text, /<dd id="customer-level">Customer<\/dd>/);
+    assert.match(page.text, /<dd id="customer-tags">sales<\/dd>/);
+    assert.match(page.text, /<dd id="customer-emails">ops@acme\.example<\/dd>/);
+    assert.match(page.text, /<dd id="customer-demo">no<\/dd>/);
+    assert.match(page.text, /name="tags\.0" value="sales" checked/);
+    assert.match(page.text, /name="tags\.1" value="engineers">/);
+    assert.match(page.text, /<option value="Team">Team<\/option>/);
+    assert.match(page.text, /<a href="\/console\/group-tags">Group tags<\/a>/, 'in the navigation');
+    const readOnly = await reader.get('/console/groups/acme');
+    assert.match(readOnly.text, /<dd id="customer-tags">sales<\/dd>/);
+    assert.doesNotMatch(readOnly.text, /action="\/console\/groups\/acme\/customer"/, 'no form for a read-only session');
+  });
+
+  it('saves what the form holds, audited as the session key, and the API answers it', async () => {
+    const saved = await writer.post('/console/groups/acme/customer', {
+      _csrf: await writer.csrfToken('/console/groups/acme'),
+      emails: 'ops@acme.example\n\n billing@acme.example \n',
+      'tags.1': 'engineers',
+      demo: '1',
+      level: 'Team',
+    });
+    assert.equal(saved.status, 303, saved.text.slice(0, 300));
+    const { group } = await server.services.customers.get(WRITER, 'acme');
+    assert.deepEqual(
+      [group.emails, group.groupTags, group.isDemoGroup, group.hierarchyLevel],
+      [['ops@acme.example', 'billing@acme.example'], ['engineers'], true, 'Team'],
+    );
+    const records = await server.services.audit.listAuditRecords({ environment: 'Customer', limit: 100 });
+    const record = records.find((r) => r.action === 'user_group.updated' && r.keyId === writerKeyId);
+    assert.deepEqual(record?.fields, ['emails', 'is_demo_group', 'hierarchy_level', 'group_tags']);
+    assert.ok(record?.clientAddress, 'with the request as its origin');
+  });
+
+  it('shows a refusal beside the form, as typed, and changes nothing', async () => {
+    const refused = await writer.post('/console/groups/acme/customer', {
+      _csrf: await writer.csrfToken('/console/groups/acme'),
+      emails: 'not an address',
+      level: 'Team',
+    });
+    assert.equal(refused.status, 400);
+    assert.match(refused.text, /<p id="customer_error" class="error" role="alert">&quot;emails&quot; entry/);
+    assert.match(refused.text, />not an address<\/textarea>/);
+    assert.deepEqual((await server.services.customers.get(WRITER, 'acme')).group.emails, ['ops@acme.example', 'billing@acme.example']);
+  });
+
+  it('refuses a read-only session and a post without the CSRF token', async () => {
+    const readOnly = await reader.post('/console/groups/acme/customer', { _csrf: await reader.csrfToken('/console/groups'), emails: '' });
+    assert.equal(readOnly.status, 403);
+    const noCsrf = await writer.post('/console/groups/acme/customer', { emails: '' });
+    assert.equal(noCsrf.status, 403);
+    assert.deepEqual((await server.services.customers.get(WRITER, 'acme')).group.groupTags, ['engineers']);
+  });
+});
