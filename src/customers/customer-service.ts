@@ -176,7 +176,8 @@ export class CustomerService {
     return customers;
   }
 
-  private async find(principal: Principal, providedId: string): Promise<Customer | null> {
+  /** The customer, or null when the key's environment has none with this id. */
+  async find(principal: Principal, providedId: string): Promise<Customer | null> {
     try {
       const { group, ancestors } = await this.deps.userGroups.getWithLineage(principal, providedId);
       return customerOf(group, [...ancestors, group]);

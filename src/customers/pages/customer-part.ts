@@ -10,7 +10,10 @@ import type { HierarchyLevels } from '../hierarchy-levels.js';
  */
 export function groupCustomer(customers: CustomerService, groupTags: GroupTagService, levels: HierarchyLevels): GroupPagePart {
   return async (principal, userGroupId, extras) => {
-    const [{ group }, tags] = await Promise.all([customers.get(principal, userGroupId), groupTags.list(principal)]);
+    const [found, tags] = await Promise.all([customers.find(principal, userGroupId), groupTags.list(principal)]);
+    // An unknown group: the page's own read of it refuses the page, with the message every group page gives.
+    if (found === null) return {};
+    const { group } = found;
     const current = {
       emails: (group.emails ?? []).join('\n'),
       tags: group.groupTags ?? [],
