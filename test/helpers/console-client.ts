@@ -65,3 +65,27 @@ export function unescapeHtml(text: string): string {
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&');
 }
+
+/**
+ * A read-write and a read-only console session of the Customer environment, each signed in with a key of its own:
+ * what most page suites start from. `writerKeyId` names the read-write key, as the audit log records it.
+ */
+export async function signedInSessions(server: {
+  url: string;
+  services: {
+    apiKeys: {
+      create(input: { environment: 'Customer'; access: 'read-write' | 'read-only' }): Promise<{ key: string; record: { id: string } }>;
+    };
+  };
+}): Promise<{ writer: ConsoleClient; reader: ConsoleClient; writerKeyId: string }> {
+  const signedIn = async (access: 'read-write' | 'read-only') => {
+    const client = new ConsoleClient(server.url);
+    const { key, record } = await server.services.apiKeys.create({ environment: 'Customer', access });
+    const answer = await client.signIn(key);
+    if (answer.status !== 303) throw new Error(`signing in with a ${access} key answered ${answer.status}`);
+    return { client, keyId: record.id };
+  };
+  const writer = await signedIn('read-write');
+  const reader = await signedIn('read-only');
+  return { writer: writer.client, reader: reader.client, writerKeyId: writer.keyId };
+}

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { GroupTagService } from '../../src/group-tags/group-tag-service.js';
 import { createTokenCipher } from '../../src/secrets/token-cipher.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { DataTransfer } from '../../src/transfer/data-transfer.js';
 import { EXPORT_VERSION } from '../../src/transfer/export-format.js';
 import { UserGroupService } from '../../src/user-groups/user-group-service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
-import { collect, from, parsed } from '../helpers/transfer-lines.js';
+import { collect, from, parsed, transferStores } from '../helpers/transfer-lines.js';
 
 const cipher = createTokenCipher('c'.repeat(32));
 const writer = (environment: 'Customer' | 'Testing') => ({ keyId: 'k', environment, access: 'read-write' }) as const;
@@ -19,28 +14,9 @@ const CUSTOMER_KEYS = ['emails', 'is_demo_group', 'hierarchy_level', 'group_tags
 
 /** Export and import carry the Customer API's data: the group tags, and a group's emails, demo flag, level and tags. */
 describe("Export and import carry the Customer API's group tags and fields", () => {
-  const dir = makeTempDir('ugs-customer-transfer');
-  const stores: Store[] = [];
-  const databases: TestDatabase[] = [];
+  const { sqlite, postgres, close } = transferStores('ugs-customer-transfer');
   let source: Store;
   let lines: string[];
-  const sqlite = async (name: string) => {
-    const { store } = await SqliteStore.open({ path: join(dir.path, `${name}.sqlite`) });
-    stores.push(store);
-    return store;
-  };
-  const postgres = async () => {
-    const database = await createTestDatabase({ migrated: true });
-    databases.push(database);
-    const { store } = await PostgresStore.open({
-      connectionString: database.url,
-      poolSize: 2,
-      statementTimeoutMs: 5000,
-      connectTimeoutMs: 2000,
-    });
-    stores.push(store);
-    return store;
-  };
   /** What a store holds of the Customer API: each environment's tags, and the named groups as records. */
   const contents = async (store: Store) => ({
     tags: {
@@ -78,11 +54,7 @@ describe("Export and import carry the Customer API's group tags and fields", () 
     await tags.rename(writer('Customer'), 'to-rename', 'renamed');
     lines = await collect(new DataTransfer(source.transfer, cipher).exportLines());
   });
-  after(async () => {
-    for (const store of stores) await store.close();
-    for (const database of databases) await database.drop();
-    dir.remove();
-  });
+  after(() => close());
 
   it('writes version 4: the tags first, counted in the trailer, and each group with the fields it has', () => {
     const records = parsed(lines);

@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DataSourceService } from '../../src/data-sources/data-source-service.js';
 import type { DataSourceView } from '../../src/data-sources/data-source.js';
 import { createTokenCipher } from '../../src/secrets/token-cipher.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { DataTransfer } from '../../src/transfer/data-transfer.js';
 import { EXPORT_VERSION } from '../../src/transfer/export-format.js';
 import { UserGroupService } from '../../src/user-groups/user-group-service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
-import { collect, from, parsed } from '../helpers/transfer-lines.js';
+import { collect, from, parsed, transferStores } from '../helpers/transfer-lines.js';
 
 const cipher = createTokenCipher('t'.repeat(32));
 const PASSWORDS = { acme: 'acme-Pa55word-1c9e', globex: 'globex-Pa55word-77d0' };
@@ -32,29 +27,10 @@ async function views(store: Store): Promise<DataSourceView[]> {
 }
 
 describe('Export and import carry data sources, their passwords only sealed', () => {
-  const dir = makeTempDir('ugs-data-source-transfer');
-  const stores: Store[] = [];
-  const databases: TestDatabase[] = [];
+  const { sqlite, postgres, close } = transferStores('ugs-data-source-transfer');
   let source: Store;
   let sealed: string[];
   let withoutPasswords: string[];
-  const sqlite = async (name: string) => {
-    const { store } = await SqliteStore.open({ path: join(dir.path, `${name}.sqlite`) });
-    stores.push(store);
-    return store;
-  };
-  const postgres = async () => {
-    const database = await createTestDatabase({ migrated: true });
-    databases.push(database);
-    const { store } = await PostgresStore.open({
-      connectionString: database.url,
-      poolSize: 2,
-      statementTimeoutMs: 5000,
-      connectTimeoutMs: 2000,
-    });
-    stores.push(store);
-    return store;
-  };
   before(async () => {
     source = await sqlite('source');
     const service = serviceOn(source);
@@ -80,11 +56,7 @@ describe('Export and import carry data sources, their passwords only sealed', ()
     sealed = await collect(new DataTransfer(source.transfer, cipher).exportLines());
     withoutPasswords = await collect(new DataTransfer(source.transfer, cipher).exportLines({ dataSourcePasswords: false }));
   });
-  after(async () => {
-    for (const store of stores) await store.close();
-    for (const database of databases) await database.drop();
-    dir.remove();
-  });
+  after(() => close());
 
   it('exports each data source after the keys, its password sealed as stored and never in plaintext, counted in the trailer', async () => {
     const records = parsed(sealed);

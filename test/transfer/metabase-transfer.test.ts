@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MetabaseService } from '../../src/metabase/metabase-service.js';
 import { metabaseSecretSealContext } from '../../src/metabase/metabase-settings.js';
 import { createTokenCipher } from '../../src/secrets/token-cipher.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import { DataTransfer } from '../../src/transfer/data-transfer.js';
 import { EXPORT_VERSION } from '../../src/transfer/export-format.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { makeTempDir } from '../helpers/temp-dir.js';
-import { collect, from, parsed } from '../helpers/transfer-lines.js';
+import { collect, from, parsed, transferStores } from '../helpers/transfer-lines.js';
 
 const cipher = createTokenCipher('t'.repeat(32));
 /** Metabase's keys are 64 lowercase hex characters: one per environment, recognizable in any form. */
@@ -38,28 +33,9 @@ function assertNoKey(text: string): void {
 }
 
 describe("Export and import carry each environment's Metabase settings, the secret key only sealed", () => {
-  const dir = makeTempDir('ugs-metabase-transfer');
-  const stores: Store[] = [];
-  const databases: TestDatabase[] = [];
+  const { sqlite, postgres, close } = transferStores('ugs-metabase-transfer');
   let source: Store;
   let lines: string[];
-  const sqlite = async (name: string) => {
-    const { store } = await SqliteStore.open({ path: join(dir.path, `${name}.sqlite`) });
-    stores.push(store);
-    return store;
-  };
-  const postgres = async () => {
-    const database = await createTestDatabase({ migrated: true });
-    databases.push(database);
-    const { store } = await PostgresStore.open({
-      connectionString: database.url,
-      poolSize: 2,
-      statementTimeoutMs: 5000,
-      connectTimeoutMs: 2000,
-    });
-    stores.push(store);
-    return store;
-  };
   before(async () => {
     source = await sqlite('source');
     const service = serviceOn(source);
@@ -67,11 +43,7 @@ describe("Export and import carry each environment's Metabase settings, the secr
     await service.configure(writer('Testing'), { siteUrl: 'http://localhost:3000', secretKey: KEYS.Testing });
     lines = await collect(new DataTransfer(source.transfer, cipher).exportLines());
   });
-  after(async () => {
-    for (const store of stores) await store.close();
-    for (const database of databases) await database.drop();
-    dir.remove();
-  });
+  after(() => close());
 
   it('exports one line per configured environment, the key sealed as stored and never in plaintext, counted in the trailer', async () => {
     const records = parsed(lines);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ConsoleClient } from '../../helpers/console-client.js';
+import { signedInSessions, type ConsoleClient } from '../../helpers/console-client.js';
 import { buildForSuite } from '../../helpers/build.js';
 
 const WRITER = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
@@ -12,16 +12,7 @@ describe('operator console: a group as a customer', () => {
   let reader: ConsoleClient;
   let writerKeyId: string;
   before(async () => {
-    writer = new ConsoleClient(server.url);
-    reader = new ConsoleClient(server.url);
-    for (const [client, access] of [
-      [writer, 'read-write'],
-      [reader, 'read-only'],
-    ] as const) {
-      const { key, record } = await server.services.apiKeys.create({ environment: 'Customer', access });
-      if (access === 'read-write') writerKeyId = record.id;
-      assert.equal((await client.signIn(key)).status, 303);
-    }
+    ({ writer: writer, reader: reader, writerKeyId } = await signedInSessions(server));
     for (const name of ['sales', 'engineers']) await server.services.groupTags.create(WRITER, name);
     await server.services.customers.getOrCreate(WRITER, {
       providedId: 'acme',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ConnectionCheckResult } from '../../../src/data-sources/connection-check.js';
-import { ConsoleClient, unescapeHtml } from '../../helpers/console-client.js';
+import { signedInSessions, ConsoleClient, unescapeHtml } from '../../helpers/console-client.js';
 import { buildForSuite } from '../../helpers/build.js';
 
 const WRITER = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
@@ -27,15 +27,7 @@ describe('operator console: data sources', () => {
   /** Every page answered in this suite: none may hold a password (checked once all ran). */
   const seen: { path: string; text: string }[] = [];
   before(async () => {
-    browser = new ConsoleClient(server.url);
-    reader = new ConsoleClient(server.url);
-    for (const [client, access] of [
-      [browser, 'read-write'],
-      [reader, 'read-only'],
-    ] as const) {
-      const { key } = await server.services.apiKeys.create({ environment: 'Customer', access });
-      assert.equal((await client.signIn(key)).status, 303);
-    }
+    ({ writer: browser, reader } = await signedInSessions(server));
   });
   after(() => {
     for (const { path, text } of seen) for (const password of PASSWORDS) assert.ok(!text.includes(password), `a password on ${path}`);

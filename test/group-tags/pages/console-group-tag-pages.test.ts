@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ConsoleClient } from '../../helpers/console-client.js';
+import { signedInSessions, type ConsoleClient } from '../../helpers/console-client.js';
 import { buildForSuite } from '../../helpers/build.js';
 
 const WRITER = { keyId: 'test', environment: 'Customer' as const, access: 'read-write' as const };
@@ -11,15 +11,7 @@ describe('operator console: group tags', () => {
   let writer: ConsoleClient;
   let reader: ConsoleClient;
   before(async () => {
-    writer = new ConsoleClient(server.url);
-    reader = new ConsoleClient(server.url);
-    for (const [client, access] of [
-      [writer, 'read-write'],
-      [reader, 'read-only'],
-    ] as const) {
-      const { key } = await server.services.apiKeys.create({ environment: 'Customer', access });
-      assert.equal((await client.signIn(key)).status, 303);
-    }
+    ({ writer: writer, reader: reader } = await signedInSessions(server));
   });
   const csrf = () => writer.csrfToken('/console/group-tags');
 
