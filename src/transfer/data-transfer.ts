@@ -1,6 +1,7 @@
 import type { ImportBatch, TransferStore } from './transfer-store.js';
 import { ParentsFirst } from './parents-first.js';
 import { dataSourcePasswordSealContext } from '../data-sources/data-source.js';
+import { checkTagName } from '../group-tags/group-tag.js';
 import { ENVIRONMENTS } from '../kernel/environment.js';
 import { metabaseSecretSealContext } from '../metabase/metabase-settings.js';
 import { invalidRequest } from '../kernel/errors.js';
@@ -179,7 +180,9 @@ type ExportRecord = Extract<ExportLine, { type: 'group_tag' | 'user_group' | 'ap
  * Checks a whole export without writing anything: the format, the header's
  * server secret, that every token decrypts under `cipher` and matches its
  * hash, that every data source password and Metabase secret key opens under it,
- * that no record repeats another, and the end marker's counts. The error names
+ * that every group tag's name is one the Group Tag API takes and every tag a
+ * group carries one of its environment's, that no record repeats another, and
+ * the end marker's counts. The error names
  * the line at fault. `readLines` is called once.
  */
 export async function checkExport(readLines: () => AsyncIterable<string>, cipher: TokenCipher): Promise<ImportSummary> {
@@ -245,6 +248,7 @@ async function* checkedRecords(readLines: () => AsyncIterable<string>, cipher: T
     const repeated = firstLines.repeatOf(record, lineNumber);
     if (repeated) throw fail(repeated);
     if (record.type === 'group_tag') {
+      checkTagNameOrFail(record.name, fail);
       tags.add(`${record.environment}\u0000${record.name}`);
       seen.groupTags++;
     } else if (record.type === 'user_group') {
@@ -358,5 +362,18 @@ function openMetabaseSecretOrFail(
     cipher.open(Buffer.from(record.secret_key_ciphertext, 'base64'), metabaseSecretSealContext(record.environment));
   } catch {
     throw fail(`the ${record.environment} Metabase secret key cannot be opened with this server secret`);
+  }
+}
+
+/**
+ * A tag name the Group Tag API would refuse is refused here too, naming its line: SQLite would store one holding
+ * \u0000 (a store that could then never move to PostgreSQL), PostgreSQL would fail the whole import on it with
+ * "invalid byte sequence", and other control characters or a name not in NFC make tags nobody can tell apart.
+ */
+function checkTagNameOrFail(name: string, fail: (why: string) => Error): void {
+  try {
+    checkTagName(name, 'name');
+  } catch (error) {
+    throw fail(`group tag ${JSON.stringify(name)}: ${(error as Error).message.replace(/\.$/, '')}`);
   }
 }

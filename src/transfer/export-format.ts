@@ -4,10 +4,10 @@ import type { ApiKeyRecord } from '../api-keys/api-key.js';
 import { ACCESS_LEVELS } from '../api-keys/api-key.js';
 import { AUDIT_ACTIONS, type AuditRecord } from '../audit/audit.js';
 import { DATA_SOURCE_KINDS, SSL_MODES, type DataSourceRecord } from '../data-sources/data-source.js';
+import { GROUP_TAG_LIMITS, type GroupTagRecord } from '../group-tags/group-tag.js';
 import { ENVIRONMENTS } from '../kernel/environment.js';
 import type { MetabaseSettingsRecord } from '../metabase/metabase-settings.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
-import type { GroupTagRecord } from '../group-tags/group-tag.js';
 
 /**
  * The JSON-lines format of `ugs export` / `ugs import`: a header, every group,
@@ -53,10 +53,11 @@ export const UserGroupLine = Type.Object({
   /** The parent's team_id; absent for a root. Parents come before their children. */
   parent_team_id: Type.Optional(Type.Integer({ minimum: 1 })),
   // The Customer API's fields (version 4), each only where set; group_tags name group_tag lines of the environment.
-  emails: Type.Optional(Type.Array(Type.String())),
+  // Each list as the Customer API keeps one: no entry twice, no more tags than a group may carry.
+  emails: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true })),
   is_demo_group: Type.Optional(Type.Literal(true)),
   hierarchy_level: Type.Optional(Type.String({ minLength: 1 })),
-  group_tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  group_tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { uniqueItems: true, maxItems: GROUP_TAG_LIMITS.perGroupMax })),
 });
 
 /** A group tag (version 4); tags come before the groups that carry them. */

@@ -700,7 +700,17 @@ export function storeConformance(fixture: StoreFixture): void {
 
     it('imports records as they are, keeps team_ids, and numbers new groups above them', async () => {
       assert.equal(await empty.transfer.isEmpty(), true);
-      const groups = [newGroup('Customer', 'imp-a'), newGroup('Testing', 'imp-b')].map((g, i) => ({ ...g, teamId: [5, 42][i]! }));
+      const customer = { emails: ['ops@imp.example'], isDemoGroup: true, hierarchyLevel: 'Customer', groupTags: ['vip', 'eu'] };
+      const groups = [newGroup('Customer', 'imp-a'), { ...newGroup('Testing', 'imp-b'), ...customer }].map((g, i) => ({
+        ...g,
+        teamId: [5, 42][i]!,
+      }));
+      // Oldest first, as they list: 'vip' before 'eu' by creation time, not by name.
+      const groupTags = ['vip', 'eu'].map((name, i) => ({
+        environment: 'Testing' as const,
+        name,
+        createdAt: `2026-01-0${i + 1}T03:04:05.678Z`,
+      }));
       const key = newKey({ lastUsedAt: '2026-01-02T03:04:05.678Z', revokedAt: '2026-01-03T00:00:00.000Z' });
       const dataSources = [null, randomBytes(40)].map((passwordCiphertext, i) => ({
         environment: 'Testing' as const,
@@ -723,15 +733,14 @@ export function storeConformance(fixture: StoreFixture): void {
           updatedAt: '2026-01-03T00:00:00.000Z',
         },
       ];
-      await empty.transfer.importAll(
-        [{ groupTags: [], userGroups: groups, apiKeys: [key], dataSources, metabaseSettings, auditRecords: [] }],
-        {
-          imported_setting: 'one',
-        },
-      );
+      await empty.transfer.importAll([{ groupTags, userGroups: groups, apiKeys: [key], dataSources, metabaseSettings, auditRecords: [] }], {
+        imported_setting: 'one',
+      });
       assert.equal(await empty.settings.getSetting('imported_setting'), 'one');
       assert.equal(await empty.transfer.isEmpty(), false);
-      assert.deepEqual(await empty.userGroups.findUserGroup('Testing', 'imp-b'), groups[1]);
+      assert.deepEqual(await empty.userGroups.findUserGroup('Customer', 'imp-a'), groups[0], 'no Customer API field where none was set');
+      assert.deepEqual(await empty.userGroups.findUserGroup('Testing', 'imp-b'), groups[1], 'every Customer API field kept');
+      assert.deepEqual(await empty.transfer.listGroupTags('Testing'), groupTags, 'tags and their creation times kept');
       assert.deepEqual(await empty.apiKeys.findApiKeyByHash(key.keyHash), key);
       assert.deepEqual(await empty.transfer.listDataSources('Testing', null, 10), dataSources, 'version and times kept');
       assert.deepEqual(await empty.transfer.findMetabaseSettings('Testing'), metabaseSettings[0], 'sealed key and times kept');

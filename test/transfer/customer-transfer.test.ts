@@ -12,6 +12,28 @@ const cipher = createTokenCipher('c'.repeat(32));
 const writer = (environment: 'Customer' | 'Testing') => ({ keyId: 'k', environment, access: 'read-write' }) as const;
 const CUSTOMER_KEYS = ['emails', 'is_demo_group', 'hierarchy_level', 'group_tags'];
 
+/** A clock a second further on each reading: tags list by creation time, then name, so two made in one millisecond would swap. */
+function ticking(): () => Date {
+  let at = Date.parse('2026-03-01T00:00:00.000Z');
+  return () => new Date((at += 1000));
+}
+
+/** The lines with each record `change` returns instead of it (dropped where it returns undefined). */
+function edited(lines: string[], change: (record: Record<string, unknown>) => Record<string, unknown> | undefined): string[] {
+  return lines.flatMap((line) => {
+    const record = change(JSON.parse(line) as Record<string, unknown>);
+    return record === undefined ? [] : [JSON.stringify(record)];
+  });
+}
+
+/** The file without one tag's line, its trailer counting one tag less: only the check of each group's tags can refuse it. */
+function withoutTag(lines: string[], environment: string, name: string): string[] {
+  return edited(lines, (record) => {
+    if (record.type === 'group_tag' && record.environment === environment && record.name === name) return undefined;
+    return record.type === 'end' ? { ...record, group_tags: (record.group_tags as number) - 1 } : record;
+  });
+}
+
 /** Export and import carry the Customer API's data: the group tags, and a group's emails, demo flag, level and tags. */
 describe("Export and import carry the Customer API's group tags and fields", () => {
   const { sqlite, postgres, close } = transferStores('ugs-customer-transfer');
@@ -34,7 +56,7 @@ describe("Export and import carry the Customer API's group tags and fields", () 
   });
   before(async () => {
     source = await sqlite('source');
-    const tags = new GroupTagService({ store: source.groupTags });
+    const tags = new GroupTagService({ store: source.groupTags, now: ticking() });
     const groups = new UserGroupService({ store: source.userGroups, cipher });
     for (const name of ['sales', 'engineers', 'to-rename']) await tags.create(writer('Customer'), name);
     await tags.create(writer('Testing'), 'sales');
@@ -92,6 +114,15 @@ describe("Export and import carry the Customer API's group tags and fields", () 
     await new DataTransfer(back.transfer, cipher).import(from(await collect(new DataTransfer(onPostgres.transfer, cipher).exportLines())));
     assert.deepEqual(await contents(back), expected);
     assert.equal(await onPostgres.transfer.isEmpty(), false);
+
+    // The imported lists are what the tag writes read and rewrite (on PostgreSQL through jsonb): they reach every carrier.
+    for (const target of [onPostgres, back]) {
+      const tags = new GroupTagService({ store: target.groupTags });
+      await tags.rename(writer('Customer'), 'renamed', 'key-account');
+      await tags.delete(writer('Testing'), 'sales');
+      assert.deepEqual((await target.userGroups.findUserGroup('Customer', 'acme'))?.groupTags, ['sales', 'key-account']);
+      assert.deepEqual((await target.userGroups.findUserGroup('Testing', 'sandbox'))?.groupTags, []);
+    }
   });
 
   it('refuses a group carrying a tag the file does not hold before it, and writes nothing', async () => {
@@ -120,6 +151,59 @@ describe("Export and import carry the Customer API's group tags and fields", () 
     assert.equal(await target.transfer.isEmpty(), true);
   });
 
+  const refusals: [string, (all: string[]) => string[], RegExp][] = [
+    [
+      'a group carrying a tag the file holds only for the other environment',
+      (all) => withoutTag(all, 'Testing', 'sales'),
+      /user group "sandbox" carries tag "sales", which is no earlier group tag of the Testing environment/,
+    ],
+    [
+      'a tag after the groups that carry it',
+      (all) => {
+        const sales = all.find((l) => l.includes('"type":"group_tag"') && l.includes('"name":"sales"'))!;
+        return [...all.filter((l) => l !== sales).slice(0, -1), sales, all.at(-1)!];
+      },
+      /user group "acme" carries tag "sales", which is no earlier group tag of the Customer environment/,
+    ],
+    [
+      'a tag repeated',
+      (all) => [all[0]!, all[1]!, ...all.slice(1)],
+      /Line 3 of the export: group tag "sales" has the same name in Customer as line 2\.$/,
+    ],
+    [
+      'a tag name the Group Tag API refuses (\\u0000: SQLite would store it, PostgreSQL fail on it unnamed)',
+      (all) => edited(all, (r) => (r.type === 'group_tag' && r.name === 'engineers' ? { ...r, name: 'engi\u0000neers' } : r)),
+      /Line 3 of the export: group tag "engi\\u0000neers": "name" holds a control character/,
+    ],
+    [
+      'a group carrying one tag twice',
+      (all) => edited(all, (r) => (r.provided_id === 'acme' ? { ...r, group_tags: ['sales', 'sales'] } : r)),
+      /Line \d+ of the export: \/group_tags .*unique/,
+    ],
+  ];
+  for (const [what, tamper, message] of refusals) {
+    it(`refuses ${what}, and writes nothing`, async () => {
+      const target = await sqlite(`refused-${refusals.findIndex(([w]) => w === what)}`);
+      await assert.rejects(new DataTransfer(target.transfer, cipher).import(from(tamper(lines))), message);
+      assert.equal(await target.transfer.isEmpty(), true);
+    });
+  }
+
+  it("imports a hierarchy level as it is: the levels are the serving process's setting, which an import does not read", async () => {
+    const target = await sqlite('other-levels');
+    const regional = edited(lines, (r) => (r.provided_id === 'acme' ? { ...r, hierarchy_level: 'Region' } : r));
+    await new DataTransfer(target.transfer, cipher).import(from(regional));
+    assert.equal((await target.userGroups.findUserGroup('Customer', 'acme'))?.hierarchyLevel, 'Region');
+  });
+
+  it('imports into no store that holds a tag, even one no audit record names', async () => {
+    const target = await sqlite('only-a-tag');
+    const tag = { environment: 'Customer' as const, name: 'sales', createdAt: new Date().toISOString() };
+    assert.equal(await target.groupTags.insertGroupTag(tag, { audit: [], events: [], revocations: [] }), true);
+    assert.equal(await target.transfer.isEmpty(), false);
+    await assert.rejects(new DataTransfer(target.transfer, cipher).import(from(lines)), /empty store/);
+  });
+
   it('imports into no store that already holds a tag', async () => {
     const target = await sqlite('has-a-tag');
     await new GroupTagService({ store: target.groupTags }).create(writer('Customer'), 'sales');
@@ -139,6 +223,9 @@ describe("Export and import carry the Customer API's group tags and fields", () 
     const target = await sqlite('v3-target');
     const summary = await new DataTransfer(target.transfer, cipher).import(from(v3));
     assert.equal(summary.groupTags, 0);
-    assert.equal((await target.userGroups.findUserGroup('Customer', 'old'))?.name, 'Old');
+    const old = await target.userGroups.findUserGroup('Customer', 'old');
+    assert.equal(old?.name, 'Old');
+    for (const field of ['emails', 'isDemoGroup', 'hierarchyLevel', 'groupTags'] as const)
+      assert.equal(Object.hasOwn(old!, field), false, field);
   });
 });

@@ -9,7 +9,7 @@ export function transferCommands(program: Command, output: CliOutput): void {
   program
     .command('export')
     .description(
-      'write every user group, API key, data source and Metabase settings (hashes and ciphertexts only) and the audit log as JSON lines, to move to another store',
+      'write every group tag, user group (with its Customer API fields), API key, data source and Metabase settings (hashes and ciphertexts only) and the audit log as JSON lines, to move to another store',
     )
     .option('--output <file>', 'write to this file instead of stdout (created with mode 0600)')
     .option(
