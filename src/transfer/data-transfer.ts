@@ -182,8 +182,8 @@ type ExportRecord = Extract<ExportLine, { type: 'group_tag' | 'user_group' | 'ap
  * hash, that every data source password and Metabase secret key opens under it,
  * that every group tag's name is one the Group Tag API takes and every tag a
  * group carries one of its environment's, that no record repeats another, and
- * the end marker's counts. The error names
- * the line at fault. `readLines` is called once.
+ * the end marker's counts. The error names the line at fault. `readLines` is
+ * called once.
  */
 export async function checkExport(readLines: () => AsyncIterable<string>, cipher: TokenCipher): Promise<ImportSummary> {
   const records = checkedRecords(readLines, cipher);

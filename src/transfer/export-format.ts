@@ -10,11 +10,10 @@ import type { MetabaseSettingsRecord } from '../metabase/metabase-settings.js';
 import type { UserGroupRecord } from '../user-groups/user-group.js';
 
 /**
- * The JSON-lines format of `ugs export` / `ugs import`: a header, every group,
- * every group tag, every group (with the Customer API's fields it has), every key (hashes only), every data source
- * (its password sealed, or left out), each environment's Metabase settings (the embedding secret key sealed), every
- * audit record, and a
- * trailer with the counts so a truncated file is refused. Binary values are base64. Version it when the shape
+ * The JSON-lines format of `ugs export` / `ugs import`: a header, every group tag, every group (with the Customer
+ * API's fields it has), every key (hashes only), every data source (its password sealed, or left out), each
+ * environment's Metabase settings (the embedding secret key sealed), every audit record, and a trailer with the
+ * counts so a truncated file is refused. Binary values are base64. Version it when the shape
  * changes; every earlier version stays importable.
  */
 export const EXPORT_FORMAT = 'user-group-service-export';
