@@ -1,6 +1,6 @@
 import type { ChangeOrigin } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
-import { forbidden, invalidRequest, notFound } from '../kernel/errors.js';
+import { forbidden, invalidRequest, notFound, ServiceError } from '../kernel/errors.js';
 import { may, readRefusal, type Principal } from '../kernel/principal.js';
 import type { GroupTagService } from '../group-tags/group-tag-service.js';
 import type { CustomerFields, Mapping, Properties, UserGroup, UserGroupRecord, UserGroupSummary } from '../user-groups/user-group.js';
@@ -59,6 +59,12 @@ export class CustomerService {
   async getOrCreate(principal: Principal, input: CustomerInput, origin?: ChangeOrigin): Promise<{ customer: Customer; created: boolean }> {
     const found = await this.find(principal, input.providedId);
     if (found) return { customer: found, created: false };
+    // In this API's words (the group's own says "user_group_id"); a read-only key is refused by the create itself, first.
+    if (input.name === undefined && may(principal, 'write')) {
+      throw invalidRequest(
+        `"name" is required to create a customer; no customer with this "provided_id" exists in the ${principal.environment} environment (this key's) yet.`,
+      );
+    }
     // Checked only for a create: an existing customer's answer reads nothing else (the reference returns it as it is).
     const parent = input.parentProvidedId === undefined ? undefined : await this.parentOf(principal, input.parentProvidedId);
     const hierarchyLevel = input.hierarchyLevelName ?? this.deps.levels.defaultFor(parent?.hierarchyLevel);
@@ -182,7 +188,7 @@ export class CustomerService {
       const { group, ancestors } = await this.deps.userGroups.getWithLineage(principal, providedId);
       return customerOf(group, [...ancestors, group]);
     } catch (error) {
-      if (error instanceof Error && 'code' in error && error.code === 'not_found') return null;
+      if (error instanceof ServiceError && error.code === 'not_found') return null;
       throw error;
     }
   }
@@ -191,7 +197,7 @@ export class CustomerService {
     try {
       return (await this.deps.userGroups.getWithLineage(principal, parentId)).group;
     } catch (error) {
-      if (error instanceof Error && 'code' in error && error.code === 'not_found') {
+      if (error instanceof ServiceError && error.code === 'not_found') {
         throw invalidRequest(
           `"parent_provided_id" ${JSON.stringify(parentId)} names no customer of the ${principal.environment} environment.`,
         );

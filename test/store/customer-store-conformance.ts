@@ -124,10 +124,10 @@ export function customerStoreConformance(fixture: StoreFixture): void {
         [
           ['a', AT],
           ['b', AT],
-          ['ops', AT],
           ['revenue', AT],
+          ['ops', AT],
         ],
-        'the creation time kept',
+        'the creation time and the place in the list kept',
       );
       assert.deepEqual((await store.userGroups.findUserGroup('Customer', 'carrier-1'))!.groupTags, ['ops', 'revenue'], 'order kept');
       assert.deepEqual((await store.userGroups.findUserGroup('Customer', 'carrier-2'))!.groupTags, ['revenue']);
@@ -166,6 +166,21 @@ export function customerStoreConformance(fixture: StoreFixture): void {
       assert.deepEqual(renameRecord?.fields, ['group_tag=sales', 'new_name=revenue']);
       assert.equal(records.filter((r) => r.action === 'user_group.updated' && r.fields.includes('group_tags')).length, 4);
       assert.ok(first.teamId < second.teamId && testing.teamId > 0);
+    });
+
+    it('lists tags in the order they were made, even within one millisecond, a renamed one in its place', async () => {
+      const made = ['order-z', 'order-a', 'order-m'];
+      for (const name of made) {
+        await store.groupTags.insertGroupTag({ environment: 'Testing', name, createdAt: AT }, groupTagCreated('Testing', name, AT, by));
+      }
+      const listed = async () => (await store.groupTags.listGroupTags('Testing')).map((t) => t.name).filter((n) => n.startsWith('order-'));
+      assert.deepEqual(await listed(), made);
+      const rename = { name: 'order-a', newName: 'order-b', at: LATER };
+      assert.equal(
+        await store.groupTags.renameGroupTag('Testing', rename, groupTagRenamed('Testing', 'order-a', 'order-b', LATER, by)),
+        'renamed',
+      );
+      assert.deepEqual(await listed(), ['order-z', 'order-b', 'order-m']);
     });
 
     it('refuses, in the write itself, a group naming a tag its environment lacks', async () => {

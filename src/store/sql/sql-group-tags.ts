@@ -18,24 +18,26 @@ interface CarrierRow {
 
 const LIST = statement<TagRow>(
   'listGroupTags',
-  'SELECT environment, name, created_at FROM group_tags WHERE environment = @environment ORDER BY created_at, name',
+  'SELECT environment, name, created_at FROM group_tags WHERE environment = @environment ORDER BY position, name',
 );
+/** The next position of the environment's list: after every tag made before (concurrent creates may share one). */
+const NEXT_POSITION = '(SELECT coalesce(max(position), 0) + 1 FROM group_tags WHERE environment = @environment)';
 const INSERT = statement<TagRow>(
   'insertGroupTag',
-  `INSERT INTO group_tags (environment, name, created_at) VALUES (@environment, @name, @createdAt)
+  `INSERT INTO group_tags (environment, name, created_at, position) VALUES (@environment, @name, @createdAt, ${NEXT_POSITION})
    ON CONFLICT (environment, name) DO NOTHING RETURNING name`,
 );
 /** The renamed tag as a new row with the old one's creation time: inserting cannot fail on a taken name, it inserts nothing. */
 const INSERT_RENAMED = statement<TagRow>(
   'insertRenamedGroupTag',
-  `INSERT INTO group_tags (environment, name, created_at)
-   SELECT environment, @newName, created_at FROM group_tags WHERE environment = @environment AND name = @name
+  `INSERT INTO group_tags (environment, name, created_at, position)
+   SELECT environment, @newName, created_at, position FROM group_tags WHERE environment = @environment AND name = @name
    ON CONFLICT (environment, name) DO NOTHING RETURNING name`,
 );
-/** `ugs import`: a tag as exported, its creation time kept. */
+/** `ugs import`: a tag as exported, its creation time kept, placed after those imported before it (the file's order). */
 export const IMPORT_GROUP_TAG = statement(
   'importGroupTag',
-  'INSERT INTO group_tags (environment, name, created_at) VALUES (@environment, @name, @createdAt)',
+  `INSERT INTO group_tags (environment, name, created_at, position) VALUES (@environment, @name, @createdAt, ${NEXT_POSITION})`,
 );
 const FIND = statement<TagRow>('findGroupTag', 'SELECT name FROM group_tags WHERE environment = @environment AND name = @name');
 const DELETE = statement<TagRow>(
