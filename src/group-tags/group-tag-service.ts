@@ -26,6 +26,12 @@ export class GroupTagService {
     return this.store.listGroupTags(principal.environment);
   }
 
+  /** How many of the environment's groups carry each tag (the console's tags page); a tag none carries is absent. */
+  async countCarriers(principal: Principal): Promise<Map<string, number>> {
+    assertMayRead(principal);
+    return this.store.countTagCarriers(principal.environment);
+  }
+
   /** The environment's tags, for services that answer for a key already checked. */
   listForEnvironment(environment: Environment): Promise<GroupTagRecord[]> {
     return this.store.listGroupTags(environment);

@@ -19,6 +19,8 @@ export type TagChangeConsequences = (carriers: readonly TagCarrier[]) => WriteCo
 export interface GroupTagStore {
   /** The environment's tags, oldest first. */
   listGroupTags(environment: Environment): Promise<GroupTagRecord[]>;
+  /** How many of the environment's groups carry each tag: one read of its groups that have tags; a tag none carries is absent. */
+  countTagCarriers(environment: Environment): Promise<Map<string, number>>;
   /** Adds the tag; false (and nothing appended) when the environment has one of this name. */
   insertGroupTag(tag: GroupTagRecord, consequences: WriteConsequences): Promise<boolean>;
   /**

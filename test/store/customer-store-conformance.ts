@@ -114,6 +114,12 @@ export function customerStoreConformance(fixture: StoreFixture): void {
       const second = await insert('carrier-2', { groupTags: ['sales'] });
       await insert('bystander', { groupTags: ['ops'] });
       const testing = await insert('carrier-t', { environment: 'Testing', groupTags: ['sales'] });
+      const carriers = async (environment: 'Customer' | 'Testing', ...names: string[]) => {
+        const counts = await store.groupTags.countTagCarriers(environment);
+        return names.map((name) => counts.get(name));
+      };
+      assert.deepEqual(await carriers('Customer', 'sales', 'ops'), [2, 2], 'each group counted once per tag it carries');
+      assert.deepEqual(await carriers('Testing', 'sales', 'ops'), [1, undefined], 'per environment; a tag none carries is absent');
 
       const renamed = groupTagRenamed('Customer', 'sales', 'revenue', LATER, by);
       assert.equal(await store.groupTags.renameGroupTag('Customer', { name: 'sales', newName: 'ops', at: LATER }, renamed), 'taken');
@@ -144,6 +150,7 @@ export function customerStoreConformance(fixture: StoreFixture): void {
       assert.equal(await store.groupTags.deleteGroupTag('Customer', { name: 'ops', at: LATER }, deleted), true);
       assert.deepEqual((await store.userGroups.findUserGroup('Customer', 'carrier-1'))!.groupTags, ['revenue']);
       assert.deepEqual((await store.userGroups.findUserGroup('Customer', 'bystander'))!.groupTags, [], 'an emptied list stays a list');
+      assert.deepEqual(await carriers('Customer', 'revenue', 'ops', 'sales'), [2, undefined, undefined], 'as renamed and deleted');
 
       const tagEvents = (await events()).filter((e) => e.type.startsWith('group_tag.') || e.data.changed?.includes('group_tags'));
       assert.deepEqual(

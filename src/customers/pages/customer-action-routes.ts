@@ -6,9 +6,9 @@ import { groupIdOf, groupRoutes, groupUrl } from '../../user-groups/pages/group-
 import type { CustomerService } from '../customer-service.js';
 
 /**
- * "Save" of the Customer API fields on a group's page: emails (one per line), the tags ticked, the demo flag and a
- * level, replaced as POST /api/update_customer/ replaces them, through the same service (audited and evented as a
- * user_group.updated of the session's key, with the request as its origin). Posted with the session's CSRF token; a
+ * "Save" of the Customer API fields on a group's page: emails (one per line or comma-separated), the tags ticked,
+ * the demo flag and a level, replaced as POST /api/update_customer/ replaces them, through the same service (audited
+ * and evented as a user_group.updated of the session's key, with the request as its origin). Posted with the session's CSRF token; a
  * read-only session sees no form, and the service refuses it anyway. A refusal shows the page again, as typed.
  */
 export function registerCustomerActions(app: FastifyInstance, customers: CustomerService, page: GroupPage): void {
@@ -27,10 +27,11 @@ export function registerCustomerActions(app: FastifyInstance, customers: Custome
         demo: formField(body, 'demo') === '1',
         level: formField(body, 'level'),
       };
+      // A comma ends an address too: a list pasted from a mail client's To: line is one line of them.
       const emails = values.emails
-        .split(/\r?\n/)
-        .map((line) => line.trim())
-        .filter((line) => line !== '');
+        .split(/[\r\n,]+/)
+        .map((address) => address.trim())
+        .filter((address) => address !== '');
       try {
         await customers.update(
           request.principal,

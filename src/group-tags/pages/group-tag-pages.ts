@@ -10,23 +10,25 @@ const NOTICES: Record<string, string> = {
 };
 
 /**
- * GET /console/group-tags: the environment's group tags (the Customer API's), and for a read-write session the
- * forms that create, rename and delete them through the same service as POST /api/create_group_tag/ and the rest
- * (audited and evented with the session's key). A delete is confirmed by typing the tag's name. A refusal (a taken
- * name, a tag gone meanwhile) shows the page again saying why.
+ * GET /console/group-tags: the environment's group tags (the Customer API's) with how many groups carry each, and
+ * for a read-write session the forms that create, rename and delete them through the same service as
+ * POST /api/create_group_tag/ and the rest (audited and evented with the session's key). A delete is confirmed by
+ * typing the tag's name. A refusal (a taken name, a tag gone meanwhile) shows the page again saying why.
  */
 export function registerGroupTagPages(app: FastifyInstance, groupTags: GroupTagService): void {
-  const render = async (request: FastifyRequest, reply: FastifyReply, extras: { error?: string; notice?: string | null } = {}) =>
-    reply.view('group-tags', {
+  const render = async (request: FastifyRequest, reply: FastifyReply, extras: { error?: string; notice?: string | null } = {}) => {
+    const [tags, carriers] = await Promise.all([groupTags.list(request.principal), groupTags.countCarriers(request.principal)]);
+    return reply.view('group-tags', {
       title: 'Group tags',
       session: request.session,
       csrf: reply.generateCsrf(),
       writable: request.principal.access === 'read-write',
       environment: request.principal.environment,
-      tags: await groupTags.list(request.principal),
+      tags: tags.map((tag) => ({ ...tag, groups: carriers.get(tag.name) ?? 0 })),
       error: extras.error ?? null,
       notice: extras.notice ?? null,
     });
+  };
 
   app.get<{ Querystring: { done?: string } }>('/group-tags', { schema: { hide: true } }, async (request, reply) =>
     render(request, reply, { notice: NOTICES[request.query.done ?? ''] ?? null }),

@@ -45,6 +45,15 @@ const DELETE = statement<TagRow>(
   'DELETE FROM group_tags WHERE environment = @environment AND name = @name RETURNING name',
 );
 
+/** Each tag the environment's groups carry, with how many carry it (a group lists a tag once; DISTINCT holds it anyway). */
+const COUNT_CARRIERS = statement<{ name: string; n: number | string }>('countGroupTagCarriers', (dialect) =>
+  dialect === 'sqlite'
+    ? `SELECT t.value AS name, count(DISTINCT g.team_id) AS n FROM user_groups g, json_each(g.group_tags) t
+       WHERE g.environment = @environment AND g.group_tags IS NOT NULL GROUP BY t.value`
+    : `SELECT t.v AS name, count(DISTINCT g.team_id) AS n FROM user_groups g, jsonb_array_elements_text(g.group_tags::jsonb) AS t (v)
+       WHERE g.environment = @environment AND g.group_tags IS NOT NULL GROUP BY t.v`,
+);
+
 /** The environment's groups whose `group_tags` (a JSON array of names, as text) hold @name. */
 const carrying = (dialect: Dialect) =>
   dialect === 'sqlite'
@@ -88,6 +97,10 @@ export class SqlGroupTags implements GroupTagStore {
       name: row.name,
       createdAt: row.created_at,
     }));
+  }
+
+  async countTagCarriers(environment: Environment): Promise<Map<string, number>> {
+    return new Map((await this.db.all(COUNT_CARRIERS, { environment })).map((row) => [row.name, Number(row.n)]));
   }
 
   async insertGroupTag(tag: GroupTagRecord, consequences: WriteConsequences): Promise<boolean> {

@@ -8,6 +8,8 @@ import { groupIdOf, groupRoutes, groupUrl } from './group-urls.js';
 const PAGE_SIZE = 25;
 /** Children listed on a group's page; more are a search away (groups?parent= is the API's). */
 const CHILDREN_SHOWN = 50;
+/** A group's tags in its row of the list; the rest are on its page (a group may carry 100). */
+const TAGS_SHOWN = 3;
 
 /** What a group's page shows beyond the group itself: the form as typed, its errors, a preview. */
 export interface GroupPageExtras {
@@ -67,6 +69,9 @@ export function registerGroupPages(app: FastifyInstance, userGroups: UserGroupSe
         csrf: reply.generateCsrf(),
         prefix: prefix ?? '',
         groups: found.groups,
+        // Level and tags (the Customer API's) only when a group listed has one: a list of /api/user groups stays as it was.
+        customerColumns: found.groups.some((g) => g.hierarchyLevel !== undefined || (g.groupTags?.length ?? 0) > 0),
+        tagsShown: TAGS_SHOWN,
         nextCursor: found.nextCursor,
         notice: NOTICES[request.query.done ?? ''] ?? null,
         groupUrl,

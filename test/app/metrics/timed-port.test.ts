@@ -229,7 +229,7 @@ const PORT_METHODS: { [P in keyof Ports]: readonly (keyof Ports[P])[] } = {
     'listMetabaseSecrets',
     'replaceMetabaseSecretCiphertext',
   ]),
-  groupTags: every<Ports['groupTags']>()(['listGroupTags', 'insertGroupTag', 'renameGroupTag', 'deleteGroupTag']),
+  groupTags: every<Ports['groupTags']>()(['listGroupTags', 'countTagCarriers', 'insertGroupTag', 'renameGroupTag', 'deleteGroupTag']),
   customers: every<Ports['customers']>()(['listCustomers', 'findGroupsByTeamIds', 'childLevels']),
   health: every<Ports['health']>()(['ping', 'clock']),
 };

@@ -33,6 +33,7 @@ describe('operator console: a group as a customer', () => {
     assert.match(page.text, /name="tags\.0" value="sales" checked/);
     assert.match(page.text, /name="tags\.1" value="engineers">/);
     assert.match(page.text, /<option value="Team">Team<\/option>/);
+    assert.doesNotMatch(page.text, /<option value=""/, 'no "none" once a level is set: update_customer cannot clear one');
     assert.match(page.text, /<a href="\/console\/group-tags">Group tags<\/a>/, 'in the navigation');
     const readOnly = await reader.get('/console/groups/acme');
     assert.match(readOnly.text, /<dd id="customer-tags">sales<\/dd>/);
@@ -77,5 +78,65 @@ describe('operator console: a group as a customer', () => {
     const noCsrf = await writer.post('/console/groups/acme/customer', { emails: '' });
     assert.equal(noCsrf.status, 403);
     assert.deepEqual((await server.services.customers.get(WRITER, 'acme')).group.groupTags, ['engineers']);
+  });
+
+  it('reads a comma-separated list of emails as well as one per line', async () => {
+    const saved = await writer.post('/console/groups/acme/customer', {
+      _csrf: await writer.csrfToken('/console/groups/acme'),
+      emails: 'ops@acme.example, billing@acme.example,\nlegal@acme.example',
+      'tags.1': 'engineers',
+      level: 'Team',
+    });
+    assert.equal(saved.status, 303, saved.text.slice(0, 300));
+    assert.deepEqual((await server.services.customers.get(WRITER, 'acme')).group.emails, [
+      'ops@acme.example',
+      'billing@acme.example',
+      'legal@acme.example',
+    ]);
+  });
+
+  it('answers a level, a tag or a group that is not there with a 4xx page, changing nothing', async () => {
+    const before = (await server.services.customers.get(WRITER, 'acme')).group;
+    const post = async (path: string, fields: Record<string, string>) =>
+      writer.post(path, { _csrf: await writer.csrfToken('/console/groups/acme'), emails: '', ...fields });
+    const noLevel = await post('/console/groups/acme/customer', { level: 'Galaxy' });
+    assert.equal(noLevel.status, 400);
+    assert.match(noLevel.text, /<p id="customer_error" class="error" role="alert">&quot;hierarchy_level_name&quot; &quot;Galaxy&quot;/);
+    const noTag = await post('/console/groups/acme/customer', { 'tags.0': 'forged', level: 'Team' });
+    assert.equal(noTag.status, 400);
+    assert.match(noTag.text, /<p id="customer_error" class="error" role="alert">[^<]*forged/);
+    const tooMany = await post('/console/groups/acme/customer', {
+      level: 'Team',
+      ...Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`tags.${i}`, `t${i}`])),
+    });
+    assert.equal(tooMany.status, 400);
+    const noGroup = await post('/console/groups/nobody/customer', { level: 'Team' });
+    assert.equal(noGroup.status, 404);
+    assert.match(noGroup.text, /No (customer|user group)[^<]*nobody/);
+    assert.deepEqual((await server.services.customers.get(WRITER, 'acme')).group, before);
+  });
+
+  it("lists each group's level and first tags in the groups list, and a list of /api/user groups as it was", async () => {
+    for (const name of ['ops', 'legal']) await server.services.groupTags.create(WRITER, name);
+    await server.services.customers.getOrCreate(WRITER, {
+      providedId: 'acme-eu',
+      name: 'Acme Europe',
+      groupTags: ['sales', 'engineers', 'ops', 'legal'],
+      hierarchyLevelName: 'User',
+      parentProvidedId: 'acme',
+    });
+    await server.services.userGroups.getOrCreate(WRITER, { userGroupId: 'plain', name: 'Plain' });
+    const list = await reader.get('/console/groups?prefix=acme');
+    assert.equal(list.status, 200);
+    assert.match(list.text, /<th scope="col">Level<\/th><th scope="col">Tags<\/th>/);
+    const row = (id: string) => new RegExp(`<a href="/console/groups/${id}">${id}</a>[\\s\\S]*?</tr>`).exec(list.text)?.[0] ?? '';
+    assert.match(row('acme-eu'), /<td>User<\/td>\s*<td class="tags">sales, engineers, ops <span class="help">\+1 more<\/span><\/td>/);
+    assert.match(row('acme'), /<td>Team<\/td>\s*<td class="tags">engineers<\/td>/);
+    const plain = await reader.get('/console/groups?prefix=plain');
+    assert.match(plain.text, /<a href="\/console\/groups\/plain">plain<\/a>/);
+    assert.doesNotMatch(plain.text, /<th scope="col">Level<\/th>/, 'no empty columns for groups the Customer API never touched');
+    const plainPage = await writer.get('/console/groups/plain');
+    assert.match(plainPage.text, /<dd id="customer-level">none<\/dd>/);
+    assert.match(plainPage.text, /<option value="" selected>none \(keep\)<\/option>/);
   });
 });

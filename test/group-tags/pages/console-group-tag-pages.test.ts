@@ -31,11 +31,15 @@ describe('operator console: group tags', () => {
 
   it('renames a tag on every group carrying it, and deletes it only when its name is typed', async () => {
     await server.services.customers.getOrCreate(WRITER, { providedId: 'acme', name: 'Acme', groupTags: ['sales'] });
+    await server.services.customers.getOrCreate(WRITER, { providedId: 'globex', name: 'Globex', groupTags: ['sales'] });
+    await server.services.customers.getOrCreate(WRITER, { providedId: 'initech', name: 'Initech' });
+    assert.match((await writer.get('/console/group-tags')).text, /<td>sales<\/td>\s*<td>2<\/td>/, 'how many groups carry it');
     assert.equal(
       (await writer.post('/console/group-tags/rename', { _csrf: await csrf(), name: 'sales', new_name: 'revenue' })).status,
       303,
     );
     assert.deepEqual((await server.services.customers.get(WRITER, 'acme')).group.groupTags, ['revenue']);
+    assert.match((await writer.get('/console/group-tags')).text, /<td>revenue<\/td>\s*<td>2<\/td>/, 'its carriers follow it');
     const unconfirmed = await writer.post('/console/group-tags/delete', { _csrf: await csrf(), name: 'revenue', confirm: 'rev' });
     assert.equal(unconfirmed.status, 400);
     assert.deepEqual((await server.services.customers.get(WRITER, 'acme')).group.groupTags, ['revenue']);
@@ -51,7 +55,7 @@ describe('operator console: group tags', () => {
   it('shows a read-only session the tags without forms, and refuses its posts', async () => {
     await server.services.groupTags.create(WRITER, 'ops');
     const page = await reader.get('/console/group-tags');
-    assert.match(page.text, /<td>ops<\/td>/);
+    assert.match(page.text, /<td>ops<\/td>\s*<td>0<\/td>/, 'a tag no group carries');
     assert.doesNotMatch(page.text, /action="\/console\/group-tags\//);
     const refused = await reader.post('/console/group-tags/create', { _csrf: await reader.csrfToken('/console/groups'), name: 'x' });
     assert.equal(refused.status, 403);
