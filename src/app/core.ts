@@ -69,8 +69,6 @@ export interface Core {
   customers: CustomerService;
   customerEmbedTokens: CustomerEmbedTokens;
   groupTags: GroupTagService;
-  /** UGS_CUSTOMER_HIERARCHY_LEVELS: the levels the console offers. */
-  hierarchyLevels: HierarchyLevels;
   /** The ports this process listens on: serving sets them once listening, and a data source check refuses them. */
   listeningPorts: number[];
   /** Operator console sessions (/console). */
@@ -209,17 +207,14 @@ export async function openCore(config: CoreConfig): Promise<Core> {
       rejectUnresolvedMapping: config.rejectUnresolvedMapping ?? false,
     });
     const groupTags = new GroupTagService({ store: timedPort(store.groupTags, timing), now });
-    const hierarchyLevels = new HierarchyLevels(config.hierarchyLevels ?? defaultConfig().hierarchyLevels);
     return {
       userGroups,
       groupTags,
       customers: new CustomerService({
         userGroups,
-        groupTags,
         store: timedPort(store.customers, timing),
-        levels: hierarchyLevels,
+        levels: new HierarchyLevels(config.hierarchyLevels ?? defaultConfig().hierarchyLevels),
       }),
-      hierarchyLevels,
       customerEmbedTokens: new CustomerEmbedTokens(embedSessions),
       dataSources,
       metabase: new MetabaseService({

@@ -150,7 +150,7 @@ export function consolePages(app: FastifyInstance, services: Core): void {
   const page = groupPage(services.userGroups, [
     groupViewers(services.viewers),
     groupUsage(services.usage),
-    groupCustomer(services.customers, services.groupTags, services.hierarchyLevels),
+    groupCustomer(services.customers, services.groupTags),
   ]);
   registerGroupPages(app, services.userGroups, page);
   registerGroupActions(app, services.userGroups, page);

@@ -2,7 +2,7 @@ import type { ChangeOrigin } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
 import { forbidden, invalidRequest, notFound, ServiceError } from '../kernel/errors.js';
 import { may, readRefusal, type Principal } from '../kernel/principal.js';
-import type { GroupTagService } from '../group-tags/group-tag-service.js';
+import { groupTagList } from '../group-tags/group-tag.js';
 import type { CustomerFields, Mapping, Properties, UserGroup, UserGroupRecord, UserGroupSummary } from '../user-groups/user-group.js';
 import { effectiveValues } from '../user-groups/user-group-hierarchy.js';
 import { MAX_HIERARCHY_DEPTH } from '../user-groups/user-group-hierarchy.js';
@@ -41,7 +41,6 @@ export interface CustomerChanges {
 
 export interface CustomerServiceDeps {
   userGroups: UserGroupService;
-  groupTags: GroupTagService;
   store: CustomerStore;
   levels: HierarchyLevels;
 }
@@ -54,6 +53,11 @@ export interface CustomerServiceDeps {
  */
 export class CustomerService {
   constructor(private readonly deps: CustomerServiceDeps) {}
+
+  /** The hierarchy levels' names, top first (UGS_CUSTOMER_HIERARCHY_LEVELS): what the console offers. */
+  get levelNames(): readonly string[] {
+    return this.deps.levels.names;
+  }
 
   /** The customer, created when the key's environment has none with this id (an existing one is answered as it is). */
   async getOrCreate(principal: Principal, input: CustomerInput, origin?: ChangeOrigin): Promise<{ customer: Customer; created: boolean }> {
@@ -74,7 +78,7 @@ export class CustomerService {
       emails: checkEmails(input.emails ?? []),
       isDemoGroup: input.isDemoGroup ?? false,
       hierarchyLevel,
-      groupTags: await this.deps.groupTags.assertExisting(principal.environment, input.groupTags ?? []),
+      groupTags: groupTagList(input.groupTags ?? []),
     };
     const { created } = await this.deps.userGroups.getOrCreate(
       principal,
@@ -121,9 +125,7 @@ export class CustomerService {
       ...(changes.emails === undefined ? {} : { emails: checkEmails(changes.emails) }),
       ...(changes.isDemoGroup === undefined ? {} : { isDemoGroup: changes.isDemoGroup }),
       ...(changes.hierarchyLevelName === undefined ? {} : { hierarchyLevel: changes.hierarchyLevelName }),
-      ...(changes.groupTags === undefined
-        ? {}
-        : { groupTags: await this.deps.groupTags.assertExisting(principal.environment, changes.groupTags) }),
+      ...(changes.groupTags === undefined ? {} : { groupTags: groupTagList(changes.groupTags) }),
     };
     await this.deps.userGroups.update(
       principal,
@@ -162,24 +164,35 @@ export class CustomerService {
     filter: CustomerFilter,
     page: { page: number; pageSize: number },
   ): Promise<{ customers: Customer[]; total: number }> {
-    assertMayRead(principal);
-    if (filter.hierarchyLevel !== undefined) this.deps.levels.rank(filter.hierarchyLevel);
-    if (filter.parentId !== undefined) await this.deps.userGroups.getWithLineage(principal, filter.parentId);
-    const offset = (page.page - 1) * page.pageSize;
-    const { groups, total } = await this.deps.store.listCustomers(principal.environment, filter, { offset, limit: page.pageSize });
-    const ancestry = await this.ancestryOf(principal.environment, groups);
-    return { customers: groups.map((group) => customerOf(this.deps.userGroups.revealed(group), chainOf(group, ancestry))), total };
+    const { groups, total } = await this.page(principal, filter, page);
+    return { customers: await this.customersOf(principal.environment, groups), total };
   }
 
   /** The deprecated v1 list: every customer the filter keeps, up to 10,000 (past it, a 400 pointing at v2). */
   async listAll(principal: Principal, filter: CustomerFilter): Promise<Customer[]> {
-    const { customers, total } = await this.list(principal, filter, { page: 1, pageSize: CUSTOMER_LIMITS.v1Max });
+    const { groups, total } = await this.page(principal, filter, { page: 1, pageSize: CUSTOMER_LIMITS.v1Max });
+    // Refused before a token is decrypted or an ancestor read for a list that is not answered.
     if (total > CUSTOMER_LIMITS.v1Max) {
       throw invalidRequest(
         `This list holds ${total} customers; the deprecated v1 list answers at most ${CUSTOMER_LIMITS.v1Max}. Page through them with GET /v2/api/customers/?page=1&page_size=1000.`,
       );
     }
-    return customers;
+    return this.customersOf(principal.environment, groups);
+  }
+
+  /** One page of the environment's groups the filter keeps and how many it keeps, from one snapshot. */
+  private async page(principal: Principal, filter: CustomerFilter, page: { page: number; pageSize: number }) {
+    assertMayRead(principal);
+    if (filter.hierarchyLevel !== undefined) this.deps.levels.rank(filter.hierarchyLevel);
+    if (filter.parentId !== undefined) await this.deps.userGroups.getWithLineage(principal, filter.parentId);
+    const offset = (page.page - 1) * page.pageSize;
+    return this.deps.store.listCustomers(principal.environment, filter, { offset, limit: page.pageSize });
+  }
+
+  /** The page's groups as customers: tokens revealed, inherited values from their ancestors. */
+  private async customersOf(environment: Environment, groups: readonly UserGroupRecord[]): Promise<Customer[]> {
+    const ancestry = await this.ancestryOf(environment, groups);
+    return groups.map((group) => customerOf(this.deps.userGroups.revealed(group), chainOf(group, ancestry)));
   }
 
   /** The customer, or null when the key's environment has none with this id. */

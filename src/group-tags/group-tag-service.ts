@@ -1,8 +1,8 @@
 import type { ChangeOrigin, AuditContext } from '../audit/audit.js';
 import type { Environment } from '../kernel/environment.js';
-import { conflict, forbidden, invalidRequest, notFound } from '../kernel/errors.js';
+import { conflict, forbidden, notFound } from '../kernel/errors.js';
 import { may, readRefusal, type Principal } from '../kernel/principal.js';
-import { checkTagName, GROUP_TAG_LIMITS, unknownGroupTags, type GroupTagRecord } from './group-tag.js';
+import { checkTagName, type GroupTagRecord } from './group-tag.js';
 import { groupTagCreated, groupTagDeleted, groupTagRenamed } from './group-tag-consequences.js';
 import type { GroupTagStore } from './group-tag-store.js';
 
@@ -32,11 +32,6 @@ export class GroupTagService {
     return this.store.countTagCarriers(principal.environment);
   }
 
-  /** The environment's tags, for services that answer for a key already checked. */
-  listForEnvironment(environment: Environment): Promise<GroupTagRecord[]> {
-    return this.store.listGroupTags(environment);
-  }
-
   /** 409 when the environment has a tag of this name (the reference: "fails if a tag with that name already exists"). */
   async create(principal: Principal, name: string, origin?: ChangeOrigin): Promise<GroupTagRecord> {
     assertWritable(principal);
@@ -53,7 +48,9 @@ export class GroupTagService {
     assertWritable(principal);
     checkTagName(newName, 'new_name');
     if (newName === name) {
-      await this.assertExisting(principal.environment, [name], 'name');
+      if (!(await this.store.listGroupTags(principal.environment)).some((tag) => tag.name === name)) {
+        throw missingTag(principal.environment, name);
+      }
       return;
     }
     const at = this.now().toISOString();
@@ -77,25 +74,6 @@ export class GroupTagService {
       groupTagDeleted(principal.environment, name, at, auditOf(principal, origin)),
     );
     if (!deleted) throw missingTag(principal.environment, name);
-  }
-
-  /**
-   * The names as a group is given them: each an existing tag of the environment (400 naming those that are not,
-   * as the reference requires tags to be created first), duplicates dropped, at most 100.
-   */
-  async assertExisting(environment: Environment, names: readonly string[], field = 'group_tags'): Promise<string[]> {
-    const unique = [...new Set(names)];
-    if (unique.length > GROUP_TAG_LIMITS.perGroupMax) {
-      throw invalidRequest(`"${field}" names ${unique.length} tags; a group carries at most ${GROUP_TAG_LIMITS.perGroupMax}.`);
-    }
-    if (unique.length === 0) return unique;
-    const existing = new Set((await this.store.listGroupTags(environment)).map((tag) => tag.name));
-    const unknown = unique.filter((name) => !existing.has(name));
-    if (unknown.length > 0) {
-      if (field === 'name') throw missingTag(environment, unknown[0]!);
-      throw unknownGroupTags(environment, unknown, field);
-    }
-    return unique;
   }
 }
 

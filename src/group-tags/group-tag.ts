@@ -41,10 +41,22 @@ export function checkTagName(name: string, field: string): string {
  * The refusal of a group given tags its environment does not have: the service checks first, for the message; each
  * store checks again in the write's own transaction, which a concurrent deletion or rename cannot slip past.
  */
-export function unknownGroupTags(environment: Environment, names: readonly string[], field = 'group_tags') {
+export function unknownGroupTags(environment: Environment, names: readonly string[]) {
   const list = names.map((name) => JSON.stringify(name)).join(', ');
   const one = names.length === 1;
   return invalidRequest(
-    `"${field}" names ${one ? 'a tag' : 'tags'} the ${environment} environment does not have: ${list}. Create ${one ? 'it' : 'them'} first (POST /api/create_group_tag/).`,
+    `"group_tags" names ${one ? 'a tag' : 'tags'} the ${environment} environment does not have: ${list}. Create ${one ? 'it' : 'them'} first (POST /api/create_group_tag/).`,
   );
+}
+
+/**
+ * The names as a group is given them: duplicates dropped, at most 100. Whether each is a tag of the environment
+ * is decided by the write itself, in its transaction (unknownGroupTags), where no rename or deletion can come between.
+ */
+export function groupTagList(names: readonly string[]): string[] {
+  const unique = [...new Set(names)];
+  if (unique.length > GROUP_TAG_LIMITS.perGroupMax) {
+    throw invalidRequest(`"group_tags" names ${unique.length} tags; a group carries at most ${GROUP_TAG_LIMITS.perGroupMax}.`);
+  }
+  return unique;
 }

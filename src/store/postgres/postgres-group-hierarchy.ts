@@ -20,9 +20,10 @@ export type Transaction = <Row extends pg.QueryResultRow>(name: StatementName, v
 export class PostgresGroupHierarchy {
   constructor(private readonly queries: PostgresQueries) {}
 
-  async inTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  /** `work` in one transaction, holding the hierarchy's lock unless `hierarchy` is false (a write that places no parent). */
+  async inTransaction<T>(work: (tx: Transaction) => Promise<T>, { hierarchy = true } = {}): Promise<T> {
     return inTransaction(this.queries, async (run) => {
-      await run(HIERARCHY_LOCK, []);
+      if (hierarchy) await run(HIERARCHY_LOCK, []);
       return work((name, values) => run({ name: `ugs_${name}`, text: SQL[name] }, values));
     });
   }

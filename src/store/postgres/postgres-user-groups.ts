@@ -157,40 +157,46 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   /** A create under a parent or with tags: in the hierarchy's transaction, checked there; null when the group exists. */
   private insertChecked(input: GroupCreate): Promise<UserGroupRow | null> {
     const { environment, providedId, parentId, groupTags } = input.group;
-    return this.hierarchy.inTransaction(async (tx) => {
-      if ((await tx('findTeamId', [environment, providedId])).rows.length > 0) return null;
-      await lockTags(tx, environment, groupTags);
-      const parentTeamId = parentId ? await this.hierarchy.placeUnder(tx, environment, { teamId: null, providedId }, parentId) : null;
-      return (
-        (
-          await tx<UserGroupRow>(
-            'insertGroups',
-            batchParameters([input], (i) => insertValues(i, parentTeamId), ofWrittenRow),
-          )
-        ).rows[0] ?? null
-      );
-    });
+    return this.hierarchy.inTransaction(
+      async (tx) => {
+        if ((await tx('findTeamId', [environment, providedId])).rows.length > 0) return null;
+        await lockTags(tx, environment, groupTags);
+        const parentTeamId = parentId ? await this.hierarchy.placeUnder(tx, environment, { teamId: null, providedId }, parentId) : null;
+        return (
+          (
+            await tx<UserGroupRow>(
+              'insertGroups',
+              batchParameters([input], (i) => insertValues(i, parentTeamId), ofWrittenRow),
+            )
+          ).rows[0] ?? null
+        );
+      },
+      { hierarchy: Boolean(parentId) },
+    );
   }
 
   /** A change that sets a parent or tags: in the hierarchy's transaction, checked there. */
   private updateChecked(input: GroupChange): Promise<UserGroupRow | null> {
     const { environment, providedId, changes } = input;
-    return this.hierarchy.inTransaction(async (tx) => {
-      const current = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
-      if (!current) return null;
-      await lockTags(tx, environment, changes.groupTags);
-      const parentTeamId = changes.parentId
-        ? await this.hierarchy.placeUnder(tx, environment, { teamId: Number(current.team_id), providedId }, changes.parentId)
-        : null;
-      return (
-        (
-          await tx<UserGroupRow>(
-            'updateGroups',
-            batchParameters([input], (i) => updateValues(i, parentTeamId), ofWrittenRow),
-          )
-        ).rows[0] ?? null
-      );
-    });
+    return this.hierarchy.inTransaction(
+      async (tx) => {
+        const current = (await tx<{ team_id: number }>('findTeamId', [environment, providedId])).rows[0];
+        if (!current) return null;
+        await lockTags(tx, environment, changes.groupTags);
+        const parentTeamId = changes.parentId
+          ? await this.hierarchy.placeUnder(tx, environment, { teamId: Number(current.team_id), providedId }, changes.parentId)
+          : null;
+        return (
+          (
+            await tx<UserGroupRow>(
+              'updateGroups',
+              batchParameters([input], (i) => updateValues(i, parentTeamId), ofWrittenRow),
+            )
+          ).rows[0] ?? null
+        );
+      },
+      { hierarchy: Boolean(changes.parentId) },
+    );
   }
 
   async updateUserGroup(

@@ -278,6 +278,8 @@ describe('the Customer API: customers', () => {
       assert.equal(refused.json.success, 0);
       assert.match(refused.json.error.message, message ?? /./);
     }
+    const withoutSlash = await api.call('POST', { provided_id: 'a', name: 'A' }, { path: '/api/create_customer' });
+    assert.equal(withoutSlash.status, 404, "the reference's paths end with a slash, and only those are served");
     const notJson = await api.call('POST', undefined, { path: '/api/create_customer/', headers: { 'content-type': 'application/json' } });
     assert.equal(notJson.status, 400);
   });
