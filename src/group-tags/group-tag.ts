@@ -38,8 +38,8 @@ export function checkTagName(name: string, field: string): string {
 }
 
 /**
- * The refusal of a group given tags its environment does not have: the service checks first, for the message; each
- * store checks again in the write's own transaction, which a concurrent deletion or rename cannot slip past.
+ * The refusal of a group given tags its environment does not have, made by each store in the write's own
+ * transaction, which a concurrent deletion or rename cannot slip past.
  */
 export function unknownGroupTags(environment: Environment, names: readonly string[]) {
   const list = names.map((name) => JSON.stringify(name)).join(', ');
