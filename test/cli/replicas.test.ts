@@ -114,6 +114,64 @@ describe('two replicas over one PostgreSQL database', () => {
     }
   });
 
+  it('reads raced against rotations, updates and deletes through the other replica never answer a state the database has left', async () => {
+    // Each replica keeps the groups it read (PostgreSQL's lookup cache, postgres-group-cache.ts). A state is retired
+    // when the write that replaced it is acknowledged; a read sent after that moment must not answer it, from either
+    // replica. Each write through A is preceded by a read through B (B holds the state) and followed by one (B must
+    // not answer it again); in the second half, readers keep both replicas busy meanwhile, so the writes race batches
+    // of reads in flight.
+    const viaA = new ApiClient(replicaA.url, key);
+    const viaB = new ApiClient(replicaB.url, key);
+    const id = 'raced';
+    const retired: { at: number; what: string; seen: (group: { team_id: string; name: string; token: string }) => boolean }[] = [];
+    const stale: string[] = [];
+    let racing = false;
+    let reads = 0;
+    async function read(client: ApiClient, replica: string) {
+      const sent = performance.now();
+      // A name of its own, in case this read recreates the group: a retired name never comes back.
+      const answer = await client.getOrCreate({ user_group_id: id, name: `made by read ${reads++}` });
+      assert.equal(answer.status, 200, answer.text);
+      const group = answer.json.user_group;
+      for (const state of retired) if (state.at < sent && state.seen(group)) stale.push(`replica ${replica} answered ${state.what}`);
+      return group;
+    }
+    async function keepReading(client: ApiClient, replica: string): Promise<void> {
+      while (racing) await read(client, replica);
+    }
+    async function write(round: number): Promise<void> {
+      const before = await read(viaB, 'B');
+      await read(viaA, 'A');
+      if (round % 3 === 0) {
+        const name = `v${round}`;
+        assert.equal((await viaA.update({ user_group_id: id, name })).status, 200);
+        retired.push({ at: performance.now(), what: `the name ${before.name} after ${name}`, seen: (g) => g.name === before.name });
+      } else if (round % 3 === 1) {
+        const rotated = await viaA.rotate(before.token);
+        assert.equal(rotated.status, 200, rotated.text);
+        retired.push({ at: performance.now(), what: `a token after its rotation (round ${round})`, seen: (g) => g.token === before.token });
+      } else {
+        assert.equal((await viaA.call('DELETE', { user_group_id: id })).status, 200);
+        retired.push({
+          at: performance.now(),
+          what: `team ${before.team_id} after its deletion`,
+          seen: (g) => g.team_id === before.team_id,
+        });
+      }
+      await read(viaB, 'B');
+    }
+    for (let round = 0; round < 15; round++) await write(round);
+    racing = true;
+    const readers = [keepReading(viaB, 'B'), keepReading(viaB, 'B'), keepReading(viaB, 'B'), keepReading(viaA, 'A')];
+    try {
+      for (let round = 15; round < 45; round++) await write(round);
+    } finally {
+      racing = false;
+      await Promise.all(readers);
+    }
+    assert.deepEqual(stale, [], `${stale.length} stale answers among ${reads} reads`);
+  });
+
   it('a key revoked with `ugs keys revoke` is refused by both replicas within moments, far inside their 60 s cache, though both had it cached', async () => {
     const viaA = new ApiClient(replicaA.url, key);
     const viaB = new ApiClient(replicaB.url, key);

@@ -16,9 +16,15 @@ const WALK = HIERARCHY_WALK_LIMIT;
 /** Named statements: `pg` prepares each once per connection and reuses the plan. */
 export const SQL = {
   replaceCiphertext: 'UPDATE user_groups SET token_ciphertext = $1 WHERE team_id = $2 AND token_ciphertext = $3',
-  // A batch of lookups in one query: the keys as parallel arrays, each an index lookup.
-  findGroups: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::text[]) AS k (environment, provided_id)
-               JOIN user_groups g ON g.environment = k.environment AND g.provided_id = k.provided_id`,
+  // Batches of lookups in one query each: the keys as parallel arrays, each an index lookup.
+  // The lookup by id, answered with the statement's own snapshot (xmin:xmax:running xids): two equal snapshots mean no
+  // transaction ended between them, so the groups the caller read at that snapshot (`kept`) are what the table holds
+  // still, and only the others are read. Under any other snapshot every key is read. See postgres-group-cache.ts.
+  findGroupsUnlessKept: `SELECT s.snapshot, g.* FROM (SELECT pg_current_snapshot()::text AS snapshot) s
+                         LEFT JOIN LATERAL (
+                           SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::text[], $3::boolean[]) AS k (environment, provided_id, kept)
+                           JOIN user_groups g ON g.environment = k.environment AND g.provided_id = k.provided_id
+                           WHERE s.snapshot IS DISTINCT FROM $4 OR NOT k.kept) g ON true`,
   findGroupByTeamId: `SELECT ${WITH_PARENT} FROM user_groups g WHERE g.environment = $1 AND g.team_id = $2`,
   findGroupsByToken: `SELECT ${WITH_PARENT} FROM unnest($1::text[], $2::bytea[]) AS k (environment, token_hash)
                       JOIN user_groups g ON g.environment = k.environment AND g.token_hash = k.token_hash`,

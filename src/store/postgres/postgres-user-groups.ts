@@ -21,6 +21,10 @@ import { consequenceParameters } from './postgres-consequences.js';
 import type { PostgresQueries } from './postgres-queries.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { batchedWrites, batchParameters } from './postgres-write-batches.js';
+import { cachedGroupLookups } from './postgres-group-cache.js';
+
+/** Most groups kept by the lookup cache (about 1 KiB each with small properties), as on SQLite. */
+const CACHED_GROUPS = 10_000;
 
 interface GroupCreate {
   group: NewUserGroup;
@@ -97,7 +101,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
 
   constructor(private readonly queries: PostgresQueries) {
     this.hierarchy = new PostgresGroupHierarchy(queries);
-    this.groupById = perTurnBatch((keys) => this.findGroups('findGroups', keys, (row) => [row.environment, row.provided_id]));
+    this.groupById = perTurnBatch(cachedGroupLookups(queries, CACHED_GROUPS));
     this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
     this.insertedGroup = batchedWrites<GroupCreate>(queries, 'insertGroups', (input) => insertValues(input), ofWrittenRow);
     this.updatedGroup = batchedWrites<GroupChange>(
@@ -112,7 +116,7 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
 
   /** The group (or null) for each key, in order; `keyOf` gives a row's key. */
   private async findGroups<K extends string | Buffer>(
-    statement: 'findGroups' | 'findGroupsByToken',
+    statement: 'findGroupsByToken',
     keys: readonly (readonly [Environment, K])[],
     keyOf: (row: UserGroupRow) => readonly [string, K],
   ): Promise<(UserGroupRecord | null)[]> {

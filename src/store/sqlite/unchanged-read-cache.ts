@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { VersionedReadCache } from '../versioned-read-cache.js';
 
 /** What the database says of writes since a moment: any other connection's commit, and any row this connection changed. */
 interface WriteMarks {
@@ -17,29 +18,25 @@ interface WriteMarks {
  * statement per batch, against a lookup per key (docs/performance.md).
  *
  * Call `unchanged()` inside the read transaction the misses are read in, so
- * the values kept and the marks checked come from one snapshot. Values are
- * shared by every caller: they are frozen so that none can change another's.
+ * the values kept and the marks checked come from one snapshot.
  */
 export class UnchangedReadCache<V extends object> {
   private readonly marks: Database.Statement<[], WriteMarks>;
-  private seen: WriteMarks | undefined;
-  private values = new Map<string, V>();
+  private readonly values: VersionedReadCache<V>;
 
   constructor(
     db: Database.Database,
     /** Most values kept; the oldest read goes first. */
-    private readonly maxValues: number,
+    maxValues: number,
   ) {
     this.marks = db.prepare<[], WriteMarks>('SELECT data_version AS version, total_changes() AS changes FROM pragma_data_version');
+    this.values = new VersionedReadCache(maxValues);
   }
 
   /** Forgets every value when anything was written since they were read. */
   unchanged(): void {
     const now = this.marks.get()!;
-    if (this.seen === undefined || now.version !== this.seen.version || now.changes !== this.seen.changes) {
-      this.seen = now;
-      if (this.values.size > 0) this.values = new Map();
-    }
+    this.values.at(`${now.version}:${now.changes}`);
   }
 
   get(key: string): V | undefined {
@@ -48,15 +45,6 @@ export class UnchangedReadCache<V extends object> {
 
   /** Keeps `value` (frozen, with the plain objects it holds) and returns it. */
   keep(key: string, value: V): V {
-    if (this.values.size >= this.maxValues) this.values.delete(this.values.keys().next().value!);
-    this.values.set(key, deepFreeze(value));
-    return value;
+    return this.values.keep(key, value);
   }
-}
-
-/** Freezes an object and the plain objects and arrays under it; binary values (Buffers) cannot be frozen and are left as they are. */
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || Object.isFrozen(value)) return value;
-  for (const inner of Object.values(value)) deepFreeze(inner);
-  return Object.freeze(value);
 }
