@@ -23,11 +23,29 @@ const app = Fastify({
   keepAliveTimeout: 72_000,
 });
 app.addHttpMethod('GET', { hasBody: true, overrideExisting: true });
+/**
+ * The next turn of the event loop's check phase, shared by every request read before it: the service answers its
+ * lookups per turn (src/store/per-turn-batch.ts), so its answers go out back to back after the poll phase, which
+ * costs less per answer than writing each as its request is read. The floor answers the same way, or the service
+ * would beat it by that alone.
+ */
+let turn: Promise<void> | undefined;
+const nextTurn = () =>
+  (turn ??= new Promise((resolve) =>
+    setImmediate(() => {
+      turn = undefined;
+      resolve();
+    }),
+  ));
+
 app.route({
   method: ['GET', 'PUT', 'POST'],
   url: '/api/user',
   // A string with its content type set goes out as it is, as the service's serialized answer does.
-  handler: async (_request, response) => response.code(reply.status).headers(reply.headers).send(reply.body),
+  handler: async (_request, response) => {
+    await nextTurn();
+    return response.code(reply.status).headers(reply.headers).send(reply.body);
+  },
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, createKey, seed, SERVICE_NODE_FLAGS, startProcess, WARMUP_SECONDS } from './benchmark.js';
+import { fileURLToPath } from 'node:url';
+import { CLI, createKey, seed, SERVICE_NODE_FLAGS, startCeiling, startProcess, WARMUP_SECONDS, type Proc } from './benchmark.js';
 import { detectLoadGenerator, measure } from './load-generator.js';
 import { processIo } from './process-cpu.js';
 import { SCENARIOS, type Scenario } from './scenarios.js';
@@ -11,6 +12,8 @@ import { SCENARIOS, type Scenario } from './scenarios.js';
  * `node dist/bench/profile-hit.js [scenario] [seconds] [profile-dir]`: the service (SQLite, or
  * the PostgreSQL of DATABASE_URL; 1,000 groups, `npm start`'s flags, LOG_LEVEL=info) under
  * `node --cpu-prof`, loaded as `npm run bench` loads it, then the top of the profile: self time by function and by where the code lives.
+ * Scenario `floor` profiles the framework floor instead (bench/framework-floor-server.ts, answering the service's own
+ * hit answer, under hit traffic); `node dist/bench/profile-diff.js` sets two profiles side by side.
  * The .cpuprofile stays in profile-dir (a temporary folder unless given) for a flame graph
  * (Chrome DevTools, speedscope).
  */
@@ -21,9 +24,11 @@ interface ProfileNode {
   children?: number[];
 }
 
-const scenarioName = (process.argv[2] ?? 'hit') as Scenario['name'];
+const scenarioName = (process.argv[2] ?? 'hit') as Scenario['name'] | 'floor';
+const FRAMEWORK_FLOOR = fileURLToPath(new URL('./framework-floor-server.js', import.meta.url));
 const seconds = Number(process.argv[3] ?? '10');
 const profileDir = process.argv[4] ?? mkdtempSync(join(tmpdir(), 'ugs-profile-'));
+const profiling = ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-profile-data-'));
 const generator = await detectLoadGenerator();
 // DATABASE_URL, when set, profiles the service on that PostgreSQL instead (its server's CPU is not in the profile).
@@ -37,31 +42,45 @@ const env = {
 };
 try {
   const key = await createKey(env);
+  const floor = scenarioName === 'floor';
   const service = await startProcess(
-    ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...SERVICE_NODE_FLAGS, CLI, 'serve'],
+    [...(floor ? [] : profiling), ...SERVICE_NODE_FLAGS, CLI, 'serve'],
     { ...env, LOG_LEVEL: 'info' },
     /"url":"(http:\/\/[^"]+)"/,
     undefined,
     generator.servicePrefix,
   );
-  const scenario = SCENARIOS.find((s) => s.name === scenarioName)!;
+  const scenario = SCENARIOS.find((s) => s.name === (floor ? 'hit' : scenarioName))!;
   let requests = 0;
+  let profiled: Proc = service;
   try {
     const groups = await seed(service.url, key, 1000, 'profile');
+    if (floor) {
+      // The ceiling is started only to learn the service's hit answer, which the floor then gives every request.
+      const ceiling = await startCeiling(service.url, key, scenario, groups, 1, generator.servicePrefix);
+      await ceiling.stop();
+      profiled = await startProcess(
+        [...profiling, FRAMEWORK_FLOOR],
+        {},
+        /"port":(\d+)/,
+        JSON.stringify(ceiling.reply),
+        generator.servicePrefix,
+      );
+    }
     await measure(
       generator,
-      { url: service.url, key },
+      { url: profiled.url, key },
       { connections: 32, durationSeconds: WARMUP_SECONDS },
       { scenario, groups, runId: 'warmup', side: 'service' },
     );
-    const ioBefore = processIo(service.child.pid!);
+    const ioBefore = processIo(profiled.child.pid!);
     const m = await measure(
       generator,
-      { url: service.url, key, pid: service.child.pid },
+      { url: profiled.url, key, pid: profiled.child.pid },
       { connections: 32, durationSeconds: seconds },
       { scenario, groups, runId: 'profiled', side: 'service' },
     );
-    const ioAfter = processIo(service.child.pid!);
+    const ioAfter = processIo(profiled.child.pid!);
     requests = m.requestsPerSecond * seconds;
     console.log(
       `${scenarioName}: ${Math.round(m.requestsPerSecond)} req/s, ${m.cpuMicrosPerRequest?.toFixed(1)} CPU µs/req under the profiler (${generator.description})`,
@@ -75,6 +94,7 @@ try {
       );
     }
   } finally {
+    if (profiled !== service) await profiled.stop();
     await service.stop();
   }
   // The newest: a reused profile-dir keeps earlier runs' profiles.
