@@ -126,12 +126,17 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       // An absent group is not kept: the next lookup of it is most likely its creation's.
       return row ? this.cachedById.keep(key, toUserGroupRecord(row)) : null;
     };
-    this.groupById = perTurnBatch(async (keys) =>
-      inOneSnapshot(() => {
+    this.groupById = perTurnBatch(async (keys) => {
+      health.assertUsable();
+      // Nothing written since the kept groups were read, and every key kept: no read transaction to open and close.
+      this.cachedById.unchanged();
+      const kept = keys.map(([environment, providedId]) => this.cachedById.get(`${environment}\u0000${providedId}`));
+      if (kept.every((group) => group !== undefined)) return kept;
+      return inOneSnapshot(() => {
         this.cachedById.unchanged();
         return keys.map(([environment, providedId]) => byId(environment, providedId));
-      }),
-    );
+      });
+    });
     this.groupByTokenHash = perTurnBatch(async (keys) =>
       inOneSnapshot(() => keys.map(([environment, tokenHash]) => recordOrNull(this.statements.findByToken.get(environment, tokenHash)))),
     );
