@@ -62,8 +62,9 @@ abstract class LabelledSeries<S> {
 export class SeriesCounter extends LabelledSeries<{ value: number }> {
   readonly type = 'counter';
 
-  inc(key: string, labels: () => Labels): void {
-    this.stateOf(key, labels).value++;
+  /** Adds `by` (1 unless given; 0 makes the series exist, reading 0). */
+  inc(key: string, labels: () => Labels, by = 1): void {
+    this.stateOf(key, labels).value += by;
   }
 
   protected fresh() {

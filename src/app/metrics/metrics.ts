@@ -114,22 +114,15 @@ export class AppMetrics {
 
   private installSessionMetrics(sources: MetricSources): () => void {
     if (!sources.sessions) return () => {};
-    const sessions = new Counter({
+    const sessions = new SeriesCounter({
       name: 'ugs_embed_sessions_total',
       help: 'Embed sessions counted by this process: kind="minted" (POST /api/embed_sessions), kind="renewed" (POST /api/embed_sessions/renew); summed over the workers.',
-      labelNames: ['environment', 'kind'] as const,
       registers: [this.own],
     });
-    // Every series from the start, so a rate over a quiet environment reads 0, not absent; each one's child is
-    // looked up once here, not per mint (the mint path's budget, docs/performance.md).
-    const series = new Map<string, { inc(): void }>();
+    // Every series from the start, so a rate over a quiet environment reads 0, not absent.
     for (const environment of ENVIRONMENTS)
-      for (const kind of ['minted', 'renewed'] as const) {
-        const child = sessions.labels({ environment, kind });
-        child.inc(0);
-        series.set(`${environment}:${kind}`, child);
-      }
-    return sources.sessions.observe((environment, kind) => series.get(`${environment}:${kind}`)?.inc());
+      for (const kind of ['minted', 'renewed'] as const) sessions.inc(`${environment}:${kind}`, () => ({ environment, kind }), 0);
+    return sources.sessions.observe((environment, kind) => sessions.inc(`${environment}:${kind}`, () => ({ environment, kind })));
   }
 
   private installWebhookMetrics(sources: MetricSources): () => void {
