@@ -32,7 +32,7 @@ import { bindProperties, createDataRouter, createEmbedVerifier, tablePolicySql, 
 
 const { UGS_URL: serviceUrl, UGS_KEY: apiKey, UGS_DASHBOARD_KEY: dashboardKey, ORDERS_DB } = process.env;
 const client = new UserGroupClient({ baseUrl: serviceUrl, apiKey });
-const { userGroup } = await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', mapping: { '40': 'orders' }, properties: { region: 'eu' } });
+const { user_group: userGroup } = await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', mapping: { '40': 'orders' }, properties: { region: 'eu' } });
 const session = await client.mintEmbedSession({ user_group_id: 'acme', include_descendants: true });
 const verifier = createEmbedVerifier({ serviceUrl });
 const claims = await verifier.verify(session.token);
@@ -67,8 +67,8 @@ export async function page(client: UserGroupClient, token: string): Promise<numb
   const rows = await router.run(claims, '40', async (c) => (await c.query<{ n: number }>(text, values)).rows);
   const first: number | undefined = rows[0]?.n;
   await withSessionClaims(new pg.Client(), claims, (c) => c.query('SELECT 1'));
-  const group: UserGroup = (await client.getOrCreate({ user_group_id: 'acme' })).userGroup;
-  const sources: DataSource[] = (await client.dataSources.list()).dataSources;
+  const group: UserGroup = (await client.getOrCreate({ user_group_id: 'acme' })).user_group;
+  const sources: DataSource[] = (await client.dataSources.list()).data_sources;
   const gone = (error: unknown) => error instanceof UserGroupServiceError && error.code === 'not_found';
   return (first ?? 0) + group.team_id + sources.length + tablePolicySql({ table: 'orders', column: 'tenant_id' }).length + Number(gone(null));
 }
