@@ -34,7 +34,7 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
     .name('ugs')
     .version(packageManifest().version, '-V, --version', 'print the version')
     .description(
-      'User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (see the README).',
+      'User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (ugs config lists them all; docs/settings.md).',
     )
     .showHelpAfterError()
     // Before the commands are added, which inherit both: commander throws where it would call process.exit.

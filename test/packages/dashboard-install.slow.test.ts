@@ -141,9 +141,9 @@ describe('packages/dashboard, installed from its tarball in a dashboard project'
       const packed = await run('npm', ['pack', '--json', '--pack-destination', scratch.path], { cwd: built });
       const [tarball] = JSON.parse(packed.stdout) as [{ filename: string; size: number; unpackedSize: number; files: { path: string }[] }];
       assert.deepEqual(
-        tarball.files.map((f) => f.path).filter((path) => !/^(dist\/.+\.(js|d\.ts)|package\.json|README\.md)$/.test(path)),
+        tarball.files.map((f) => f.path).filter((path) => !/^(dist\/.+\.(js|d\.ts)|package\.json|README\.md|LICENSE)$/.test(path)),
         [],
-        'the tarball carries more than the compiled code, its manifest and README',
+        'the tarball carries more than the compiled code, its manifest, README and LICENSE',
       );
       assert.ok(tarball.size < 100_000, `the tarball is ${tarball.size} bytes`);
       t.diagnostic(`tarball: ${tarball.filename}, ${tarball.size} bytes (${tarball.unpackedSize} unpacked, ${tarball.files.length} files)`);
