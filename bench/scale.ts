@@ -253,6 +253,7 @@ export function formatScaleTable(results: ScaleResult[]): string {
     (r.loadMs / 1000).toFixed(1),
     r.readyMs,
     r.peakRssMb === undefined ? '-' : Math.round(r.peakRssMb),
+    [...r.hit, ...r.mint, ...r.create].reduce((n, m) => n + m.non2xx + m.errors, 0),
   ]);
   const header = [
     'store',
@@ -266,6 +267,7 @@ export function formatScaleTable(results: ScaleResult[]): string {
     'load s',
     'time to ready ms',
     'peak RSS MB',
+    'non-2xx+errors',
   ];
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
