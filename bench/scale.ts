@@ -90,12 +90,14 @@ async function startScaleService(
     };
     const loadStart = Date.now();
     const { streams } = await loadGroups(env, size, 'scale');
+    const loadedMs = Date.now() - loadStart;
     // A database loaded long ago has been vacuumed and analyzed by autovacuum; without this, autovacuum would
     // do it during the measured runs, and the planner would plan the first queries without statistics.
     if (database) await adminQuery(database.url, 'VACUUM (ANALYZE)');
     const loadMs = Date.now() - loadStart;
+    const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     log(
-      `scale ${store.name} ${size}: loaded in ${(loadMs / 1000).toFixed(1)} s (${streams} transaction(s) at a time${database ? ', then VACUUM (ANALYZE)' : ''})`,
+      `scale ${store.name} ${size}: loaded in ${seconds(loadedMs)} (${streams} transaction(s) at a time)${database ? `, VACUUM (ANALYZE) in ${seconds(loadMs - loadedMs)}` : ''}`,
     );
     const key = await createKey(env);
     const started = Date.now();
