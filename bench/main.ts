@@ -9,7 +9,7 @@ import { budgetFigures, budgetLines, formatBudgetTable } from './budgets.js';
 import { detectLoadGenerator, pinToLoadCore } from './load-generator.js';
 import { formatEmbedTokenTable, runEmbedTokenBench, type EmbedTokenBench } from './embed-tokens.js';
 import { formatDataRouterTable, runDataRouterBench } from './data-router.js';
-import { formatScaleTable, runScale } from './scale.js';
+import { formatScaleTable, runScale, type ScaleResult } from './scale.js';
 import type { SigningAlgorithm } from '../src/signing-keys/signing-key.js';
 import { defaultConfig } from '../src/platform/config.js';
 
@@ -27,7 +27,8 @@ const program = new Command()
     new Option('--floor', "measure the framework alone (Fastify + the service's log line, hit's answer) against the ceiling").default(true),
   )
   .option('--no-floor', 'skip the framework floor (its budget lines then say not measured)')
-  .option('--scale <sizes>', 'existing-group counts for the SQLite scale runs ("" to skip)', '1000,1000000')
+  .option('--scale <sizes>', 'existing-group counts for the scale runs ("" to skip)', '1000,1000000')
+  .option('--scale-stores <list>', 'comma-separated stores of the scale runs (default: --stores)')
   .option('--embed-algorithms <list>', 'algorithms of the in-process embed token measurements ("" to skip them)', 'ES256')
   .option('--data-router <queries>', 'sequential queries per batch of the data router measurement, on PostgreSQL ("0" to skip it)', '2000')
   .parse();
@@ -41,6 +42,7 @@ const opts = program.opts<{
   stores: string;
   scenarios: string;
   scale: string;
+  scaleStores: string | undefined;
   embedAlgorithms: string;
   dataRouter: string;
 }>();
@@ -48,11 +50,14 @@ const opts = program.opts<{
 const dataDir = mkdtempSync(join(tmpdir(), 'ugs-bench-'));
 const secret = randomBytes(32).toString('hex');
 const wanted = opts.stores.split(',');
-const postgres = wanted.includes('postgres')
-  ? process.env.DATABASE_URL
-    ? { url: process.env.DATABASE_URL, stop: async () => {} }
-    : await startEmbeddedPostgres()
-  : undefined;
+const scaleStores = (opts.scaleStores ?? opts.stores).split(',');
+const sizes = opts.scale.split(',').filter(Boolean).map(Number);
+const postgres =
+  wanted.includes('postgres') || (sizes.length > 0 && scaleStores.includes('postgres'))
+    ? process.env.DATABASE_URL
+      ? { url: process.env.DATABASE_URL, stop: async () => {} }
+      : await startEmbeddedPostgres()
+    : undefined;
 const generator = await detectLoadGenerator();
 console.error(`load: ${generator.description}`);
 // The database is another machine in production: pinned, it shares the load generator's core, never the service's.
@@ -62,7 +67,9 @@ const pgPlacement =
     : 'PostgreSQL unpinned (DATABASE_URL, or no pinning)';
 console.error(pgPlacement);
 try {
-  const databaseUrl = postgres && !process.env.DATABASE_URL ? (await createDatabaseOn(postgres.url, 'ugs_bench')).url : postgres?.url;
+  const benchPostgres = wanted.includes('postgres') ? postgres : undefined;
+  const databaseUrl =
+    benchPostgres && !process.env.DATABASE_URL ? (await createDatabaseOn(benchPostgres.url, 'ugs_bench')).url : benchPostgres?.url;
   const stores: { name: string; env: Record<string, string> }[] = [
     ...(wanted.includes('sqlite') ? [{ name: 'sqlite', env: { UGS_DATA_DIR: join(dataDir, 'sqlite'), UGS_SECRET: secret } }] : []),
     ...(databaseUrl
@@ -111,27 +118,33 @@ try {
   // The service mints with UGS_EMBED_ALGORITHM's keys (its default unless set); its bare signature is that table's first row.
   const minting = tokens.find((t) => t.algorithm === (process.env.UGS_EMBED_ALGORITHM ?? defaultConfig().embed.algorithm));
   const bareSignature = minting?.figures[0]?.cpuMicrosPerOp;
-  console.log(
-    `\nBudgets (issue 28): the service's CPU µs/req and req/s as in the first table, the bare ${minting ? `${minting.algorithm} ` : ''}signature's CPU µs from the table above, hit and the floor as ratios to their own ceilings:\n`,
-  );
-  console.log(formatBudgetTable(budgetLines(budgetFigures(results, floorRatio, bareSignature))));
-  const routerQueries = Number(opts.dataRouter);
-  if (routerQueries > 0 && postgres) console.log(`\n${formatDataRouterTable(await runDataRouterBench(postgres.url, routerQueries))}`);
-  else if (routerQueries > 0) console.log('\nData router: not measured (it runs on PostgreSQL: --stores without postgres)');
-  const sizes = opts.scale.split(',').filter(Boolean).map(Number);
+  // Before the budget table: its flat-as-the-data-grows lines are the scale runs' figures.
+  let scale: ScaleResult[] = [];
   if (sizes.length > 0) {
-    const scale = await runScale(sizes, {
+    scale = await runScale(sizes, {
       connections: Number(opts.connections),
       durationSeconds: Number(opts.duration),
       runs: Number(opts.pairs),
+      stores: [
+        ...(scaleStores.includes('sqlite') ? [{ name: 'sqlite' as const }] : []),
+        ...(scaleStores.includes('postgres') && postgres ? [{ name: 'postgres' as const, adminUrl: postgres.url }] : []),
+      ],
       log: (line) => console.error(line),
       generator,
     });
     console.log(
-      `\nScale (SQLite, one process per size so each peak RSS is its own; hit and create as above, the sizes' runs alternating, median of ${opts.pairs} rounds):\n`,
+      `\nScale (one service per store and size, each on a store of its own loaded by bench/load-groups.ts, so each peak RSS is its own; hit, mint and create as above, the sizes' runs alternating, median of ${opts.pairs} rounds; "vs smallest" is the median of the rounds' ratios to the same store's smallest size):\n`,
     );
     console.log(formatScaleTable(scale));
   }
+  console.log(
+    `\nBudgets (issues 28 and 42): the service's CPU µs/req, req/s and ratios as in the first table, the bare ${minting ? `${minting.algorithm} ` : ''}signature's CPU µs from the embed token table, hit and the floor as ratios to their own ceilings, the scale lines from the scale table:\n`,
+  );
+  console.log(formatBudgetTable(budgetLines(budgetFigures(results, floorRatio, bareSignature, scale))));
+  const routerQueries = Number(opts.dataRouter);
+  if (routerQueries > 0 && benchPostgres)
+    console.log(`\n${formatDataRouterTable(await runDataRouterBench(benchPostgres.url, routerQueries))}`);
+  else if (routerQueries > 0) console.log('\nData router: not measured (it runs on PostgreSQL: --stores without postgres)');
 } catch (error) {
   console.error(error);
   process.exitCode = 1;

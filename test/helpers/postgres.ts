@@ -18,7 +18,8 @@ after(async () => {
   if (ownServer) await (await ownServer).stop();
 });
 
-async function adminUrl(): Promise<string> {
+/** The test server's superuser URL, allowed to create databases (the benchmark's scale runs make one per size). */
+export async function testServerAdminUrl(): Promise<string> {
   const given = process.env[TEST_DATABASE_ENV];
   if (given) return given;
   ownServer ??= startEmbeddedPostgres({ durable: false });
@@ -28,7 +29,7 @@ async function adminUrl(): Promise<string> {
 async function templateName(): Promise<string> {
   const given = process.env[TEST_TEMPLATE_ENV];
   if (given) return given;
-  ownTemplate ??= adminUrl().then(createTemplateOn);
+  ownTemplate ??= testServerAdminUrl().then(createTemplateOn);
   return (await ownTemplate).name;
 }
 
@@ -44,7 +45,7 @@ export interface TestDatabase {
  * tests whose subject is not how a store comes to be.
  */
 export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
-  const database = await createDatabaseOn(await adminUrl(), 'ugs_test', options.migrated ? await templateName() : undefined);
+  const database = await createDatabaseOn(await testServerAdminUrl(), 'ugs_test', options.migrated ? await templateName() : undefined);
   return {
     ...database,
     config: { url: database.url, poolSize: 10, statementTimeoutMs: 5000, connectTimeoutMs: 5000 },
