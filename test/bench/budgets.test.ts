@@ -121,12 +121,15 @@ describe('budget lines (issues 28 and 42)', () => {
     assert.equal(line(lines, MINT, 'postgres').result, 'FAIL');
   });
 
-  /** The line `goal` gives when SQLite's `name` answers 5000 req/s and PostgreSQL's `postgres`. */
+  /** The line `goal` gives when SQLite's `name` runs at 0.5 of its ceiling (5000 req/s) and PostgreSQL's at `postgres`. */
   const postgresShare = (goal: RegExp, name: string, postgres: number) =>
     line(
       budgetLines(
         figures({
-          paths: [path('sqlite', name, { requestsPerSecond: 5000 }), path('postgres', name, { requestsPerSecond: postgres })],
+          paths: [
+            path('sqlite', name, { requestsPerSecond: 5000, ratio: 0.5 }),
+            path('postgres', name, { requestsPerSecond: 4321, ratio: postgres }),
+          ],
         }),
       ),
       goal,
@@ -134,23 +137,27 @@ describe('budget lines (issues 28 and 42)', () => {
     );
 
   it('passes PostgreSQL mint at 0.9 of SQLite mint or more (issue 42 raised it from 0.8), and fails it below', () => {
-    assert.equal(postgresShare(POSTGRES, 'mint', 4500).result, 'pass');
-    assert.equal(postgresShare(POSTGRES, 'mint', 6000).result, 'pass');
-    assert.equal(postgresShare(POSTGRES, 'mint', 4499).result, 'FAIL');
-    assert.equal(postgresShare(POSTGRES, 'mint', 4499).measured, '4499 req/s');
-    assert.equal(postgresShare(POSTGRES, 'mint', 4499).budget, '≥ 0.9 × 5000 = 4500 req/s');
+    assert.equal(postgresShare(POSTGRES, 'mint', 0.45).result, 'pass');
+    assert.equal(postgresShare(POSTGRES, 'mint', 0.6).result, 'pass');
+    assert.equal(postgresShare(POSTGRES, 'mint', 0.449).result, 'FAIL');
+    assert.equal(postgresShare(POSTGRES, 'mint', 0.449).measured, 'ratio 0.449 (4321 req/s)');
+    assert.equal(postgresShare(POSTGRES, 'mint', 0.449).budget, '≥ 0.9 × 0.500 (5000 req/s) = 0.450');
+  });
+
+  it('compares the stores by their ratios to their own ceilings, not by req/s', () => {
+    const line = postgresShare(POSTGRES_HIT, 'hit', 0.4);
+    assert.equal(line.result, 'pass', 'PostgreSQL at 4321 req/s against 5000 passes on ratios 0.4 against 0.5');
   });
 
   it('passes PostgreSQL hit at 0.8 of SQLite hit or more, and fails it below', () => {
-    assert.equal(postgresShare(POSTGRES_HIT, 'hit', 4000).result, 'pass');
-    assert.equal(postgresShare(POSTGRES_HIT, 'hit', 3999).result, 'FAIL');
-    assert.equal(postgresShare(POSTGRES_HIT, 'hit', 3999).budget, '≥ 0.8 × 5000 = 4000 req/s');
+    assert.equal(postgresShare(POSTGRES_HIT, 'hit', 0.4).result, 'pass');
+    assert.equal(postgresShare(POSTGRES_HIT, 'hit', 0.399).result, 'FAIL');
+    assert.equal(postgresShare(POSTGRES_HIT, 'hit', 0.399).budget, '≥ 0.8 × 0.500 (5000 req/s) = 0.400');
   });
 
   it('passes PostgreSQL create at 0.8 of SQLite create or more, and fails it below', () => {
-    assert.equal(postgresShare(POSTGRES_CREATE, 'create', 4000).result, 'pass');
-    assert.equal(postgresShare(POSTGRES_CREATE, 'create', 3999).result, 'FAIL');
-    assert.equal(postgresShare(POSTGRES_CREATE, 'create', 3999).budget, '≥ 0.8 × 5000 = 4000 req/s');
+    assert.equal(postgresShare(POSTGRES_CREATE, 'create', 0.4).result, 'pass');
+    assert.equal(postgresShare(POSTGRES_CREATE, 'create', 0.399).result, 'FAIL');
   });
 
   it("passes SQLite's durable create at 50 µs of CPU or less and at 0.25 of its ceiling or more, and fails each beyond", () => {
