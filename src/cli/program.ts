@@ -6,6 +6,7 @@ import { configCommand } from './commands/config.js';
 import { customersCommand } from './commands/customers.js';
 import { dataSourcesCommand } from './commands/data-sources.js';
 import { groupTagsCommand } from './commands/group-tags.js';
+import { groupsCommand } from './commands/groups.js';
 import { isolationCheckCommand } from './commands/isolation-check.js';
 import { keysCommand } from './commands/keys.js';
 import { metabaseCommand } from './commands/metabase.js';
@@ -36,7 +37,9 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
     .description(
       'User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (see the README).',
     )
-    .showHelpAfterError()
+    // A usage error is commander's one line naming what is wrong, then a pointer to the help: the whole help after
+    // it buried that line (`ugs viewers list` without --group printed 17 lines, the error first; issue 43).
+    .showHelpAfterError('(add --help for the options)')
     // Before the commands are added, which inherit both: commander throws where it would call process.exit.
     .exitOverride()
     .configureOutput({
@@ -48,6 +51,7 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
 
   serveCommand(program);
   keysCommand(program, output);
+  groupsCommand(program, output);
   migrateCommand(program, output);
   transferCommands(program, output);
   auditCommand(program, output);
