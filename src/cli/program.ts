@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { basename } from 'node:path';
 import { packageManifest } from '../platform/package-root.js';
 import { cliOutput, type CliStream, type CliStreams } from './cli-output.js';
 import { auditCommand } from './commands/audit.js';
@@ -22,6 +23,14 @@ import { webhooksCommand } from './commands/webhooks.js';
 import { reportFailure } from './run-command.js';
 
 /**
+ * The name the help shows: `ugs` where it was run by that name (`npx ugs` in a clone), else the package's own,
+ * `user-group-service`, the name that works outside a clone too (`ugs` is another package on the npm registry).
+ */
+export function commandName(script: string | undefined): string {
+  return script !== undefined && basename(script) === 'ugs' ? 'ugs' : 'user-group-service';
+}
+
+/**
  * Runs one `ugs` command line, writing to `streams`, and resolves with its exit
  * code; it never ends the process, so tests run it in process. Loaded by
  * main.ts only once the Node version is known to run it. `ugs serve` resolves
@@ -32,7 +41,7 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
   // A terminal's width, else commander's own default.
   const helpWidth = (stream: CliStream) => (stream.isTTY ? stream.columns : undefined) ?? 80;
   const program = new Command()
-    .name('ugs')
+    .name(commandName(argv[1]))
     .version(packageManifest().version, '-V, --version', 'print the version')
     .description(
       'User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (see the README).',
