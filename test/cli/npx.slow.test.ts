@@ -61,7 +61,7 @@ describe('npx ugs', () => {
   }
 
   it(
-    'runs as user-group-service from any directory with npx --prefix, on the checkout\'s data dir (README: "From anywhere")',
+    "runs as user-group-service from any directory with npx --prefix, on the checkout's data dir, as README's CLI section says",
     { timeout: 240_000 },
     async () => {
       const checkout = copyOfCheckout();
