@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,17 @@ import { SCENARIOS, type Scenario } from './scenarios.js';
  * The .cpuprofile stays in profile-dir (a temporary folder unless given) for a flame graph
  * (Chrome DevTools, speedscope).
  */
+/** How long after the measured run the profiled process takes to stop: its samples are kept with the run's. */
+const SHUTDOWN_SLACK_SECONDS = 0.3;
+
+interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -102,18 +113,35 @@ try {
     .filter((f) => f.endsWith('.cpuprofile'))
     .sort()
     .at(-1)!;
-  summarize(
-    JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as {
-      nodes: ProfileNode[];
-      startTime: number;
-      endTime: number;
-      samples: number[];
-    },
-    requests,
-  );
-  console.log(`\nprofile: ${join(profileDir, file)}`);
+  const path = join(profileDir, file);
+  // Start-up, the seeding and the warm-up are in the profile too: only the measured run's samples are kept.
+  const profile = measuredWindow(JSON.parse(readFileSync(path, 'utf8')) as CpuProfile, seconds + SHUTDOWN_SLACK_SECONDS);
+  writeFileSync(path, JSON.stringify(profile));
+  summarize(profile, requests);
+  console.log(`\nprofile (the measured run's last ${seconds + SHUTDOWN_SLACK_SECONDS} s only): ${path}`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** The profile's last `seconds`: its samples, timings and hit counts; the frames are kept whole. */
+function measuredWindow(profile: CpuProfile, seconds: number): CpuProfile {
+  const from = profile.endTime - seconds * 1e6;
+  let at = profile.startTime;
+  const times = profile.timeDeltas.map((delta) => (at += delta));
+  const first = Math.max(
+    0,
+    times.findIndex((time) => time >= from),
+  );
+  const samples = profile.samples.slice(first);
+  const hits = new Map<number, number>();
+  for (const id of samples) hits.set(id, (hits.get(id) ?? 0) + 1);
+  return {
+    ...profile,
+    nodes: profile.nodes.map((node) => ({ ...node, hitCount: hits.get(node.id) ?? 0 })),
+    startTime: times[first] ?? profile.startTime,
+    samples,
+    timeDeltas: [0, ...profile.timeDeltas.slice(first + 1)],
+  };
 }
 
 /** Where a frame's code lives, coarsely: the service's own files, a package, or Node itself. */
@@ -128,7 +156,7 @@ function area(url: string, name: string): string {
   return url;
 }
 
-function summarize(profile: { nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[] }, requests: number): void {
+function summarize(profile: CpuProfile, requests: number): void {
   const sampleMicros = (profile.endTime - profile.startTime) / profile.samples.length;
   const busy = profile.nodes.filter((n) => n.callFrame.functionName !== '(idle)').reduce((t, n) => t + n.hitCount, 0);
   const byFunction = new Map<string, number>();

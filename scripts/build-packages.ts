@@ -6,7 +6,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Where the compiled server lives: the package's files are copied from here, never compiled again. */
 const BUILT_SRC = join(ROOT, 'dist', 'src');
-/** The package a dashboard project installs: its package.json and README are checked in, its dist/ is built here. */
+/** The package a dashboard project installs: its package.json and README are checked in, its dist/ and LICENSE are built here. */
 export const DASHBOARD_PACKAGE = join(ROOT, 'packages', 'dashboard');
 
 /** Every module specifier a file names: static imports and re-exports, `import()` with a literal, `import type`. */
@@ -64,6 +64,8 @@ export function buildDashboardPackage(out: string = DASHBOARD_PACKAGE): string[]
     else cpSync(join(BUILT_SRC, file), target);
   }
   if (out !== DASHBOARD_PACKAGE) for (const file of ['package.json', 'README.md']) cpSync(join(DASHBOARD_PACKAGE, file), join(out, file));
+  // The repository's license, one copy checked in: npm packs a package's LICENSE with it.
+  cpSync(join(ROOT, 'LICENSE'), join(out, 'LICENSE'));
   return files.map((file) => `dist/${file}`);
 }
 

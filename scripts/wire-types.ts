@@ -8,8 +8,8 @@ export const WIRE_TYPES_FILE = `${ROOT}src/client/wire-types.ts`;
 
 /**
  * What the typed client names of the server, by the file that defines it (under src/): the route schemas' types
- * (a schema exported as a value only is taken as its `Static<typeof …>`), the data-source domain types the client
- * answers with, and the error codes. Written into src/client/wire-types.ts as plain TypeScript, so the client's
+ * (a schema exported as a value only is taken as its `Static<typeof …>`), the data-source domain type the client
+ * takes for an update, and the error codes. Written into src/client/wire-types.ts as plain TypeScript, so the client's
  * declarations reach neither TypeBox nor the server's files; test/client/wire-types.test.ts holds each to its
  * source at compile time.
  */
@@ -46,10 +46,13 @@ export const WIRE_TYPES: Readonly<Record<string, readonly string[]>> = {
     'DataSourceResponse',
     'DataSourcesResponse',
   ],
-  'data-sources/data-source.ts': ['DataSourceView', 'DataSourceCredentials'],
   'data-sources/data-source-service.ts': ['DataSourceUpdate'],
-  'data-sources/connection-check.ts': ['ConnectionCheckResult'],
-  'metabase/http/metabase-schemas.ts': ['MetabaseSettingsResponse', 'MintMetabaseTokenBody', 'MintMetabaseTokenResponse'],
+  'metabase/http/metabase-schemas.ts': [
+    'MetabaseSettingsResponse',
+    'MintMetabaseTokenBody',
+    'MintMetabaseTokenResponse',
+    'PutMetabaseBody',
+  ],
   'customers/http/customer-schemas.ts': [
     'CreateCustomerBody',
     'CreateCustomerResponse',
@@ -58,6 +61,8 @@ export const WIRE_TYPES: Readonly<Record<string, readonly string[]>> = {
     'CustomersV2Response',
     'GenerateJwtBody',
     'GenerateJwtResponse',
+    'ListCustomersQuery',
+    'ListCustomersV2Query',
     'UpdateCustomerBody',
   ],
   'group-tags/http/group-tag-schemas.ts': ['GroupTagResponse', 'GroupTagsResponse'],

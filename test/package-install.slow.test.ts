@@ -46,7 +46,7 @@ describe('the package, installed from its tarball in another project', () => {
   after(() => scratch.remove());
 
   it(
-    'packs only what runs (dist/src, docs, README), and a dashboard project imports user-group-service/client and /embed',
+    'packs only what runs (dist/src, docs, README, LICENSE), and a dashboard project imports user-group-service/client and /embed',
     { timeout: 300_000 },
     async (t) => {
       const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch.path], {
@@ -55,7 +55,7 @@ describe('the package, installed from its tarball in another project', () => {
       });
       const [{ filename, files, size }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[]; size: number }];
       t.diagnostic(`tarball: ${filename}, ${size} bytes, ${files.length} files`);
-      const outside = files.map((f) => f.path).filter((path) => !/^(dist\/src\/|docs\/|README\.md$|package\.json$)/.test(path));
+      const outside = files.map((f) => f.path).filter((path) => !/^(dist\/src\/|docs\/|README\.md$|LICENSE$|package\.json$)/.test(path));
       assert.deepEqual(outside, [], 'the tarball carries files no installation runs');
       const devOnly = files.map((f) => f.path).filter((path) => /(^|\/)(test|bench|scripts|examples)\//.test(path));
       assert.deepEqual(devOnly, [], 'the tarball carries tests, benchmarks, scripts or examples');

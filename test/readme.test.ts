@@ -6,27 +6,32 @@ import { describe, it } from 'node:test';
 import { effectiveConfig } from '../src/platform/config.js';
 import { MintBody } from '../src/embed-sessions/http/embed-schemas.js';
 import { ERROR_STATUS } from '../src/platform/http/error-status.js';
-import { readmeWithSettings } from '../scripts/docs/settings-table.js';
+import { pageWithSettings } from '../scripts/docs/settings-table.js';
 
-/** README claims that drift silently when code changes: the settings it lists and the statuses it names. */
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const embedding = readFileSync(new URL('../../docs/embedding.md', import.meta.url), 'utf8');
+/**
+ * README and docs claims that drift silently when code changes: the settings listed, the statuses named, the links,
+ * the layout drawn. README is the guide; the reference it links to is in docs/ (settings.md, reference.md, layout.md).
+ */
+const page = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const readme = page('README.md');
+const embedding = page('docs/embedding.md');
 
-/** The text of the README section under `heading` (up to the next heading of the same or a higher level). */
-function section(heading: string): string {
-  const start = readme.indexOf(`\n${heading}\n`);
-  assert.ok(start >= 0, `README has no "${heading}" section`);
+/** The text of `file`'s section under `heading` (up to the next heading of the same or a higher level). */
+function section(heading: string, file = 'README.md'): string {
+  const text = page(file);
+  const start = text.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `${file} has no "${heading}" section`);
   const level = heading.split(' ')[0]!;
-  const rest = readme.slice(start + heading.length + 2);
+  const rest = text.slice(start + heading.length + 2);
   const end = rest.search(new RegExp(`\\n#{1,${level.length}} `));
   return end < 0 ? rest : rest.slice(0, end);
 }
 
 describe('README', () => {
-  it('lists every setting config.ts reads, in the settings table', () => {
-    const table = section('## Running it');
+  it('lists every setting config.ts reads, in the settings table of docs/settings.md', () => {
+    const table = page('docs/settings.md');
     for (const { name } of effectiveConfig({}))
-      assert.match(table, new RegExp(`\\| \`${name}\` \\|`), `${name} is not in README's settings table`);
+      assert.match(table, new RegExp(`\\| \`${name}\` \\|`), `${name} is not in docs/settings.md's table`);
   });
 
   it('holds no merge conflict marker, nor does any page under docs/ (Prettier and the build read only the code)', () => {
@@ -47,12 +52,13 @@ describe('README', () => {
     assert.deepEqual(missing, [], 'cited in README or docs/, but no such file');
   });
 
-  it('has the settings table `npm run docs` generates from config.ts (run it after changing a setting)', () => {
-    assert.equal(readme, readmeWithSettings(readme));
+  it('has in docs/settings.md the table `npm run docs` generates from config.ts (run it after changing a setting)', () => {
+    const settings = page('docs/settings.md');
+    assert.equal(settings, pageWithSettings(settings));
   });
 
-  it('names every status code the service answers, with its error code', () => {
-    const errors = section('### Errors');
+  it('names every status code the service answers, with its error code (docs/reference.md, Errors)', () => {
+    const errors = section('### Errors', 'docs/reference.md');
     for (const [code, status] of Object.entries(ERROR_STATUS))
       assert.match(errors, new RegExp(`${status} \`${code}\``), `${status} ${code} is not in README's errors`);
   });
@@ -71,19 +77,69 @@ describe('README', () => {
     );
   });
 
-  it('links only to files inside the repository (or to the web), never outside it', () => {
-    for (const [, target] of readme.matchAll(/\]\(([^)]+)\)/g)) {
-      if (/^(https?:|#)/.test(target!)) continue;
-      assert.ok(!target!.startsWith('..') && !target!.startsWith('/'), `README links outside the repository: ${target}`);
-      assert.doesNotThrow(
-        () => readFileSync(new URL(`../../${target!.split('#')[0]}`, import.meta.url)),
-        `README links to a missing file: ${target}`,
-      );
+  it('links only to files inside the repository (or to the web), never outside it, from README, CHANGELOG and docs/', () => {
+    const root = new URL('../../', import.meta.url);
+    const docs = readdirSync(new URL('docs/', root), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md'));
+    for (const file of ['README.md', 'CHANGELOG.md', ...docs.map((name) => `docs/${name}`)]) {
+      const here = new URL(file, root);
+      for (const [, target] of page(file).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?:|mailto:|#)/.test(target!)) continue;
+        const linked = new URL(target!.split('#')[0]!, here);
+        assert.ok(linked.href.startsWith(root.href), `${file} links outside the repository: ${target}`);
+        assert.ok(existsSync(linked), `${file} links to a missing file: ${target}`);
+      }
     }
   });
 
-  it('draws src/ as it is in Layout: every folder of src/ and its adapter subfolders, and no folder that is not there', async () => {
-    const tree = section('## Layout');
+  it('links to sections that exist: README, CHANGELOG and docs/ pages, each #anchor to a heading of its page', () => {
+    const root = new URL('../../', import.meta.url);
+    const slug = (heading: string) =>
+      heading
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-');
+    const anchorsOf = (url: URL) =>
+      new Set([...readFileSync(url, 'utf8').matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!.replace(/`/g, ''))));
+    const docs = readdirSync(new URL('docs/', root), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.md'));
+    for (const file of ['README.md', 'CHANGELOG.md', ...docs.map((name) => `docs/${name}`)]) {
+      const here = new URL(file, root);
+      for (const [, target] of page(file).matchAll(/\]\(([^)\s]*#[^)\s]+)\)/g)) {
+        if (/^https?:/.test(target!)) continue;
+        const [path, anchor] = target!.split('#') as [string, string];
+        const linked = path === '' ? here : new URL(path, here);
+        if (!linked.pathname.endsWith('.md')) continue;
+        assert.ok(anchorsOf(linked).has(anchor), `${file} links to #${anchor}, which ${path || file} has no heading for`);
+      }
+    }
+  });
+
+  it('says the project is licensed under Apache-2.0: LICENSE holds the license, package.json names it, README says so', () => {
+    const license = page('LICENSE');
+    assert.match(license, /^\s*Apache License\n\s*Version 2\.0, January 2004\n/);
+    assert.match(license, /END OF TERMS AND CONDITIONS/);
+    assert.equal((JSON.parse(page('package.json')) as { license: string }).license, 'Apache-2.0');
+    assert.equal((JSON.parse(page('packages/dashboard/package.json')) as { license: string }).license, 'Apache-2.0');
+    assert.match(section('## License'), /\[Apache License 2\.0\]\(LICENSE\)/);
+  });
+
+  it('opens with what it is, what you bring and what it gives, and the flow drawn, before the Quick start', () => {
+    const opening = readme.slice(0, readme.indexOf('\n## Quick start\n'));
+    for (const said of [
+      /tenant and session service of an embedded-analytics setup/,
+      /You bring the dashboards/,
+      /\*\*embed sessions\*\*/,
+      /self-hosted/,
+    ])
+      assert.match(opening, said);
+    assert.match(
+      opening,
+      /```text\n[\s\S]*your backend[\s\S]*user group service[\s\S]*browser[\s\S]*dashboard layer[\s\S]*your databases[\s\S]*```/,
+    );
+    assert.ok(readme.split('\n').length < 250, 'README stays a guide: the reference is in docs/');
+  });
+
+  it('draws src/ as it is in docs/layout.md: every folder of src/ and its adapter subfolders, and no folder that is not there', async () => {
+    const tree = page('docs/layout.md');
     const src = fileURLToPath(new URL('../../src/', import.meta.url));
     const drawn = new Set([...tree.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((m) => m[1]!));
     // Folders git tracks: a checkout keeps no empty one, a working tree may.

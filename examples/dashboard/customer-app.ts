@@ -129,9 +129,9 @@ ${viewerControls(group)}
     const group = url.searchParams.get('group');
     const back = group ? `<p><a href="/?group=${encodeURIComponent(group)}">Back to ${escapeHtml(group)}</a></p>` : '';
     try {
-      const { revokedAt } = await endViewerSessions(options.serviceUrl, options.apiKey, viewer);
+      const { revoked_at } = await endViewerSessions(options.serviceUrl, options.apiKey, viewer);
       const body = `<h1>Ended ${escapeHtml(viewer)}’s sessions</h1>
-<p role="status">Every session of viewer ${escapeHtml(viewer)} minted up to ${escapeHtml(revokedAt)} has ended, in every group: an open
+<p role="status">Every session of viewer ${escapeHtml(viewer)} minted up to ${escapeHtml(revoked_at)} has ended, in every group: an open
 dashboard of theirs says so within seconds. A session started now works again.</p>
 ${back}`;
       sendPage(res, 200, htmlPage(`Ended: ${viewer}`, body), csp());

@@ -1,4 +1,4 @@
-import { UserGroupClient } from 'user-group-service/client';
+import { UserGroupClient, type ViewerRevocation } from 'user-group-service/client';
 
 /**
  * The people of the customer app, as its own user directory would hold them:
@@ -20,6 +20,6 @@ export function isDemoViewer(id: string): boolean {
  * client: every session of the viewer ends, in every group of the key's
  * environment. Failures throw UserGroupServiceError.
  */
-export function endViewerSessions(serviceUrl: string, apiKey: string, viewerId: string): Promise<{ viewerId: string; revokedAt: string }> {
+export function endViewerSessions(serviceUrl: string, apiKey: string, viewerId: string): Promise<ViewerRevocation> {
   return new UserGroupClient({ baseUrl: serviceUrl, apiKey, retries: 0 }).revokeViewerSessions(viewerId);
 }

@@ -144,6 +144,16 @@ export class ApiKeyService {
     return principal;
   }
 
+  /**
+   * The principal of a presented key that is cached, current and whose use is not due to be recorded: the hot path's
+   * answer with no promise to make; undefined sends the caller to `authenticate`, which decides everything else.
+   */
+  cachedPrincipal(presentedKey: string): Principal | undefined {
+    const now = this.now().getTime();
+    const cached = this.unexpired(presentedKey, now);
+    return cached && !this.useToRecord(cached.keyId, now) ? cached : undefined;
+  }
+
   /** The stored key with this hash, compared again in constant time; null when there is none. */
   private async recordOf(hash: Buffer): Promise<ApiKeyRecord | null> {
     const record = await this.store.findApiKeyByHash(hash);

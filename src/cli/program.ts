@@ -44,7 +44,7 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
     .name(commandName(argv[1]))
     .version(packageManifest().version, '-V, --version', 'print the version')
     .description(
-      'User group service: ugs in its checkout, user-group-service anywhere (npx --prefix CHECKOUT user-group-service). Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (see the README).',
+      'User group service: ugs in its checkout, user-group-service anywhere (npx --prefix CHECKOUT user-group-service). Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (ugs config lists them all; docs/settings.md).',
     )
     // A usage error is commander's one line naming what is wrong, then a pointer to the help: the whole help after
     // it buried that line (`ugs viewers list` without --group printed 17 lines, the error first; issue 43).

@@ -1,73 +1,64 @@
 import type {
   CheckResponse,
-  ConnectionCheckResult,
   CreateDataSourceBody,
   CredentialsResponse,
-  DataSourceCredentials as Credentials,
   DataSourceDetailResponse,
   DataSourceResponse,
   DataSourcesResponse,
   DataSourceUpdate,
-  DataSourceView,
 } from './wire-types.js';
 import { pathSegment } from '../platform/http/path-segment.js';
 import type { WireRequest } from './transport.js';
 
-/** A data source as the service shows it: where it connects and whether a password is set, never the password. */
-export type DataSource = DataSourceView;
-/** One data source as `get` reads it: with the groups whose own mapping names it (the first 20, and how many in all). */
-export type DataSourceWithGroups = DataSource & { mappedGroups: { total: number; userGroupIds: string[] } };
-export interface DataSourcePage {
-  dataSources: DataSource[];
-  /** Pass as `after` for the next page; null on the last. */
-  nextCursor: string | null;
-}
+/** A data source as the service shows it: where it connects and whether a password is set (`password_set`), never the password. */
+export type DataSource = DataSourceResponse['data_source'];
+/** One data source as `get` reads it: with `mapped_groups`, the groups whose own mapping names it (the first 20, and how many in all). */
+export type DataSourceWithGroups = DataSourceDetailResponse['data_source'];
+/** One page of data sources; `next_cursor` (pass it as `after`) is null on the last. */
+export type DataSourcePage = Omit<DataSourcesResponse, 'success'>;
 /** What `create` takes: `kind` is "postgresql" when absent; `connection.port` 5432, `ssl` `{ mode: "disable" }`. */
 export type DataSourceRequest = Omit<CreateDataSourceBody, 'kind'> & { kind?: CreateDataSourceBody['kind'] };
 /** What `update` takes: only what changes (a kind never does); `connection.password: null` removes the password, `ssl.ca: null` the CA. */
 // The domain's type, not the wire's: UpdateDataSourceBody's static type marks host, database and user required, where its schema does not.
 export type DataSourceChanges = Omit<DataSourceUpdate, 'kind'>;
 /** What a connection check found, as categories (never the server's own text); a field is null when the check stopped before it. */
-export type DataSourceCheck = ConnectionCheckResult;
+export type DataSourceCheck = CheckResponse['check'];
 /** The connection with its password: what a `dashboard` key reads, to open a pool with. */
-export type DataSourceCredentials = Credentials;
+export type DataSourceCredentials = CredentialsResponse['data_source'];
 
 /** How the client sends one request: UserGroupClient's own, with its retries and errors. */
 export type SendRequest = <T>(method: WireRequest['method'], path: string, body?: unknown) => Promise<T>;
 
-type WireDataSource = DataSourceResponse['data_source'];
-
 /**
  * /api/data_sources, as `client.dataSources`: the databases group mappings name. Read-write keys write and check;
- * read-only keys list and get; only a `dashboard` key reads `credentials`. Answers are camelCase.
+ * read-only keys list and get; only a `dashboard` key reads `credentials`. Answers are the wire's, as every method's.
  */
 export class DataSourceClient {
   constructor(private readonly send: SendRequest) {}
 
-  /** GET /api/data_sources: one page of the environment's data sources, in id order; `after` is a nextCursor. */
+  /** GET /api/data_sources: one page of the environment's data sources, in id order; `after` is a next_cursor. */
   async list(options: { after?: string; limit?: number } = {}): Promise<DataSourcePage> {
     const query = new URLSearchParams();
     if (options.after !== undefined) query.set('after', options.after);
     if (options.limit !== undefined) query.set('limit', String(options.limit));
-    const answer = await this.send<DataSourcesResponse>('GET', `/api/data_sources?${query}`);
-    return { dataSources: answer.data_sources.map(fromWire), nextCursor: answer.next_cursor };
+    const { data_sources, next_cursor } = await this.send<DataSourcesResponse>('GET', `/api/data_sources?${query}`);
+    return { data_sources, next_cursor };
   }
 
   /** GET /api/data_sources/{id}: throws not_found when absent. */
   async get(id: string): Promise<DataSourceWithGroups> {
-    const { data_source: wire } = await this.send<DataSourceDetailResponse>('GET', path(id));
-    return { ...fromWire(wire), mappedGroups: { total: wire.mapped_groups.total, userGroupIds: wire.mapped_groups.user_group_ids } };
+    return (await this.send<DataSourceDetailResponse>('GET', path(id))).data_source;
   }
 
-  /** POST /api/data_sources: the password is sealed at rest and never answered (only `passwordSet`); conflict when the id is taken. */
+  /** POST /api/data_sources: the password is sealed at rest and never answered (only `password_set`); conflict when the id is taken. */
   async create(input: DataSourceRequest): Promise<DataSource> {
     const body = { ...input, kind: input.kind ?? 'postgresql' };
-    return fromWire((await this.send<DataSourceResponse>('POST', '/api/data_sources', body)).data_source);
+    return (await this.send<DataSourceResponse>('POST', '/api/data_sources', body)).data_source;
   }
 
   /** PUT /api/data_sources/{id}: changes only what is given; its version moves on when something changed. */
   async update(id: string, changes: DataSourceChanges): Promise<DataSource> {
-    return fromWire((await this.send<DataSourceResponse>('PUT', path(id), changes)).data_source);
+    return (await this.send<DataSourceResponse>('PUT', path(id), changes)).data_source;
   }
 
   /** DELETE /api/data_sources/{id}: conflict while a group's own mapping names it, unless `force` (those values then resolve to none). */
@@ -77,39 +68,15 @@ export class DataSourceClient {
 
   /** POST /api/data_sources/{id}/check: connects once with a short timeout; rate-limited per key (429 is retried as any). */
   async check(id: string): Promise<DataSourceCheck> {
-    const { check } = await this.send<CheckResponse>('POST', `${path(id)}/check`);
-    return {
-      reachable: check.reachable,
-      authenticated: check.authenticated,
-      serverVersion: check.server_version,
-      superuser: check.superuser,
-      bypassRls: check.bypass_rls,
-      tls: check.tls,
-      failure: check.failure,
-      durationMs: check.duration_ms,
-    };
+    return (await this.send<CheckResponse>('POST', `${path(id)}/check`)).check;
   }
 
   /** GET /api/data_sources/{id}/credentials: with the password; a `dashboard` key only (any other is forbidden). Keep it in memory. */
   async credentials(id: string): Promise<DataSourceCredentials> {
-    const { data_source: wire } = await this.send<CredentialsResponse>('GET', `${path(id)}/credentials`);
-    return { id: wire.id, environment: wire.api_environment_tag, kind: wire.kind, version: wire.version, connection: wire.connection };
+    return (await this.send<CredentialsResponse>('GET', `${path(id)}/credentials`)).data_source;
   }
 }
 
 function path(id: string): string {
   return `/api/data_sources/${pathSegment(id)}`;
-}
-
-function fromWire(wire: WireDataSource): DataSource {
-  return {
-    id: wire.id,
-    name: wire.name,
-    kind: wire.kind,
-    connection: wire.connection,
-    passwordSet: wire.password_set,
-    version: wire.version,
-    createdAt: wire.created_at,
-    updatedAt: wire.updated_at,
-  };
 }

@@ -2,6 +2,7 @@ export {
   UserGroupClient,
   type UserGroupClientOptions,
   type UserGroup,
+  type UserGroupOrNew,
   type UpdatedUserGroup,
   type RotatedUserGroup,
   type UserGroupItem,
@@ -36,14 +37,22 @@ export {
   type DataSourceCheck,
   type DataSourceCredentials,
 } from './data-source-client.js';
-export { MetabaseClient, type MetabaseSettings, type MetabaseTokenRequest, type MetabaseToken } from './metabase-client.js';
+export {
+  MetabaseClient,
+  type MetabaseSettings,
+  type MetabaseSettingsRequest,
+  type MetabaseTokenRequest,
+  type MetabaseToken,
+} from './metabase-client.js';
 export {
   CustomerClient,
   type Customer,
   type CustomerRequest,
   type CustomerChanges,
   type CustomerFilters,
+  type CustomerListOptions,
   type CustomerPage,
+  type CustomerOrNew,
   type CustomerJwtRequest,
 } from './customer-client.js';
 export { GroupTagClient, type GroupTag } from './group-tag-client.js';

@@ -1,41 +1,32 @@
-import type { MetabaseSettingsResponse, MintMetabaseTokenBody, MintMetabaseTokenResponse } from './wire-types.js';
+import type { MetabaseSettingsResponse, MintMetabaseTokenBody, MintMetabaseTokenResponse, PutMetabaseBody } from './wire-types.js';
 import type { SendRequest } from './data-source-client.js';
 
 const PATH = '/api/integrations/metabase';
 
-/** The environment's Metabase settings as the service shows them: never the secret key. */
-export interface MetabaseSettings {
-  siteUrl: string;
-  secretKeySet: true;
-  maxExpiresIn: number;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The environment's Metabase settings as the service shows them: never the secret key (only `secret_key_set`). */
+export type MetabaseSettings = MetabaseSettingsResponse['metabase'];
+/** What `configure` takes: the site, its embedding secret key, and optionally `max_expires_in`. */
+export type MetabaseSettingsRequest = PutMetabaseBody;
 /** What `mintEmbedToken` takes: the wire's body (params name where each locked parameter's value comes from). */
 export type MetabaseTokenRequest = MintMetabaseTokenBody;
 /** A signed Metabase static embedding token, the iframe URL that opens it, and the locked parameters as signed. */
-export type MetabaseToken = Omit<MintMetabaseTokenResponse['metabase_token'], 'expires_at'> & { expiresAt: string };
+export type MetabaseToken = MintMetabaseTokenResponse['metabase_token'];
 
 /**
  * /api/integrations/metabase, as `client.metabase`: Metabase static embedding. Read-write keys configure; read-only
- * keys read the settings; read-write and embed keys mint. Answers are camelCase.
+ * keys read the settings; read-write and embed keys mint. Arguments and answers are the wire's, as every method's.
  */
 export class MetabaseClient {
   constructor(private readonly send: SendRequest) {}
 
   /** PUT: sets (or replaces) the site and embedding secret key; the key is sealed and never returned. */
-  async configure(input: { siteUrl: string; secretKey: string; maxExpiresIn?: number }): Promise<MetabaseSettings> {
-    const body = {
-      site_url: input.siteUrl,
-      secret_key: input.secretKey,
-      ...(input.maxExpiresIn === undefined ? {} : { max_expires_in: input.maxExpiresIn }),
-    };
-    return fromWire(await this.send<MetabaseSettingsResponse>('PUT', PATH, body));
+  async configure(input: MetabaseSettingsRequest): Promise<MetabaseSettings> {
+    return (await this.send<MetabaseSettingsResponse>('PUT', PATH, input)).metabase;
   }
 
   /** GET: throws not_found when Metabase is not configured. */
   async get(): Promise<MetabaseSettings> {
-    return fromWire(await this.send<MetabaseSettingsResponse>('GET', PATH));
+    return (await this.send<MetabaseSettingsResponse>('GET', PATH)).metabase;
   }
 
   /** DELETE: no more mints; tokens already handed out live until they expire. */
@@ -45,18 +36,6 @@ export class MetabaseClient {
 
   /** POST /embed_tokens: a token for one dashboard or question, its locked parameters bound to the group. */
   async mintEmbedToken(request: MetabaseTokenRequest): Promise<MetabaseToken> {
-    const { metabase_token: wire } = await this.send<MintMetabaseTokenResponse>('POST', `${PATH}/embed_tokens`, request);
-    const { expires_at, ...rest } = wire;
-    return { ...rest, expiresAt: expires_at };
+    return (await this.send<MintMetabaseTokenResponse>('POST', `${PATH}/embed_tokens`, request)).metabase_token;
   }
-}
-
-function fromWire({ metabase: wire }: MetabaseSettingsResponse): MetabaseSettings {
-  return {
-    siteUrl: wire.site_url,
-    secretKeySet: wire.secret_key_set,
-    maxExpiresIn: wire.max_expires_in,
-    createdAt: wire.created_at,
-    updatedAt: wire.updated_at,
-  };
 }

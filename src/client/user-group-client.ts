@@ -47,6 +47,8 @@ export interface UserGroupClientOptions {
 }
 
 export type UserGroup = GetOrCreateResponse['user_group'];
+/** What `getOrCreate` answers: the group, and whether this call created it. */
+export type UserGroupOrNew = Omit<GetOrCreateResponse, 'success'>;
 export type UpdatedUserGroup = UpdateResponse['user_group'];
 export type RotatedUserGroup = RotateResponse['user_group'];
 export type { UserGroupItem };
@@ -62,46 +64,23 @@ export type EmbedSessionRequest = MintBody;
 export type EmbedIntrospection = IntrospectResponse;
 /** One page of the revocation feed; an entry with `viewer_id` (and `user_group_id` null) ended that viewer's sessions in every group. */
 export type EmbedRevocationPage = Omit<RevocationsResponse, 'success'>;
-/** What `revokeViewerSessions` answers: every session of the viewer minted up to `revokedAt`'s second ended. */
-export interface ViewerRevocation {
-  viewerId: string;
-  revokedAt: string;
-}
+/** What `revokeViewerSessions` answers: every session of the viewer minted up to `revoked_at`'s second ended. */
+export type ViewerRevocation = Omit<RevokeViewerResponse, 'success'>;
+/** One page of a group's viewers; `next_cursor` (pass it as `after`) is null on the last. */
+export type GroupViewerPage = Omit<GroupViewersResponse, 'success'>;
 /** A viewer seen in a group's sessions: when first and last, and how many sessions named them there. */
-export interface GroupViewer {
-  viewerId: string;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  sessions: number;
-}
-export interface GroupViewerPage {
-  viewers: GroupViewer[];
-  /** Pass as `after` for the next page; null on the last. */
-  nextCursor: string | null;
-}
+export type GroupViewer = GroupViewerPage['viewers'][number];
 /** One bucket of a group's usage: its first instant (UTC), sessions minted, tokens renewed, distinct viewers. */
 export type UsageBucket = GroupUsageResponse['usage'][number];
-/** Where a usage range starts and ends (RFC 3339 text or a Date; defaults: the last 30 days) and how it is cut. */
+/** Where a usage range starts and ends (RFC 3339 text or a Date; defaults: the last 30 UTC days, today's included). */
 export interface UsageRangeOptions {
   from?: string | Date;
   to?: string | Date;
 }
-/** A group's totals over a range, as `topUsage` ranks them. */
-export interface GroupUsageTotals {
-  userGroupId: string;
-  name: string;
-  sessions: number;
-  renewals: number;
-  viewers: number;
-  /** The group's latest mint, within the service's retention; null when none is kept. */
-  lastSessionAt: string | null;
-}
-export interface TopUsage {
-  /** The range counted, rounded out to whole UTC hours. */
-  from: string;
-  to: string;
-  groups: GroupUsageTotals[];
-}
+/** What `topUsage` answers: the range counted (`from`, `to`: whole UTC hours) and the groups ranked in it. */
+export type TopUsage = Omit<TopUsageResponse, 'success'>;
+/** A group's totals over a range, as `topUsage` ranks them; `last_session_at` is null when no mint is kept. */
+export type GroupUsageTotals = TopUsage['groups'][number];
 /** One event of the outbox: `id` (what a consumer deduplicates on), `type`, `timestamp`, `data`. */
 export type ServiceEvent = EventItem;
 export type EventPage = Omit<EventsResponse, 'success'>;
@@ -115,9 +94,10 @@ export type WebhookDeliveryPage = Omit<DeliveriesResponse, 'success'>;
 const RETRYABLE = new Set([429, 503]);
 
 /**
- * Typed client for the user group service. Types are the service's own wire
- * schemas, written out in ./wire-types.ts; failures throw UserGroupServiceError
- * with status and code.
+ * Typed client for the user group service. Every method takes and answers the wire's own names (snake_case, as
+ * curl and the API reference show them): its answer is the body without `success`, or the one object the body
+ * wraps (`user_group`, `embed_session`, …). Types are the service's wire schemas, written out in ./wire-types.ts;
+ * failures throw UserGroupServiceError with status and code.
  */
 export class UserGroupClient {
   private readonly baseUrl: string;
@@ -146,12 +126,12 @@ export class UserGroupClient {
     this.groupTags = new GroupTagClient((method, path, body) => this.call(method, path, body));
   }
 
-  /** GET /api/user: the group for this id, created when missing (then `name` is required). */
-  async getOrCreate(input: GetOrCreateBody): Promise<{ created: boolean; userGroup: UserGroup }> {
-    const answer = this.sendsGetBodies
+  /** GET /api/user: the group for this id, created when missing (then `name` is required); `new_user_group` says which. */
+  async getOrCreate(input: GetOrCreateBody): Promise<UserGroupOrNew> {
+    const { new_user_group, user_group } = this.sendsGetBodies
       ? await this.call<GetOrCreateResponse>('GET', '/api/user', input)
       : await this.call<GetOrCreateResponse>('GET', `/api/user?${getOrCreateQuery(input)}`);
-    return { created: answer.new_user_group, userGroup: answer.user_group };
+    return { new_user_group, user_group };
   }
 
   /** PUT /api/user: replaces the given fields; `properties: null` clears them. */
@@ -238,29 +218,22 @@ export class UserGroupClient {
   /** DELETE /api/viewers/{id}/sessions: ends every session of the viewer in every group of the key's environment; resolves once sessions
    * minted from then on work. */
   async revokeViewerSessions(viewerId: string): Promise<ViewerRevocation> {
-    const answer = await this.call<RevokeViewerResponse>('DELETE', `/api/viewers/${pathSegment(viewerId)}/sessions`);
-    return { viewerId: answer.viewer_id, revokedAt: answer.revoked_at };
+    const { viewer_id, revoked_at } = await this.call<RevokeViewerResponse>('DELETE', `/api/viewers/${pathSegment(viewerId)}/sessions`);
+    return { viewer_id, revoked_at };
   }
 
   /** GET /api/user_groups/{id}/viewers: one page of the group's viewers, most recently seen first; the counts lag the mints by up to
    * the service's activity flush interval (5 s by default). */
   async listViewers(userGroupId: string, options: { after?: string; limit?: number } = {}): Promise<GroupViewerPage> {
-    const answer = await this.call<GroupViewersResponse>(
+    const { viewers, next_cursor } = await this.call<GroupViewersResponse>(
       'GET',
       `/api/user_groups/${pathSegment(userGroupId)}/viewers?${pageQuery(options)}`,
     );
-    return {
-      viewers: answer.viewers.map((v) => ({
-        viewerId: v.viewer_id,
-        firstSeenAt: v.first_seen_at,
-        lastSeenAt: v.last_seen_at,
-        sessions: v.sessions,
-      })),
-      nextCursor: answer.next_cursor,
-    };
+    return { viewers, next_cursor };
   }
 
-  /** GET /api/user_groups/{id}/usage: every UTC hour or day bucket of the range (default: the last 30 days, per day), zeros included;
+  /** GET /api/user_groups/{id}/usage: every UTC hour or day bucket of the range (default: the last 30 UTC days, today's included,
+   * per day: 30 buckets), zeros included;
    * the counts lag the sessions by up to the service's activity flush interval (5 s by default). */
   async groupUsage(userGroupId: string, options: UsageRangeOptions & { granularity?: 'hour' | 'day' } = {}): Promise<UsageBucket[]> {
     const query = rangeQuery(options);
@@ -268,24 +241,14 @@ export class UserGroupClient {
     return (await this.call<GroupUsageResponse>('GET', `/api/user_groups/${pathSegment(userGroupId)}/usage?${query}`)).usage;
   }
 
-  /** GET /api/usage: the environment's groups with the most sessions in the range (default: the last 30 days), at most `limit` (1 to 100,
+  /** GET /api/usage: the environment's groups with the most sessions in the range (default: the last 30 UTC days, today's included), at
+   * most `limit` (1 to 100,
    * default 10). */
   async topUsage(options: UsageRangeOptions & { limit?: number } = {}): Promise<TopUsage> {
     const query = rangeQuery(options);
     if (options.limit !== undefined) query.set('limit', String(options.limit));
-    const answer = await this.call<TopUsageResponse>('GET', `/api/usage?${query}`);
-    return {
-      from: answer.from,
-      to: answer.to,
-      groups: answer.groups.map((g) => ({
-        userGroupId: g.user_group_id,
-        name: g.name,
-        sessions: g.sessions,
-        renewals: g.renewals,
-        viewers: g.viewers,
-        lastSessionAt: g.last_session_at,
-      })),
-    };
+    const { from, to, groups } = await this.call<TopUsageResponse>('GET', `/api/usage?${query}`);
+    return { from, to, groups };
   }
 
   /** GET /api/events: the environment's events after `after` (a next_cursor; omitted: the oldest kept), in commit order. */

@@ -718,42 +718,6 @@ export type DataSourcesResponse = {
     password_set: boolean;
   }[];
 };
-export type DataSourceView = {
-  id: string;
-  name: string;
-  kind: 'postgresql';
-  connection: {
-    host: string;
-    port: number;
-    database: string;
-    user: string;
-    ssl: {
-      mode: 'disable' | 'require' | 'verify-ca' | 'verify-full';
-      ca?: string | undefined;
-    };
-  };
-  passwordSet: boolean;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-};
-export type DataSourceCredentials = {
-  environment: 'Customer' | 'Testing';
-  id: string;
-  kind: 'postgresql';
-  version: number;
-  connection: {
-    host: string;
-    port: number;
-    database: string;
-    user: string;
-    ssl: {
-      mode: 'disable' | 'require' | 'verify-ca' | 'verify-full';
-      ca?: string | undefined;
-    };
-    password: string | null;
-  };
-};
 export type DataSourceUpdate = {
   name?: string | undefined;
   kind?: 'postgresql' | undefined;
@@ -772,25 +736,6 @@ export type DataSourceUpdate = {
           | undefined;
       }
     | undefined;
-};
-export type ConnectionCheckResult = {
-  reachable: boolean;
-  authenticated: boolean;
-  serverVersion: string | null;
-  superuser: boolean | null;
-  bypassRls: boolean | null;
-  tls: boolean | null;
-  failure:
-    | 'address_refused'
-    | 'host_not_found'
-    | 'connection_refused'
-    | 'timeout'
-    | 'tls_failed'
-    | 'authentication_failed'
-    | 'database_not_found'
-    | 'unexpected_response'
-    | null;
-  durationMs: number;
 };
 export type MetabaseSettingsResponse = {
   success: 1;
@@ -837,6 +782,11 @@ export type MintMetabaseTokenResponse = {
       question?: string | number | undefined;
     };
   };
+};
+export type PutMetabaseBody = {
+  max_expires_in?: number | undefined;
+  site_url: string;
+  secret_key: string;
 };
 export type CreateCustomerBody = {
   properties?:
@@ -978,6 +928,17 @@ export type GenerateJwtBody = {
 export type GenerateJwtResponse = {
   success: 1;
   jwt: string;
+};
+export type ListCustomersQuery = {
+  hierarchy_level_name?: string | undefined;
+  parent_provided_id?: string | undefined;
+};
+export type ListCustomersV2Query = {
+  hierarchy_level_name?: string | undefined;
+  parent_provided_id?: string | undefined;
+  page?: number | undefined;
+  page_size?: number | undefined;
+  pageSize?: number | undefined;
 };
 export type UpdateCustomerBody = {
   properties?:

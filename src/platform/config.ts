@@ -48,7 +48,7 @@ const ConfigSchema = Type.Object({
     maximum: 256,
     default: 1,
     description:
-      'HTTP worker processes sharing the port (node:cluster); set it to the number of cores to use them all (see the README, One process per core).',
+      'HTTP worker processes sharing the port (node:cluster); set it to the number of cores to use them all (see docs/operations.md, One process per core).',
   }),
   UGS_SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'How long shutdown waits for in-flight requests.' }),
   UGS_ACTIVITY_FLUSH_MS: Type.Integer({
@@ -62,7 +62,7 @@ const ConfigSchema = Type.Object({
     minimum: 0,
     default: 1000,
     description:
-      "How long a verified API key may be reused without a store lookup. A revocation anywhere ends the reuse at once (see the README, Revoking a key); this bounds it only if PostgreSQL's revocation notifications silently stop arriving. `0` = look up every request.",
+      "How long a verified API key may be reused without a store lookup. A revocation anywhere ends the reuse at once (see docs/operations.md, Revoking a key); this bounds it only if PostgreSQL's revocation notifications silently stop arriving. `0` = look up every request.",
   }),
   UGS_RATE_LIMIT_PER_KEY_PER_MINUTE: Type.Integer({
     minimum: 0,
@@ -234,7 +234,7 @@ export function defaultDataDir(): string {
   return join(packageRoot(), 'data');
 }
 
-/** Defaults that depend on where the service is installed: `ugs config` shows them, the README's table describes them. */
+/** Defaults that depend on where the service is installed: `ugs config` shows them, docs/settings.md's table describes them. */
 const COMPUTED_DEFAULTS: Record<string, () => string> = { UGS_DATA_DIR: defaultDataDir };
 
 /** The default a setting's documentation names: its schema's, or unset for the computed ones (their description says what). */
@@ -279,7 +279,7 @@ export interface Config {
   webhooks: WebhookConfig;
 }
 
-/** Protections against slow and abusive clients; every field has a documented default (README). */
+/** Protections against slow and abusive clients; every field has a documented default (docs/settings.md). */
 export interface HttpLimits {
   /** Requests per API key per minute on /api routes; 0 turns the limit off (the default). */
   requestsPerKeyPerMinute: number;

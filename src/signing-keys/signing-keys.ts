@@ -54,6 +54,7 @@ export class SigningKeys {
   private readonly now: () => Date;
   private keys: SigningKeyRecord[] = [];
   private readonly privateKeys = new Map<string, KeyObject>();
+  private activeKept: { keys: SigningKeyRecord[]; phase: SigningKeyPhase; from: number; until: number } | undefined;
   private readonly publicKeys = new Map<string, KeyObject>();
 
   constructor(private readonly deps: SigningKeysDeps) {
@@ -91,7 +92,7 @@ export class SigningKeys {
 
   /** The key that signs now. */
   active(): ActiveSigningKey {
-    const phase = this.timeline().find((p) => p.state === 'active');
+    const phase = this.activePhase();
     if (!phase)
       throw new ServiceError('unavailable', `No ${this.deps.environment} embed signing key is active yet; retry shortly.`, {
         retryAfterSeconds: 5,
@@ -103,6 +104,24 @@ export class SigningKeys {
       this.privateKeys.set(kid, privateKey);
     }
     return { kid, algorithm, privateKey };
+  }
+
+  /**
+   * The phase of the key that signs now. Kept between calls for as long as it stays the one (from its activation to
+   * the next key's, with the same key list): every mint asks, and the timeline costs a sort and a date per key.
+   */
+  private activePhase(): SigningKeyPhase | undefined {
+    const now = this.now().getTime();
+    const kept = this.activeKept;
+    if (kept && kept.keys === this.keys && now >= kept.from && now < kept.until) return kept.phase;
+    const phase = this.timeline().find((p) => p.state === 'active');
+    this.activeKept = phase && {
+      keys: this.keys,
+      phase,
+      from: Date.parse(phase.key.activatesAt),
+      until: phase.signsUntil === null ? Infinity : Date.parse(phase.signsUntil),
+    };
+    return phase;
   }
 
   /** The active key's algorithm, without opening its private key; undefined while none is active. */

@@ -31,8 +31,8 @@ export interface RankedGroupSeries {
   days: UsageBucket[];
 }
 
-/** The console's charts cover this many days. */
-const CHART_DAYS = 30;
+/** The console's charts cover "the last days" as the API's default range and `ugs usage` do. */
+const CHART_DAYS: number = USAGE_LIMITS.rangeDefaultDays;
 
 /**
  * Usage: the sessions minted and renewed and the distinct viewers, per group

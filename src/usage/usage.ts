@@ -11,7 +11,10 @@ const BUCKET_MS: Record<Granularity, number> = { hour: HOUR_MS, day: DAY_MS };
 export const USAGE_LIMITS = {
   /** The longest range one answer covers (GET .../usage, GET /api/usage). */
   rangeMaxDays: 90,
-  /** A range's length when `from` is left out. */
+  /**
+   * What "the last days" means when nobody says how many: the API's range when `from` is left out, the console's
+   * charts and `ugs usage` (see lastDays).
+   */
   rangeDefaultDays: 30,
   /** How many groups GET /api/usage ranks. */
   topDefault: 10,
@@ -73,16 +76,40 @@ function instant(name: 'from' | 'to', text: string): number {
   return at;
 }
 
+/** The end of the bucket that holds `at`: the range through it holds `at`, even on a bucket's first instant. */
+function endOfBucketHolding(at: number, granularity: Granularity): number {
+  const size = BUCKET_MS[granularity];
+  return (Math.floor(at / size) + 1) * size;
+}
+
+/** The first instant of the last `days` UTC days up to and including the one holding `at`. */
+function startOfLastDays(days: number, at: number): number {
+  return (Math.floor(at / DAY_MS) - (days - 1)) * DAY_MS;
+}
+
 /**
- * The range a query names: `to` defaults to now and `from` to 30 days before
- * `to`; at most 90 days, `from` before `to`. Cut into the granularity's UTC
- * buckets: the first is the one holding `from`, the last the one holding the
- * instant before `to`.
+ * "The last `days` days", the one definition the API's default range, the console's charts and `ugs usage` share:
+ * the `days` whole UTC days up to and including today's, through the bucket holding `now` (per day, exactly `days`
+ * buckets whatever the time of day; per hour, up to the current hour, none after).
+ */
+export function lastDays(days: number, now: Date, granularity: Granularity = 'day'): UsageRange {
+  return {
+    from: new Date(startOfLastDays(days, now.getTime())).toISOString(),
+    to: new Date(endOfBucketHolding(now.getTime(), granularity)).toISOString(),
+    granularity,
+  };
+}
+
+/**
+ * The range a query names, cut into the granularity's UTC buckets: the first is the one holding `from`, the last
+ * the one holding the instant before `to`. Left out, `to` is the end of the bucket holding now and `from` the start
+ * of the last 30 UTC days up to the one holding `to`'s last instant: with neither, lastDays(30). At most 90 days,
+ * `from` before `to`.
  */
 export function usageRange(query: UsageQuery, now: Date): UsageRange {
   const granularity = query.granularity ?? 'day';
-  const to = query.to === undefined ? now.getTime() : instant('to', query.to);
-  const from = query.from === undefined ? to - USAGE_LIMITS.rangeDefaultDays * DAY_MS : instant('from', query.from);
+  const to = query.to === undefined ? endOfBucketHolding(now.getTime(), granularity) : instant('to', query.to);
+  const from = query.from === undefined ? startOfLastDays(USAGE_LIMITS.rangeDefaultDays, to - 1) : instant('from', query.from);
   if (from >= to) throw invalidRequest('"from" must be before "to".');
   if (to - from > USAGE_LIMITS.rangeMaxDays * DAY_MS)
     throw invalidRequest(`The range from "from" to "to" is at most ${USAGE_LIMITS.rangeMaxDays} days.`);
@@ -92,12 +119,6 @@ export function usageRange(query: UsageQuery, now: Date): UsageRange {
     to: new Date(Math.ceil(to / size) * size).toISOString(),
     granularity,
   };
-}
-
-/** The last `days` whole UTC days up to and including today's: the console's charts. */
-export function lastDays(days: number, now: Date): UsageRange {
-  const end = (Math.floor(now.getTime() / DAY_MS) + 1) * DAY_MS;
-  return { from: new Date(end - days * DAY_MS).toISOString(), to: new Date(end).toISOString(), granularity: 'day' };
 }
 
 /** Every bucket of the range, oldest first, those the store had nothing for as zeros. */

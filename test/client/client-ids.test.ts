@@ -30,7 +30,7 @@ describe('UserGroupClient: every id the service accepts, in every method', { con
   for (const id of IDS) {
     it(`reaches the group and the viewer ${JSON.stringify(id)}`, async () => {
       const created = await client.getOrCreate({ user_group_id: id, name: 'Odd' });
-      assert.equal(created.userGroup.provided_id, id);
+      assert.equal(created.user_group.provided_id, id);
       await client.update({ user_group_id: id, properties: { id } });
       const child = `child of ${id}`;
       await client.getOrCreate({ user_group_id: child, name: 'Child', parent_user_group_id: id });
@@ -47,7 +47,7 @@ describe('UserGroupClient: every id the service accepts, in every method', { con
       await server.services.embedSessions.flushActivity();
       const seen = await client.listViewers(id);
       assert.deepEqual(
-        seen.viewers.map((v) => [v.viewerId, v.sessions]),
+        seen.viewers.map((v) => [v.viewer_id, v.sessions]),
         [[id, 1]],
       );
       const usage = await client.groupUsage(id, { granularity: 'hour' });
@@ -57,7 +57,7 @@ describe('UserGroupClient: every id the service accepts, in every method', { con
       );
 
       const revoked = await client.revokeViewerSessions(id);
-      assert.equal(revoked.viewerId, id);
+      assert.equal(revoked.viewer_id, id);
       assert.deepEqual(await client.introspect(session.token), { active: false });
 
       // Ids the service makes itself (es_…, wh_…) never look so, but the same paths carry whatever is asked for.
@@ -80,7 +80,7 @@ describe('UserGroupClient: every id the service accepts, in every method', { con
       IDS.filter((id) => id !== '.' && id !== '..').map(async (id) => {
         await viaFetch.getOrCreate({ user_group_id: id, name: 'Fetched' });
         assert.equal((await viaFetch.get(id)).provided_id, id);
-        assert.equal((await viaFetch.revokeViewerSessions(id)).viewerId, id);
+        assert.equal((await viaFetch.revokeViewerSessions(id)).viewer_id, id);
         await viaFetch.delete(id);
       }),
     );
@@ -99,7 +99,7 @@ describe('UserGroupClient: every id the service accepts, in every method', { con
         refused,
       );
       // Ids in bodies and query strings are no path segment: fetch sends them as they are.
-      assert.equal((await viaFetch.getOrCreate({ user_group_id: id })).userGroup.provided_id, id);
+      assert.equal((await viaFetch.getOrCreate({ user_group_id: id })).user_group.provided_id, id);
       await viaFetch.delete(id);
     }
   });

@@ -22,15 +22,15 @@ describe('UserGroupClient data sources against a live server', () => {
     client = new UserGroupClient({ baseUrl: server.url, apiKey: key, retries: 0 });
   });
 
-  it('creates, reads, pages, updates and removes in camelCase, showing only whether a password is set', async () => {
+  it('creates, reads, pages, updates and removes under the wire names, showing only whether a password is set', async () => {
     const created = await client.dataSources.create({
       id: 'acme/eu 213',
       name: 'Acme EU',
       connection: { host: 'db.internal', database: 'acme', user: 'dash', password: PASSWORD, ssl: { mode: 'require' } },
     });
-    assert.deepEqual(Object.keys(created), ['id', 'name', 'kind', 'connection', 'passwordSet', 'version', 'createdAt', 'updatedAt']);
+    assert.deepEqual(Object.keys(created), ['id', 'name', 'kind', 'connection', 'password_set', 'version', 'created_at', 'updated_at']);
     assert.deepEqual(
-      [created.id, created.kind, created.passwordSet, created.version, created.connection],
+      [created.id, created.kind, created.password_set, created.version, created.connection],
       ['acme/eu 213', 'postgresql', true, 1, { host: 'db.internal', port: 5432, database: 'acme', user: 'dash', ssl: { mode: 'require' } }],
     );
     await client.dataSources.create({
@@ -41,21 +41,21 @@ describe('UserGroupClient data sources against a live server', () => {
     });
 
     const first = await client.dataSources.list({ limit: 1 });
-    assert.deepEqual([first.dataSources.map((d) => d.id), first.nextCursor], [['acme/eu 213'], 'acme/eu 213']);
-    const rest = await client.dataSources.list({ after: first.nextCursor!, limit: 1 });
+    assert.deepEqual([first.data_sources.map((d) => d.id), first.next_cursor], [['acme/eu 213'], 'acme/eu 213']);
+    const rest = await client.dataSources.list({ after: first.next_cursor!, limit: 1 });
     assert.deepEqual(
-      rest.dataSources.map((d) => d.id),
+      rest.data_sources.map((d) => d.id),
       ['globex'],
     );
-    assert.equal((await client.dataSources.list({ after: 'globex' })).nextCursor, null);
+    assert.equal((await client.dataSources.list({ after: 'globex' })).next_cursor, null);
 
     const got = await client.dataSources.get('acme/eu 213');
-    assert.deepEqual(got, { ...created, mappedGroups: { total: 0, userGroupIds: [] } });
+    assert.deepEqual(got, { ...created, mapped_groups: { total: 0, user_group_ids: [] } });
 
     const renamed = await client.dataSources.update('acme/eu 213', { name: 'Acme Europe', connection: { port: 5433 } });
-    assert.deepEqual([renamed.name, renamed.connection.port, renamed.version, renamed.passwordSet], ['Acme Europe', 5433, 2, true]);
+    assert.deepEqual([renamed.name, renamed.connection.port, renamed.version, renamed.password_set], ['Acme Europe', 5433, 2, true]);
     const cleared = await client.dataSources.update('acme/eu 213', { connection: { password: null } });
-    assert.deepEqual([cleared.passwordSet, cleared.version], [false, 3]);
+    assert.deepEqual([cleared.password_set, cleared.version], [false, 3]);
     await assert.rejects(client.dataSources.update('acme/eu 213', { connection: { host: 'http://x' } }), failsWith(400, 'invalid_request'));
     await assert.rejects(
       client.dataSources.create({ id: created.id, name: 'Again', connection: { host: 'h', database: 'd', user: 'u' } }),
@@ -87,7 +87,7 @@ describe('UserGroupClient data sources against a live server', () => {
         ['41', 'nowhere', 'initech', true, null],
       ],
     );
-    assert.deepEqual((await client.dataSources.get('initech')).mappedGroups, { total: 1, userGroupIds: ['initech'] });
+    assert.deepEqual((await client.dataSources.get('initech')).mapped_groups, { total: 1, user_group_ids: ['initech'] });
 
     await assert.rejects(client.dataSources.remove('initech'), failsWith(409, 'conflict'));
     await client.dataSources.remove('initech', { force: true });
@@ -103,7 +103,7 @@ describe('UserGroupClient data sources against a live server', () => {
     const dashboard = await clientWith('dashboard');
     assert.deepEqual(await dashboard.dataSources.credentials('hooli'), {
       id: 'hooli',
-      environment: 'Customer',
+      api_environment_tag: 'Customer',
       kind: 'postgresql',
       version: 1,
       connection: { host: 'db.hooli', port: 6432, database: 'hooli', user: 'dash', ssl: { mode: 'disable' }, password: PASSWORD },
@@ -112,13 +112,13 @@ describe('UserGroupClient data sources against a live server', () => {
     await assert.rejects(client.dataSources.credentials('hooli'), failsWith(403, 'forbidden'));
 
     const readOnly = await clientWith('read-only');
-    assert.equal((await readOnly.dataSources.get('hooli')).passwordSet, true);
+    assert.equal((await readOnly.dataSources.get('hooli')).password_set, true);
     await assert.rejects(readOnly.dataSources.credentials('hooli'), failsWith(403, 'forbidden'));
     await assert.rejects(readOnly.dataSources.update('hooli', { name: 'x' }), failsWith(403, 'forbidden'));
     await assert.rejects((await clientWith('embed')).dataSources.list(), failsWith(403, 'forbidden'));
   });
 
-  it("reads a check's categories in camelCase, and sends remove's force and an id as one path segment", async () => {
+  it("reads a check's categories under the wire names, and sends remove's force and an id as one path segment", async () => {
     const sent: WireRequest[] = [];
     const canned = new UserGroupClient({
       baseUrl: 'http://ugs.test',
@@ -141,12 +141,12 @@ describe('UserGroupClient data sources against a live server', () => {
     assert.deepEqual(await canned.dataSources.check('a/b?'), {
       reachable: true,
       authenticated: false,
-      serverVersion: null,
+      server_version: null,
       superuser: null,
-      bypassRls: null,
+      bypass_rls: null,
       tls: true,
       failure: 'authentication_failed',
-      durationMs: 41,
+      duration_ms: 41,
     });
     await canned.dataSources.remove('a/b?', { force: true });
     assert.deepEqual(

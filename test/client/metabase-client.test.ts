@@ -16,8 +16,8 @@ describe('UserGroupClient.metabase against a live server', () => {
 
   it('configures, reads, mints a token Metabase would verify, and removes', async () => {
     await assert.rejects(client.metabase.get(), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404);
-    const settings = await client.metabase.configure({ siteUrl: 'https://mb.example.com', secretKey, maxExpiresIn: 900 });
-    assert.deepEqual([settings.siteUrl, settings.secretKeySet, settings.maxExpiresIn], ['https://mb.example.com', true, 900]);
+    const settings = await client.metabase.configure({ site_url: 'https://mb.example.com', secret_key: secretKey, max_expires_in: 900 });
+    assert.deepEqual([settings.site_url, settings.secret_key_set, settings.max_expires_in], ['https://mb.example.com', true, 900]);
     assert.deepEqual(await client.metabase.get(), settings);
     await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } });
     const minted = await client.metabase.mintEmbedToken({
@@ -28,7 +28,7 @@ describe('UserGroupClient.metabase against a live server', () => {
     assert.deepEqual(minted.params, { region: 'eu' });
     assert.match(minted.url, /^https:\/\/mb\.example\.com\/embed\/dashboard\//);
     const payload = jsonwebtoken.verify(minted.token, secretKey, { algorithms: ['HS256'] }) as { exp: number };
-    assert.equal(minted.expiresAt, new Date(payload.exp * 1000).toISOString());
+    assert.equal(minted.expires_at, new Date(payload.exp * 1000).toISOString());
     await client.metabase.remove();
     await assert.rejects(client.metabase.get(), (e: unknown) => e instanceof UserGroupServiceError && e.status === 404);
   });

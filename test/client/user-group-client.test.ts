@@ -20,18 +20,18 @@ describe('UserGroupClient against a live server', () => {
       mapping: { '40': '213' },
       properties: { region: 'eu' },
     });
-    assert.equal(created.created, true);
-    assert.equal(created.userGroup.provided_id, 'acme');
+    assert.equal(created.new_user_group, true);
+    assert.equal(created.user_group.provided_id, 'acme');
     const again = await client.getOrCreate({ user_group_id: 'acme' });
-    assert.equal(again.created, false);
-    assert.equal(again.userGroup.token, created.userGroup.token);
+    assert.equal(again.new_user_group, false);
+    assert.equal(again.user_group.token, created.user_group.token);
 
     const updated = await client.update({ user_group_id: 'acme', name: 'Acme Inc.', properties: null });
     assert.equal(updated.name, 'Acme Inc.');
     assert.equal(updated.api_environment_tag, 'Customer');
 
-    const rotated = await client.rotateToken(created.userGroup.token);
-    assert.notEqual(rotated.token, created.userGroup.token);
+    const rotated = await client.rotateToken(created.user_group.token);
+    assert.notEqual(rotated.token, created.user_group.token);
 
     const read = await client.get('acme');
     assert.equal(read.name, 'Acme Inc.');
@@ -47,7 +47,7 @@ describe('UserGroupClient against a live server', () => {
   it('places groups under parents, reads lineage, lists children and descendants, and deletes a subtree with cascade', async () => {
     await client.getOrCreate({ user_group_id: 'cl-root', name: 'Root', properties: { region: 'eu' } });
     const child = await client.getOrCreate({ user_group_id: 'cl-child', name: 'Child', parent_user_group_id: 'cl-root' });
-    assert.equal(child.userGroup.parent_user_group_id, 'cl-root');
+    assert.equal(child.user_group.parent_user_group_id, 'cl-root');
     await client.getOrCreate({ user_group_id: 'cl-other', name: 'Other' });
     const moved = await client.update({ user_group_id: 'cl-other', parent_user_group_id: 'cl-child' });
     assert.equal(moved.parent_user_group_id, 'cl-child');
@@ -103,8 +103,8 @@ describe('UserGroupClient against a live server', () => {
       mapping: { '1': 2 },
       properties: { p: true },
     });
-    assert.equal(created.created, true);
-    assert.deepEqual(created.userGroup.properties, { p: true });
+    assert.equal(created.new_user_group, true);
+    assert.deepEqual(created.user_group.properties, { p: true });
     assert.deepEqual((await browserLike.get('from-browser')).mapping, { '1': 2 });
   });
 });

@@ -34,7 +34,7 @@ describe('UserGroupClient viewers against a live server', () => {
     assert.deepEqual(claims['props'], { region: 'eu', sales_rep: 'ana' });
   });
 
-  it('lists the viewers a page at a time in camelCase, most recently seen first, with their sessions', async () => {
+  it('lists the viewers a page at a time under the wire names, most recently seen first, with their sessions', async () => {
     await client.getOrCreate({ user_group_id: 'listed/1', name: 'Listed' });
     for (const id of ['ana', 'bo', 'ana', 'cy']) {
       await client.mintEmbedSession({ user_group_id: 'listed/1', viewer: { id } });
@@ -44,32 +44,32 @@ describe('UserGroupClient viewers against a live server', () => {
 
     const first = await client.listViewers('listed/1', { limit: 2 });
     assert.deepEqual(
-      first.viewers.map((v) => [v.viewerId, v.sessions]),
+      first.viewers.map((v) => [v.viewer_id, v.sessions]),
       [
         ['cy', 1],
         ['ana', 2],
       ],
     );
     const ana = first.viewers[1]!;
-    assert.deepEqual(Object.keys(ana), ['viewerId', 'firstSeenAt', 'lastSeenAt', 'sessions']);
-    assert.ok(ana.firstSeenAt <= ana.lastSeenAt);
-    assert.equal(typeof first.nextCursor, 'string');
-    const rest = await client.listViewers('listed/1', { after: first.nextCursor!, limit: 2 });
+    assert.deepEqual(Object.keys(ana), ['viewer_id', 'first_seen_at', 'last_seen_at', 'sessions']);
+    assert.ok(ana.first_seen_at <= ana.last_seen_at);
+    assert.equal(typeof first.next_cursor, 'string');
+    const rest = await client.listViewers('listed/1', { after: first.next_cursor!, limit: 2 });
     assert.deepEqual(
-      rest.viewers.map((v) => v.viewerId),
+      rest.viewers.map((v) => v.viewer_id),
       ['bo'],
     );
-    assert.equal(rest.nextCursor, null);
+    assert.equal(rest.next_cursor, null);
     const acme = await client.listViewers('acme/eu ?#');
     assert.deepEqual(
-      acme.viewers.map((v) => [v.viewerId, v.sessions]),
+      acme.viewers.map((v) => [v.viewer_id, v.sessions]),
       [['ana@acme.test', 1]],
       'a group id with /, ? and # reaches the service whole',
     );
-    assert.equal(acme.nextCursor, null);
+    assert.equal(acme.next_cursor, null);
   });
 
-  it("ends a viewer's sessions (an id with /, ? and # reaching the service whole), answered in camelCase, and shows the feed entry", async () => {
+  it("ends a viewer's sessions (an id with /, ? and # reaching the service whole), answered under the wire names, and shows the feed entry", async () => {
     const viewerId = 'dept/sales?who=ana#1';
     const ended = await client.mintEmbedSession({ user_group_id: 'acme/eu ?#', viewer: { id: viewerId } });
     const prefix = await client.mintEmbedSession({ user_group_id: 'acme/eu ?#', viewer: { id: 'dept' } });
@@ -77,16 +77,16 @@ describe('UserGroupClient viewers against a live server', () => {
 
     const asked = Date.now();
     const revoked = await client.revokeViewerSessions(viewerId);
-    assert.deepEqual(Object.keys(revoked), ['viewerId', 'revokedAt']);
-    assert.equal(revoked.viewerId, viewerId);
-    assert.ok(Date.parse(revoked.revokedAt) >= asked, 'the cut-off: at or past the call');
+    assert.deepEqual(Object.keys(revoked), ['viewer_id', 'revoked_at']);
+    assert.equal(revoked.viewer_id, viewerId);
+    assert.ok(Date.parse(revoked.revoked_at) >= asked, 'the cut-off: at or past the call');
     assert.deepEqual(await client.introspect(ended.token), { active: false });
     assert.equal((await client.introspect(prefix.token)).active, true, 'only that viewer, not a viewer whose id is a prefix of it');
 
     const feed = await client.embedRevocations({ after: feedBefore.next_cursor });
     assert.deepEqual(
       feed.revocations.map((r) => [r.viewer_id, r.user_group_id, r.session_id, r.reason, r.revoked_at]),
-      [[viewerId, null, null, 'viewer_revoked', revoked.revokedAt]],
+      [[viewerId, null, null, 'viewer_revoked', revoked.revoked_at]],
     );
     const after = await client.mintEmbedSession({ user_group_id: 'acme/eu ?#', viewer: { id: viewerId } });
     assert.equal((await client.introspect(after.token)).active, true, 'a session minted once the promise resolved works');

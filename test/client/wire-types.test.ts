@@ -11,9 +11,7 @@ import type * as Webhooks from '../../src/webhooks/http/webhook-schemas.js';
 import type * as Viewers from '../../src/viewers/http/viewer-schemas.js';
 import type * as Usage from '../../src/usage/http/usage-schemas.js';
 import type * as DataSourceSchemas from '../../src/data-sources/http/data-source-schemas.js';
-import type { DataSourceCredentials, DataSourceView } from '../../src/data-sources/data-source.js';
 import type { DataSourceUpdate } from '../../src/data-sources/data-source-service.js';
-import type { ConnectionCheckResult } from '../../src/data-sources/connection-check.js';
 import type * as Metabase from '../../src/metabase/http/metabase-schemas.js';
 import type * as Customers from '../../src/customers/http/customer-schemas.js';
 import type * as GroupTags from '../../src/group-tags/http/group-tag-schemas.js';
@@ -60,13 +58,11 @@ const SAME = {
   DataSourceDetailResponse: true satisfies Same<Wire.DataSourceDetailResponse, Static<typeof DataSourceSchemas.DataSourceDetailResponse>>,
   DataSourceResponse: true satisfies Same<Wire.DataSourceResponse, Static<typeof DataSourceSchemas.DataSourceResponse>>,
   DataSourcesResponse: true satisfies Same<Wire.DataSourcesResponse, Static<typeof DataSourceSchemas.DataSourcesResponse>>,
-  DataSourceView: true satisfies Same<Wire.DataSourceView, DataSourceView>,
-  DataSourceCredentials: true satisfies Same<Wire.DataSourceCredentials, DataSourceCredentials>,
   DataSourceUpdate: true satisfies Same<Wire.DataSourceUpdate, DataSourceUpdate>,
-  ConnectionCheckResult: true satisfies Same<Wire.ConnectionCheckResult, ConnectionCheckResult>,
   MetabaseSettingsResponse: true satisfies Same<Wire.MetabaseSettingsResponse, Static<typeof Metabase.MetabaseSettingsResponse>>,
   MintMetabaseTokenBody: true satisfies Same<Wire.MintMetabaseTokenBody, Metabase.MintMetabaseTokenBody>,
   MintMetabaseTokenResponse: true satisfies Same<Wire.MintMetabaseTokenResponse, Static<typeof Metabase.MintMetabaseTokenResponse>>,
+  PutMetabaseBody: true satisfies Same<Wire.PutMetabaseBody, Metabase.PutMetabaseBody>,
   CreateCustomerBody: true satisfies Same<Wire.CreateCustomerBody, Customers.CreateCustomerBody>,
   CreateCustomerResponse: true satisfies Same<Wire.CreateCustomerResponse, Static<typeof Customers.CreateCustomerResponse>>,
   CustomerResponse: true satisfies Same<Wire.CustomerResponse, Static<typeof Customers.CustomerResponse>>,
@@ -74,6 +70,8 @@ const SAME = {
   CustomersV2Response: true satisfies Same<Wire.CustomersV2Response, Static<typeof Customers.CustomersV2Response>>,
   GenerateJwtBody: true satisfies Same<Wire.GenerateJwtBody, Customers.GenerateJwtBody>,
   GenerateJwtResponse: true satisfies Same<Wire.GenerateJwtResponse, Static<typeof Customers.GenerateJwtResponse>>,
+  ListCustomersQuery: true satisfies Same<Wire.ListCustomersQuery, Customers.ListCustomersFilters>,
+  ListCustomersV2Query: true satisfies Same<Wire.ListCustomersV2Query, Static<typeof Customers.ListCustomersV2Query>>,
   UpdateCustomerBody: true satisfies Same<Wire.UpdateCustomerBody, Customers.UpdateCustomerBody>,
   GroupTagResponse: true satisfies Same<Wire.GroupTagResponse, Static<typeof GroupTags.GroupTagResponse>>,
   GroupTagsResponse: true satisfies Same<Wire.GroupTagsResponse, Static<typeof GroupTags.GroupTagsResponse>>,

@@ -97,7 +97,7 @@ describe('example dashboard, routed by mapping over three PostgreSQL databases',
   it('registers each database as a data source, idempotently, and maps the groups (initech-labs inherits from initech)', async () => {
     const sources = await client.dataSources.list();
     assert.deepEqual(
-      sources.dataSources.map((s) => [s.id, s.connection.database, s.passwordSet, s.version]),
+      sources.data_sources.map((s) => [s.id, s.connection.database, s.password_set, s.version]),
       [
         ['example-acme', `${prefix}ugs_example_acme`, true, 2],
         ['example-globex', `${prefix}ugs_example_globex`, true, 2],

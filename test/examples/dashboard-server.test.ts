@@ -84,7 +84,7 @@ describe("example dashboard: viewers' sessions", () => {
     assert.equal(await sessionState(ben), 204);
     assert.equal(await sessionState('not.a.token'), 401);
     const ended = await endViewerSessions(service.url, key, 'ana');
-    assert.equal(ended.viewerId, 'ana');
+    assert.equal(ended.viewer_id, 'ana');
     const deadline = Date.now() + 10_000;
     while ((await sessionState(ana)) === 204) {
       assert.ok(Date.now() < deadline, `ana's session still holds: ${JSON.stringify(dashboard.verifier.status().revocations)}`);

@@ -66,7 +66,7 @@ test('the example dashboard, embedded in the customer app, in chromium', { timeo
   const service = open(await build(t, { kind: 'sqlite', apiKey: false }));
   const { key } = await service.services.apiKeys.create({ environment: 'Customer', access: 'read-write' });
   const client = new UserGroupClient({ baseUrl: service.url, apiKey: key });
-  const acme = (await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).userGroup;
+  const acme = (await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', properties: { region: 'eu' } })).user_group;
   await client.getOrCreate({ user_group_id: 'globex', name: 'Globex', properties: { region: 'us' } });
 
   const revocationPollMs = 100;

@@ -71,13 +71,21 @@ export interface PastedShell {
   close(): Promise<void>;
 }
 
+export interface ShellOptions {
+  /**
+   * `set -euo pipefail` before the first block (the default), so that a failing line ends the shell where the test
+   * can see it. `false`: the shell as a reader's terminal has it, which a failing line does not end; for blocks
+   * that must stop at their first failure by themselves.
+   */
+  strict?: boolean;
+}
+
 /**
- * A shell (`bash` or `zsh`) reading pasted blocks on stdin, with `set -euo
- * pipefail` so that a failing line ends it where the test can see it. It runs
- * in a process group of its own: close() ends the background jobs the blocks
+ * A shell (`bash` or `zsh`) reading pasted blocks on stdin. It runs in a
+ * process group of its own: close() ends the background jobs the blocks
  * started too.
  */
-export function openShell(shell: 'bash' | 'zsh', env: NodeJS.ProcessEnv): PastedShell {
+export function openShell(shell: 'bash' | 'zsh', env: NodeJS.ProcessEnv, { strict = true }: ShellOptions = {}): PastedShell {
   const child = spawn(shell, ['-s'], { cwd: ROOT, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -85,7 +93,7 @@ export function openShell(shell: 'bash' | 'zsh', env: NodeJS.ProcessEnv): Pasted
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exit = new Promise<void>((resolve) => child.on('exit', (code, signal) => ((exited = code ?? (signal ? -1 : null)), resolve())));
-  child.stdin.write('set -euo pipefail\n');
+  if (strict) child.stdin.write('set -euo pipefail\n');
   const context = () => `\nstdout:\n${stdout}\nstderr:\n${stderr}`;
 
   async function waitForOutput(pattern: RegExp, timeoutMs = 60_000): Promise<RegExpExecArray> {

@@ -32,7 +32,7 @@ import { bindProperties, createDataRouter, createEmbedVerifier, tablePolicySql, 
 
 const { UGS_URL: serviceUrl, UGS_KEY: apiKey, UGS_DASHBOARD_KEY: dashboardKey, ORDERS_DB } = process.env;
 const client = new UserGroupClient({ baseUrl: serviceUrl, apiKey });
-const { userGroup } = await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', mapping: { '40': 'orders' }, properties: { region: 'eu' } });
+const { user_group: userGroup } = await client.getOrCreate({ user_group_id: 'acme', name: 'Acme', mapping: { '40': 'orders' }, properties: { region: 'eu' } });
 const session = await client.mintEmbedSession({ user_group_id: 'acme', include_descendants: true });
 const verifier = createEmbedVerifier({ serviceUrl });
 const claims = await verifier.verify(session.token);
@@ -67,8 +67,8 @@ export async function page(client: UserGroupClient, token: string): Promise<numb
   const rows = await router.run(claims, '40', async (c) => (await c.query<{ n: number }>(text, values)).rows);
   const first: number | undefined = rows[0]?.n;
   await withSessionClaims(new pg.Client(), claims, (c) => c.query('SELECT 1'));
-  const group: UserGroup = (await client.getOrCreate({ user_group_id: 'acme' })).userGroup;
-  const sources: DataSource[] = (await client.dataSources.list()).dataSources;
+  const group: UserGroup = (await client.getOrCreate({ user_group_id: 'acme' })).user_group;
+  const sources: DataSource[] = (await client.dataSources.list()).data_sources;
   const gone = (error: unknown) => error instanceof UserGroupServiceError && error.code === 'not_found';
   return (first ?? 0) + group.team_id + sources.length + tablePolicySql({ table: 'orders', column: 'tenant_id' }).length + Number(gone(null));
 }
@@ -141,9 +141,9 @@ describe('packages/dashboard, installed from its tarball in a dashboard project'
       const packed = await run('npm', ['pack', '--json', '--pack-destination', scratch.path], { cwd: built });
       const [tarball] = JSON.parse(packed.stdout) as [{ filename: string; size: number; unpackedSize: number; files: { path: string }[] }];
       assert.deepEqual(
-        tarball.files.map((f) => f.path).filter((path) => !/^(dist\/.+\.(js|d\.ts)|package\.json|README\.md)$/.test(path)),
+        tarball.files.map((f) => f.path).filter((path) => !/^(dist\/.+\.(js|d\.ts)|package\.json|README\.md|LICENSE)$/.test(path)),
         [],
-        'the tarball carries more than the compiled code, its manifest and README',
+        'the tarball carries more than the compiled code, its manifest, README and LICENSE',
       );
       assert.ok(tarball.size < 100_000, `the tarball is ${tarball.size} bytes`);
       t.diagnostic(`tarball: ${tarball.filename}, ${tarball.size} bytes (${tarball.unpackedSize} unpacked, ${tarball.files.length} files)`);

@@ -149,11 +149,11 @@ describe('packages/dashboard', () => {
     }
   });
 
-  it('carries no source maps or sources (their paths lead into the checkout), nothing outside dist/ but its manifest and README', () => {
+  it('carries no source maps or sources (their paths lead into the checkout), nothing outside dist/ but its manifest, README and LICENSE', () => {
     const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((file) => file.split('\\').join('/'));
     assert.deepEqual(
       files.filter((file) => !file.startsWith('dist/') && file !== 'dist'),
-      ['README.md', 'package.json'].filter((file) => files.includes(file)),
+      ['LICENSE', 'README.md', 'package.json'].filter((file) => files.includes(file)),
     );
     assert.deepEqual(
       files.filter((file) => /\.(map|ts)$/.test(file) && !file.endsWith('.d.ts')),

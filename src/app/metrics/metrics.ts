@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import cluster from 'node:cluster';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { SeriesCounter, SeriesHistogram } from './labelled-series.js';
 import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
 import { ServiceError } from '../../kernel/errors.js';
 import { clusterMetricsText, shareWorkerMetrics } from './cluster-metrics.js';
@@ -49,23 +50,20 @@ export class AppMetrics {
   /** This app's metrics and the shared process metrics; what GET /metrics serves. */
   readonly registry: Registry;
 
-  private readonly requests = new Counter({
+  private readonly requests = new SeriesCounter({
     name: 'ugs_http_requests_total',
     help: 'HTTP requests answered, by route pattern, method and status.',
-    labelNames: ['route', 'method', 'status'] as const,
     registers: [this.own],
   });
-  private readonly requestDuration = new Histogram({
+  private readonly requestDuration = new SeriesHistogram({
     name: 'ugs_http_request_duration_seconds',
     help: 'Time from receiving a request to answering it, by route pattern and method.',
-    labelNames: ['route', 'method'] as const,
     buckets: HTTP_BUCKETS,
     registers: [this.own],
   });
-  private readonly storeDuration = new Histogram({
+  private readonly storeDuration = new SeriesHistogram({
     name: 'ugs_store_operation_duration_seconds',
     help: 'Duration of store calls (failed ones included), by store method.',
-    labelNames: ['operation'] as const,
     buckets: STORE_BUCKETS,
     registers: [this.own],
   });
@@ -100,7 +98,9 @@ export class AppMetrics {
         }
       },
     });
-    const unobserveStore = sources.storeTiming.observe((operation, seconds) => this.storeDuration.observe({ operation }, seconds));
+    const unobserveStore = sources.storeTiming.observe((operation, seconds) =>
+      this.storeDuration.observe(operation, () => ({ operation }), seconds),
+    );
     const unobserveWebhooks = this.installWebhookMetrics(sources);
     const unobserveSessions = this.installSessionMetrics(sources);
     this.unsubscribe = () => {
@@ -114,22 +114,15 @@ export class AppMetrics {
 
   private installSessionMetrics(sources: MetricSources): () => void {
     if (!sources.sessions) return () => {};
-    const sessions = new Counter({
+    const sessions = new SeriesCounter({
       name: 'ugs_embed_sessions_total',
       help: 'Embed sessions counted by this process: kind="minted" (POST /api/embed_sessions), kind="renewed" (POST /api/embed_sessions/renew); summed over the workers.',
-      labelNames: ['environment', 'kind'] as const,
       registers: [this.own],
     });
-    // Every series from the start, so a rate over a quiet environment reads 0, not absent; each one's child is
-    // looked up once here, not per mint (the mint path's budget, docs/performance.md).
-    const series = new Map<string, { inc(): void }>();
+    // Every series from the start, so a rate over a quiet environment reads 0, not absent.
     for (const environment of ENVIRONMENTS)
-      for (const kind of ['minted', 'renewed'] as const) {
-        const child = sessions.labels({ environment, kind });
-        child.inc(0);
-        series.set(`${environment}:${kind}`, child);
-      }
-    return sources.sessions.observe((environment, kind) => series.get(`${environment}:${kind}`)?.inc());
+      for (const kind of ['minted', 'renewed'] as const) sessions.inc(`${environment}:${kind}`, () => ({ environment, kind }), 0);
+    return sources.sessions.observe((environment, kind) => sessions.inc(`${environment}:${kind}`, () => ({ environment, kind })));
   }
 
   private installWebhookMetrics(sources: MetricSources): () => void {
@@ -176,8 +169,8 @@ export class AppMetrics {
       const route = request.routeOptions.url ?? 'unmatched';
       const method = request.method;
       const status = reply.statusCode;
-      this.requests.inc({ route, method, status: String(status) });
-      this.requestDuration.observe({ route, method }, reply.elapsedTime / 1000);
+      this.requests.inc(`${route} ${method} ${status}`, () => ({ route, method, status: String(status) }));
+      this.requestDuration.observe(`${route} ${method}`, () => ({ route, method }), reply.elapsedTime / 1000);
       if (status === 200 && method === 'POST' && route === ROTATE_ROUTE) this.rotations.inc();
       else if (status === 401) this.authFailures.inc({ reason: 'unauthenticated' });
       // The failed-auth throttle refuses before authentication; the per-key rate limit only after it.

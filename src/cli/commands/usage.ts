@@ -30,7 +30,12 @@ export function usageCommand(program: Command, output: CliOutput): void {
       "embed sessions minted and renewed and distinct viewers over the last days (UTC, today's included): the environment's groups ranked by sessions, or with --group one group per day (the same as /api/usage). It reads the counts the serving processes have written: they flush every UGS_ACTIVITY_FLUSH_MS (5 s) and when they stop",
     )
     .option('--group <user_group_id>', 'one group, per day')
-    .option('--days <n>', `how many days, 1 to ${USAGE_LIMITS.rangeMaxDays}`, wholeNumber('--days', USAGE_LIMITS.rangeMaxDays), 30)
+    .option(
+      '--days <n>',
+      `how many days, 1 to ${USAGE_LIMITS.rangeMaxDays}`,
+      wholeNumber('--days', USAGE_LIMITS.rangeMaxDays),
+      USAGE_LIMITS.rangeDefaultDays,
+    )
     .option(
       '--limit <n>',
       `how many groups the ranking shows, 1 to ${USAGE_LIMITS.topMax}`,
@@ -57,8 +62,8 @@ export function usageCommand(program: Command, output: CliOutput): void {
             );
           return;
         }
-        const range = lastDays(options.days, new Date());
-        const { groups } = await core.usage.topGroups(principal, { from: range.from, to: range.to, limit: options.limit });
+        // From the first of the last days, to the API's default end: with the default --days, GET /api/usage's own range.
+        const { groups } = await core.usage.topGroups(principal, { from: lastDays(options.days, new Date()).from, limit: options.limit });
         const rows = groups.map((g) => ({
           user_group_id: g.userGroupId,
           name: g.name,

@@ -22,7 +22,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
  */
 export const ERROR_WHEN: Readonly<Record<ErrorCode, string>> = {
   invalid_request:
-    "The body is not JSON, not an object, has a field of the wrong type, misses a required field, or breaks a limit (see the README's limits). Also: `name` missing when creating, a malformed query string or URL, malformed HTTP.",
+    'The body is not JSON, not an object, has a field of the wrong type, misses a required field, or breaks a limit (see docs/reference.md, Limits). Also: `name` missing when creating, a malformed query string or URL, malformed HTTP.',
   unauthenticated:
     'No `Authorization` header, a header that is not `Token <key>` / `Bearer <key>`, or a malformed, unknown or revoked key.',
   forbidden:

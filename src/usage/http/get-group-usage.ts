@@ -1,4 +1,5 @@
 import type { UsageService } from '../usage-service.js';
+import { USAGE_LIMITS } from '../usage.js';
 import { GroupUsageParams, GroupUsageQuery, GroupUsageResponse } from './usage-schemas.js';
 import { queryValidatorCompiler } from '../../platform/http/query-validator.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
@@ -10,7 +11,7 @@ export function registerGetGroupUsage(app: TypedApp, usage: UsageService): void 
   app.get('/api/user_groups/:user_group_id/usage', {
     schema: {
       summary: "A group's usage",
-      description: `Sessions minted, tokens renewed and distinct viewers of the group per UTC hour or day, every bucket of the range present (zeros included). Defaults: the last 30 days (to = now, from = 30 days before), per day. ${LAG} Read-write and read-only keys; another environment's group is 404.`,
+      description: `Sessions minted, tokens renewed and distinct viewers of the group per UTC hour or day, every bucket of the range present (zeros included). Defaults: the last ${USAGE_LIMITS.rangeDefaultDays} UTC days, today's included (${USAGE_LIMITS.rangeDefaultDays} daily buckets, the same days as the console's charts and \`ugs usage\`), per day. ${LAG} Read-write and read-only keys; another environment's group is 404.`,
       tags: TAGS,
       params: GroupUsageParams,
       querystring: GroupUsageQuery,

@@ -1,4 +1,5 @@
 import type { UsageService } from '../usage-service.js';
+import { USAGE_LIMITS } from '../usage.js';
 import { TopUsageQuery, TopUsageResponse } from './usage-schemas.js';
 import { queryValidatorCompiler } from '../../platform/http/query-validator.js';
 import { ANY_REQUEST_ERRORS, API_KEY_ERRORS, documented, errorAnswers } from '../../platform/http/route-docs.js';
@@ -10,7 +11,7 @@ export function registerRankUsage(app: TypedApp, usage: UsageService): void {
   app.get('/api/usage', {
     schema: {
       summary: "The environment's groups ranked by usage",
-      description: `The key environment's groups with the most sessions minted in the range (counted per UTC hour: from is rounded down and to up to the hour), with their sessions, renewals, distinct viewers and latest mint. Defaults: the last 30 days. ${LAG} Read-write and read-only keys.`,
+      description: `The key environment's groups with the most sessions minted in the range (counted per UTC hour: from is rounded down and to up to the hour), with their sessions, renewals, distinct viewers and latest mint. Defaults: the last ${USAGE_LIMITS.rangeDefaultDays} UTC days, today's included, up to the current hour (the console's Overview and \`ugs usage\` rank over the same days). ${LAG} Read-write and read-only keys.`,
       tags: TAGS,
       querystring: TopUsageQuery,
       response: {

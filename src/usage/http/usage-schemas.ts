@@ -14,8 +14,11 @@ const Instant = (name: 'from' | 'to', fallback: string) =>
     }),
   );
 
-const From = Instant('from', `Default: ${USAGE_LIMITS.rangeDefaultDays} days before "to".`);
-const To = Instant('to', 'Default: now.');
+const From = Instant(
+  'from',
+  `Default: the start of the last ${USAGE_LIMITS.rangeDefaultDays} UTC days up to the one holding the instant before "to" (with "to" left out, the last ${USAGE_LIMITS.rangeDefaultDays} days, today's included: ${USAGE_LIMITS.rangeDefaultDays} daily buckets, as in the console and \`ugs usage\`).`,
+);
+const To = Instant('to', 'Default: the end of the bucket holding now.');
 
 export const GroupUsageParams = Type.Object({ user_group_id: UserGroupId });
 export type GroupUsageParams = Static<typeof GroupUsageParams>;

@@ -102,7 +102,7 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     await operator.getByLabel('Properties (JSON object)').fill('{"region": "us", "seats": 12}');
     await operator.getByRole('button', { name: 'Save' }).click();
     await operator.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    const { userGroup } = await api.getOrCreate({ user_group_id: 'acme-eu' });
+    const { user_group: userGroup } = await api.getOrCreate({ user_group_id: 'acme-eu' });
     assert.deepEqual(userGroup.properties, { region: 'us', seats: 12 });
   });
 
@@ -110,7 +110,7 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
     await operator.getByRole('button', { name: 'Reveal' }).click();
     await operator.getByRole('button', { name: 'Hide' }).waitFor();
     oldToken = await operator.locator('#token').innerText();
-    assert.equal(oldToken, (await api.getOrCreate({ user_group_id: 'acme-eu' })).userGroup.token);
+    assert.equal(oldToken, (await api.getOrCreate({ user_group_id: 'acme-eu' })).user_group.token);
     await operator.getByRole('button', { name: 'Rotate token' }).click();
     const dialog = operator.getByRole('dialog', { name: /Rotate the token/ });
     await dialog.getByRole('button', { name: 'Rotate' }).click();
@@ -121,7 +121,7 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
       body: JSON.stringify({ user_group_token: oldToken }),
     });
     assert.equal(refused.status, 404, "the old token is no longer any group's");
-    assert.notEqual((await api.getOrCreate({ user_group_id: 'acme-eu' })).userGroup.token, oldToken);
+    assert.notEqual((await api.getOrCreate({ user_group_id: 'acme-eu' })).user_group.token, oldToken);
   });
 
   await t.test('delete it: the dialog wants the user_group_id typed', async () => {
@@ -294,12 +294,12 @@ test('the operator console in chromium', { timeout: 4 * 60_000 }, async (t) => {
   await t.test('a forged cross-site POST is refused and changes nothing', async () => {
     await signIn(operator, writer.key);
     await operator.getByRole('heading', { name: 'Groups' }).waitFor();
-    const before = (await api.getOrCreate({ user_group_id: 'globex' })).userGroup.token;
+    const before = (await api.getOrCreate({ user_group_id: 'globex' })).user_group.token;
     const forger = open(await startForgingSite(`${service.url}/console/groups/globex/rotate`));
     const answer = operator.waitForResponse((response) => response.url().endsWith('/console/groups/globex/rotate'));
     await operator.goto(forger.url);
     assert.equal((await answer).status(), 403);
-    assert.equal((await api.getOrCreate({ user_group_id: 'globex' })).userGroup.token, before);
+    assert.equal((await api.getOrCreate({ user_group_id: 'globex' })).user_group.token, before);
   });
 
   assert.deepEqual(cspViolations, [], 'no Content Security Policy violation on any page');

@@ -86,13 +86,14 @@ describe('usage: sessions, renewals and viewers per group', () => {
     });
   });
 
-  it('defaults to the last 30 days per UTC day (to = now, from = 30 days before), and takes offsets and up to 90 days', async () => {
+  it("defaults to the last 30 UTC days, today's included (30 daily buckets), and takes offsets and up to 90 days", async () => {
     const asked = Date.now();
     const res = await usageOf('u-idle');
     assert.equal(res.status, 200, res.text);
     const starts = (res.json.usage as Bucket[]).map((b) => Date.parse(b.start));
     assert.equal(starts.at(-1), Math.floor(asked / DAY) * DAY, "today's bucket last");
-    assert.equal(starts[0], Math.floor((asked - 30 * DAY) / DAY) * DAY, 'the day 30 days before first');
+    assert.equal(starts[0], Math.floor(asked / DAY) * DAY - 29 * DAY, 'the day 29 days before today first');
+    assert.equal(starts.length, 30);
     assert.ok(starts.every((s, i) => i === 0 || s - starts[i - 1]! === DAY));
     const offset = await usageOf(
       'u-idle',
