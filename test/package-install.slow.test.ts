@@ -115,6 +115,13 @@ describe('the package, installed from its tarball in another project', () => {
         readdirSync(join(project, 'node_modules', 'user-group-service')).includes('dist'),
         'installed as a copy, not a link to the checkout',
       );
+      // The CLI under the package's own name (`ugs` is another package on the registry), and ugs beside it.
+      for (const bin of ['user-group-service', 'ugs'])
+        assert.ok(existsSync(join(project, 'node_modules', '.bin', bin)), `the install linked no ${bin} command`);
+      const version = await run(process.execPath, [join(project, 'node_modules', '.bin', 'user-group-service'), '--version'], {
+        cwd: project,
+      });
+      assert.equal(version.stdout, `${JSON.parse(packedManifest).version}\n`);
       // The `node` package that runs this checkout's npm scripts is a dev dependency: a dashboard on Node 22 or 24 keeps its own.
       assert.ok(
         !existsSync(join(project, 'node_modules', 'node')) && !existsSync(join(project, 'node_modules', '.bin', 'node')),

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { basename } from 'node:path';
 import { packageManifest } from '../platform/package-root.js';
 import { cliOutput, type CliStream, type CliStreams } from './cli-output.js';
 import { auditCommand } from './commands/audit.js';
@@ -6,6 +7,7 @@ import { configCommand } from './commands/config.js';
 import { customersCommand } from './commands/customers.js';
 import { dataSourcesCommand } from './commands/data-sources.js';
 import { groupTagsCommand } from './commands/group-tags.js';
+import { groupsCommand } from './commands/groups.js';
 import { isolationCheckCommand } from './commands/isolation-check.js';
 import { keysCommand } from './commands/keys.js';
 import { metabaseCommand } from './commands/metabase.js';
@@ -21,6 +23,14 @@ import { webhooksCommand } from './commands/webhooks.js';
 import { reportFailure } from './run-command.js';
 
 /**
+ * The name the help shows: `ugs` where it was run by that name (`npx ugs` in a clone), else the package's own,
+ * `user-group-service`, the name that works outside a clone too (`ugs` is another package on the npm registry).
+ */
+export function commandName(script: string | undefined): string {
+  return script !== undefined && basename(script) === 'ugs' ? 'ugs' : 'user-group-service';
+}
+
+/**
  * Runs one `ugs` command line, writing to `streams`, and resolves with its exit
  * code; it never ends the process, so tests run it in process. Loaded by
  * main.ts only once the Node version is known to run it. `ugs serve` resolves
@@ -31,12 +41,14 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
   // A terminal's width, else commander's own default.
   const helpWidth = (stream: CliStream) => (stream.isTTY ? stream.columns : undefined) ?? 80;
   const program = new Command()
-    .name('ugs')
+    .name(commandName(argv[1]))
     .version(packageManifest().version, '-V, --version', 'print the version')
     .description(
-      'User group service. Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (ugs config lists them all; docs/settings.md).',
+      'User group service: ugs in its checkout, user-group-service anywhere (npx --prefix CHECKOUT user-group-service). Settings come from the environment: PORT, HOST, UGS_DATA_DIR, UGS_SECRET, DATABASE_URL, LOG_LEVEL (ugs config lists them all; docs/settings.md).',
     )
-    .showHelpAfterError()
+    // A usage error is commander's one line naming what is wrong, then a pointer to the help: the whole help after
+    // it buried that line (`ugs viewers list` without --group printed 17 lines, the error first; issue 43).
+    .showHelpAfterError('(add --help for the options)')
     // Before the commands are added, which inherit both: commander throws where it would call process.exit.
     .exitOverride()
     .configureOutput({
@@ -48,6 +60,7 @@ export async function runProgram(argv: string[], streams: CliStreams): Promise<n
 
   serveCommand(program);
   keysCommand(program, output);
+  groupsCommand(program, output);
   migrateCommand(program, output);
   transferCommands(program, output);
   auditCommand(program, output);

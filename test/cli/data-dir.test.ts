@@ -57,6 +57,12 @@ const NEEDS_A_STORE = [
   ['group-tags', 'create', 'sales'],
   ['group-tags', 'rename', 'sales', 'east'],
   ['group-tags', 'delete', 'sales'],
+  ['groups', 'list'],
+  ['groups', 'show', 'acme'],
+  ['groups', 'create', 'acme', '--name', 'Acme'],
+  ['groups', 'update', 'acme', '--name', 'Acme'],
+  ['groups', 'rotate', 'acme'],
+  ['groups', 'delete', 'acme'],
 ];
 
 /**

@@ -247,14 +247,15 @@ describe('ugs keys', () => {
   });
 
   describe('--help', () => {
+    // Run in process as dist/src/cli/main.js, the help names the package's command; `npx ugs` in a clone names ugs (npx.slow.test.ts).
     const cases: [string[], RegExp][] = [
-      [[], /^Usage: ugs \[options\] \[command\]/m],
-      [['serve'], /^Usage: ugs serve \[options\]/m],
-      [['keys'], /^Usage: ugs keys \[options\] \[command\]/m],
-      [['keys', 'create'], /^Usage: ugs keys create \[options\]/m],
-      [['keys', 'list'], /^Usage: ugs keys list \[options\]/m],
-      [['keys', 'revoke'], /^Usage: ugs keys revoke \[options\] <id>/m],
-      [['migrate'], /^Usage: ugs migrate \[options\]/m],
+      [[], /^Usage: user-group-service \[options\] \[command\]/m],
+      [['serve'], /^Usage: user-group-service serve \[options\]/m],
+      [['keys'], /^Usage: user-group-service keys \[options\] \[command\]/m],
+      [['keys', 'create'], /^Usage: user-group-service keys create \[options\]/m],
+      [['keys', 'list'], /^Usage: user-group-service keys list \[options\]/m],
+      [['keys', 'revoke'], /^Usage: user-group-service keys revoke \[options\] <id>/m],
+      [['migrate'], /^Usage: user-group-service migrate \[options\]/m],
     ];
     for (const [command, usage] of cases) {
       it(`works on ${['ugs', ...command].join(' ')} and touches no data`, async () => {

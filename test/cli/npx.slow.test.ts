@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +49,38 @@ describe('npx ugs', () => {
     assert.match(stdout, /\bkeys\b/);
     assert.match(stdout, /\bmigrate\b/);
   });
+
+  /** `npm exec` with `args` in `cwd`, never downloading a package (--no): only the checkout's own bins may answer. */
+  function npmExec(args: string[], cwd: string, env: Record<string, string | undefined>) {
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = execFile('npm', ['exec', '--no', ...args], { cwd, env, timeout: 200_000, killSignal: 'SIGKILL' }, (error, out, err) => {
+        if (error && typeof error.code !== 'number') return reject(Object.assign(error, { stderr: err }));
+        resolve({ code: child.exitCode, stdout: out, stderr: err });
+      });
+    });
+  }
+
+  it(
+    "runs as user-group-service from any directory with npx --prefix, on the checkout's data dir, as README's CLI section says",
+    { timeout: 240_000 },
+    async () => {
+      const checkout = copyOfCheckout();
+      const elsewhere = sandbox.dir('ugs-npx-elsewhere');
+      // No UGS_DATA_DIR: the data dir is the checkout's, wherever the command runs.
+      const env = { ...process.env, UGS_DATA_DIR: undefined };
+      const help = await npmExec(['--prefix', checkout, '--', 'user-group-service', '--help'], elsewhere, env);
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(help.stdout, /^Usage: user-group-service \[options\] \[command\]/m);
+      assert.match(help.stdout, /\bgroups\b/);
+      const created = await npmExec(['--prefix', checkout, '--', 'user-group-service', 'keys', 'create'], elsewhere, env);
+      assert.equal(created.code, 0, created.stderr);
+      assert.match(
+        created.stderr,
+        new RegExp(`^ugs: store: SQLite in ${join(checkout, 'data').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `, 'm'),
+      );
+      assert.deepEqual(readdirSync(elsewhere), [], 'nothing was written where the command ran');
+    },
+  );
 
   it("ugs --version (and -V) prints package.json's version alone, opening no store", async () => {
     const { version } = JSON.parse(readFileSync(new URL('package.json', `file://${REPO_ROOT}`), 'utf8')) as { version: string };

@@ -216,7 +216,7 @@ describe('ugs signing-keys and embed keys', () => {
       [embed.id, reader.id, writer.id].map((id) => keys.find((k) => k.id === id)?.access),
       ['embed', 'read-only', 'read-write'],
     );
-    // A usage error: commander's one-line error first, then the command's help (showHelpAfterError).
+    // A usage error: commander's one-line error first, then a pointer to --help (showHelpAfterError).
     for (const [args, error] of [
       [['--read-only', '--access', 'embed'], /^error: option '--read-only' cannot be used with option '--access/],
       [['--access', 'read-only', '--read-only'], /^error: option '--read-only' cannot be used with option '--access/],

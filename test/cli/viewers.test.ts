@@ -150,4 +150,12 @@ describe('ugs viewers', () => {
     assertOneLineFailure(await ugs(['viewers', 'revoke', 'cafe\u0301']), ['Unicode NFC', "id.normalize('NFC')"]);
     assertOneLineFailure(await ugs(['viewers', 'list', '--group', 'acme', '--limit', '0']), ['--limit must be a positive whole number']);
   });
+
+  it('names the missing --group in one line and a pointer to --help, not the whole help (issue 43)', async () => {
+    const result = await ugs(['viewers', 'list']);
+    assert.deepEqual(
+      [result.code, result.stdout, result.stderr],
+      [1, '', "error: required option '--group <user_group_id>' not specified\n(add --help for the options)\n"],
+    );
+  });
 });

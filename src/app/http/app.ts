@@ -24,6 +24,7 @@ import { registerReadiness } from './routes/readiness.js';
 import { registerJwks } from '../../signing-keys/http/jwks.js';
 import { registerEmbedScripts } from '../../embed-sessions/http/embed-scripts.js';
 import { registerMetrics } from './routes/metrics.js';
+import { homePage } from './routes/home-page.js';
 import { apiRoutes, consolePages } from '../routes.js';
 import type { TypedApp } from '../../platform/http/typed-app.js';
 
@@ -111,6 +112,7 @@ export async function buildApp(services: Core, options: AppOptions): Promise<Typ
   registerJwks(app, services.signingKeys);
   registerEmbedScripts(app);
   registerMetrics(app, metrics, options.metricsToken);
+  await app.register(homePage);
   const shared = sharedLimits(limits);
   await app.register(apiRoutes, { services, limits: shared });
   // The operator console: its own plugin (helmet, cookies, CSRF) whose hooks reach /console only.

@@ -4,6 +4,7 @@ import type { AuditStore } from '../../audit/audit-store.js';
 import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
+import { isoTime } from '../../platform/iso-time.js';
 
 function auditView(record: AuditRecord) {
   return {
@@ -28,7 +29,7 @@ function parseSince(text: string): string {
   const time = new Date(text);
   if (Number.isNaN(time.getTime()))
     throw new CliError(`--since ${JSON.stringify(text)} is not a time; use ISO 8601, e.g. 2026-11-22 or 2026-11-22T10:00:00Z.`);
-  return time.toISOString();
+  return isoTime(time);
 }
 
 /** Records per store call when `--all` follows the cursor. */
@@ -74,7 +75,7 @@ export function auditCommand(program: Command, output: CliOutput): void {
           printTable(
             views.map((r) => ({
               id: String(r.id),
-              at: r.at,
+              at: isoTime(r.at),
               action: r.action,
               environment: r.environment,
               team_id: r.team_id === null ? '' : String(r.team_id),

@@ -13,6 +13,7 @@ import { operator } from '../operator.js';
 import { passwordFrom, type PasswordOptions } from '../password-input.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
+import { isoTime } from '../../platform/iso-time.js';
 
 const environmentOption = () =>
   new Option('--environment <environment>', 'the environment whose data sources these are').choices(ENVIRONMENTS).default('Customer');
@@ -102,7 +103,7 @@ function row(detail: DataSourceDetail): Record<string, string> {
     password: view.passwordSet ? 'set' : 'none',
     groups: String(detail.mappedGroups.total),
     version: String(view.version),
-    updated: view.updatedAt,
+    updated: isoTime(view.updatedAt),
   };
 }
 

@@ -4,6 +4,7 @@ import type { CliOutput } from '../cli-output.js';
 import { operator } from '../operator.js';
 import { printTable } from '../print-table.js';
 import { withServices } from '../run-command.js';
+import { isoTime } from '../../platform/iso-time.js';
 
 const environmentOption = () =>
   new Option('--environment <environment>', 'the environment whose group tags these are').choices(ENVIRONMENTS).default('Customer');
@@ -34,7 +35,7 @@ export function groupTagsCommand(program: Command, output: CliOutput): void {
         if (tags.length === 0)
           return output.log(`No group tags in ${options.environment} yet: create one with \`ugs group-tags create NAME\`.`);
         printTable(
-          tags.map((tag) => ({ name: tag.name, created: tag.createdAt })),
+          tags.map((tag) => ({ name: tag.name, created: isoTime(tag.createdAt) })),
           output,
         );
       }, output);

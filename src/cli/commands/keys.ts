@@ -4,6 +4,7 @@ import { ENVIRONMENTS, type Environment } from '../../kernel/environment.js';
 import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
+import { isoTime, isoTimeOr } from '../../platform/iso-time.js';
 
 /** The JSON form of a key for `keys list --json`; never the key or its hash. */
 function keyView(key: ApiKeyRecord) {
@@ -75,9 +76,9 @@ export function keysCommand(program: Command, output: CliOutput): void {
             name: k.name ?? '',
             environment: k.environment,
             access: k.access,
-            created: k.created_at,
-            'last used': k.last_used_at ?? 'never',
-            revoked: k.revoked_at ?? '',
+            created: isoTime(k.created_at),
+            'last used': isoTimeOr(k.last_used_at, 'never'),
+            revoked: isoTimeOr(k.revoked_at, ''),
           })),
           output,
         );

@@ -6,6 +6,7 @@ import type { CliOutput } from '../cli-output.js';
 import { operator } from '../operator.js';
 import { secretFrom, type SecretInput } from '../password-input.js';
 import { CliError, withServices } from '../run-command.js';
+import { isoTime } from '../../platform/iso-time.js';
 
 const environmentOption = () =>
   new Option('--environment <environment>', 'the environment whose Metabase this is').choices(ENVIRONMENTS).default('Customer');
@@ -70,7 +71,7 @@ export function metabaseCommand(program: Command, output: CliOutput): void {
         const view = await core.metabase.get(operator(options.environment));
         if (options.json) return output.log(JSON.stringify(metabaseSettingsJson(view), null, 2));
         output.log(
-          `Metabase for ${options.environment}: ${view.siteUrl}, secret key set, tokens live at most ${view.maxExpiresIn} s (updated ${view.updatedAt}).`,
+          `Metabase for ${options.environment}: ${view.siteUrl}, secret key set, tokens live at most ${view.maxExpiresIn} s (updated ${isoTime(view.updatedAt)}).`,
         );
       }, output);
     });
@@ -169,7 +170,7 @@ export function metabaseCommand(program: Command, output: CliOutput): void {
           { ip: undefined },
         );
         if (options.json) return output.log(JSON.stringify(metabaseTokenJson(minted), null, 2));
-        output.error(`ugs: valid until ${minted.expiresAt}; locked parameters: ${JSON.stringify(minted.params)}`);
+        output.error(`ugs: valid until ${isoTime(minted.expiresAt)}; locked parameters: ${JSON.stringify(minted.params)}`);
         output.log(minted.url);
       }, output);
     });

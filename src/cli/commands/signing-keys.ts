@@ -5,6 +5,7 @@ import { JWKS_PATHS } from '../../signing-keys/http/jwks-paths.js';
 import type { CliOutput } from '../cli-output.js';
 import { printTable } from '../print-table.js';
 import { withServices } from '../run-command.js';
+import { isoTime, isoTimeOr } from '../../platform/iso-time.js';
 
 /** The JSON form of a key for `signing-keys list --json`: never its private half. */
 function phaseView(phase: SigningKeyPhase) {
@@ -54,9 +55,9 @@ export function signingKeysCommand(program: Command, output: CliOutput): void {
             kid: k.kid,
             algorithm: k.algorithm,
             state: k.state,
-            'signs from': k.signs_from,
-            'signs until': k.signs_until ?? '',
-            'published until': k.published_until ?? '',
+            'signs from': isoTime(k.signs_from),
+            'signs until': isoTimeOr(k.signs_until, ''),
+            'published until': isoTimeOr(k.published_until, ''),
           })),
           output,
         );
@@ -75,7 +76,7 @@ export function signingKeysCommand(program: Command, output: CliOutput): void {
           const phase = await signingKeys[environment].rotate();
           output.log(`Published ${environment} signing key ${phase.key.kid} (${phase.key.algorithm}) at ${JWKS_PATHS[environment]}.`);
           output.log(
-            `It signs new ${environment} embed tokens from ${phase.key.activatesAt}, once every JWKS cached under max-age=${config.embed.jwksMaxAgeSeconds} has expired; until then the current key signs.`,
+            `It signs new ${environment} embed tokens from ${isoTime(phase.key.activatesAt)}, once every JWKS cached under max-age=${config.embed.jwksMaxAgeSeconds} has expired; until then the current key signs.`,
           );
         }
         output.log(

@@ -5,6 +5,7 @@ import type { CliOutput } from '../cli-output.js';
 import { operator } from '../operator.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
+import { isoTimeOr } from '../../platform/iso-time.js';
 
 /** A whole number within bounds, or a one-line error naming the option. */
 const wholeNumber = (option: string, max: number) => (text: string) => {
@@ -84,7 +85,7 @@ export function usageCommand(program: Command, output: CliOutput): void {
               sessions: String(r.sessions),
               renewals: String(r.renewals),
               viewers: String(r.viewers),
-              'last session': r.last_session_at ?? '-',
+              'last session': isoTimeOr(r.last_session_at, '-'),
             })),
             output,
           );

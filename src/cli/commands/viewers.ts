@@ -7,6 +7,7 @@ import type { CliOutput } from '../cli-output.js';
 import { operator } from '../operator.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
+import { isoTime } from '../../platform/iso-time.js';
 
 const environmentOption = () =>
   new Option('--environment <environment>', 'the environment of the group or viewer').choices(ENVIRONMENTS).default('Customer');
@@ -80,8 +81,8 @@ export function viewersCommand(program: Command, output: CliOutput): void {
           printTable(
             views.map((v) => ({
               viewer: v.viewer_id,
-              'first seen': v.first_seen_at,
-              'last seen': v.last_seen_at,
+              'first seen': isoTime(v.first_seen_at),
+              'last seen': isoTime(v.last_seen_at),
               sessions: String(v.sessions),
             })),
             output,
@@ -102,7 +103,7 @@ export function viewersCommand(program: Command, output: CliOutput): void {
       await withServices(async (core) => {
         const { revokedAt } = await core.viewers.revokeSessions(operator(options.environment), id);
         output.log(
-          `Ended the sessions of viewer ${JSON.stringify(id)} minted up to ${revokedAt} in every group of the ${options.environment} environment; sessions minted from now on work.`,
+          `Ended the sessions of viewer ${JSON.stringify(id)} minted up to ${isoTime(revokedAt)} in every group of the ${options.environment} environment; sessions minted from now on work.`,
         );
       }, output);
     });

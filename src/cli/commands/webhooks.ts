@@ -6,6 +6,7 @@ import type { CliOutput } from '../cli-output.js';
 import { operator } from '../operator.js';
 import { printTable } from '../print-table.js';
 import { CliError, withServices } from '../run-command.js';
+import { isoTime, isoTimeOr } from '../../platform/iso-time.js';
 
 const environmentOption = () =>
   new Option('--environment <environment>', 'the environment whose webhooks these are').choices(ENVIRONMENTS).default('Customer');
@@ -15,7 +16,7 @@ function webhookRow(w: WebhookView): Record<string, string> {
     id: w.id,
     url: w.url,
     events: w.events === null ? '*' : w.events.join(','),
-    state: w.disabledAt ? `disabled ${w.disabledAt}` : w.failingSince ? `failing since ${w.failingSince}` : 'ok',
+    state: w.disabledAt ? `disabled ${isoTime(w.disabledAt)}` : w.failingSince ? `failing since ${isoTime(w.failingSince)}` : 'ok',
     description: w.description ?? '',
   };
 }
@@ -29,7 +30,7 @@ function deliveryRow(d: DeliveryView): Record<string, string> {
     status: d.status,
     attempts: String(d.attempts),
     last: last ? (last.error ?? `HTTP ${last.statusCode}`) : '',
-    next: d.nextAttemptAt ?? '',
+    next: isoTimeOr(d.nextAttemptAt, ''),
   };
 }
 

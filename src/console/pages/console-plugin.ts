@@ -18,7 +18,8 @@ import { registerSignIn } from './sign-in.js';
 import { registerSignInPage } from './sign-in-page.js';
 import { registerSignOut } from './sign-out.js';
 
-const VIEWS = fileURLToPath(new URL('../views/', import.meta.url));
+/** The console's templates, its layout among them (the service's home page, GET /, is drawn with it too). */
+export const CONSOLE_VIEWS = fileURLToPath(new URL('../views/', import.meta.url));
 /** helmet's own value, sent by the hook below instead of by helmet. */
 const HSTS = 'max-age=31536000; includeSubDomains';
 
@@ -39,7 +40,7 @@ export interface ConsoleOptions {
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
   await app.register(helmet, CONSOLE_HELMET);
   await app.register(cookie);
-  await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: VIEWS, viewExt: 'eta' });
+  await app.register(view, { engine: { eta: new Eta({ autoEscape: true }) }, root: CONSOLE_VIEWS, viewExt: 'eta' });
   // The secret is the session's (request.session.csrfSecret, derived from its id): "@fastify/session" is
   // the plugin's name for "read the secret from request.session", which our hook fills.
   await app.register(csrfProtection, {

@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { redactSecrets } from '../../secrets/secret-redaction.js';
+import { isoTimeLogField } from '../iso-time.js';
 
 /**
  * Secrets never reach the log. Request lines carry method, URL, address,
@@ -29,5 +30,8 @@ export const REDACTED_PATHS = [
  * is none).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, hooks: { streamWrite: redactSecrets } }, destination);
+  return pino(
+    { level, timestamp: isoTimeLogField, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, hooks: { streamWrite: redactSecrets } },
+    destination,
+  );
 }

@@ -26,6 +26,17 @@ describe('logs', () => {
     assert.equal(/authorization/i.test(logs), false);
   });
 
+  it('carry their time as ISO 8601 in UTC, as every time ugs prints (not epoch milliseconds; issue 43)', async () => {
+    await server.api.call('GET', undefined, { path: '/healthz' });
+    const lines = server.logs
+      .join('')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { time: unknown });
+    assert.ok(lines.length > 0);
+    for (const { time } of lines) assert.match(String(time), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
   it('never carry a key or token sent in a URL, valid or malformed, and neither do error answers', async () => {
     const { api } = server;
     const token = (await api.getOrCreate({ user_group_id: 'in-url', name: 'In URL' })).json.user_group.token as string;

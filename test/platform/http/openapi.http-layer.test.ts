@@ -16,6 +16,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
 
 /** Served by the reference itself, pages for people (the operator console) or scripts for browsers (/embed/): not the API it describes. */
 const isReferenceRoute = (url: string) =>
+  // The home page a browser gets at / (an API client gets the 404 of an unknown path there).
+  url === '/' ||
   url === '/openapi.json' ||
   url === '/docs' ||
   url.startsWith('/docs/') ||

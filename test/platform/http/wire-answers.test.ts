@@ -59,6 +59,12 @@ describe('the wire, as recorded in test/platform/http/wire-answers.json', () => 
     await send({ method: 'GET', path: '/console', outsideContract: true }, { body: 'omitted' });
     await send({ method: 'GET', path: '/console/sign-in', outsideContract: true }, { body: 'omitted' });
     await call(undefined, 'GET', '/no-such-route');
+    // The host name alone: the JSON 404 for API clients, a page for a browser (issue 43).
+    await send({ method: 'GET', path: '/', headers: { accept: '*/*' } });
+    await send(
+      { method: 'GET', path: '/', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, outsideContract: true },
+      { body: 'omitted', label: 'a browser' },
+    );
     await send({ method: 'GET', path: '/healthz', headers: { 'x-request-id': 'wire-answers-1' } }, { label: 'a request id of its own' });
 
     // Who may call: no key, an unknown key, another scheme, a read-only key writing, an embed key reading.
