@@ -1,6 +1,7 @@
 import { jsonOrNull } from './json-column.js';
 import type { NewUserGroup, UserGroupChanges } from './store.js';
 import type { CustomerFields } from '../user-groups/user-group.js';
+import type { UserGroupRow } from './rows.js';
 
 /**
  * The user_groups columns an insert sets, as parameters, in the order both
@@ -21,6 +22,51 @@ export function newGroupColumns(group: NewUserGroup): unknown[] {
     group.updatedAt,
     ...customerColumns(group),
   ];
+}
+
+/**
+ * The row an insert of `columns` (newGroupColumns) wrote, as a read of it would return it: what was bound is what
+ * is stored (text, blobs and integers are kept as given), so a store reads back only the team_id the insert made.
+ */
+export function insertedGroupRow(
+  teamId: number,
+  columns: unknown[],
+  parentTeamId: number | null,
+  parentProvidedId: string | null,
+): UserGroupRow {
+  const [
+    environment,
+    providedId,
+    name,
+    mapping,
+    properties,
+    tokenHash,
+    tokenCiphertext,
+    createdAt,
+    updatedAt,
+    emails,
+    isDemoGroup,
+    level,
+    tags,
+  ] = columns;
+  return {
+    team_id: teamId,
+    environment: environment as string,
+    provided_id: providedId as string,
+    name: name as string,
+    mapping: mapping as string | null,
+    properties: properties as string | null,
+    token_hash: tokenHash as Buffer,
+    token_ciphertext: tokenCiphertext as Buffer,
+    created_at: createdAt as string,
+    updated_at: updatedAt as string,
+    parent_team_id: parentTeamId,
+    emails: emails as string | null,
+    is_demo_group: isDemoGroup as number,
+    hierarchy_level: level as string | null,
+    group_tags: tags as string | null,
+    parent_provided_id: parentProvidedId,
+  };
 }
 
 /** The Customer API's columns, as an insert or an update binds them: is_demo_group as 0 or 1, which both databases take. */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { apiKeyFormat } from '../../src/api-keys/api-key.js';
-import { hashSecret, sameHash, secretFormat } from '../../src/secrets/secret-format.js';
+import { randomBytes } from 'node:crypto';
+import { hashSecret, sameHash, secretFormat, toBase62 } from '../../src/secrets/secret-format.js';
 import { userGroupTokenFormat } from '../../src/user-groups/user-group-token.js';
 
 describe('secret format', () => {
@@ -52,5 +53,31 @@ describe('secret format', () => {
     assert.ok(sameHash(a, hashSecret('value')));
     assert.equal(sameHash(a, hashSecret('other')), false);
     assert.equal(sameHash(a, a.subarray(0, 16)), false);
+  });
+});
+
+describe('toBase62', () => {
+  /** The definition: the bytes as one big-endian number, written in base62 and padded (the BigInt version it replaced). */
+  function reference(bytes: Uint8Array, length: number): string {
+    let value = BigInt(`0x${Buffer.from(bytes).toString('hex') || '0'}`);
+    let out = '';
+    while (value > 0n) {
+      out = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'[Number(value % 62n)] + out;
+      value /= 62n;
+    }
+    return out.padStart(length, '0');
+  }
+
+  it('writes the same digits as the BigInt definition, for random values and the edges', () => {
+    const cases = [
+      Buffer.alloc(32),
+      Buffer.alloc(32, 0xff),
+      Buffer.from([1]),
+      Buffer.alloc(0),
+      Buffer.from([0, 0, 61]),
+      Buffer.from([0, 0, 62]),
+    ];
+    for (let i = 0; i < 2000; i++) cases.push(randomBytes(i % 40));
+    for (const bytes of cases) assert.equal(toBase62(bytes, 43), reference(bytes, 43), bytes.toString('hex'));
   });
 });

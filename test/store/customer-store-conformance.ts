@@ -48,6 +48,9 @@ export function customerStoreConformance(fixture: StoreFixture): void {
       );
       const read = await store.userGroups.findUserGroup('Customer', 'full');
       assert.deepEqual(read, full);
+      // Without tags a create inserts without reading first: its answer is still the row as a read returns it.
+      const untagged = await insert('untagged', { emails: ['b@example.com'], isDemoGroup: true, hierarchyLevel: 'Customer' });
+      assert.deepEqual(await store.userGroups.findUserGroup('Customer', 'untagged'), untagged);
       const changes = { emails: null, isDemoGroup: false, groupTags: ['a'], updatedAt: LATER };
       const updated = await store.userGroups.updateUserGroup('Customer', 'full', changes, groupUpdated('Customer', 'full', changes, by));
       assert.equal(Object.hasOwn(updated!, 'emails'), false, 'null clears');

@@ -32,6 +32,7 @@ export function hierarchyStoreConformance(fixture: StoreFixture): void {
       const root = await create('h-root');
       assert.equal(root.parentId, undefined, 'a root reads as before');
       const mid = await create('h-mid', 'h-root');
+      assert.deepEqual(await store.userGroups.findUserGroup('Customer', 'h-mid'), mid, 'a create answers the row a read returns');
       assert.equal(mid.parentId, 'h-root');
       assert.equal(mid.parentTeamId, root.teamId);
       await create('h-leaf', 'h-mid');

@@ -12,9 +12,10 @@ export class SqliteConsequences {
 
   constructor(db: Database.Database) {
     this.statements = {
+      // Positional parameters: named ones cost a property lookup each, and the record a copy to hold them.
       audit: db.prepare(
         `INSERT INTO audit_log (at, action, environment, team_id, provided_id, key_id, fields, client_address, webhook_id, viewer_id, data_source_id)
-         VALUES (@at, @action, @environment, @teamId, @providedId, @keyId, @fields, @clientAddress, @webhookId, @viewerId, @dataSourceId)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       event: db.prepare('INSERT INTO events (id, environment, type, at, data) VALUES (?, ?, ?, ?, ?)'),
       revocation: db.prepare(
@@ -26,13 +27,19 @@ export class SqliteConsequences {
 
   persist(consequences: WriteConsequences): void {
     for (const record of consequences.audit)
-      this.statements.audit.run({
-        ...record,
-        webhookId: record.webhookId ?? null,
-        viewerId: record.viewerId ?? null,
-        dataSourceId: record.dataSourceId ?? null,
-        fields: JSON.stringify(record.fields),
-      });
+      this.statements.audit.run(
+        record.at,
+        record.action,
+        record.environment,
+        record.teamId,
+        record.providedId,
+        record.keyId,
+        JSON.stringify(record.fields),
+        record.clientAddress,
+        record.webhookId ?? null,
+        record.viewerId ?? null,
+        record.dataSourceId ?? null,
+      );
     for (const event of consequences.events)
       this.statements.event.run(event.id, event.environment, event.type, event.at, JSON.stringify(event.data));
     for (const revocation of consequences.revocations) this.statements.revocation.run(revocation);

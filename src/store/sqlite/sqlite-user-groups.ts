@@ -12,7 +12,7 @@ import type {
   UserGroupLineage,
   UserGroupStore,
 } from '../../user-groups/user-group-store.js';
-import { customerChanges, newGroupColumns } from '../group-columns.js';
+import { customerChanges, insertedGroupRow, newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { GroupCommit } from './group-commit.js';
@@ -61,12 +61,13 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       findByToken: db.prepare<[string, Buffer], UserGroupRow>(
         `SELECT ${GROUP_WITH_PARENT} FROM user_groups g WHERE environment = ? AND token_hash = ?`,
       ),
-      insert: db.prepare<unknown[], UserGroupRow>(
+      // Only the team_id comes back: the rest of the row is what was bound (insertedGroupRow), not read again.
+      insert: db.prepare<unknown[], { team_id: number }>(
         `INSERT INTO user_groups (environment, provided_id, name, mapping, properties, token_hash, token_ciphertext, created_at, updated_at,
                                   emails, is_demo_group, hierarchy_level, group_tags, parent_team_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (environment, provided_id) DO NOTHING
-         RETURNING *`,
+         RETURNING team_id`,
       ),
       update: db.prepare<unknown[], UserGroupRow>(
         `UPDATE user_groups SET
@@ -161,17 +162,30 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     consequences: GroupWriteConsequences,
   ): Promise<{ group: UserGroupRecord; created: boolean }> {
     return this.groupCommit.run(() => {
-      // A group that exists is answered as it is: the parent counts on creation only.
-      const existing = this.statements.find.get(group.environment, group.providedId);
-      if (existing) return { group: toUserGroupRecord(existing), created: false };
-      this.assertTagsExist(group.environment, group.groupTags);
-      const parentTeamId = group.parentId
-        ? this.hierarchy.placeUnder(group.environment, { teamId: null, providedId: group.providedId }, group.parentId)
-        : null;
-      const row = this.statements.insert.get(...newGroupColumns(group), parentTeamId);
-      if (!row) throw new Error('user group appeared between read and insert in one write transaction');
-      this.appender.persist(consequences({ teamId: row.team_id }));
-      return { group: toUserGroupRecord({ ...row, parent_provided_id: group.parentId ?? null }), created: true };
+      const existing = () => {
+        const row = this.statements.find.get(group.environment, group.providedId);
+        return row ? { group: toUserGroupRecord(row), created: false } : undefined;
+      };
+      // A group that exists is answered as it is: its parent and tags count on creation only, so a create naming
+      // either reads first. One naming neither (most) just inserts, and reads only when the insert finds the id taken.
+      let parentTeamId: number | null = null;
+      if (group.parentId || (group.groupTags && group.groupTags.length > 0)) {
+        const found = existing();
+        if (found) return found;
+        this.assertTagsExist(group.environment, group.groupTags);
+        if (group.parentId)
+          parentTeamId = this.hierarchy.placeUnder(group.environment, { teamId: null, providedId: group.providedId }, group.parentId);
+      }
+      const columns = newGroupColumns(group);
+      const inserted = this.statements.insert.get(...columns, parentTeamId);
+      if (!inserted) {
+        const found = existing();
+        if (found) return found;
+        throw new Error('user group insert wrote nothing, yet no group has its id');
+      }
+      this.appender.persist(consequences({ teamId: inserted.team_id }));
+      const row = insertedGroupRow(inserted.team_id, columns, parentTeamId, group.parentId || null);
+      return { group: toUserGroupRecord(row), created: true };
     });
   }
 
