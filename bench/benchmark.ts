@@ -21,8 +21,11 @@ export const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url))
 export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8'];
 const CEILING = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));
 const FRAMEWORK_FLOOR = fileURLToPath(new URL('./framework-floor-server.js', import.meta.url));
-/** Unmeasured run before measuring, so the JIT's first second is not in the figures. */
-export const WARMUP_SECONDS = 1;
+/**
+ * Unmeasured run before measuring, so the JIT's first seconds are not in the figures: after 1 s, V8's background
+ * compilation still took ~11 µs of a create's CPU per request (perf, issue 42); after 3 s it had settled.
+ */
+export const WARMUP_SECONDS = 3;
 
 export interface BenchOptions {
   stores: { name: string; env: Record<string, string> }[];
