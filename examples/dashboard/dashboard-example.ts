@@ -6,7 +6,7 @@ import { startDashboardServer } from './dashboard-server.js';
 import { openDemoOrders } from './demo-orders.js';
 import { openExamplePostgres } from './example-postgres.js';
 import { openRoutedOrders } from './postgres-orders.js';
-import { setUpRoutedDatabases } from './routed-databases.js';
+import { isolationCheckCommands, setUpRoutedDatabases } from './routed-databases.js';
 import { registerExampleDataSources } from './example-data-sources.js';
 
 /**
@@ -119,12 +119,10 @@ async function postgresOrNothing() {
     for (const { dataSourceId, database, tenants } of setup.databases) {
       console.log(`  data source ${dataSourceId}: database ${database}, the orders of ${tenants.join(' and ')}`);
     }
-    console.log("Check each data source's isolation (the service's data dir as the service has it, UGS_DATA_DIR):");
-    for (const { dataSourceId } of setup.databases) {
-      console.log(
-        `  npx ugs isolation-check --data-source ${dataSourceId} --queries examples/dashboard/orders.sql --tenant-column tenant_id --include-descendants`,
-      );
-    }
+    console.log(
+      "Check each data source's isolation, as the role the dashboard uses (paste at the repository's root; the service's UGS_DATA_DIR if it has one):",
+    );
+    for (const command of isolationCheckCommands(setup)) console.log(`  ${command}`);
     return { server, orders: openRoutedOrders(router) };
   } catch (error) {
     console.error(
