@@ -145,6 +145,8 @@ export default tseslint.config(
         atob: 'readonly',
         TextDecoder: 'readonly',
         HTMLIFrameElement: 'readonly',
+        document: 'readonly',
+        ResizeObserver: 'readonly',
       },
     },
   },

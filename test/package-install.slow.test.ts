@@ -167,7 +167,7 @@ describe('the package, installed from its tarball in another project', () => {
     },
   );
 
-  it('is built from src alone: `npm run build:src` (what `npm ci` and `npm pack` run) compiles no test, bench, script or example', async () => {
+  it('`npm run build:src` (the package alone, outside the install and pack build) compiles no test, bench, script or example', async () => {
     const listed = await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--listFilesOnly'], {
       cwd: REPO_ROOT,
       maxBuffer: 16 * 1024 * 1024,

@@ -66,19 +66,36 @@ ${body}
 </table>`;
 }
 
-/** Why a session ended, as the page says it: refused by the verifier (revoked, expired), or left unused for a token's lifetime. */
-export function sessionEndedBody(reason: 'revoked' | 'expired' | 'idle'): string {
-  const why = {
-    revoked: 'It was ended (the group’s token was rotated, the group deleted, the session revoked, or its viewer’s sessions ended).',
-    expired: 'It expired.',
-    idle: 'It expired after a while without use.',
-  }[reason];
+/**
+ * What ended a session: revoked, with the revocation feed's reason (EmbedTokenError.revocationReason), expired, or left
+ * unused for a token's lifetime (the frame's own timer).
+ */
+export type SessionEnd = { revoked: string | undefined } | 'expired' | 'idle';
+
+/** The revocation feed's reasons (GET /api/embed_sessions/revocations), each in the viewer's words. */
+const REVOKED_BECAUSE: Record<string, string> = {
+  session_revoked: 'It was ended on its own (this one session was revoked).',
+  token_rotated: 'Its group’s token was rotated, which ends every session of the group.',
+  user_group_deleted: 'Its group was deleted.',
+  user_group_renamed: 'Its group was renamed.',
+  viewer_revoked: 'Every session of its viewer was ended.',
+};
+
+/** Why a session ended, as the page says it: the one cause that happened. */
+export function sessionEndedBody(end: SessionEnd): string {
+  const why =
+    end === 'expired'
+      ? 'It expired.'
+      : end === 'idle'
+        ? 'It expired after a while without use.'
+        : // A reason a newer service added, or none: still ended, the cause unnamed.
+          (REVOKED_BECAUSE[end.revoked ?? ''] ?? 'It was ended.');
   return `<h1>This session has ended</h1>\n<p role="status">${why} Reload the page that showed this dashboard to start a new session.</p>`;
 }
 
 /** A revoked or expired session: the viewer reloads the page that embeds the dashboard, whose backend mints a new one. */
-export function sessionEndedPage(reason: 'revoked' | 'expired'): string {
-  return htmlPage('Session ended', sessionEndedBody(reason));
+export function sessionEndedPage(end: SessionEnd): string {
+  return htmlPage('Session ended', sessionEndedBody(end));
 }
 
 /** The verifier cannot tell whether the session was revoked (its revocation feed is unreachable or refuses its key): the server's log says

@@ -19,6 +19,7 @@ import {
   refusedPage,
   revocationsUnavailablePage,
   sessionEndedBody,
+  type SessionEnd,
   sessionEndedPage,
 } from './dashboard-pages.js';
 import { DASHBOARD_JS } from './dashboard-script.js';
@@ -99,7 +100,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       const csp = dashboardCsp(originsForRefusal(token, error));
       if (error.code === 'revocations_unavailable') return sendPage(res, 503, revocationsUnavailablePage(), csp);
       if (error.code === 'token_invalid') return sendPage(res, 401, refusedPage(), csp);
-      return sendPage(res, 401, sessionEndedPage(error.code === 'token_revoked' ? 'revoked' : 'expired'), csp);
+      return sendPage(res, 401, sessionEndedPage(endOf(error)), csp);
     }
     const csp = dashboardCsp(claims.org);
     if (claims.dsh !== undefined && claims.dsh !== DASHBOARD_NAME) {
@@ -166,7 +167,7 @@ export async function startDashboardServer(options: DashboardServerOptions): Pro
       if (!(error instanceof EmbedTokenError)) throw error;
       if (error.code === 'revocations_unavailable') return { status: 503, html: '' };
       if (error.code === 'token_invalid') return { status: 401, html: '<h1>This dashboard cannot be shown</h1>' };
-      return { status: 401, html: sessionEndedBody(error.code === 'token_revoked' ? 'revoked' : 'expired') };
+      return { status: 401, html: sessionEndedBody(endOf(error)) };
     }
   }
 
@@ -191,4 +192,9 @@ function routingRefusal(error: unknown): { status: number; why: string } | null 
   if (error.code === 'service_unavailable' || error.code === 'database_unavailable')
     return { status: 503, why: `The orders cannot be reached right now (${error.code}); try again in a moment.` };
   return { status: 403, why: `This group's orders are not routed to a database (${error.code}): ${error.message}.` };
+}
+
+/** What ended a refused session, as the verifier tells it: the revocation feed's reason, or its expiry. */
+function endOf(error: EmbedTokenError): SessionEnd {
+  return error.code === 'token_revoked' ? { revoked: error.revocationReason } : 'expired';
 }

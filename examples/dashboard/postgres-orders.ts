@@ -13,7 +13,10 @@ import type { DemoOrders, OrderRow, OrdersClaims, OrdersView } from './demo-orde
  */
 
 const ROWS = 'SELECT id, ordered_on::text AS ordered_on, region, sales_rep, customer, product, amount_cents FROM orders';
-const TOTALS = 'SELECT count(*)::int AS orders, coalesce(sum(amount_cents), 0)::int AS revenue_cents FROM orders';
+// Per tenant, summed by the dashboard: a total that names its tenant can be checked by `ugs isolation-check` (every row
+// its group's or a descendant's); one sum over whatever the policy let through could not be told apart by tenant.
+const TOTALS = 'SELECT tenant_id, count(*)::int AS orders, sum(amount_cents)::int AS revenue_cents FROM orders';
+const BY_TENANT = 'GROUP BY tenant_id ORDER BY tenant_id';
 // A view's narrowing, not the isolation: the policy already holds the group's rows, and a group's own session (its
 // admin) has no sales_rep and sees them all. Written in the query, as in the SQLite mode, rather than as a
 // restrictive policy, which would have to let sessions without the attribute through. ugs.viewer_prop reads the
@@ -22,8 +25,8 @@ const REP_FILTER = "WHERE sales_rep = ugs.viewer_prop('sales_rep')";
 const ORDER = 'ORDER BY ordered_on, id';
 /** The queries of a whole group's sessions, and of sessions whose props carry a sales_rep. */
 export const POSTGRES_QUERIES = {
-  group: { rows: `${ROWS} ${ORDER}`, totals: TOTALS },
-  rep: { rows: `${ROWS} ${REP_FILTER} ${ORDER}`, totals: `${TOTALS} ${REP_FILTER}` },
+  group: { rows: `${ROWS} ${ORDER}`, totals: `${TOTALS} ${BY_TENANT}` },
+  rep: { rows: `${ROWS} ${REP_FILTER} ${ORDER}`, totals: `${TOTALS} ${REP_FILTER} ${BY_TENANT}` },
 };
 
 /** What a session's page shows, read on a connection already inside the session's claims. */
@@ -31,7 +34,11 @@ async function readView(session: Pick<pg.PoolClient, 'query'>, claims: Pick<Orde
   const salesRep = Object.hasOwn(claims.props, 'sales_rep') ? claims.props['sales_rep'] : undefined;
   const queries = salesRep === undefined ? POSTGRES_QUERIES.group : POSTGRES_QUERIES.rep;
   const rows = (await session.query<OrderRow>(queries.rows)).rows;
-  const totals = (await session.query<OrdersView['totals']>(queries.totals)).rows[0]!;
+  const totals = { orders: 0, revenue_cents: 0 };
+  for (const tenant of (await session.query<OrdersView['totals']>(queries.totals)).rows) {
+    totals.orders += tenant.orders;
+    totals.revenue_cents += tenant.revenue_cents;
+  }
   return { salesRep: salesRep === undefined ? null : String(salesRep), region: rows[0]?.region ?? null, rows, totals };
 }
 

@@ -81,3 +81,16 @@ export async function setUpRoutedDatabases(adminUrl: string, options: { role?: s
   const { hostname, port } = new URL(adminUrl);
   return { role, password, host: hostname, port: Number(port || 5432), databases };
 }
+
+/**
+ * The `ugs isolation-check` of each routed data source, ready to paste at the repository's root: it connects as the
+ * data source is stored (the dashboard's role, never a superuser), so it needs no URL or password, and reads the
+ * service's store (its UGS_DATA_DIR, if it has one). Each checks every group mapped to that database, as sessions the
+ * example's app mints (include_descendants); test/examples/dashboard-routed.test.ts runs these very lines.
+ */
+export function isolationCheckCommands(setup: Pick<RoutedSetup, 'databases'>): string[] {
+  return setup.databases.map(
+    ({ dataSourceId }) =>
+      `npx ugs isolation-check --data-source ${dataSourceId} --queries examples/dashboard/orders.sql --tenant-column tenant_id --include-descendants`,
+  );
+}

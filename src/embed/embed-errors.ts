@@ -16,6 +16,12 @@ export class EmbedTokenError extends Error {
   constructor(
     readonly code: EmbedTokenErrorCode,
     message: string,
+    /**
+     * With token_revoked, the revocation feed's reason, so a dashboard can say what ended the session:
+     * session_revoked, token_rotated, user_group_deleted, user_group_renamed or viewer_revoked (a newer
+     * service may add others).
+     */
+    readonly revocationReason?: string,
   ) {
     super(message);
   }

@@ -88,8 +88,8 @@ export function createEmbedVerifier(options: EmbedVerifierOptions): EmbedVerifie
       throw expired(entry.claims.exp);
     }
     checkEnvironment(entry.claims.env);
-    if (feed?.list.isRevoked(entry.claims.jti, entry.versionKey, entry.claims.vid, entry.claims.iat))
-      throw new EmbedTokenError('token_revoked', 'the embed session was revoked');
+    const revoked = feed?.list.revocationReason(entry.claims.jti, entry.versionKey, entry.claims.vid, entry.claims.iat);
+    if (revoked !== undefined) throw new EmbedTokenError('token_revoked', 'the embed session was revoked', revoked);
     return entry.claims;
   }
 

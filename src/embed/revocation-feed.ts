@@ -34,6 +34,7 @@ interface WireRevocation {
   user_group_id?: unknown;
   token_version?: unknown;
   viewer_id?: unknown;
+  reason?: unknown;
   revoked_at?: unknown;
   expires_at?: unknown;
 }
@@ -188,17 +189,19 @@ export class RevocationFeed {
     if (typeof entry !== 'object' || entry === null || typeof entry.expires_at !== 'string') return false;
     const expiresAtMs = Date.parse(entry.expires_at);
     if (Number.isNaN(expiresAtMs)) return false;
+    // Kept to say why a session ended; a reason this verifier does not know yet is kept as it is.
+    const reason = typeof entry.reason === 'string' ? entry.reason : undefined;
     if (typeof entry.session_id === 'string') {
-      this.list.revokeSession(entry.session_id, expiresAtMs);
+      this.list.revokeSession(entry.session_id, expiresAtMs, reason);
       return true;
     }
     if (typeof entry.user_group_id === 'string' && typeof entry.token_version === 'string') {
-      this.list.revokeTokenVersion(entry.user_group_id, entry.token_version, expiresAtMs);
+      this.list.revokeTokenVersion(entry.user_group_id, entry.token_version, expiresAtMs, reason);
       return true;
     }
     const revokedAtMs = typeof entry.revoked_at === 'string' ? Date.parse(entry.revoked_at) : Number.NaN;
     if (typeof entry.viewer_id === 'string' && !Number.isNaN(revokedAtMs)) {
-      this.list.revokeViewer(entry.viewer_id, Math.floor(revokedAtMs / 1000), expiresAtMs);
+      this.list.revokeViewer(entry.viewer_id, Math.floor(revokedAtMs / 1000), expiresAtMs, reason);
       return true;
     }
     return false;

@@ -16,13 +16,13 @@ describe('npx ugs', () => {
 
   /**
    * The first `npm exec` in a checkout installs the checkout into npm's npx cache, which ran its `prepare`
-   * (`npm run build:src`, now `postprepare`): in the repository itself, that rewrote dist/src under the tests
+   * (`npm run build`, now `postprepare`): in the repository itself, that rewrote dist/src under the tests
    * running beside this one. So it runs in a copy of what a clone holds (sources, configs, the build, node_modules
    * linked).
    */
   function copyOfCheckout(): string {
     const copy = sandbox.dir('ugs-npx-checkout');
-    for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'dist/src'])
+    for (const entry of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'scripts', 'dist/src'])
       cpSync(join(REPO_ROOT, entry), join(copy, entry), { recursive: true });
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(copy, 'node_modules'));
     return copy;

@@ -7,11 +7,13 @@ import { CLOCK_TOLERANCE_SECONDS } from '../../src/kernel/embed-tokens.js';
 import { MAX_CLOCK_TOLERANCE_SECONDS } from '../../src/embed/embed-verifier-options.js';
 import { embedClaims, FakeEmbedService, verifierFixture, FEED_API_KEY, signEmbedToken, waitFor } from './fake-embed-service.js';
 
-async function assertRevoked(verifier: EmbedVerifier, token: string): Promise<void> {
-  await assert.rejects(
-    verifier.verify(token),
-    (e: unknown) => e instanceof EmbedTokenError && e.code === 'token_revoked' && !e.message.includes(token),
-  );
+/** Refused as revoked, never quoting the token; with `reason`, the feed's reason for it (what a dashboard says ended the session). */
+async function assertRevoked(verifier: EmbedVerifier, token: string, reason?: string): Promise<void> {
+  await assert.rejects(verifier.verify(token), (e: unknown) => {
+    assert.ok(e instanceof EmbedTokenError && e.code === 'token_revoked' && !e.message.includes(token), String(e));
+    if (reason !== undefined) assert.equal(e.revocationReason, reason);
+    return true;
+  });
 }
 
 describe('embed verifier: the revocation feed', () => {
@@ -35,8 +37,8 @@ describe('embed verifier: the revocation feed', () => {
     await waitFor('the revocations to arrive', () => verifier.status().revocations.revokedTokenVersions === 1);
     assert.equal(verifier.status().revocations.revokedSessions, 1);
 
-    await assertRevoked(verifier, tokens[0]!);
-    await assertRevoked(verifier, tokens[1]!);
+    await assertRevoked(verifier, tokens[0]!, 'session_revoked');
+    await assertRevoked(verifier, tokens[1]!, 'token_rotated');
     assert.equal((await verifier.verify(tokens[2]!)).tv, 'BetaVersion00002');
     assert.equal((await verifier.verify(tokens[3]!)).sub, 'gamma');
     // Not from the cache: a new signature over the revoked session id.
@@ -56,11 +58,30 @@ describe('embed verifier: the revocation feed', () => {
 
     fixture.service.revoke({ viewer_id: 'leaver', revoked_at: new Date(iat * 1000 + 400).toISOString() });
     await waitFor('the revocation to arrive', () => verifier.status().revocations.revokedViewers === 1);
-    await assertRevoked(verifier, tokens[0]!);
-    await assertRevoked(verifier, tokens[1]!);
+    await assertRevoked(verifier, tokens[0]!, 'viewer_revoked');
+    await assertRevoked(verifier, tokens[1]!, 'viewer_revoked');
     assert.equal((await verifier.verify(tokens[2]!)).vid, 'leaver', 'minted after the second of the revocation');
     assert.equal((await verifier.verify(tokens[3]!)).vid, 'stayer');
     assert.equal((await verifier.verify(tokens[4]!)).vid, undefined);
+  });
+
+  it("carries the feed's reason for each revocation (group deleted, renamed, one unknown to this verifier) in revocationReason", async () => {
+    const verifier = verifierWith();
+    const deleted = embedClaims({ sub: 'kappa', tv: 'KappaVersion0001' });
+    const renamed = embedClaims({ sub: 'lambda', tv: 'LambdaVersion001' });
+    const newer = embedClaims({ sub: 'mu' });
+    const tokens = await Promise.all([deleted, renamed, newer].map((claims) => signEmbedToken(fixture.key, claims)));
+    fixture.service.revoke({ user_group_id: 'kappa', token_version: 'KappaVersion0001', reason: 'user_group_deleted' });
+    fixture.service.revoke({ user_group_id: 'lambda', token_version: 'LambdaVersion001', reason: 'user_group_renamed' });
+    // A reason a newer service may add: the session is still refused, and the reason passed on as it is.
+    fixture.service.revoke({ session_id: newer.jti as string, user_group_id: 'mu', reason: 'some_later_reason' as 'session_revoked' });
+    await waitFor(
+      'the revocations to arrive',
+      () => verifier.status().revocations.revokedTokenVersions === 2 && verifier.status().revocations.revokedSessions === 1,
+    );
+    await assertRevoked(verifier, tokens[0]!, 'user_group_deleted');
+    await assertRevoked(verifier, tokens[1]!, 'user_group_renamed');
+    await assertRevoked(verifier, tokens[2]!, 'some_later_reason');
   });
 
   it('reads the feed from its oldest entry, page by page, before its first verification', async () => {

@@ -17,9 +17,8 @@ import { Sandbox } from '../cli/cli-support.js';
  * `ugs isolation-check` on the example dashboard's own setup (issue 31): the
  * queries in examples/dashboard/orders.sql are the ones the dashboard runs, and
  * the check finds every row they return to be the viewing group's on the table
- * its setup makes, as the role it makes, and says that the totals (aggregates
- * naming no tenant) cannot be checked; with row-level security turned off, the
- * same check fails.
+ * its setup makes, as the role it makes, the totals too (per tenant, each naming
+ * it); with row-level security turned off, the same check fails.
  */
 
 const WRITER: Principal = { keyId: 'test', environment: 'Customer', access: 'read-write' };
@@ -80,9 +79,9 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
     assert.deepEqual(inFile, run);
   });
 
-  it('checks the example: every row each group received is its own (orders.tenant_id, by id); the totals cannot be told apart, so exit 3', async () => {
+  it('checks the example: every row each group received is its own (orders.tenant_id, by id), and so is every total (by its tenant_id): exit 0', async () => {
     const result = await check();
-    assert.equal(result.code, 3, `${result.stdout}\n${result.stderr}`);
+    assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     const report = JSON.parse(result.stdout) as {
       passed: boolean;
       outcome: string;
@@ -96,25 +95,24 @@ describe('ugs isolation-check on the example dashboard (--postgres)', () => {
         not_checked_because: string | null;
       }[];
     };
-    assert.equal(report.passed, false);
-    assert.equal(report.outcome, 'not_established');
+    assert.equal(report.passed, true);
+    assert.equal(report.outcome, 'passed');
     assert.deepEqual(report.problems, []);
     assert.deepEqual(report.queries[0]!.rows, { acme: 12, globex: 12, initech: 8, hooli: 0 }, "cleo's 4 apac orders are initech-labs'");
     assert.equal(report.queries[0]!.rows_without_claims, 0);
     // The rows name no tenant: each is looked up in orders by the id the query returns.
     assert.deepEqual([report.queries[0]!.cross_tenant, report.queries[0]!.key], ['checked', ['id']]);
     assert.deepEqual(report.queries[0]!.tenant, { column: 'tenant_id', looked_up_in: ['public.orders'] });
-    // The totals answer one row for everyone, a row of zeros where there is nothing to count, and carry no tenant to check.
-    assert.deepEqual(report.queries[1]!.rows, { acme: 1, globex: 1, initech: 1, hooli: 1 });
-    assert.equal(report.queries[1]!.rows_without_claims, 1);
-    assert.equal(report.queries[1]!.cross_tenant, 'not_checked');
-    assert.match(report.queries[1]!.not_checked_because!, /its rows carry no tenant_id/);
-    // A sales rep's queries: no group's claims hold a sales_rep, so none receives a row (the zeros of the totals carry nothing).
+    // The totals: one row per tenant the group sees, naming it (none where there is nothing to count), checked like the rows.
+    assert.deepEqual(report.queries[1]!.rows, { acme: 1, globex: 1, initech: 1, hooli: 0 });
+    assert.equal(report.queries[1]!.rows_without_claims, 0);
+    assert.deepEqual([report.queries[1]!.cross_tenant, report.queries[1]!.not_checked_because], ['checked', null]);
+    // A sales rep's queries: no group's claims hold a sales_rep, so none receives a row.
     assert.deepEqual(
       report.queries.slice(2).map((q) => [q.cross_tenant, Object.values(q.rows)]),
       [
         ['checked', [0, 0, 0, 0]],
-        ['checked', [1, 1, 1, 1]],
+        ['checked', [0, 0, 0, 0]],
       ],
     );
   });

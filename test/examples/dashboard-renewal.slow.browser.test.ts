@@ -159,7 +159,7 @@ test('renewal in chromium: active viewers keep their dashboard, idle ones and re
     // Quiet, this is one poll and one check (about 1.3 s); the suite's other files share the cores and stretch it
     // (3.7 s seen in CI). What must hold is that the revocation ended it, long before the token's own end would.
     assert.ok(tookMs < (revocationPollMs + sessionCheckMs) * 8, `${tookMs} ms`);
-    assert.match(await frameOf(page).getByRole('status').innerText(), /It was ended/);
+    assert.match(await frameOf(page).getByRole('status').innerText(), /It was ended on its own \(this one session was revoked\)\./);
     assert.equal(seen.frameNavigations, 1);
     await page.close();
   };

@@ -10,13 +10,21 @@ import { demoOrderRows } from '../../examples/dashboard/demo-orders.js';
 import { registerExampleDataSources } from '../../examples/dashboard/example-data-sources.js';
 import { openRoutedOrders } from '../../examples/dashboard/postgres-orders.js';
 import { tenantOf } from '../../examples/dashboard/postgres-orders-setup.js';
-import { ORDERS_SCHEMA, setUpRoutedDatabases, type RoutedSetup } from '../../examples/dashboard/routed-databases.js';
+import {
+  isolationCheckCommands,
+  ORDERS_SCHEMA,
+  setUpRoutedDatabases,
+  type RoutedSetup,
+} from '../../examples/dashboard/routed-databases.js';
 import { UserGroupClient } from '../../src/client/user-group-client.js';
 import { Sandbox } from '../cli/cli-support.js';
 import { buildForSuite } from '../helpers/build.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { dropRole } from '../helpers/postgres-roles.js';
 import { waitFor } from '../embed/fake-embed-service.js';
+
+/** The repository root, from dist/test/examples/: where the printed commands are pasted. */
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
  * The example's --postgres mode routes by mapping (issue 39, item 8): acme and globex each in a database of their
@@ -172,18 +180,34 @@ describe('example dashboard, routed by mapping over three PostgreSQL databases',
     for (const [dataSource, rows] of expected) {
       const args = ['--data-source', dataSource, '--queries', queries, '--tenant-column', 'tenant_id', '--include-descendants', '--json'];
       const result = await sandbox.ugsProcess(dataDir, ['isolation-check', ...args], cliEnv);
-      // The totals name no tenant, so the check cannot be established (exit 3); every row it could check was its group's.
-      assert.equal(result.code, 3, `${dataSource}: ${result.stdout}\n${result.stderr}`);
+      // Every query checked, the totals too (per tenant): every row its group's or a descendant's, nothing crossed.
+      assert.equal(result.code, 0, `${dataSource}: ${result.stdout}\n${result.stderr}`);
       assert.ok(!`${result.stdout}${result.stderr}`.includes(setup.password), 'the password is never printed');
       const report = JSON.parse(result.stdout) as {
         outcome: string;
         problems: unknown[];
         queries: { rows: Record<string, number>; rows_without_claims: number; cross_tenant: string }[];
       };
-      assert.equal(report.outcome, 'not_established', dataSource);
+      assert.equal(report.outcome, 'passed', dataSource);
       assert.deepEqual(report.problems, [], dataSource);
       assert.deepEqual(report.queries[0]!.rows, rows, dataSource);
       assert.deepEqual([report.queries[0]!.rows_without_claims, report.queries[0]!.cross_tenant], [0, 'checked'], dataSource);
+    }
+  });
+
+  it('runs the isolation checks exactly as the example prints them, at the repository root: each succeeds (exit 0)', async (t) => {
+    const commands = isolationCheckCommands(setup);
+    assert.equal(commands.length, 3);
+    for (const command of commands) {
+      const [npx, ugs, ...args] = command.split(' ');
+      assert.deepEqual([npx, ugs], ['npx', 'ugs'], command);
+      const result = await sandbox.ugsProcess(dataDir, args, cliEnv, { cwd: REPO_ROOT });
+      assert.equal(result.code, 0, `${command}\n${result.stdout}\n${result.stderr}`);
+      assert.doesNotMatch(result.stderr, /error|refus|cannot/i, command);
+      assert.match(result.stdout, /^Ran 4 queries × \d+ groups? \(.*\) and with no claims, as role \S+ on postgres:\/\/[^:@]+@/m, command);
+      assert.match(result.stdout, /^Passed: /m, command);
+      assert.ok(!result.stdout.includes(setup.password), 'the password is never printed');
+      t.diagnostic(`${command}\n${result.stdout}`);
     }
   });
 

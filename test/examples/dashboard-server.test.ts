@@ -95,7 +95,7 @@ describe("example dashboard: viewers' sessions", () => {
     // What the open page's script shows in place: the ended session's words, and no orders for the ended token.
     const orders = await fetch(`${dashboard.url}/orders?token=${encodeURIComponent(ana)}`);
     assert.equal(orders.status, 401);
-    assert.match(await orders.text(), /This session has ended.*viewer’s sessions ended/s);
+    assert.match(await orders.text(), /This session has ended.*Every session of its viewer was ended\./s);
     const benOrders = await fetch(`${dashboard.url}/orders?token=${encodeURIComponent(ben)}&product=Team%20plan`);
     assert.equal(benOrders.status, 200);
     assert.match(await benOrders.text(), /<caption>Orders of Team plan of sales rep ben in region eu, oldest first<\/caption>/);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { freePort } from '../helpers/embedded-postgres.js';
-import { openShell, quickStartBlock, shBlocks, withoutRebuild } from '../helpers/pasted-shell.js';
+import { openShell, quickStartBlock, shBlocks } from '../helpers/pasted-shell.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -39,7 +39,7 @@ test(
 
     assert.equal(await terminal.paste(quickStartBlock(), 110_000), 0, terminal.stderr());
     const [runIt] = shBlocks('examples/dashboard/README.md', '## Run it');
-    terminal.pasteAndLeaveRunning(withoutRebuild(runIt!, 'example:dashboard'));
+    terminal.pasteAndLeaveRunning(runIt!);
     const app = (await terminal.waitForOutput(/Customer app: (http:\/\/localhost:\d+)\//, 110_000))[1]!;
 
     const seen = new Map<string, string[]>();

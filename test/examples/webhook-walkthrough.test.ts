@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freePort } from '../helpers/embedded-postgres.js';
-import { openShell, shBlocks, withoutRebuild } from '../helpers/pasted-shell.js';
+import { openShell, shBlocks } from '../helpers/pasted-shell.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 /**
@@ -46,7 +46,7 @@ test('docs/webhooks.md "Try it" works as written, in order: the first delivery s
     new RegExp(`^\\{"success":1,"webhook":\\{.*"url":"http://127\\.0\\.0\\.1:${receiverPort}/"`, 'm'),
     context(),
   );
-  assert.equal(await terminal.paste(withoutRebuild(receiver!, 'example:webhook-receiver'), 110_000), 0, context());
+  assert.equal(await terminal.paste(receiver!, 110_000), 0, context());
   await terminal.waitForOutput(/webhook receiver on http:\/\/127\.0\.0\.1:\d+\//);
 
   // Pasted in one go, as a reader pastes the rest of the page: no pause between the changes and the list.

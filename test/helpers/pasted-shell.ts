@@ -47,15 +47,6 @@ export function quickStartBlock(): string {
   return block!.replace(/^npm ci\b.*$/m, '');
 }
 
-/** An `npm run <name>` line of a block, as the command its script runs after `npm run build` (the tests run on a build already made). */
-export function withoutRebuild(block: string, script: string): string {
-  const scripts = (JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const command = scripts[script];
-  assert.ok(command, `package.json has no script ${script}`);
-  assert.ok(block.includes(`npm run ${script}`), `the block does not run npm run ${script}`);
-  return block.replaceAll(`npm run ${script}`, command.replace(/^npm run build && /, ''));
-}
-
 export interface PastedShell {
   /** Pastes `block` and resolves with the exit status of its last command once the shell has run all of it. */
   paste(block: string, timeoutMs?: number): Promise<number>;

@@ -7,8 +7,11 @@
  *   last renewal, it asks the page (ugs-embed-page.js) for a new token; onToken(token, claims) gets it, and the frame
  *   keeps its state (no reload);
  * - with no interaction for a whole token lifetime, no renewal: at the token's end onEnded('expired'), for good.
+ * - it tells the page its document's height at start and whenever it changes, and the page sizes the iframe to it
+ *   (a fixed height clipped a taller page, or left a gap under a shorter one).
  * It takes messages only from its parent window, only from the session's origins (the `org` claim, handed in as
- * `origins` by the dashboard's server, which verified the token), and only with its own frame id.
+ * `origins` by the dashboard's server, which verified the token), and only with its own frame id (but the page's
+ * 'connect', which cannot know it yet: the frame answers it by announcing itself again).
  */
 (() => {
   const PROTOCOL = 'ugs-embed/1';
@@ -73,10 +76,27 @@
       if (due) ask();
     }
 
+    let sentHeight = -1;
+    /** The document's own height (not the viewport's), so the iframe can shrink to it as well as grow. */
+    function sendHeight() {
+      const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+      if (height === sentHeight) return;
+      sentHeight = height;
+      post({ type: 'height', height });
+    }
+
     function onMessage(event) {
       if (ended || event.source !== window.parent || !origins.includes(event.origin)) return;
       const data = event.data;
-      if (data === null || typeof data !== 'object' || data.protocol !== PROTOCOL || data.frame !== frame) return;
+      if (data === null || typeof data !== 'object' || data.protocol !== PROTOCOL) return;
+      // A page whose script connected after this frame said hello: announce again, with the height.
+      if (data.type === 'connect') {
+        pageOrigin = event.origin;
+        post({ type: 'hello' });
+        sentHeight = -1;
+        return sendHeight();
+      }
+      if (data.frame !== frame) return;
       pageOrigin = event.origin;
       if (data.type === 'token' && typeof data.token === 'string') {
         let claims;
@@ -107,6 +127,8 @@
     window.addEventListener('message', onMessage);
     schedule();
     post({ type: 'hello' });
+    // Also once the session ended: the page's words replace the dashboard, and the iframe follows their height.
+    if (typeof ResizeObserver === 'function') new ResizeObserver(sendHeight).observe(document.documentElement);
     return {
       get token() {
         return token;
