@@ -44,7 +44,13 @@ function batchOf(start: number, count: number, prefix: string, cipher: TokenCiph
  * of 10,000: one of a million rows would grow SQLite's WAL to the size of the
  * store. Returns how many transactions ran at once.
  */
-export async function loadGroups(env: Record<string, string>, count: number, prefix: string): Promise<{ streams: number }> {
+export async function loadGroups(
+  env: Record<string, string>,
+  count: number,
+  prefix: string,
+  /** Groups per transaction; the tests make it small, to run several transactions at once on few groups. */
+  batch = BATCH,
+): Promise<{ streams: number }> {
   const secret = env.UGS_SECRET;
   if (!secret) throw new Error('loadGroups needs the UGS_SECRET the service will run with');
   const config = loadConfig(env);
@@ -56,7 +62,7 @@ export async function loadGroups(env: Record<string, string>, count: number, pre
   async function stream(): Promise<void> {
     while (next < count) {
       const start = next;
-      next = Math.min(count, start + BATCH);
+      next = Math.min(count, start + batch);
       await store.transfer.importAll([batchOf(start, next - start, prefix, cipher, at)], {});
     }
   }
