@@ -28,7 +28,6 @@ test(
       CUSTOMER_APP_PORT: String(appPort),
       DASHBOARD_PORT: String(dashboardPort),
       UGS_DATA_DIR: `${temp.path}/data`,
-      LOG_LEVEL: 'warn',
     });
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     t.after(async () => {
@@ -41,6 +40,14 @@ test(
     const [runIt] = shBlocks('examples/dashboard/README.md', '## Run it');
     terminal.pasteAndLeaveRunning(runIt!);
     const app = (await terminal.waitForOutput(/Customer app: (http:\/\/localhost:\d+)\//, 110_000))[1]!;
+    // The answers on their own lines, none glued to a log line: the service logs to its file.
+    const printed = terminal.stdout().split('\n');
+    for (const region of ['eu', 'us'])
+      assert.ok(
+        printed.some((line) => new RegExp(`^\\{"success":1,"user_group":\\{.*"region":"${region}".*\\}\\}$`).test(line)),
+        terminal.stdout(),
+      );
+    assert.doesNotMatch(terminal.stdout(), /"level":30/, 'no log line in the terminal');
 
     const seen = new Map<string, string[]>();
     for (const [group, region] of [
