@@ -9,6 +9,11 @@ import type { UserGroupRow } from './rows.js';
  * mapping, properties, token_hash, token_ciphertext, created_at, updated_at,
  * emails, is_demo_group, hierarchy_level, group_tags.
  */
+/** A group's key in the stores' maps (the lookup caches, a batch's inputs): its environment and its id. */
+export function groupKey(environment: string, providedId: string): string {
+  return `${environment}\u0000${providedId}`;
+}
+
 export function newGroupColumns(group: NewUserGroup): unknown[] {
   return [
     group.environment,

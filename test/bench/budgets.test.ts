@@ -121,14 +121,14 @@ describe('budget lines (issues 28 and 42)', () => {
     assert.equal(line(lines, MINT, 'postgres').result, 'FAIL');
   });
 
-  /** The line `goal` gives when SQLite's `name` runs at 0.5 of its ceiling (5000 req/s) and PostgreSQL's at `postgres`. */
-  const postgresShare = (goal: RegExp, name: string, postgres: number) =>
+  /** The line `goal` gives when SQLite's `name` runs at 0.5 of its ceiling (5000 req/s) and PostgreSQL's at `postgres` (`postgresRps`). */
+  const postgresShare = (goal: RegExp, name: string, postgres: number, postgresRps = 4321) =>
     line(
       budgetLines(
         figures({
           paths: [
             path('sqlite', name, { requestsPerSecond: 5000, ratio: 0.5 }),
-            path('postgres', name, { requestsPerSecond: 4321, ratio: postgres }),
+            path('postgres', name, { requestsPerSecond: postgresRps, ratio: postgres }),
           ],
         }),
       ),
@@ -145,8 +145,9 @@ describe('budget lines (issues 28 and 42)', () => {
   });
 
   it('compares the stores by their ratios to their own ceilings, not by req/s', () => {
-    const line = postgresShare(POSTGRES_HIT, 'hit', 0.4);
-    assert.equal(line.result, 'pass', 'PostgreSQL at 4321 req/s against 5000 passes on ratios 0.4 against 0.5');
+    // 2000 req/s against 5000 is 0.4 of SQLite's: a comparison of req/s would fail it.
+    const line = postgresShare(POSTGRES_HIT, 'hit', 0.4, 2000);
+    assert.equal(line.result, 'pass', 'PostgreSQL at 2000 req/s against 5000 passes on ratios 0.4 against 0.5');
   });
 
   it('passes PostgreSQL hit at 0.8 of SQLite hit or more, and fails it below', () => {

@@ -2,6 +2,7 @@ import type { Environment } from '../../kernel/environment.js';
 import type { UserGroupRecord } from '../../user-groups/user-group.js';
 import { toUserGroupRecord, type UserGroupRow } from '../rows.js';
 import { VersionedReadCache } from '../versioned-read-cache.js';
+import { groupKey } from '../group-columns.js';
 import type { PostgresQueries } from './postgres-queries.js';
 
 /**
@@ -27,11 +28,10 @@ export function cachedGroupLookups(
   maxGroups: number,
 ): (keys: readonly (readonly [Environment, string])[]) => Promise<(UserGroupRecord | null)[]> {
   const cache = new VersionedReadCache<UserGroupRecord>(maxGroups);
-  const keyOf = (environment: string, providedId: string) => `${environment}\u0000${providedId}`;
   return async (keys) => {
     // What the cache holds as the statement goes out: another batch's answer may replace it before this one returns.
     const sentAt = cache.version;
-    const kept = keys.map(([environment, providedId]) => (sentAt === undefined ? undefined : cache.get(keyOf(environment, providedId))));
+    const kept = keys.map(([environment, providedId]) => (sentAt === undefined ? undefined : cache.get(groupKey(environment, providedId))));
     const { rows } = await queries.query<UserGroupRow & { snapshot: string }>('findGroupsUnlessKept', [
       keys.map(([environment]) => environment),
       keys.map(([, providedId]) => providedId),
@@ -42,13 +42,13 @@ export function cachedGroupLookups(
     const unchanged = snapshot === sentAt;
     cache.at(snapshot);
     const read = new Map<string, UserGroupRow>();
-    for (const row of rows) if (row.team_id !== null) read.set(keyOf(row.environment, row.provided_id), row);
+    for (const row of rows) if (row.team_id !== null) read.set(groupKey(row.environment, row.provided_id), row);
     return keys.map(([environment, providedId], i) => {
       const held = kept[i];
       if (unchanged && held !== undefined) return held;
-      const row = read.get(keyOf(environment, providedId));
+      const row = read.get(groupKey(environment, providedId));
       // An absent group is not kept: the next lookup of it is most likely its creation's.
-      return row ? cache.keep(keyOf(environment, providedId), toUserGroupRecord(row)) : null;
+      return row ? cache.keep(groupKey(environment, providedId), toUserGroupRecord(row)) : null;
     });
   };
 }

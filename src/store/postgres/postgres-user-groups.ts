@@ -14,7 +14,7 @@ import type {
 import { hasChildrenConflict, renameTaken } from '../../user-groups/user-group-hierarchy.js';
 import { PostgresGroupHierarchy, type Transaction } from './postgres-group-hierarchy.js';
 import { unknownGroupTags } from '../../group-tags/group-tag.js';
-import { customerChanges, newGroupColumns } from '../group-columns.js';
+import { customerChanges, groupKey, newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import { consequenceParameters } from './postgres-consequences.js';
@@ -102,32 +102,27 @@ export class PostgresUserGroups implements UserGroupStore, TokenResealStore {
   constructor(private readonly queries: PostgresQueries) {
     this.hierarchy = new PostgresGroupHierarchy(queries);
     this.groupById = perTurnBatch(cachedGroupLookups(queries, CACHED_GROUPS));
-    this.groupByTokenHash = perTurnBatch((keys) => this.findGroups('findGroupsByToken', keys, (row) => [row.environment, row.token_hash]));
+    this.groupByTokenHash = perTurnBatch((keys) => this.findGroupsByToken(keys));
     this.insertedGroup = batchedWrites<GroupCreate>(queries, 'insertGroups', (input) => insertValues(input), ofWrittenRow);
     this.updatedGroup = batchedWrites<GroupChange>(
       queries,
       'updateGroups',
       (input) => updateValues(input),
       ofWrittenRow,
-      (i) => `${i.environment}\u0000${i.providedId}`,
+      (i) => groupKey(i.environment, i.providedId),
     );
     this.replacedToken = batchedWrites(queries, 'replaceTokens', replaceValues, rotatedConsequences, (i) => String(i.replacement.teamId));
   }
 
-  /** The group (or null) for each key, in order; `keyOf` gives a row's key. */
-  private async findGroups<K extends string | Buffer>(
-    statement: 'findGroupsByToken',
-    keys: readonly (readonly [Environment, K])[],
-    keyOf: (row: UserGroupRow) => readonly [string, K],
-  ): Promise<(UserGroupRecord | null)[]> {
-    const { rows } = await this.queries.query<UserGroupRow>(statement, [
+  /** The group (or null) for each token hash, in order. */
+  private async findGroupsByToken(keys: readonly (readonly [Environment, Buffer])[]): Promise<(UserGroupRecord | null)[]> {
+    const { rows } = await this.queries.query<UserGroupRow>('findGroupsByToken', [
       keys.map(([environment]) => environment),
-      keys.map(([, key]) => key),
+      keys.map(([, tokenHash]) => tokenHash),
     ]);
-    const joined = (environment: string, key: K) => `${environment}\u0000${typeof key === 'string' ? key : key.toString('hex')}`;
-    const found = new Map(rows.map((row) => [joined(...keyOf(row)), row]));
-    return keys.map(([environment, key]) => {
-      const row = found.get(joined(environment, key));
+    const found = new Map(rows.map((row) => [groupKey(row.environment, row.token_hash.toString('hex')), row]));
+    return keys.map(([environment, tokenHash]) => {
+      const row = found.get(groupKey(environment, tokenHash.toString('hex')));
       return row ? toUserGroupRecord(row) : null;
     });
   }

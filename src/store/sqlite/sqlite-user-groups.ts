@@ -12,7 +12,7 @@ import type {
   UserGroupLineage,
   UserGroupStore,
 } from '../../user-groups/user-group-store.js';
-import { customerChanges, insertedGroupRow, newGroupColumns } from '../group-columns.js';
+import { customerChanges, groupKey, insertedGroupRow, newGroupColumns } from '../group-columns.js';
 import { jsonOrNull } from '../json-column.js';
 import { perTurnBatch, type PerTurnBatch } from '../per-turn-batch.js';
 import type { GroupCommit } from './group-commit.js';
@@ -120,7 +120,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
     const recordOrNull = (row: UserGroupRow | undefined) => (row ? toUserGroupRecord(row) : null);
     this.cachedById = new UnchangedReadCache(db, CACHED_GROUPS);
     const byId = (environment: Environment, providedId: string) => {
-      const key = `${environment}\u0000${providedId}`;
+      const key = groupKey(environment, providedId);
       const cached = this.cachedById.get(key);
       if (cached) return cached;
       const row = this.statements.find.get(environment, providedId);
@@ -131,7 +131,7 @@ export class SqliteUserGroups implements UserGroupStore, TokenResealStore {
       health.assertUsable();
       // Nothing written since the kept groups were read, and every key kept: no read transaction to open and close.
       this.cachedById.unchanged();
-      const kept = keys.map(([environment, providedId]) => this.cachedById.get(`${environment}\u0000${providedId}`));
+      const kept = keys.map(([environment, providedId]) => this.cachedById.get(groupKey(environment, providedId)));
       if (kept.every((group) => group !== undefined)) return kept;
       return inOneSnapshot(() => {
         this.cachedById.unchanged();
